@@ -1,0 +1,52 @@
+/**
+ * `crawldeck` — one executable, several roles (ARCHITECTURE.md):
+ *   crawldeck start                         master with its embedded store and local node
+ *   crawldeck node --master URL --key KEY   join a master as a worker node
+ */
+import { parseArgs } from 'node:util';
+
+const usage = `usage:
+  crawldeck start [--port N] [--data-dir DIR]
+  crawldeck node --master URL --key KEY [--data-dir DIR] [--name NAME]`;
+
+async function main(argv: string[]): Promise<void> {
+  const [command, ...rest] = argv;
+  switch (command) {
+    case 'start': {
+      const { values } = parseArgs({ args: rest, options: { port: { type: 'string' }, 'data-dir': { type: 'string' } } });
+      const { startMaster } = await import('@crawldeck/server');
+      const master = await startMaster({
+        ...(values.port ? { port: Number(values.port) } : {}),
+        ...(values['data-dir'] ? { dataDir: values['data-dir'] } : {}),
+      });
+      let stopping = false;
+      const stop = async (signal: string) => {
+        if (stopping) return;
+        stopping = true;
+        master.app.log.info({ signal }, 'shutting down');
+        const force = setTimeout(() => process.exit(1), 15_000);
+        force.unref();
+        await master.close();
+        process.exit(0);
+      };
+      process.on('SIGINT', () => void stop('SIGINT'));
+      process.on('SIGTERM', () => void stop('SIGTERM'));
+      return;
+    }
+    case 'node': {
+      const nodeModule = '@crawldeck/node';
+      const mod = (await import(nodeModule).catch(() => undefined)) as { runNodeCli?: (args: string[]) => Promise<void> } | undefined;
+      if (!mod?.runNodeCli) throw new Error('the node service is not part of this build');
+      await mod.runNodeCli(rest);
+      return;
+    }
+    default:
+      console.error(usage);
+      process.exit(command ? 2 : 0);
+  }
+}
+
+main(process.argv.slice(2)).catch((err: unknown) => {
+  console.error(err instanceof Error ? err.message : err);
+  process.exit(1);
+});

@@ -1,0 +1,168 @@
+/**
+ * Request helper of spec §7/§8: API root (VITE_API_BASE or /api), token header, 15 s timeout, JSON envelope,
+ * error toast for every failed response, no-response toast, and the single 401 re-login dialog.
+ */
+import { message, Modal } from 'antd';
+import { QueryClient } from '@tanstack/react-query';
+import type { ApiError, ApiOk } from '@crawldeck/shared';
+import { ERROR_TOAST_MS, REQUEST_TIMEOUT_MS } from '@crawldeck/shared';
+import i18n from '../locales/index.ts';
+
+export const API_BASE: string = (import.meta.env.VITE_API_BASE as string | undefined) ?? '/api';
+
+export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH';
+export type QueryParams = Record<string, unknown>;
+
+export interface RequestOptions {
+  method?: Method;
+  /** Query-string parameters (objects are JSON-encoded). */
+  params?: QueryParams;
+  /** JSON body. */
+  data?: unknown;
+  /** Suppress the generic error toast (the caller shows its own message). 401 handling still applies. */
+  silent?: boolean;
+  /** Response type; 'blob' returns the raw Blob (downloads). */
+  responseType?: 'json' | 'blob';
+  timeout?: number;
+  signal?: AbortSignal;
+}
+
+/** Raised for every failed call: HTTP error, envelope status 'error', timeout or no response. */
+export class ApiRequestError extends Error {
+  constructor(
+    /** HTTP status, 0 when no response arrived. */
+    readonly status: number,
+    readonly url: string,
+    /** Server's error text (envelope `error`, else `message`), or '' */
+    readonly errorText: string,
+    readonly body?: ApiError,
+  ) {
+    super(status ? `Request Error ${status}: ${url}. ${errorText}` : 'No response from the server');
+    this.name = 'ApiRequestError';
+  }
+}
+
+export function getToken(): string | null {
+  return localStorage.getItem('token');
+}
+
+function buildUrl(path: string, params?: QueryParams): string {
+  const base = API_BASE.replace(/\/+$/, '');
+  let url = /^https?:\/\//.test(path) ? path : `${base}${path.startsWith('/') ? '' : '/'}${path}`;
+  if (params) {
+    const qs = new URLSearchParams();
+    for (const [k, v] of Object.entries(params)) {
+      if (v === undefined || v === null) continue;
+      qs.append(k, typeof v === 'object' ? JSON.stringify(v) : String(v));
+    }
+    const s = qs.toString();
+    if (s) url += (url.includes('?') ? '&' : '?') + s;
+  }
+  return url;
+}
+
+let logoutDialogOpen = false;
+const NO_LOGOUT_DIALOG_PATHS = ['/login', '/signup', '/'];
+
+function showLogoutDialog(): void {
+  if (logoutDialogOpen || NO_LOGOUT_DIALOG_PATHS.includes(window.location.pathname)) return;
+  logoutDialogOpen = true;
+  Modal.confirm({
+    title: i18n.t('common:request.confirmLogoutTitle'),
+    content: i18n.t('common:request.confirmLogoutText'),
+    okText: i18n.t('common:confirm'),
+    cancelText: i18n.t('common:cancel'),
+    className: 'relogin-dialog',
+    onOk: () => {
+      localStorage.removeItem('token');
+      window.location.reload();
+    },
+    afterClose: () => {
+      logoutDialogOpen = false;
+    },
+  });
+}
+
+function showNoResponse(): void {
+  void message.error({ content: i18n.t('common:request.noResponse'), duration: ERROR_TOAST_MS / 1000, key: 'no-response' });
+}
+
+export async function request<T = unknown>(path: string, options: RequestOptions = {}): Promise<ApiOk<T>> {
+  const { method = 'GET', params, data, silent = false, responseType = 'json', timeout = REQUEST_TIMEOUT_MS } = options;
+  const url = buildUrl(path, params);
+  const headers: Record<string, string> = { Accept: 'application/json' };
+  const token = getToken();
+  if (token) headers.Authorization = token;
+  let body: BodyInit | undefined;
+  if (data !== undefined) {
+    if (data instanceof FormData || data instanceof Blob) body = data;
+    else {
+      headers['Content-Type'] = 'application/json';
+      body = JSON.stringify(data);
+    }
+  }
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(), timeout);
+  options.signal?.addEventListener('abort', () => controller.abort());
+  let res: Response;
+  try {
+    res = await fetch(url, { method, headers, body, signal: controller.signal });
+  } catch (err) {
+    clearTimeout(timer);
+    if (!silent && !options.signal?.aborted) showNoResponse();
+    throw new ApiRequestError(0, url, err instanceof Error ? err.message : String(err));
+  }
+  clearTimeout(timer);
+
+  let payload: unknown = undefined;
+  if (responseType === 'blob' && res.ok) {
+    const blob = await res.blob();
+    return { status: 'ok', message: 'success', data: blob as T };
+  }
+  const text = await res.text().catch(() => '');
+  try {
+    payload = text ? JSON.parse(text) : undefined;
+  } catch {
+    payload = undefined;
+  }
+  const envelope = payload as Partial<ApiOk<T>> & Partial<ApiError>;
+  if (!res.ok || envelope?.status === 'error') {
+    const status = res.ok ? 400 : res.status;
+    const errorText = String(envelope?.error ?? envelope?.message ?? res.statusText ?? '');
+    const shownUrl = url.replace(/\?.*$/, '');
+    if (!silent) {
+      void message.error({ content: `${i18n.t('common:request.requestError')} ${status}: ${shownUrl}. ${errorText}`, duration: ERROR_TOAST_MS / 1000 });
+    }
+    if (status === 401) showLogoutDialog();
+    throw new ApiRequestError(status, shownUrl, errorText, envelope?.status === 'error' ? (envelope as ApiError) : undefined);
+  }
+  return (envelope ?? { status: 'ok', message: 'success', data: undefined }) as ApiOk<T>;
+}
+
+export function get<T = unknown>(path: string, params?: QueryParams, options: Omit<RequestOptions, 'method' | 'params'> = {}) {
+  return request<T>(path, { ...options, method: 'GET', params });
+}
+export function post<T = unknown>(path: string, data?: unknown, options: Omit<RequestOptions, 'method' | 'data'> = {}) {
+  return request<T>(path, { ...options, method: 'POST', data });
+}
+export function put<T = unknown>(path: string, data?: unknown, options: Omit<RequestOptions, 'method' | 'data'> = {}) {
+  return request<T>(path, { ...options, method: 'PUT', data });
+}
+/** DELETE with `data` sent as JSON body (spec §7). */
+export function del<T = unknown>(path: string, data?: unknown, options: Omit<RequestOptions, 'method' | 'data'> = {}) {
+  return request<T>(path, { ...options, method: 'DELETE', data });
+}
+
+export const api = { request, get, post, put, delete: del };
+
+/** Shared TanStack Query client: no retry on 4xx, no refetch storms on focus. */
+export const queryClient = new QueryClient({
+  defaultOptions: {
+    queries: {
+      retry: (count, err) => !(err instanceof ApiRequestError && err.status >= 400 && err.status < 500) && count < 1,
+      refetchOnWindowFocus: false,
+      staleTime: 10_000,
+    },
+    mutations: { retry: false },
+  },
+});

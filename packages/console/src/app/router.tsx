@@ -1,0 +1,49 @@
+/** Builds the react-router data router from the route table (routes.tsx). */
+import { Navigate, createBrowserRouter, type RouteObject } from 'react-router';
+import { routes, resolvePath, type AppRoute, type RouteMeta } from './routes.tsx';
+import AppRoot from './AppRoot.tsx';
+import Layout from './layout/Layout.tsx';
+
+export interface RouteHandle {
+  name?: string;
+  meta?: RouteMeta;
+  redirect?: string;
+  /** Full path of the table entry, e.g. '/spiders/:id'. */
+  fullPath: string;
+}
+
+function toRouteObject(route: AppRoute, base: string): RouteObject | null {
+  if (route.disabled) return null;
+  const fullPath = resolvePath(base, route.path);
+  const handle: RouteHandle = { name: route.name, meta: route.meta, redirect: route.redirect, fullPath };
+  const load = route.component;
+  const lazy = load ? async () => ({ Component: (await load()).default }) : undefined;
+  if (route.path === '' && !route.children) return { index: true, handle, lazy };
+  const children: RouteObject[] = [];
+  if (route.redirect && route.redirect !== 'noredirect') {
+    children.push({ index: true, element: <Navigate to={route.redirect} replace /> });
+  }
+  for (const c of route.children ?? []) {
+    const o = toRouteObject(c, fullPath);
+    if (o) children.push(o);
+  }
+  return { path: route.path, handle, lazy, children: children.length ? children : undefined };
+}
+
+export function buildRouteObjects(table: AppRoute[] = routes): RouteObject[] {
+  const outside = table.filter((r) => !r.layout && !/^(https?:|mailto:|tel:)/.test(r.path));
+  const inside = table.filter((r) => r.layout && !/^(https?:|mailto:|tel:)/.test(r.path));
+  const compact = (xs: Array<RouteObject | null>) => xs.filter((x): x is RouteObject => x !== null);
+  return [
+    {
+      element: <AppRoot />,
+      children: [
+        ...compact(outside.map((r) => toRouteObject(r, '/'))),
+        { element: <Layout />, children: compact(inside.map((r) => toRouteObject(r, '/'))) },
+        { path: '*', element: <Navigate to="/404" replace /> },
+      ],
+    },
+  ];
+}
+
+export const router = createBrowserRouter(buildRouteObjects());

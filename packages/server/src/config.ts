@@ -1,0 +1,73 @@
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** Everything the master reads from its environment, resolved once at start-up (README "Configuration"). */
+export interface MasterConfig {
+  port: number;
+  host: string;
+  dataDir: string;
+  /** `postgres://…` runs the store on PostgreSQL; empty means the embedded SQLite file in dataDir. */
+  databaseUrl: string;
+  /** Password of the `admin` user created on the first start; generated and written to the data dir when empty. */
+  adminPassword: string;
+  /** Folder holding the built console (index.html + assets). */
+  consoleDir: string;
+  /** Shared secret worker nodes present to join (generated into the data dir when unset). */
+  nodeKey: string;
+  /** Whether this master runs its own node of type `master` (spec §3). */
+  embeddedNode: boolean;
+  /** Lifetime of a login session token. */
+  sessionTtlMs: number;
+  /** Where GET /releases/latest reads the latest release (a GitHub-style JSON URL); empty disables it. */
+  releasesUrl: string;
+  /** Base URL that the documentation links of GET /docs point to. */
+  docsUrl: string;
+  /** Server default for the console tutorial (GET /setting enable_tutorial). */
+  enableTutorial: boolean;
+  logLevel: string;
+}
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+export const DEFAULT_CONSOLE_DIR = path.resolve(here, '../../console/dist');
+
+function readOrCreateSecret(dataDir: string, file: string): string {
+  const p = path.join(dataDir, file);
+  if (existsSync(p)) return readFileSync(p, 'utf8').trim();
+  const secret = randomBytes(24).toString('base64url');
+  writeFileSync(p, secret + '\n', { mode: 0o600 });
+  return secret;
+}
+
+function bool(value: string | undefined, fallback: boolean): boolean {
+  if (value === undefined || value === '') return fallback;
+  return ['1', 'true', 'yes', 'y', 'on'].includes(value.toLowerCase());
+}
+
+/** Builds the config from overrides (tests, CLI flags) over environment variables over defaults. */
+export function loadConfig(overrides: Partial<MasterConfig> = {}, env: NodeJS.ProcessEnv = process.env): MasterConfig {
+  const dataDir = path.resolve(overrides.dataDir ?? env.CRAWLDECK_DATA_DIR ?? './data');
+  mkdirSync(dataDir, { recursive: true });
+  const port = overrides.port ?? Number(env.CRAWLDECK_PORT ?? 8080);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`CRAWLDECK_PORT must be a port number, got ${env.CRAWLDECK_PORT}`);
+  const databaseUrl = overrides.databaseUrl ?? env.CRAWLDECK_DATABASE_URL ?? '';
+  if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    throw new Error('CRAWLDECK_DATABASE_URL must start with postgres:// (leave it unset for the embedded SQLite store)');
+  }
+  return {
+    port,
+    host: overrides.host ?? env.CRAWLDECK_HOST ?? '0.0.0.0',
+    dataDir,
+    databaseUrl,
+    adminPassword: overrides.adminPassword ?? env.CRAWLDECK_ADMIN_PASSWORD ?? '',
+    consoleDir: overrides.consoleDir ?? env.CRAWLDECK_CONSOLE_DIR ?? DEFAULT_CONSOLE_DIR,
+    nodeKey: overrides.nodeKey ?? env.CRAWLDECK_NODE_KEY ?? readOrCreateSecret(dataDir, 'node-key'),
+    embeddedNode: overrides.embeddedNode ?? bool(env.CRAWLDECK_EMBEDDED_NODE, true),
+    sessionTtlMs: overrides.sessionTtlMs ?? Number(env.CRAWLDECK_SESSION_TTL_HOURS ?? 24 * 7) * 3600_000,
+    releasesUrl: overrides.releasesUrl ?? env.CRAWLDECK_RELEASES_URL ?? '',
+    docsUrl: overrides.docsUrl ?? env.CRAWLDECK_DOCS_URL ?? '/docs',
+    enableTutorial: overrides.enableTutorial ?? bool(env.CRAWLDECK_ENABLE_TUTORIAL, true),
+    logLevel: overrides.logLevel ?? env.CRAWLDECK_LOG_LEVEL ?? 'info',
+  };
+}

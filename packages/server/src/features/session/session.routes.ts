@@ -1,0 +1,116 @@
+import { Type } from '@sinclair/typebox';
+import {
+  ActionBody,
+  LoginBody,
+  SignUpBody,
+  UpdateMeBody,
+  isValidEmail,
+  isValidPassword,
+  isValidUsername,
+  newId,
+} from '@crawldeck/shared';
+import type { Feature } from '../../context.ts';
+import { ok } from '../../http/envelope.ts';
+import { HttpError, badRequest, conflict, unauthorized } from '../../http/errors.ts';
+import { hashToken, newRawToken } from '../../http/auth.ts';
+import { findUserById, findUserByUsername, insertUser, isUniqueViolation, presentUser } from '../users/users.store.ts';
+import { hashPassword, verifyPassword } from './passwords.ts';
+import { LoginLimiter } from './login-limiter.ts';
+
+/** Sign in/out, own account, sign-up and the usage-statistics collector (spec §7 "Session and general"). */
+export const sessionFeature: Feature = (app, ctx) => {
+  const { db } = ctx.store;
+  const limiter = new LoginLimiter();
+
+  app.post('/api/login', { config: { public: true }, schema: { body: LoginBody } }, async (req, reply) => {
+    const username = req.body.username.trim();
+    const wait = limiter.retryAfter(username, req.ip);
+    if (wait > 0) {
+      reply.header('retry-after', String(wait));
+      throw new HttpError(429, `too many failed sign-in attempts; try again in ${wait} s`);
+    }
+    const user = await findUserByUsername(db, username);
+    if (!user || !(await verifyPassword(req.body.password, user.password_hash))) {
+      limiter.fail(username, req.ip);
+      throw unauthorized('username or password is incorrect');
+    }
+    limiter.succeed(username);
+    const raw = newRawToken();
+    const now = Date.now();
+    await db
+      .insertInto('tokens')
+      .values({ id: newId(now), user_id: user.id, token_hash: hashToken(raw), kind: 'session', name: req.headers['user-agent']?.slice(0, 200) ?? '', create_ts: now, expire_ts: now + ctx.config.sessionTtlMs, last_used_ts: now })
+      .execute();
+    return ok(raw);
+  });
+
+  app.post('/api/logout', async (req) => {
+    await db.deleteFrom('tokens').where('id', '=', req.user.tokenId).where('kind', '=', 'session').execute();
+    return ok(null);
+  });
+
+  app.get('/api/me', async (req) => {
+    const user = await findUserById(db, req.user.id);
+    if (!user) throw unauthorized();
+    return ok(presentUser(user));
+  });
+
+  app.post('/api/me', { schema: { body: UpdateMeBody } }, async (req) => {
+    const user = await findUserById(db, req.user.id);
+    if (!user) throw unauthorized();
+    const patch: { update_ts: number; password_hash?: string; email?: string; settings?: string } = { update_ts: Date.now() };
+    if (req.body.password !== undefined) {
+      if (!isValidPassword(req.body.password)) throw badRequest('password must be at least 5 characters');
+      patch.password_hash = await hashPassword(req.body.password);
+    }
+    if (req.body.email !== undefined) {
+      if (req.body.email !== '' && !isValidEmail(req.body.email)) throw badRequest('e-mail format is invalid');
+      patch.email = req.body.email;
+    }
+    if (req.body.setting !== undefined) {
+      patch.settings = JSON.stringify({ ...JSON.parse(user.settings || '{}'), ...req.body.setting });
+    }
+    await db.transaction().execute(async (trx) => {
+      await trx.updateTable('users').set(patch).where('id', '=', user.id).execute();
+      // A new password ends every other session of this user; the one that changed it stays signed in.
+      if (patch.password_hash) {
+        await trx.deleteFrom('tokens').where('user_id', '=', user.id).where('kind', '=', 'session').where('id', '!=', req.user.tokenId).execute();
+      }
+    });
+    return ok(presentUser((await findUserById(db, user.id))!));
+  });
+
+  app.put('/api/users', { config: { public: true }, schema: { body: SignUpBody } }, async (req) => {
+    const username = req.body.username.trim();
+    if (!isValidUsername(username)) throw badRequest('Please enter the correct username');
+    if (!isValidPassword(req.body.password)) throw badRequest('password must be at least 5 characters');
+    if (req.body.email && !isValidEmail(req.body.email)) throw badRequest('e-mail format is invalid');
+    if (await findUserByUsername(db, username)) throw conflict('username already exists');
+    try {
+      const row = await insertUser(db, { username, passwordHash: await hashPassword(req.body.password), role: 'normal', email: req.body.email });
+      return ok(presentUser(row));
+    } catch (err) {
+      if (isUniqueViolation(err)) throw conflict('username already exists');
+      throw err;
+    }
+  });
+
+  app.put('/api/actions', { schema: { body: ActionBody } }, async (req) => {
+    const params = JSON.stringify(req.body.params ?? {});
+    if (params.length > 4000) throw badRequest('action params are too large (4000 bytes at most)');
+    await db.insertInto('actions').values({ id: newId(), user_id: req.user.id, type: req.body.type, params, create_ts: Date.now() }).execute();
+    return ok(null);
+  });
+
+  app.get('/api/actions/summary', { config: { role: 'admin' }, schema: { querystring: Type.Object({ days: Type.Optional(Type.Integer({ minimum: 1, maximum: 365 })) }) } }, async (req) => {
+    const since = Date.now() - (req.query.days ?? 30) * 86400_000;
+    const rows = await db
+      .selectFrom('actions')
+      .select(['type', (eb) => eb.fn.countAll<number>().as('count'), (eb) => eb.fn.count<number>('user_id').distinct().as('users')])
+      .where('create_ts', '>=', since)
+      .groupBy('type')
+      .orderBy('type')
+      .execute();
+    return ok(rows);
+  });
+};

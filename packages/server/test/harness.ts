@@ -1,0 +1,117 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { startMaster, type RunningMaster } from '../src/master.ts';
+import type { MasterConfig } from '../src/config.ts';
+
+/**
+ * API test harness: a real master over real HTTP on a real store. The Vitest projects `api-sqlite` and
+ * `api-postgres` run the same files with CRAWLDECK_TEST_STORE set to each engine.
+ */
+export const ENGINE: 'sqlite' | 'postgres' = process.env.CRAWLDECK_TEST_STORE === 'postgres' ? 'postgres' : 'sqlite';
+export const PG_ADMIN_URL = process.env.CRAWLDECK_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+export const ADMIN_PASSWORD = 'admin-pass';
+
+/** A fresh PostgreSQL database for one test file, dropped afterwards. */
+export async function createTestDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+  const name = `crawldeck_t_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
+  const admin = new pg.Client({ connectionString: PG_ADMIN_URL });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = PG_ADMIN_URL.replace(/\/[^/]*$/, `/${name}`);
+  return {
+    url,
+    async drop() {
+      const c = new pg.Client({ connectionString: PG_ADMIN_URL });
+      await c.connect();
+      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await c.end();
+    },
+  };
+}
+
+export interface ApiResult<T = any> {
+  status: number;
+  body: { status: 'ok' | 'error'; message: string; data: T; total?: number; error?: string };
+  headers: Headers;
+}
+
+export interface TestMaster {
+  url: string;
+  master: RunningMaster;
+  dataDir: string;
+  adminToken: string;
+  /** JSON call with an optional token (default: the admin's; pass null for none). */
+  api<T = any>(method: string, route: string, opts?: { token?: string | null; body?: unknown; query?: Record<string, unknown> }): Promise<ApiResult<T>>;
+  login(username: string, password: string): Promise<string>;
+  /** Signs up a normal user (or makes an admin) and returns its token. */
+  createUser(username: string, password?: string, role?: 'normal' | 'admin'): Promise<string>;
+  close(): Promise<void>;
+}
+
+export async function startTestMaster(overrides: Partial<MasterConfig> = {}): Promise<TestMaster> {
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'crawldeck-test-'));
+  const database = ENGINE === 'postgres' ? await createTestDatabase() : undefined;
+  const master = await startMaster({
+    port: 0,
+    host: '127.0.0.1',
+    dataDir,
+    databaseUrl: database?.url ?? '',
+    adminPassword: ADMIN_PASSWORD,
+    embeddedNode: false,
+    logLevel: 'warn',
+    ...overrides,
+  });
+  const url = master.url;
+
+  async function api<T>(method: string, route: string, opts: { token?: string | null; body?: unknown; query?: Record<string, unknown> } = {}): Promise<ApiResult<T>> {
+    const u = new URL(`/api${route}`, url);
+    for (const [k, v] of Object.entries(opts.query ?? {})) {
+      if (v !== undefined) u.searchParams.set(k, typeof v === 'object' ? JSON.stringify(v) : String(v));
+    }
+    const token = opts.token === undefined ? adminToken : opts.token;
+    const headers: Record<string, string> = {};
+    if (token) headers.authorization = token;
+    if (opts.body !== undefined) headers['content-type'] = 'application/json';
+    const res = await fetch(u, { method, headers, body: opts.body === undefined ? undefined : JSON.stringify(opts.body) });
+    const text = await res.text();
+    let body: ApiResult<T>['body'];
+    try {
+      body = JSON.parse(text);
+    } catch {
+      body = { status: 'error', message: text, data: undefined as T, error: text };
+    }
+    return { status: res.status, body, headers: res.headers };
+  }
+
+  async function login(username: string, password: string): Promise<string> {
+    const r = await api<string>('POST', '/login', { token: null, body: { username, password } });
+    if (r.status !== 200) throw new Error(`login ${username} failed: ${r.status} ${r.body.error}`);
+    return r.body.data;
+  }
+
+  let adminToken = '';
+  adminToken = await login('admin', ADMIN_PASSWORD);
+
+  return {
+    url,
+    master,
+    dataDir,
+    adminToken,
+    api,
+    login,
+    async createUser(username, password = 'password1', role = 'normal') {
+      const r = await api('PUT', '/users', { token: null, body: { username, password } });
+      if (r.status !== 200) throw new Error(`sign-up ${username} failed: ${r.status} ${r.body.error}`);
+      if (role === 'admin') await master.store.db.updateTable('users').set({ role: 'admin' }).where('username', '=', username).execute();
+      return login(username, password);
+    },
+    async close() {
+      await master.close();
+      await database?.drop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}

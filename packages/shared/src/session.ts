@@ -1,0 +1,54 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { PASSWORD_MIN_LENGTH, USERNAME_MAX_LENGTH } from './constants.ts';
+
+/** Request/response shapes of the session and general calls (spec §7 "Session and general"). */
+export const LoginBody = Type.Object({
+  username: Type.String({ maxLength: 1000 }),
+  password: Type.String({ maxLength: 1000 }),
+});
+export type LoginBody = Static<typeof LoginBody>;
+
+export const SignUpBody = Type.Object({
+  username: Type.String({ maxLength: 1000 }),
+  password: Type.String({ maxLength: 1000 }),
+  email: Type.Optional(Type.String({ maxLength: 320 })),
+});
+export type SignUpBody = Static<typeof SignUpBody>;
+
+export const UserSetting = Type.Object({
+  max_error_log: Type.Optional(Type.Integer({ minimum: 1, maximum: 100000 })),
+});
+export type UserSetting = Static<typeof UserSetting>;
+
+export const UpdateMeBody = Type.Object({
+  password: Type.Optional(Type.String({ minLength: PASSWORD_MIN_LENGTH, maxLength: 1000 })),
+  email: Type.Optional(Type.String({ maxLength: 320 })),
+  setting: Type.Optional(UserSetting),
+});
+export type UpdateMeBody = Static<typeof UpdateMeBody>;
+
+export interface UserInfo {
+  _id: string;
+  username: string;
+  role: 'normal' | 'admin';
+  email: string;
+  setting: { max_error_log: number };
+  create_ts: string | null;
+}
+
+export const ActionBody = Type.Object({
+  type: Type.String({ minLength: 1, maxLength: 100 }),
+  params: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+});
+export type ActionBody = Static<typeof ActionBody>;
+
+export interface SystemSetting {
+  enable_tutorial: 'Y' | 'N';
+}
+
+export interface LatestRelease {
+  name: string;
+  body: string;
+}
+
+export const USERNAME_RULE = { maxLength: USERNAME_MAX_LENGTH };
