@@ -26,22 +26,16 @@ export function buildMenu(list: AppRoute[], base: string, t: (k: string) => stri
     if (route.hidden || route.disabled) continue;
     const full = resolvePath(base, route.path);
     const shown = visibleChildren(route);
-    const label = (r: AppRoute, path: string) =>
-      isExternalLink(path) ? (
-        <a href={path} target="_blank" rel="noopener noreferrer">
-          {t(r.meta?.title ?? '')}
-        </a>
-      ) : (
-        t(r.meta?.title ?? '')
-      );
+    // External links (isExternalLink) are opened in a new window by the menu's onClick.
+    const label = (r: AppRoute) => t(r.meta?.title ?? '');
     if (shown.length === 1 && !route.alwaysShow && !shown[0].children?.length) {
       const child = shown[0];
       const path = resolvePath(full, child.path);
       if (!child.meta?.title) continue;
-      items.push({ key: path, icon: icon(child) ?? icon(route), label: label(child, path) });
+      items.push({ key: path, icon: icon(child) ?? icon(route), label: label(child) });
     } else if (shown.length === 0 && !route.children) {
       if (!route.meta?.title) continue;
-      items.push({ key: full, icon: icon(route), label: label(route, full) });
+      items.push({ key: full, icon: icon(route), label: label(route) });
     } else if (shown.length > 0) {
       items.push({
         key: `sub:${full}`,

@@ -1,0 +1,140 @@
+/** One view for sign in (/login) and sign up (/signup) — spec §2, §5, §8. */
+import { useState } from 'react';
+import { Button, Card, Form, Input, Segmented, Typography, message } from 'antd';
+import { LockOutlined, UserOutlined } from '@ant-design/icons';
+import { Link, useLocation, useNavigate } from 'react-router';
+import { useTranslation } from 'react-i18next';
+import { isValidPassword, isValidUsername, LANGUAGES, PRODUCT_NAME, VERSION_LABEL, type Language } from '@crawldeck/shared';
+import { ApiRequestError } from '../../api/request.ts';
+import { login, signUp } from '../../app/startup.ts';
+import { switchLanguage } from '../../app/language.ts';
+import { useAppStore } from '../../app/stores/app.ts';
+import './login.css';
+
+interface FormValues {
+  username: string;
+  password: string;
+  confirmPassword?: string;
+}
+
+export default function LoginPage() {
+  const { t } = useTranslation(['login', 'common']);
+  const location = useLocation();
+  const navigate = useNavigate();
+  const isSignUp = location.pathname === '/signup';
+  const language = useAppStore((s) => s.language);
+  const [form] = Form.useForm<FormValues>();
+  const [loading, setLoading] = useState(false);
+
+  const onFinish = async (values: FormValues) => {
+    const username = values.username.trim();
+    setLoading(true);
+    try {
+      if (isSignUp) {
+        try {
+          await signUp(username, values.password);
+        } catch (err) {
+          void message.error(err instanceof ApiRequestError && err.errorText ? err.errorText : t('login:loginError'), 5);
+          return;
+        }
+        void message.success(t('login:signUpSuccess'));
+      }
+      try {
+        await login(username, values.password);
+      } catch {
+        void message.error(t('login:loginError'), 5);
+        return;
+      }
+      navigate('/home');
+    } finally {
+      setLoading(false);
+    }
+  };
+
+  return (
+    <div className="login-container">
+      <div className="login-lang">
+        <Segmented<Language>
+          size="small"
+          value={language}
+          options={LANGUAGES.map((l) => ({ value: l, label: t(`common:languages.${l}`) }))}
+          onChange={(l) => switchLanguage(l)}
+        />
+      </div>
+      <Card className="login-card" variant="borderless">
+        <div className="login-brand">
+          <span className="login-mark">CD</span>
+          <div>
+            <Typography.Title level={3} style={{ margin: 0 }}>
+              {PRODUCT_NAME} <span className="login-version">{VERSION_LABEL}</span>
+            </Typography.Title>
+            <Typography.Text type="secondary">{t('login:title')}</Typography.Text>
+          </div>
+        </div>
+        <Form<FormValues> form={form} layout="vertical" size="large" onFinish={onFinish} requiredMark={false} key={isSignUp ? 'signup' : 'login'}>
+          <Form.Item
+            name="username"
+            label={t('login:username')}
+            rules={[
+              {
+                validator: (_, v: string | undefined) =>
+                  isValidUsername(v ?? '') ? Promise.resolve() : Promise.reject(new Error(t('login:invalidUsername'))),
+              },
+            ]}
+          >
+            <Input prefix={<UserOutlined />} autoComplete="username" name="username" placeholder={t('login:username')} />
+          </Form.Item>
+          <Form.Item
+            name="password"
+            label={t('login:password')}
+            rules={[
+              {
+                validator: (_, v: string | undefined) =>
+                  isValidPassword(v ?? '') ? Promise.resolve() : Promise.reject(new Error(t('login:invalidPassword'))),
+              },
+            ]}
+          >
+            <Input.Password
+              prefix={<LockOutlined />}
+              autoComplete={isSignUp ? 'new-password' : 'current-password'}
+              name="password"
+              placeholder={t('login:password')}
+            />
+          </Form.Item>
+          {isSignUp && (
+            <Form.Item
+              name="confirmPassword"
+              label={t('login:confirmPassword')}
+              dependencies={['password']}
+              rules={[
+                ({ getFieldValue }) => ({
+                  validator: (_, v: string | undefined) =>
+                    v === getFieldValue('password') ? Promise.resolve() : Promise.reject(new Error(t('login:passwordMismatch'))),
+                }),
+              ]}
+            >
+              <Input.Password prefix={<LockOutlined />} autoComplete="new-password" name="confirmPassword" placeholder={t('login:confirmPassword')} />
+            </Form.Item>
+          )}
+          <Form.Item style={{ marginBottom: 12 }}>
+            <Button type="primary" htmlType="submit" block loading={loading} className="login-submit">
+              {isSignUp ? t('login:signUp') : t('login:signIn')}
+            </Button>
+          </Form.Item>
+        </Form>
+        <div className="login-switch">
+          {isSignUp ? (
+            <>
+              {t('login:hasAccount')} <Link to="/login">{t('login:goSignIn')}</Link>
+            </>
+          ) : (
+            <>
+              {t('login:noAccount')} <Link to="/signup">{t('login:goSignUp')}</Link>
+            </>
+          )}
+        </div>
+      </Card>
+      <div className="login-footer">{t('login:footer')}</div>
+    </div>
+  );
+}
