@@ -25,8 +25,9 @@ export default function AppRoot() {
   const blocked = !token && !PUBLIC_PATHS.includes(location.pathname);
 
   useEffect(() => {
+    if (blocked) return;
     document.title = title ? `${PRODUCT_NAME} - ${t(title)}` : PRODUCT_NAME;
-  }, [title, t, i18n.language]);
+  }, [title, t, i18n.language, blocked]);
 
   useEffect(() => {
     if (!blocked) afterNavigation(location.pathname);

@@ -35,6 +35,7 @@ if (!i18n.isInitialized) {
     interpolation: { escapeValue: false },
     returnNull: false,
     initImmediate: false,
+    showSupportNotice: false,
   } as Parameters<typeof i18n.init>[0]);
 }
 
