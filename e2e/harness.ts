@@ -17,7 +17,8 @@ export const ADMIN_USERNAME = 'admin';
 export const ADMIN_PASSWORD = 'admin-pass';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-export const CONSOLE_DIR = path.join(root, 'packages/console/dist');
+/** Built console served by the master; E2E_CONSOLE_DIR overrides it (e.g. a build of a clean snapshot). */
+export const CONSOLE_DIR = process.env.E2E_CONSOLE_DIR ?? path.join(root, 'packages/console/dist');
 export const OUTPUT_DIR = path.join(root, 'test-output/e2e');
 
 export const CHROMIUM_ARGS = [

@@ -302,8 +302,10 @@ describe('console shell', () => {
     await dialog.waitFor({ state: 'detached' });
 
     await menuItem(page, 'Nodes').click();
-    await menuItem(page, 'Projects').click();
     await dialog.first().waitFor();
+    await page.goBack(); // another 401 while the dialog is open
+    await page.waitForURL(/\/tasks$/);
+    await page.waitForTimeout(500);
     expect(await dialog.count()).toBe(1); // only one at a time
     await dialog.locator('button', { hasText: 'Confirm' }).click();
     await page.waitForURL(/\/login$/);

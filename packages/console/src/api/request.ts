@@ -65,7 +65,8 @@ let logoutDialogOpen = false;
 const NO_LOGOUT_DIALOG_PATHS = ['/login', '/signup', '/'];
 
 function showLogoutDialog(): void {
-  if (logoutDialogOpen || NO_LOGOUT_DIALOG_PATHS.includes(window.location.pathname)) return;
+  // Nothing to log out from without a token; never on the login, sign-up or root pages.
+  if (logoutDialogOpen || !getToken() || NO_LOGOUT_DIALOG_PATHS.includes(window.location.pathname)) return;
   logoutDialogOpen = true;
   Modal.confirm({
     title: i18n.t('common:request.confirmLogoutTitle'),

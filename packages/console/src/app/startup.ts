@@ -77,8 +77,8 @@ export async function loadUserInfo(): Promise<UserInfo | null> {
 export async function startup(): Promise<void> {
   ensureIds();
   void loadVersion();
-  void loadLatestRelease();
   if (useUserStore.getState().token) {
+    void loadLatestRelease(); // the release endpoint needs a session; after a login it is fetched there
     await loadUserInfo();
     removeLoadingPlaceholder();
     await sendEvent('visit');
@@ -112,6 +112,7 @@ export async function login(username: string, password: string): Promise<void> {
   const res = await post<string>('/login', { username: username.trim(), password }, { silent: true });
   useUserStore.getState().setToken(res.data);
   await loadUserInfo();
+  void loadLatestRelease();
 }
 
 /** Register (PUT /users). Throws ApiRequestError with the server's error text on refusal. */
