@@ -1,17 +1,162 @@
-// Placeholder screen: an honest empty state until the feature lands (replace this whole file).
-import { Card, Empty, Typography } from 'antd';
+/** Project list (spec §2 /projects): cards with tags and spider counts, add / edit / delete, filter by tag. */
+import { useState } from 'react';
+import { App, Button, Card, Col, Dropdown, Empty, Input, Row, Select, Skeleton, Space, Tag, Tooltip, Typography } from 'antd';
+import { BugOutlined, DeleteOutlined, EditOutlined, FolderOpenOutlined, MoreOutlined, PlusOutlined } from '@ant-design/icons';
+import { useNavigate } from 'react-router';
 import { useTranslation } from 'react-i18next';
+import { useDeleteProject, useProjects, useProjectTags } from './api.ts';
+import ProjectFormModal from './components/ProjectFormModal.tsx';
+import type { Project } from './types.ts';
+import './projects.css';
 
 export default function ProjectListPage() {
-  const { t } = useTranslation(['route', 'placeholder']);
+  const { t } = useTranslation(['projects', 'route', 'common']);
+  const { modal, message } = App.useApp();
+  const navigate = useNavigate();
+  const [tag, setTag] = useState<string | undefined>();
+  const [keyword, setKeyword] = useState('');
+  const projects = useProjects({ tag, keyword });
+  const tags = useProjectTags();
+  const del = useDeleteProject();
+  const [editing, setEditing] = useState<Project | null>(null);
+  const [formOpen, setFormOpen] = useState(false);
+
+  const openForm = (p: Project | null) => {
+    setEditing(p);
+    setFormOpen(true);
+  };
+
+  const confirmDelete = (p: Project) => {
+    modal.confirm({
+      title: t('projects:deleteTitle'),
+      content: t('projects:deleteConfirm', { name: p.name }),
+      okText: t('common:confirm'),
+      okButtonProps: { danger: true },
+      cancelText: t('common:cancel'),
+      onOk: async () => {
+        await del.mutateAsync(p._id);
+        void message.success(t('projects:deleted'));
+      },
+    });
+  };
+
+  const list = projects.data ?? [];
+  const projectTags = (p: Project) => p.tags ?? p.tag ?? [];
+
   return (
-    <div className="app-page" data-page="projects">
-      <Typography.Title level={4} className="app-page-title">
-        {t('route:projects')}
-      </Typography.Title>
-      <Card>
-        <Empty description={t('placeholder:projects.text')} />
+    <div className="app-page projects-page" data-page="projects">
+      <div className="app-page-header">
+        <Typography.Title level={4} className="app-page-title">
+          {t('route:projects')}
+        </Typography.Title>
+        <Typography.Text type="secondary" className="app-page-subtitle">
+          {t('projects:subtitle')}
+        </Typography.Text>
+      </div>
+      <Card className="projects-toolbar" size="small">
+        <Space wrap>
+          <Input.Search
+            allowClear
+            placeholder={t('projects:searchPlaceholder')}
+            onSearch={(v) => setKeyword(v.trim())}
+            style={{ width: 240 }}
+            data-testid="project-search"
+          />
+          <Select
+            allowClear
+            value={tag}
+            onChange={(v) => setTag(v)}
+            placeholder={t('projects:filterByTag')}
+            style={{ width: 200 }}
+            options={(tags.data ?? []).map((x) => ({ value: x, label: x }))}
+            data-testid="project-tag-filter"
+          />
+        </Space>
+        <Button type="primary" icon={<PlusOutlined />} onClick={() => openForm(null)} data-testid="project-add">
+          {t('projects:add')}
+        </Button>
       </Card>
+
+      {projects.isLoading ? (
+        <Card>
+          <Skeleton active />
+        </Card>
+      ) : list.length === 0 ? (
+        <Card>
+          <Empty description={tag || keyword ? t('projects:noMatch') : t('projects:empty')}>
+            {!tag && !keyword && (
+              <Button type="primary" icon={<PlusOutlined />} onClick={() => openForm(null)}>
+                {t('projects:add')}
+              </Button>
+            )}
+          </Empty>
+        </Card>
+      ) : (
+        <Row gutter={[16, 16]} className="project-grid">
+          {list.map((p) => (
+            <Col key={p._id} xs={24} sm={12} lg={8} xxl={6}>
+              <Card
+                hoverable
+                className="project-card"
+                data-testid="project-card"
+                data-project={p.name}
+                onClick={() => navigate(`/spiders?project_id=${p._id}`)}
+                title={
+                  <Space size={8}>
+                    <FolderOpenOutlined className="project-card-icon" />
+                    <span className="project-card-name" title={p.name}>
+                      {p.name}
+                    </span>
+                  </Space>
+                }
+                extra={
+                  <Dropdown
+                    trigger={['click']}
+                    menu={{
+                      items: [
+                        { key: 'edit', icon: <EditOutlined />, label: t('projects:edit') },
+                        { key: 'delete', icon: <DeleteOutlined />, label: t('projects:delete'), danger: true },
+                      ],
+                      onClick: ({ key, domEvent }) => {
+                        domEvent.stopPropagation();
+                        if (key === 'edit') openForm(p);
+                        else confirmDelete(p);
+                      },
+                    }}
+                  >
+                    <Button type="text" size="small" icon={<MoreOutlined />} onClick={(e) => e.stopPropagation()} aria-label={t('projects:actions')} data-testid="project-actions" />
+                  </Dropdown>
+                }
+              >
+                <Typography.Paragraph type="secondary" ellipsis={{ rows: 2 }} className="project-card-desc">
+                  {p.description || t('projects:noDescription')}
+                </Typography.Paragraph>
+                <div className="project-card-footer">
+                  <div className="project-card-tags">
+                    {projectTags(p).length ? (
+                      projectTags(p).map((x) => (
+                        <Tag key={x} color="blue" bordered={false}>
+                          {x}
+                        </Tag>
+                      ))
+                    ) : (
+                      <Typography.Text type="secondary" className="project-card-notag">
+                        {t('projects:noTags')}
+                      </Typography.Text>
+                    )}
+                  </div>
+                  <Tooltip title={t('projects:spiderCountHint')}>
+                    <span className="project-card-count" data-testid="project-spider-count">
+                      <BugOutlined /> {t('projects:spiderCount', { count: p.spider_count ?? p.spiders?.length ?? 0 })}
+                    </span>
+                  </Tooltip>
+                </div>
+              </Card>
+            </Col>
+          ))}
+        </Row>
+      )}
+      <ProjectFormModal open={formOpen} project={editing} onClose={() => setFormOpen(false)} />
     </div>
   );
 }

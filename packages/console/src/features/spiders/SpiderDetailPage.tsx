@@ -1,30 +1,131 @@
-// Placeholder screen: the spec's tabs with empty panels until the feature lands (replace this whole file).
-import { Card, Empty, Tabs, Typography } from 'antd';
+/**
+ * Spider detail (spec §2 /spiders/{id}): the nine tabs, the selected one kept in the URL (`?tab=`).
+ * Overview, Files and Environment live here; the other tabs are one file each under tabs/ (other features).
+ */
+import { lazy, Suspense, useEffect, useState, type ComponentType } from 'react';
+import { Button, Card, Result, Skeleton, Space, Spin, Tabs, Tag, Typography } from 'antd';
+import { ArrowLeftOutlined } from '@ant-design/icons';
+import { useLocation, useNavigate, useParams } from 'react-router';
 import { useTranslation } from 'react-i18next';
-import { useParams } from 'react-router';
+import { useProjects } from '../projects/api.ts';
+import { useSpider } from './api.ts';
+import OverviewTab from './tabs/OverviewTab.tsx';
+import EnvironmentTab from './tabs/EnvironmentTab.tsx';
+import AnalyticsTab from './tabs/AnalyticsTab.tsx';
+import RulesTab from './tabs/RulesTab.tsx';
+import ConfigTab from './tabs/ConfigTab.tsx';
+import DeploysTab from './tabs/DeploysTab.tsx';
+import TasksTab from './tabs/TasksTab.tsx';
+import SchedulesTab from './tabs/SchedulesTab.tsx';
+import type { SpiderTabProps } from './tabs/types.ts';
+import './spiders.css';
 
-const TABS = ['overview', 'files', 'environment', 'analytics', 'rules', 'config', 'deploys', 'tasks', 'schedules'] as const;
+// The Files tab carries the CodeMirror editor: loaded only when first opened.
+const FilesTab = lazy(() => import('./tabs/FilesTab.tsx'));
+
+export const SPIDER_TABS = ['overview', 'files', 'environment', 'analytics', 'rules', 'config', 'deploys', 'tasks', 'schedules'] as const;
+export type SpiderTab = (typeof SPIDER_TABS)[number];
+
+const TAB_COMPONENTS: Record<SpiderTab, ComponentType<SpiderTabProps>> = {
+  overview: OverviewTab,
+  files: FilesTab,
+  environment: EnvironmentTab,
+  analytics: AnalyticsTab,
+  rules: RulesTab,
+  config: ConfigTab,
+  deploys: DeploysTab,
+  tasks: TasksTab,
+  schedules: SchedulesTab,
+};
+
+function parseTab(search: string): SpiderTab {
+  const v = new URLSearchParams(search).get('tab');
+  return (SPIDER_TABS as readonly string[]).includes(v ?? '') ? (v as SpiderTab) : 'overview';
+}
 
 export default function SpiderDetailPage() {
-  const { t } = useTranslation(['route', 'placeholder']);
-  const { id } = useParams();
-  return (
-    <div className="app-page" data-page="spiderDetail">
-      <div className="app-page-header">
-        <Typography.Title level={4} className="app-page-title">
-          {t('route:spiderDetail')}
-        </Typography.Title>
-        <Typography.Text type="secondary" className="app-page-subtitle">
-          {t('placeholder:id')}: {id}
-        </Typography.Text>
+  const { t } = useTranslation(['spiders', 'route']);
+  const { id = '' } = useParams();
+  const location = useLocation();
+  const navigate = useNavigate();
+  const spider = useSpider(id);
+  const projects = useProjects();
+  // Kept alive while hidden: follow the URL only while this view is the current one.
+  const active = location.pathname === `/spiders/${id}`;
+  const [tab, setTab] = useState<SpiderTab>(() => parseTab(location.search));
+  useEffect(() => {
+    if (active) setTab(parseTab(location.search));
+  }, [active, location.search]);
+
+  const selectTab = (key: string) => {
+    setTab(key as SpiderTab);
+    const params = new URLSearchParams(location.search);
+    params.set('tab', key);
+    navigate({ pathname: location.pathname, search: `?${params.toString()}` }, { replace: true });
+  };
+
+  if (spider.isLoading) {
+    return (
+      <div className="app-page" data-page="spiderDetail">
+        <Card>
+          <Skeleton active paragraph={{ rows: 8 }} />
+        </Card>
       </div>
-      <Card>
+    );
+  }
+  if (!spider.data) {
+    return (
+      <div className="app-page" data-page="spiderDetail">
+        <Card>
+          <Result
+            status="404"
+            title={t('spiders:notFound')}
+            extra={
+              <Button type="primary" onClick={() => navigate('/spiders')}>
+                {t('spiders:backToList')}
+              </Button>
+            }
+          />
+        </Card>
+      </div>
+    );
+  }
+
+  const s = spider.data;
+  const projectName = s.project_id ? projects.data?.find((p) => p._id === s.project_id)?.name : undefined;
+
+  return (
+    <div className="app-page spider-detail-page" data-page="spiderDetail">
+      <div className="spider-detail-header">
+        <Button type="text" icon={<ArrowLeftOutlined />} onClick={() => navigate('/spiders')} aria-label={t('spiders:backToList')} />
+        <Typography.Title level={4} className="app-page-title spider-detail-title" data-testid="spider-title">
+          {s.display_name || s.name}
+        </Typography.Title>
+        <Space size={4} wrap>
+          <Tag className="mono-tag">{s.name}</Tag>
+          <Tag color={s.type === 'configurable' ? 'purple' : 'geekblue'}>{t(`spiders:types.${s.type}`)}</Tag>
+          {projectName && <Tag color="blue">{projectName}</Tag>}
+          {s.is_scrapy && <Tag color="green">Scrapy</Tag>}
+          {s.git_url && <Tag color="orange">Git</Tag>}
+        </Space>
+      </div>
+      <Card className="spider-detail-card" styles={{ body: { paddingTop: 4 } }}>
         <Tabs
-          items={TABS.map((tab) => ({
-            key: tab,
-            label: t(`placeholder:spiderDetail.tabs.${tab}`),
-            children: <Empty description={t('placeholder:tabNotAvailable', { tab: t(`placeholder:spiderDetail.tabs.${tab}`) })} />,
-          }))}
+          activeKey={tab}
+          onChange={selectTab}
+          className="spider-detail-tabs"
+          items={SPIDER_TABS.map((key) => {
+            const Comp = TAB_COMPONENTS[key];
+            return {
+              key,
+              label: <span data-testid={`tab-${key}`}>{t(`spiders:tabs.${key}`)}</span>,
+              children: (
+                <Suspense fallback={<Spin className="spider-tab-loading" />}>
+                  <Comp spider={s} active={active && tab === key} />
+                </Suspense>
+              ),
+            };
+          })}
         />
       </Card>
     </div>

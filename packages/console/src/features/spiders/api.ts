@@ -1,0 +1,181 @@
+/** Spiders and spider files: TanStack Query hooks over the request helper (spec §7 "Spiders", "Spider files"). */
+import { useMutation, useQueries, useQuery, useQueryClient } from '@tanstack/react-query';
+import { api, ApiRequestError } from '../../api/request.ts';
+import { uploadWithProgress } from '../../api/upload.ts';
+import type { FileEntry, Spider, SpiderForm, SpiderList, SpiderListQuery, UploadResult } from './types.ts';
+
+export const spiderKeys = {
+  all: ['spiders'] as const,
+  list: (q: SpiderListQuery) => ['spiders', 'list', q] as const,
+  detail: (id: string) => ['spiders', 'detail', id] as const,
+  files: (id: string) => ['spiders', 'files', id] as const,
+  dir: (id: string, path: string) => ['spiders', 'files', id, 'dir', path] as const,
+  file: (id: string, path: string) => ['spiders', 'files', id, 'file', path] as const,
+};
+
+export function useSpiders(q: SpiderListQuery) {
+  return useQuery({
+    queryKey: spiderKeys.list(q),
+    queryFn: async () => {
+      const res = await api.get<SpiderList>('/spiders', { ...q, keyword: q.keyword || undefined, project_id: q.project_id || undefined });
+      return { list: res.data?.list ?? [], total: res.data?.total ?? res.total ?? 0 };
+    },
+    placeholderData: (prev) => prev,
+  });
+}
+
+export function useSpider(id: string | undefined) {
+  return useQuery({
+    queryKey: spiderKeys.detail(id ?? ''),
+    enabled: !!id,
+    queryFn: async () => (await api.get<Spider>(`/spiders/${id}`)).data,
+  });
+}
+
+function useInvalidateSpiders() {
+  const qc = useQueryClient();
+  return () => {
+    void qc.invalidateQueries({ queryKey: spiderKeys.all });
+    void qc.invalidateQueries({ queryKey: ['projects'] });
+  };
+}
+
+export function useCreateSpider() {
+  const invalidate = useInvalidateSpiders();
+  return useMutation({
+    mutationFn: async ({ form, file, onProgress }: { form: SpiderForm; file?: File | null; onProgress?: (p: number) => void }) => {
+      if (!file) return (await api.put<Spider>('/spiders', form)).data;
+      const body = new FormData();
+      for (const [k, v] of Object.entries(form)) {
+        if (v === undefined || v === null) continue;
+        body.append(k, typeof v === 'object' ? JSON.stringify(v) : String(v));
+      }
+      body.append('file', file, file.name);
+      return (await uploadWithProgress<Spider>('/spiders', body, { method: 'PUT', onProgress })).data;
+    },
+    onSuccess: invalidate,
+  });
+}
+
+export function useUpdateSpider(id: string) {
+  const qc = useQueryClient();
+  const invalidate = useInvalidateSpiders();
+  return useMutation({
+    mutationFn: async (form: SpiderForm) => (await api.post<Spider>(`/spiders/${id}`, form)).data,
+    onSuccess: (data) => {
+      if (data && typeof data === 'object' && '_id' in data) qc.setQueryData(spiderKeys.detail(id), data);
+      invalidate();
+    },
+  });
+}
+
+export function useDeleteSpiders() {
+  const invalidate = useInvalidateSpiders();
+  return useMutation({
+    // No batch endpoint in the contract: one DELETE per spider, all attempted, first error re-thrown.
+    mutationFn: async (ids: string[]) => {
+      const results = await Promise.allSettled(ids.map((id) => api.delete(`/spiders/${id}`)));
+      const failed = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
+      if (failed.length) throw failed[0].reason;
+      return ids.length;
+    },
+    onSettled: invalidate,
+  });
+}
+
+export function useImportSpider() {
+  const invalidate = useInvalidateSpiders();
+  return useMutation({
+    mutationFn: async ({ url, type }: { url: string; type: string }) =>
+      (await api.post<Spider>(`/spiders/import/${encodeURIComponent(type)}`, { url }, { silent: true })).data,
+    onSuccess: invalidate,
+  });
+}
+
+// ---------- files ----------
+
+/** Directories first, then names descending (spec §9). */
+export function sortEntries(entries: FileEntry[]): FileEntry[] {
+  return [...entries].sort((a, b) => (a.is_dir !== b.is_dir ? (a.is_dir ? -1 : 1) : b.name.localeCompare(a.name)));
+}
+
+export function dirQuery(id: string, path: string) {
+  return {
+    queryKey: spiderKeys.dir(id, path),
+    queryFn: async () => sortEntries((await api.get<FileEntry[]>(`/spiders/${id}/dir`, { path })).data ?? []),
+    staleTime: 0,
+  };
+}
+
+/** Listings of the given directories ('' = root), cached per directory. */
+export function useDirs(id: string, paths: string[]) {
+  return useQueries({ queries: paths.map((path) => dirQuery(id, path)) });
+}
+
+export type FileContent = { kind: 'text'; content: string } | { kind: 'binary'; message: string };
+
+export async function fetchFile(id: string, path: string): Promise<FileContent> {
+  try {
+    const res = await api.get<string | { content: string }>(`/spiders/${id}/file`, { path }, { silent: true });
+    const data = res.data;
+    return { kind: 'text', content: typeof data === 'string' ? data : (data?.content ?? '') };
+  } catch (err) {
+    if (err instanceof ApiRequestError && /binary/i.test(err.errorText)) return { kind: 'binary', message: err.errorText };
+    throw err;
+  }
+}
+
+export function useFileContent(id: string, path: string | null) {
+  return useQuery({
+    queryKey: spiderKeys.file(id, path ?? ''),
+    enabled: !!path,
+    queryFn: () => fetchFile(id, path as string),
+    staleTime: Infinity,
+    gcTime: 0,
+  });
+}
+
+export function useFileMutations(id: string) {
+  const qc = useQueryClient();
+  const refresh = () => qc.invalidateQueries({ queryKey: spiderKeys.files(id) });
+  return {
+    refresh,
+    save: (path: string, content: string) => api.post(`/spiders/${id}/file`, { path, content }),
+    createFile: async (path: string) => {
+      await api.put(`/spiders/${id}/file`, { path });
+      await refresh();
+    },
+    createDir: async (path: string) => {
+      await api.put(`/spiders/${id}/dir`, { path });
+      await refresh();
+    },
+    remove: async (path: string) => {
+      await api.delete(`/spiders/${id}/file`, { path });
+      await refresh();
+    },
+    rename: async (path: string, newPath: string) => {
+      await api.post(`/spiders/${id}/file/rename`, { path, new_path: newPath });
+      await refresh();
+    },
+    uploadZip: async (file: File, onProgress: (p: number) => void) => {
+      const body = new FormData();
+      body.append('file', file, file.name);
+      const res = await uploadWithProgress<UploadResult>(`/spiders/${id}/upload`, body, { onProgress });
+      await refresh();
+      return res.data;
+    },
+  };
+}
+
+/** Downloads a file's bytes (GET /file?raw=1 needs the token header, so it is fetched and saved as a blob). */
+export async function downloadFile(id: string, path: string): Promise<void> {
+  const res = await api.get<Blob>(`/spiders/${id}/file`, { path, raw: 1 }, { responseType: 'blob' });
+  const url = URL.createObjectURL(res.data);
+  const a = document.createElement('a');
+  a.href = url;
+  a.download = path.split('/').pop() || 'file';
+  document.body.appendChild(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+}

@@ -1,0 +1,7 @@
+// Spider detail "Deploys" tab: owned by another feature; replace this whole file (keep the default export and props).
+import PlaceholderPanel from './PlaceholderPanel.tsx';
+import type { SpiderTabProps } from './types.ts';
+
+export default function DeploysTab(_props: SpiderTabProps) {
+  return <PlaceholderPanel tab="deploys" />;
+}

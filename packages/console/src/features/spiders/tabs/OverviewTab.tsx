@@ -1,0 +1,272 @@
+/** Spider detail, Overview tab: the spider's fields with spec §5 validation, git settings, save. */
+import { useEffect, useMemo } from 'react';
+import { App, Button, Col, Descriptions, Divider, Form, Input, Radio, Row, Select, Switch, Typography } from 'antd';
+import { SaveOutlined } from '@ant-design/icons';
+import { useTranslation } from 'react-i18next';
+import dayjs from 'dayjs';
+import { useProjects } from '../../projects/api.ts';
+import { useUpdateSpider } from '../api.ts';
+import { SPIDER_NAME_PATTERN } from '../components/SpiderAddModal.tsx';
+import type { DedupMethod, Spider, SpiderForm, SpiderType } from '../types.ts';
+import type { SpiderTabProps } from './types.ts';
+
+interface Values {
+  name: string;
+  display_name: string;
+  type: SpiderType;
+  cmd: string;
+  col: string;
+  src: string;
+  project_id?: string;
+  is_public: boolean;
+  is_scrapy: boolean;
+  is_dedup: boolean;
+  dedup_field: string;
+  dedup_method: DedupMethod;
+  git_url: string;
+  git_branch: string;
+  git_username: string;
+  git_password: string;
+  git_auto_sync: boolean;
+}
+
+function toValues(s: Spider): Values {
+  return {
+    name: s.name,
+    display_name: s.display_name,
+    type: s.type,
+    cmd: s.cmd,
+    col: s.col,
+    src: s.src,
+    project_id: s.project_id || undefined,
+    is_public: s.is_public,
+    is_scrapy: s.is_scrapy,
+    is_dedup: s.is_dedup,
+    dedup_field: s.dedup_field,
+    dedup_method: s.dedup_method || 'ignore',
+    git_url: s.git_url,
+    git_branch: s.git_branch,
+    git_username: s.git_username,
+    git_password: '',
+    git_auto_sync: s.git_auto_sync,
+  };
+}
+
+const fmt = (v: string | null) => (v ? dayjs(v).format('YYYY-MM-DD HH:mm:ss') : '-');
+
+export default function OverviewTab({ spider }: SpiderTabProps) {
+  const { t } = useTranslation(['spiders', 'common']);
+  const { message } = App.useApp();
+  const [form] = Form.useForm<Values>();
+  const projects = useProjects();
+  const update = useUpdateSpider(spider._id);
+  const isDedup = Form.useWatch('is_dedup', form);
+  const type = Form.useWatch('type', form);
+  const initial = useMemo(() => toValues(spider), [spider]);
+
+  useEffect(() => {
+    form.setFieldsValue(initial);
+  }, [form, initial]);
+
+  const onSave = async () => {
+    let v: Values;
+    try {
+      v = await form.validateFields();
+    } catch {
+      void message.error(t('spiders:submitErrors'));
+      return;
+    }
+    const body: SpiderForm = {
+      name: v.name.trim(),
+      display_name: v.display_name?.trim() ?? '',
+      type: v.type,
+      cmd: v.cmd?.trim() ?? '',
+      col: v.col?.trim() ?? '',
+      src: v.src?.trim() ?? '',
+      project_id: v.project_id || null,
+      is_public: !!v.is_public,
+      is_scrapy: !!v.is_scrapy,
+      is_dedup: !!v.is_dedup,
+      dedup_field: v.dedup_field?.trim() ?? '',
+      dedup_method: v.dedup_method,
+      git_url: v.git_url?.trim() ?? '',
+      git_branch: v.git_branch?.trim() ?? '',
+      git_username: v.git_username?.trim() ?? '',
+      git_auto_sync: !!v.git_auto_sync,
+    };
+    // Write-only: an empty field keeps the stored password.
+    if (v.git_password) body.git_password = v.git_password;
+    await update.mutateAsync(body);
+    form.setFieldValue('git_password', '');
+    void message.success(t('spiders:saved'));
+  };
+
+  return (
+    <div className="spider-overview">
+      <Descriptions size="small" column={{ xs: 1, md: 3 }} className="spider-overview-meta">
+        <Descriptions.Item label={t('spiders:fields.owner')}>{spider.owner || spider.owner_id || '-'}</Descriptions.Item>
+        <Descriptions.Item label={t('spiders:fields.createTs')}>{fmt(spider.create_ts)}</Descriptions.Item>
+        <Descriptions.Item label={t('spiders:fields.updateTs')}>{fmt(spider.update_ts)}</Descriptions.Item>
+      </Descriptions>
+      <Form<Values>
+        form={form}
+        layout="vertical"
+        requiredMark="optional"
+        initialValues={initial}
+        onFinish={() => void onSave().catch(() => undefined)}
+        onFinishFailed={() => void message.error(t('spiders:submitErrors'))}
+        className="spider-overview-form"
+        data-testid="spider-overview-form"
+      >
+        <Divider orientation="left" orientationMargin={0} className="form-section">
+          {t('spiders:sections.basic')}
+        </Divider>
+        <Row gutter={24}>
+          <Col xs={24} md={12}>
+            <Form.Item
+              name="name"
+              label={t('spiders:fields.name')}
+              rules={[
+                { required: true, whitespace: true, message: t('spiders:rules.nameRequired') },
+                { pattern: SPIDER_NAME_PATTERN, message: t('spiders:rules.namePattern') },
+                { max: 100 },
+              ]}
+            >
+              <Input className="mono-input" />
+            </Form.Item>
+          </Col>
+          <Col xs={24} md={12}>
+            <Form.Item name="display_name" label={t('spiders:fields.displayName')} rules={[{ max: 200 }]}>
+              <Input data-testid="overview-display-name" />
+            </Form.Item>
+          </Col>
+          <Col xs={24} md={12}>
+            <Form.Item name="type" label={t('spiders:fields.type')}>
+              <Radio.Group optionType="button" buttonStyle="solid">
+                <Radio.Button value="customized">{t('spiders:types.customized')}</Radio.Button>
+                <Radio.Button value="configurable">{t('spiders:types.configurable')}</Radio.Button>
+              </Radio.Group>
+            </Form.Item>
+          </Col>
+          <Col xs={24} md={12}>
+            <Form.Item name="project_id" label={t('spiders:fields.project')}>
+              <Select
+                allowClear
+                showSearch
+                optionFilterProp="label"
+                placeholder={t('spiders:noProject')}
+                options={(projects.data ?? []).map((p) => ({ value: p._id, label: p.name }))}
+              />
+            </Form.Item>
+          </Col>
+          <Col xs={24} md={12}>
+            <Form.Item
+              name="cmd"
+              label={t('spiders:fields.cmd')}
+              rules={[{ required: type !== 'configurable', whitespace: true, message: t('spiders:rules.cmdRequired') }, { max: 4000 }]}
+            >
+              <Input className="mono-input" placeholder={t('spiders:placeholders.cmd')} data-testid="overview-cmd" />
+            </Form.Item>
+          </Col>
+          <Col xs={24} md={12}>
+            <Form.Item name="src" label={t('spiders:fields.src')} tooltip={t('spiders:hints.src')} rules={[{ max: 1000 }]}>
+              <Input className="mono-input" />
+            </Form.Item>
+          </Col>
+          <Col xs={12} md={6}>
+            <Form.Item name="is_public" label={t('spiders:fields.isPublic')} valuePropName="checked">
+              <Switch />
+            </Form.Item>
+          </Col>
+          <Col xs={12} md={6}>
+            <Form.Item name="is_scrapy" label={t('spiders:fields.isScrapy')} valuePropName="checked">
+              <Switch />
+            </Form.Item>
+          </Col>
+        </Row>
+
+        <Divider orientation="left" orientationMargin={0} className="form-section">
+          {t('spiders:sections.results')}
+        </Divider>
+        <Row gutter={24}>
+          <Col xs={24} md={12}>
+            <Form.Item name="col" label={t('spiders:fields.col')} tooltip={t('spiders:hints.col')} rules={[{ max: 200 }]}>
+              <Input className="mono-input" placeholder={`results_${spider.name}`} />
+            </Form.Item>
+          </Col>
+          <Col xs={24} md={12}>
+            <Form.Item name="is_dedup" label={t('spiders:fields.isDedup')} valuePropName="checked" tooltip={t('spiders:hints.dedup')}>
+              <Switch data-testid="overview-dedup" />
+            </Form.Item>
+          </Col>
+          {isDedup && (
+            <>
+              <Col xs={24} md={12}>
+                <Form.Item
+                  name="dedup_field"
+                  label={t('spiders:fields.dedupField')}
+                  rules={[{ required: true, whitespace: true, message: t('spiders:rules.dedupFieldRequired') }, { max: 200 }]}
+                >
+                  <Input className="mono-input" placeholder={t('spiders:placeholders.dedupField')} data-testid="overview-dedup-field" />
+                </Form.Item>
+              </Col>
+              <Col xs={24} md={12}>
+                <Form.Item name="dedup_method" label={t('spiders:fields.dedupMethod')}>
+                  <Radio.Group>
+                    <Radio value="ignore">{t('spiders:dedupMethods.ignore')}</Radio>
+                    <Radio value="overwrite">{t('spiders:dedupMethods.overwrite')}</Radio>
+                  </Radio.Group>
+                </Form.Item>
+              </Col>
+            </>
+          )}
+        </Row>
+
+        <Divider orientation="left" orientationMargin={0} className="form-section">
+          {t('spiders:sections.git')}
+        </Divider>
+        <Row gutter={24}>
+          <Col xs={24} md={12}>
+            <Form.Item name="git_url" label={t('spiders:fields.gitUrl')} rules={[{ max: 2000 }]}>
+              <Input className="mono-input" placeholder="https://github.com/owner/repo.git" />
+            </Form.Item>
+          </Col>
+          <Col xs={24} md={12}>
+            <Form.Item name="git_branch" label={t('spiders:fields.gitBranch')} rules={[{ max: 255 }]}>
+              <Input className="mono-input" placeholder="main" />
+            </Form.Item>
+          </Col>
+          <Col xs={24} md={12}>
+            <Form.Item name="git_username" label={t('spiders:fields.gitUsername')} rules={[{ max: 255 }]}>
+              <Input autoComplete="off" />
+            </Form.Item>
+          </Col>
+          <Col xs={24} md={12}>
+            <Form.Item
+              name="git_password"
+              label={t('spiders:fields.gitPassword')}
+              extra={spider.git_password_set ? t('spiders:hints.gitPasswordSet') : undefined}
+              rules={[{ max: 1000 }]}
+            >
+              <Input.Password placeholder={spider.git_password_set ? '••••' : ''} autoComplete="new-password" data-testid="overview-git-password" />
+            </Form.Item>
+          </Col>
+          <Col xs={24} md={12}>
+            <Form.Item name="git_auto_sync" label={t('spiders:fields.gitAutoSync')} valuePropName="checked">
+              <Switch />
+            </Form.Item>
+          </Col>
+        </Row>
+        <div className="form-actions">
+          <Typography.Text type="secondary" className="form-actions-hint">
+            {t('spiders:hints.saveOverview')}
+          </Typography.Text>
+          <Button onClick={() => form.setFieldsValue(initial)}>{t('spiders:reset')}</Button>
+          <Button type="primary" htmlType="submit" icon={<SaveOutlined />} loading={update.isPending} data-testid="overview-save">
+            {t('common:save')}
+          </Button>
+        </div>
+      </Form>
+    </div>
+  );
+}
