@@ -5,3 +5,8 @@ export * from './rules/error-line.ts';
 export * from './rules/version.ts';
 export * from './rules/validation.ts';
 export * from './session.ts';
+export * from './users.ts';
+export * from './settings.ts';
+export * from './feedback.ts';
+export * from './sites.ts';
+export * from './stats.ts';

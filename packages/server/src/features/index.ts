@@ -1,6 +1,13 @@
 import type { Feature } from '../context.ts';
 import { sessionFeature } from './session/session.routes.ts';
 import { systemFeature } from './system/system.routes.ts';
+import { usersFeature } from './users/users.routes.ts';
+import { tokensFeature } from './tokens/tokens.routes.ts';
+import { settingsFeature } from './settings/settings.routes.ts';
+import { databaseFeature } from './database/database.routes.ts';
+import { feedbackFeature } from './feedback/feedback.routes.ts';
+import { sitesFeature } from './sites/sites.routes.ts';
+import { statsFeature } from './stats/stats.routes.ts';
 
 /** Every feature of the master, registered in this order. Add one line per feature. */
-export const features: Feature[] = [sessionFeature, systemFeature];
+export const features: Feature[] = [sessionFeature, systemFeature, usersFeature, tokensFeature, settingsFeature, databaseFeature, feedbackFeature, sitesFeature, statsFeature];

@@ -29,4 +29,21 @@ export interface SessionTables {
   actions: { id: string; user_id: string | null; type: string; params: string; create_ts: number };
 }
 
-export interface DB extends SessionTables {}
+/** Sites, collected URLs and feedback (issue 6, migration 2026112204_sites). */
+export interface SitesTables {
+  sites: {
+    id: string;
+    domain: string;
+    main_category: string;
+    category: string;
+    rank: number | null;
+    name: string;
+    description: string;
+    create_ts: number;
+    update_ts: number;
+  };
+  collected_urls: { id: string; url: string; region_code: string; title: string; create_ts: number; update_ts: number };
+  feedback: { id: string; user_id: string | null; email: string; chat_account: string; content: string; create_ts: number };
+}
+
+export interface DB extends SessionTables, SitesTables {}

@@ -1,0 +1,35 @@
+import { UpdateDatabaseBody } from '@crawldeck/shared';
+import type { Feature } from '../../context.ts';
+import { ok } from '../../http/envelope.ts';
+import { putSetting } from '../system/settings.store.ts';
+import { RETENTION_KEY, cleanupTaskLogs, databaseInfo } from './database.service.ts';
+
+const CLEANUP_EVERY_MS = 3600_000;
+const admin = { role: 'admin' as const };
+
+/** Settings → Database: engine, location, size, health, row counts, task-log retention and its cleanup job. */
+export const databaseFeature: Feature = (app, ctx) => {
+  const { store } = ctx;
+
+  app.get('/api/system/database', { config: admin }, async () => ok(await databaseInfo(store)));
+
+  app.post('/api/system/database', { config: admin, schema: { body: UpdateDatabaseBody } }, async (req) => {
+    await putSetting(store.db, RETENTION_KEY, req.body.log_retention_days);
+    return ok(await databaseInfo(store));
+  });
+
+  app.post('/api/system/database/cleanup', { config: admin }, async () => ok(await cleanupTaskLogs(store)));
+
+  // Hourly on every master: the delete is idempotent, so several masters on one PostgreSQL do no harm.
+  let running = false;
+  const timer = setInterval(() => {
+    if (running) return;
+    running = true;
+    cleanupTaskLogs(store)
+      .then((r) => r.deleted && ctx.log.info({ deleted: r.deleted }, 'task-log retention cleanup'))
+      .catch((err) => ctx.log.warn({ err }, 'task-log retention cleanup failed'))
+      .finally(() => (running = false));
+  }, CLEANUP_EVERY_MS);
+  timer.unref();
+  ctx.onClose(() => clearInterval(timer));
+};

@@ -1,0 +1,53 @@
+import { UpdateSettingBody, type AdminSetting, type ActionBody } from '@crawldeck/shared';
+import type { Feature } from '../../context.ts';
+import { ok } from '../../http/envelope.ts';
+import { badRequest } from '../../http/errors.ts';
+import { getSetting, putSetting } from '../system/settings.store.ts';
+import { StatsForwarder, isValidStatsEndpoint } from './stats-forwarder.ts';
+
+const admin = { role: 'admin' as const };
+const ENDPOINT_CACHE_MS = 10_000;
+
+/**
+ * Settings → General, admin part: tutorial default (`enable_tutorial`, read publicly by GET /setting) and the
+ * optional third-party usage-statistics endpoint, to which the master forwards every stored action.
+ */
+export const settingsFeature: Feature = (app, ctx) => {
+  const { db } = ctx.store;
+  const forwarder = new StatsForwarder(ctx.log);
+  let endpoint: { at: number; value: string } | undefined;
+
+  async function adminSetting(): Promise<AdminSetting> {
+    const [tutorial, stats] = await Promise.all([getSetting(db, 'enable_tutorial', ctx.config.enableTutorial), getSetting(db, 'stats_endpoint', '')]);
+    return { enable_tutorial: tutorial ? 'Y' : 'N', stats_endpoint: stats };
+  }
+
+  app.get('/api/system/setting', { config: admin }, async () => ok(await adminSetting()));
+
+  app.post('/api/setting', { config: admin, schema: { body: UpdateSettingBody } }, async (req) => {
+    const { enable_tutorial, stats_endpoint } = req.body;
+    if (stats_endpoint !== undefined && !isValidStatsEndpoint(stats_endpoint.trim())) {
+      throw badRequest('stats_endpoint must be an http:// or https:// URL, or empty');
+    }
+    if (enable_tutorial !== undefined) await putSetting(db, 'enable_tutorial', enable_tutorial === 'Y');
+    if (stats_endpoint !== undefined) {
+      await putSetting(db, 'stats_endpoint', stats_endpoint.trim());
+      endpoint = undefined;
+    }
+    return ok(await adminSetting());
+  });
+
+  async function statsEndpoint(): Promise<string> {
+    if (!endpoint || Date.now() - endpoint.at > ENDPOINT_CACHE_MS) endpoint = { at: Date.now(), value: await getSetting(db, 'stats_endpoint', '') };
+    return endpoint.value;
+  }
+
+  // Forward each action the collector stored (PUT /api/actions answered 200), after the reply is sent.
+  app.addHook('onResponse', async (req, reply) => {
+    if (req.method !== 'PUT' || req.routeOptions.url !== '/api/actions' || reply.statusCode !== 200) return;
+    const url = await statsEndpoint().catch(() => '');
+    if (!url) return;
+    const body = req.body as ActionBody;
+    void forwarder.forward(url, { type: body.type, params: body.params ?? {}, user_id: req.user?.id ?? null, ts: new Date().toISOString(), source: 'crawldeck' });
+  });
+};

@@ -1,0 +1,81 @@
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { newId } from '@crawldeck/shared';
+import { startTestMaster, type TestMaster } from './harness.ts';
+import { insertRow, insertRows, tableExists } from './seed-rows.ts';
+
+let m: TestMaster;
+beforeAll(async () => {
+  m = await startTestMaster();
+});
+afterAll(async () => {
+  await m?.close();
+});
+
+const DAY = 86400_000;
+
+async function storeCount(q: string): Promise<number> {
+  const { rows } = await sql<{ n: number }>`${sql.raw(q)}`.execute(m.master.store.db);
+  return Number(rows[0]?.n ?? 0);
+}
+
+describe('dashboard stats', () => {
+  it('answers zeros and 30 zero-filled days on an empty store', async () => {
+    const r = await m.api('GET', '/stats/home');
+    expect(r.status).toBe(200);
+    expect(r.body.data).toMatchObject({ tasks: 0, nodes_active: 0, deploys: 0, spiders: 0, projects: 0, status: [] });
+    expect(r.body.data.daily).toHaveLength(30);
+    expect(r.body.data.daily.at(-1).date).toBe(new Date().toISOString().slice(0, 10));
+    expect(r.body.data.daily.every((d: { tasks: number }) => d.tasks === 0)).toBe(true);
+    expect((await m.api('GET', '/stats/home', { token: null })).status).toBe(401);
+  });
+
+  it('equals the store’s counts with tasks, nodes and deploys present', async () => {
+    const db = m.master.store.db;
+    if (!(await tableExists(db, 'tasks'))) return; // the tasks feature has not landed: zeros are checked above
+    const owner = (await db.selectFrom('users').select('id').where('username', '=', 'admin').executeTakeFirstOrThrow()).id;
+    const spiders = [newId(), newId()];
+    for (const id of spiders) await insertRow(db, 'spiders', { id, owner_id: owner });
+    if (await tableExists(db, 'projects')) await insertRow(db, 'projects', { id: newId() });
+    for (const status of ['online', 'online', 'offline', 'unavailable']) await insertRow(db, 'nodes', { id: newId(), status, type: 'worker' });
+    const now = Date.now();
+    // A few tasks on fixed days plus one older than the 30-day window.
+    const plan: [number, string][] = [[0, 'finished'], [0, 'running'], [1, 'finished'], [5, 'error'], [29, 'pending'], [45, 'finished']];
+    for (const [daysAgo, status] of plan) await insertRow(db, 'tasks', { id: newId(), spider_id: spiders[0], node_id: '000000000000000000000000', status, run_type: 'random', create_ts: now - daysAgo * DAY });
+    for (let i = 0; i < 3; i++) await insertRow(db, 'deploys', { id: newId(), spider_id: spiders[1], node_id: 'n', create_ts: now, finish_ts: now });
+
+    const r = (await m.api('GET', '/stats/home')).body.data;
+    expect(r.tasks).toBe(await storeCount('SELECT COUNT(*) AS n FROM tasks'));
+    expect(r.tasks).toBe(6);
+    expect(r.nodes_active).toBe(await storeCount("SELECT COUNT(*) AS n FROM nodes WHERE status = 'online'"));
+    expect(r.nodes_active).toBe(2);
+    expect(r.deploys).toBe(3);
+    expect(r.spiders).toBe(await storeCount('SELECT COUNT(*) AS n FROM spiders'));
+    expect(r.projects).toBe(await storeCount('SELECT COUNT(*) AS n FROM projects'));
+    const daily = r.daily as { date: string; tasks: number }[];
+    expect(daily.reduce((s, d) => s + d.tasks, 0)).toBe(5);
+    expect(daily.at(-1)!.tasks).toBe(2);
+    expect(daily.at(-2)!.tasks).toBe(1);
+    expect(daily[0].tasks).toBe(1);
+    expect(r.status).toEqual(expect.arrayContaining([{ status: 'finished', count: 3 }, { status: 'running', count: 1 }, { status: 'error', count: 1 }, { status: 'pending', count: 1 }]));
+  });
+
+  it('stays fast with many tasks', async () => {
+    const db = m.master.store.db;
+    if (!(await tableExists(db, 'tasks'))) return;
+    const spider = (await sql<{ id: string }>`SELECT id FROM spiders LIMIT 1`.execute(db)).rows[0].id;
+    const n = Number(process.env.CRAWLDECK_STATS_ROWS ?? 100_000);
+    const now = Date.now();
+    const statuses = ['finished', 'finished', 'finished', 'error', 'cancelled'];
+    const rows = Array.from({ length: n }, (_, i) => ({
+      id: newId() + '', spider_id: spider, node_id: 'n', status: statuses[i % 5], run_type: 'random', create_ts: now - (i % 90) * DAY - (i % 1000),
+    }));
+    await insertRows(db, 'tasks', rows, 1000);
+    if (m.master.store.engine === 'postgres') await sql`ANALYZE tasks`.execute(db);
+    const started = performance.now();
+    const r = (await m.api('GET', '/stats/home')).body.data;
+    const ms = performance.now() - started;
+    expect(r.tasks).toBe(n + 6);
+    expect(ms).toBeLessThan(2000);
+  }, 180_000);
+});

@@ -1,0 +1,103 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { MAX_PAGE_SIZE } from './constants.ts';
+
+/**
+ * Sites and collected URLs (spec §3 "Site", §7 "Sites", "Collected URLs").
+ *
+ * Response shapes (the console uses exactly these):
+ * - GET /sites → envelope `data: { items: Site[], total_count: number }` (and `total` in the envelope).
+ * - GET /sites/get/get_main_category_list, /sites/get/get_category_list → `data: { items: string[] }`.
+ * - GET /queryUrl → envelope `data: CollectedUrl[]` plus top-level `totalCount` (and `total`).
+ */
+export interface Site {
+  _id: string;
+  domain: string;
+  main_category: string;
+  category: string;
+  rank: number | null;
+  name: string;
+  description: string;
+  create_ts: string | null;
+  update_ts: string | null;
+}
+
+export interface SiteList {
+  items: Site[];
+  total_count: number;
+}
+
+export const SiteListQuery = Type.Object({
+  page_num: Type.Optional(Type.Integer({ minimum: 1 })),
+  page_size: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PAGE_SIZE })),
+  keyword: Type.Optional(Type.String({ maxLength: 200 })),
+  /** JSON string `{ "main_category"?: string, "category"?: string }`. */
+  filter: Type.Optional(Type.String({ maxLength: 1000 })),
+});
+export type SiteListQuery = Static<typeof SiteListQuery>;
+
+export interface SiteFilter {
+  main_category?: string;
+  category?: string;
+}
+
+export const UpdateSiteBody = Type.Object({ category: Type.String({ maxLength: 200 }) });
+export type UpdateSiteBody = Static<typeof UpdateSiteBody>;
+
+/** Header of the CSV import (any column order; all six columns required). */
+export const SITE_CSV_COLUMNS = ['domain', 'main_category', 'category', 'rank', 'name', 'description'] as const;
+
+export interface SiteImportResult {
+  imported: number;
+  created: number;
+  updated: number;
+}
+
+export interface CollectedUrl {
+  _id: string;
+  url: string;
+  regionCode: string;
+  title: string;
+  create_ts: string | null;
+  update_ts: string | null;
+}
+
+export const QueryUrlQuery = Type.Object({
+  page: Type.Optional(Type.Integer({ minimum: 1 })),
+  limited: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
+  regionCode: Type.Optional(Type.String({ maxLength: 20 })),
+});
+export type QueryUrlQuery = Static<typeof QueryUrlQuery>;
+
+export const InsertUrlBody = Type.Object({
+  url: Type.String({ maxLength: 4000 }),
+  regionCode: Type.String({ maxLength: 20 }),
+  title: Type.Optional(Type.String({ maxLength: 500 })),
+});
+export type InsertUrlBody = Static<typeof InsertUrlBody>;
+
+export const UpdateUrlBody = Type.Object({
+  id: Type.String({ maxLength: 24 }),
+  url: Type.Optional(Type.String({ maxLength: 4000 })),
+  regionCode: Type.Optional(Type.String({ maxLength: 20 })),
+  title: Type.Optional(Type.String({ maxLength: 500 })),
+});
+export type UpdateUrlBody = Static<typeof UpdateUrlBody>;
+
+/** Region codes are ISO-3166-style: 2–3 letters or digits ("US", "CN", "419"), or "GLOBAL". */
+export function isValidRegionCode(code: string): boolean {
+  return /^([A-Za-z]{2,3}|\d{3}|GLOBAL)$/.test(code);
+}
+
+export function isValidHttpUrl(url: string): boolean {
+  try {
+    const u = new URL(url);
+    return (u.protocol === 'http:' || u.protocol === 'https:') && !!u.hostname;
+  } catch {
+    return false;
+  }
+}
+
+/** A bare host name such as `example.com` or `sub.example.co.uk` (no scheme, path or port). */
+export function isValidDomain(domain: string): boolean {
+  return domain.length <= 253 && /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z][a-z0-9-]{0,62}$/i.test(domain);
+}

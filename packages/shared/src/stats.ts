@@ -1,0 +1,30 @@
+import { Type, type Static } from '@sinclair/typebox';
+
+/** Dashboard (spec §1 "dashboard", §2 /home): one call, everything the home page shows. */
+export const HOME_STATS_DAYS = 30;
+
+export const HomeStatsQuery = Type.Object({
+  /** Client's offset from UTC in minutes (e.g. 480 for UTC+8), so days are the user's calendar days. */
+  tz_offset: Type.Optional(Type.Integer({ minimum: -840, maximum: 840 })),
+});
+export type HomeStatsQuery = Static<typeof HomeStatsQuery>;
+
+export interface HomeStats {
+  tasks: number;
+  nodes_active: number;
+  deploys: number;
+  spiders: number;
+  projects: number;
+  /** Last 30 days, oldest first, zero-filled; date is YYYY-MM-DD in the requested offset. */
+  daily: { date: string; tasks: number }[];
+  status: { status: string; count: number }[];
+}
+
+/** The last `days` calendar dates (YYYY-MM-DD) ending today, in a zone `tzOffsetMin` minutes east of UTC. */
+export function lastDays(now: number, days: number, tzOffsetMin = 0): string[] {
+  const dayMs = 86400_000;
+  const today = Math.floor((now + tzOffsetMin * 60_000) / dayMs);
+  const out: string[] = [];
+  for (let d = today - days + 1; d <= today; d++) out.push(new Date(d * dayMs).toISOString().slice(0, 10));
+  return out;
+}

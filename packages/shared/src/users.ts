@@ -1,0 +1,33 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { MAX_PAGE_SIZE, PASSWORD_MIN_LENGTH } from './constants.ts';
+
+/** Users administration (spec §7 "Users and variables"; admin only, enforced by the master). */
+export const RoleSchema = Type.Union([Type.Literal('normal'), Type.Literal('admin')]);
+
+export const UserListQuery = Type.Object({
+  page_num: Type.Optional(Type.Integer({ minimum: 1 })),
+  page_size: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PAGE_SIZE })),
+});
+export type UserListQuery = Static<typeof UserListQuery>;
+
+export const AddUserBody = Type.Object({
+  username: Type.String({ maxLength: 1000 }),
+  password: Type.String({ maxLength: 1000 }),
+  role: Type.Optional(RoleSchema),
+  email: Type.Optional(Type.String({ maxLength: 320 })),
+});
+export type AddUserBody = Static<typeof AddUserBody>;
+
+export const UpdateUserBody = Type.Object({
+  role: Type.Optional(RoleSchema),
+  /** A reset ends every session of that user. */
+  password: Type.Optional(Type.String({ minLength: PASSWORD_MIN_LENGTH, maxLength: 1000 })),
+  email: Type.Optional(Type.String({ maxLength: 320 })),
+});
+export type UpdateUserBody = Static<typeof UpdateUserBody>;
+
+/** Messages of the refusals, shared so the console can show the same text. */
+export const USER_ERRORS = {
+  deleteSelf: 'you cannot delete your own account',
+  lastAdmin: 'the last administrator cannot be deleted or demoted',
+} as const;
