@@ -146,6 +146,8 @@ describe('console shell', () => {
     expect(await cookie(page, 'sidebarStatus')).toBe('0');
     expect(await page.locator('.logo-title').isVisible()).toBe(false);
     expect(await page.locator('.logo-mark').isVisible()).toBe(true);
+    await page.waitForTimeout(400);
+    await screenshot(page, 'review-en-collapsed');
     await page.reload();
     await page.locator('.app-wrapper').waitFor();
     expect((await box(page, '.sidebar-container')).width).toBe(36);
@@ -400,7 +402,10 @@ describe('console shell', () => {
           ? ['Home', 'Projects', 'Spiders', 'Tasks', 'Schedules', 'Nodes', 'Users', 'Settings']
           : ['主页', '项目', '爬虫', '任务', '定时任务', '节点', '用户', '设置'],
       );
-      if (lang === 'en') await screenshot(page, 'review-en-setting');
+      if (lang === 'en') {
+        await page.waitForTimeout(600); // let the fade-slide transition finish
+        await screenshot(page, 'review-en-setting');
+      }
     });
   }
 });
