@@ -10,3 +10,6 @@ export * from './settings.ts';
 export * from './feedback.ts';
 export * from './sites.ts';
 export * from './stats.ts';
+export * from './spiders.ts';
+export * from './projects.ts';
+export * from './variables.ts';

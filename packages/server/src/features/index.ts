@@ -1,6 +1,9 @@
 import type { Feature } from '../context.ts';
 import { sessionFeature } from './session/session.routes.ts';
 import { systemFeature } from './system/system.routes.ts';
+import { spidersFeature } from './spiders/spiders.routes.ts';
+import { projectsFeature } from './projects/projects.routes.ts';
+import { variablesFeature } from './variables/variables.routes.ts';
 import { usersFeature } from './users/users.routes.ts';
 import { tokensFeature } from './tokens/tokens.routes.ts';
 import { settingsFeature } from './settings/settings.routes.ts';
@@ -10,4 +13,4 @@ import { sitesFeature } from './sites/sites.routes.ts';
 import { statsFeature } from './stats/stats.routes.ts';
 
 /** Every feature of the master, registered in this order. Add one line per feature. */
-export const features: Feature[] = [sessionFeature, systemFeature, usersFeature, tokensFeature, settingsFeature, databaseFeature, feedbackFeature, sitesFeature, statsFeature];
+export const features: Feature[] = [sessionFeature, systemFeature, spidersFeature, projectsFeature, variablesFeature, usersFeature, tokensFeature, settingsFeature, databaseFeature, feedbackFeature, sitesFeature, statsFeature];

@@ -46,4 +46,44 @@ export interface SitesTables {
   feedback: { id: string; user_id: string | null; email: string; chat_account: string; content: string; create_ts: number };
 }
 
-export interface DB extends SessionTables, SitesTables {}
+/** Spiders, their files (content-addressed blobs), projects and global variables (issue 3). */
+export interface SpiderTables {
+  projects: { id: string; name: string; description: string; owner_id: string | null; create_ts: number; update_ts: number };
+  project_tags: { project_id: string; tag: string };
+  spiders: {
+    id: string;
+    name: string;
+    display_name: string;
+    type: 'customized' | 'configurable';
+    cmd: string;
+    col: string;
+    src: string;
+    project_id: string | null;
+    is_public: number;
+    owner_id: string;
+    is_scrapy: number;
+    is_dedup: number;
+    dedup_field: string;
+    dedup_method: 'ignore' | 'overwrite';
+    /** JSON [{name, value}] */
+    envs: string;
+    git_url: string;
+    git_branch: string;
+    git_username: string;
+    /** encryptSecret() output, '' when none. */
+    git_password_enc: string;
+    git_auto_sync: number;
+    /** JSON object: configurable spiders' config. */
+    config: string;
+    retries: number;
+    create_ts: number;
+    update_ts: number;
+  };
+  /** Content-addressed: hash = sha256 hex of content; shared between spiders and files. */
+  blobs: { hash: string; size: number; content: Buffer; create_ts: number };
+  /** path: normalised relative POSIX path; hash null for directories. */
+  spider_files: { spider_id: string; path: string; is_dir: number; hash: string | null; size: number; update_ts: number };
+  variables: { id: string; key: string; value: string; remark: string; create_ts: number; update_ts: number };
+}
+
+export interface DB extends SessionTables, SpiderTables, SitesTables {}

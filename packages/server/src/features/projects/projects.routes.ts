@@ -1,0 +1,109 @@
+import { Type } from '@sinclair/typebox';
+import { EMPTY_ID, ProjectBody, ProjectListQuery, SetSpiderProjectsBody, UpdateProjectBody, newId } from '@crawldeck/shared';
+import type { Feature } from '../../context.ts';
+import type { AuthUser } from '../../http/auth.ts';
+import { ok } from '../../http/envelope.ts';
+import { badRequest, conflict, forbidden, notFound } from '../../http/errors.ts';
+import { isUniqueViolation } from '../users/users.store.ts';
+import { cleanTags, getProject, listProjects, listTags, setTags, type ProjectRow } from './projects.store.ts';
+
+const IdParams = Type.Object({ id: Type.String({ maxLength: 24 }) });
+const dupName = (name: string) => conflict(`a project named "${name}" already exists`);
+
+function mayChange(user: AuthUser, row: ProjectRow): void {
+  if (user.role !== 'admin' && row.owner_id !== user.id) throw forbidden('forbidden: only the owner or an administrator may change this project');
+}
+
+/**
+ * Projects (issue 3 item 3): everyone signed in sees all projects and creates their own; the owner or an admin
+ * changes or deletes one. Deleting a project leaves its spiders without a project.
+ */
+export const projectsFeature: Feature = (app, ctx) => {
+  const { db } = ctx.store;
+  const one = async (id: string, user: AuthUser) => (await listProjects(db, user, { id }))[0];
+
+  app.get('/api/projects', { schema: { querystring: ProjectListQuery } }, async (req) => {
+    const list = await listProjects(db, req.user, req.query);
+    return ok(list, list.length);
+  });
+
+  app.get('/api/projects/tags', async () => ok(await listTags(db)));
+
+  app.put('/api/projects', { schema: { body: ProjectBody } }, async (req) => {
+    const name = req.body.name.trim();
+    if (!name) throw badRequest('project name is required');
+    const tags = cleanTags(req.body.tags ?? req.body.tag) ?? [];
+    const now = Date.now();
+    const id = newId(now);
+    try {
+      await db.transaction().execute(async (trx) => {
+        await trx.insertInto('projects').values({ id, name, description: req.body.description ?? '', owner_id: req.user.id, create_ts: now, update_ts: now }).execute();
+        await setTags(trx, id, tags);
+      });
+    } catch (err) {
+      if (isUniqueViolation(err)) throw dupName(name);
+      throw err;
+    }
+    return ok(await one(id, req.user));
+  });
+
+  app.post('/api/projects/:id', { schema: { params: IdParams, body: UpdateProjectBody } }, async (req) => {
+    const row = await getProject(db, req.params.id);
+    if (!row) throw notFound('project');
+    mayChange(req.user, row);
+    const patch: { name?: string; description?: string; update_ts: number } = { update_ts: Date.now() };
+    if (req.body.name !== undefined) {
+      patch.name = req.body.name.trim();
+      if (!patch.name) throw badRequest('project name is required');
+    }
+    if (req.body.description !== undefined) patch.description = req.body.description;
+    const tags = cleanTags(req.body.tags ?? req.body.tag);
+    try {
+      await db.transaction().execute(async (trx) => {
+        await trx.updateTable('projects').set(patch).where('id', '=', row.id).execute();
+        if (tags) await setTags(trx, row.id, tags);
+      });
+    } catch (err) {
+      if (isUniqueViolation(err)) throw dupName(patch.name ?? row.name);
+      throw err;
+    }
+    return ok(await one(row.id, req.user));
+  });
+
+  app.delete('/api/projects/:id', { schema: { params: IdParams } }, async (req) => {
+    const row = await getProject(db, req.params.id);
+    if (!row) throw notFound('project');
+    mayChange(req.user, row);
+    await db.transaction().execute(async (trx) => {
+      await trx.updateTable('spiders').set({ project_id: null }).where('project_id', '=', row.id).execute();
+      await trx.deleteFrom('projects').where('id', '=', row.id).execute();
+    });
+    return ok(null);
+  });
+
+  app.post('/api/spiders-set-projects', { schema: { body: SetSpiderProjectsBody } }, async (req) => {
+    const { project_id, spider_ids } = req.body;
+    const target = project_id === null || project_id === '' || project_id === EMPTY_ID ? null : project_id;
+    if (target && !(await getProject(db, target))) throw notFound('project');
+    const ids = [...new Set(spider_ids)];
+    if (!ids.length) return ok({ updated: 0 });
+    const updated = await db.transaction().execute(async (trx) => {
+      let n = 0;
+      for (let i = 0; i < ids.length; i += 500) {
+        const chunk = ids.slice(i, i + 500);
+        const rows = await trx.selectFrom('spiders').select(['id', 'owner_id']).where('id', 'in', chunk).execute();
+        if (rows.length !== chunk.length) {
+          const found = new Set(rows.map((r) => r.id));
+          throw notFound(`spider ${chunk.find((id) => !found.has(id))}`);
+        }
+        if (req.user.role !== 'admin' && rows.some((r) => r.owner_id !== req.user.id)) {
+          throw forbidden('forbidden: only the owner or an administrator may move a spider');
+        }
+        const res = await trx.updateTable('spiders').set({ project_id: target, update_ts: Date.now() }).where('id', 'in', chunk).executeTakeFirst();
+        n += Number(res.numUpdatedRows);
+      }
+      return n;
+    });
+    return ok({ updated });
+  });
+};

@@ -1,0 +1,210 @@
+import { Value } from '@sinclair/typebox/value';
+import type { TSchema, Static } from '@sinclair/typebox';
+import type { Kysely } from 'kysely';
+import { EMPTY_ID, isValidEnvName, newId, type CreateSpiderBody, type UpdateSpiderBody } from '@crawldeck/shared';
+import type { DB } from '../../store/schema.ts';
+import type { AppContext } from '../../context.ts';
+import type { AuthUser } from '../../http/auth.ts';
+import { HttpError, badRequest, conflict, forbidden, notFound } from '../../http/errors.ts';
+import { isUniqueViolation } from '../users/users.store.ts';
+import { encryptSecret } from '../../crypto/secrets.ts';
+import { collectBlobs, replaceFiles } from './files.store.ts';
+import { getSpider, type SpiderRow } from './spiders.store.ts';
+import type { ZipContents } from './zip.ts';
+
+// ---- delete guards ----
+
+export type SpiderDeleteGuard = (db: Kysely<DB>, spiderId: string) => Promise<string | undefined>;
+const deleteGuards: SpiderDeleteGuard[] = [];
+
+/**
+ * Lets another feature veto DELETE /spiders/{id}: a guard returns a reason (e.g. 'a task of this spider is
+ * running') and the call answers 409 with it; undefined lets the deletion go on.
+ */
+export function registerSpiderDeleteGuard(fn: SpiderDeleteGuard): void {
+  if (!deleteGuards.includes(fn)) deleteGuards.push(fn);
+}
+
+// ---- access ----
+
+export type Access = 'read' | 'write';
+
+/** Loads a spider the caller may read (own, public, or admin) or change (own or admin): 404 / 403 otherwise. */
+export async function spiderFor(db: Kysely<DB>, user: AuthUser, id: string, access: Access): Promise<SpiderRow> {
+  const row = await getSpider(db, id);
+  if (!row) throw notFound('spider');
+  if (user.role === 'admin' || row.owner_id === user.id) return row;
+  if (access === 'read' && row.is_public) return row;
+  throw forbidden(access === 'read' ? 'forbidden: this spider is private to another user' : 'forbidden: only the owner or an administrator may change this spider');
+}
+
+// ---- validation ----
+
+/** Validates with TypeBox after the same coercions the JSON routes get ("1" → 1, "true" → true). */
+export function parseWith<S extends TSchema>(schema: S, input: unknown, where = 'body'): Static<S> {
+  const value = Value.Convert(schema, input);
+  const first = Value.Errors(schema, value).First();
+  if (first) {
+    const field = first.path.replace(/^\//, '').replace(/\//g, '.');
+    throw badRequest(`invalid ${where}${field ? ` field "${field}"` : ''}: ${first.message}`);
+  }
+  return value as Static<S>;
+}
+
+/** Multipart fields arrive as strings: JSON fields (envs, config) are parsed before validation. */
+export function fieldsToSpiderInput(fields: Record<string, string>): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...fields };
+  for (const k of ['envs', 'config']) {
+    if (typeof fields[k] === 'string') {
+      try {
+        out[k] = JSON.parse(fields[k]);
+      } catch {
+        throw badRequest(`invalid body field "${k}": must be JSON`);
+      }
+    }
+  }
+  if (fields.project_id === 'null') out.project_id = null;
+  return out;
+}
+
+function checkName(name: string): string {
+  const n = name.trim();
+  if (!n) throw badRequest('spider name is required');
+  // eslint-disable-next-line no-control-regex
+  if (/[/\\\u0000-\u001f\u007f]/.test(n)) throw badRequest('spider name must not contain slashes or control characters');
+  return n;
+}
+
+function checkEnvs(envs: { name: string; value: string }[]): string {
+  const seen = new Set<string>();
+  for (const e of envs) {
+    if (!isValidEnvName(e.name)) throw badRequest(`environment variable name "${e.name}" is invalid (letters, digits and _, not starting with a digit)`);
+    if (seen.has(e.name)) throw badRequest(`environment variable "${e.name}" is given twice`);
+    seen.add(e.name);
+  }
+  return JSON.stringify(envs.map((e) => ({ name: e.name, value: e.value })));
+}
+
+async function resolveProject(db: Kysely<DB>, projectId: string | null | undefined): Promise<string | null | undefined> {
+  if (projectId === undefined) return undefined;
+  if (projectId === null || projectId === '' || projectId === EMPTY_ID) return null;
+  const p = await db.selectFrom('projects').select('id').where('id', '=', projectId).executeTakeFirst();
+  if (!p) throw badRequest(`project ${projectId} does not exist`);
+  return projectId;
+}
+
+const dupName = (name: string) => conflict(`a spider named "${name}" already exists for this owner`);
+
+type SpiderPatch = Partial<Omit<SpiderRow, 'id' | 'owner_id' | 'create_ts'>>;
+
+async function toPatch(ctx: AppContext, db: Kysely<DB>, input: UpdateSpiderBody): Promise<SpiderPatch> {
+  const patch: SpiderPatch = {};
+  if (input.name !== undefined) patch.name = checkName(input.name);
+  if (input.display_name !== undefined) patch.display_name = input.display_name.trim();
+  if (input.type !== undefined) patch.type = input.type;
+  if (input.cmd !== undefined) patch.cmd = input.cmd;
+  if (input.col !== undefined) patch.col = input.col.trim();
+  if (input.src !== undefined) patch.src = input.src;
+  const project = await resolveProject(db, input.project_id);
+  if (project !== undefined) patch.project_id = project;
+  if (input.is_public !== undefined) patch.is_public = input.is_public ? 1 : 0;
+  if (input.is_scrapy !== undefined) patch.is_scrapy = input.is_scrapy ? 1 : 0;
+  if (input.is_dedup !== undefined) patch.is_dedup = input.is_dedup ? 1 : 0;
+  if (input.dedup_field !== undefined) patch.dedup_field = input.dedup_field.trim();
+  if (input.dedup_method !== undefined) patch.dedup_method = input.dedup_method;
+  if (input.envs !== undefined) patch.envs = checkEnvs(input.envs);
+  if (input.git_url !== undefined) patch.git_url = input.git_url.trim();
+  if (input.git_branch !== undefined) patch.git_branch = input.git_branch.trim();
+  if (input.git_username !== undefined) patch.git_username = input.git_username;
+  // Write-only: a value sets it, null clears it, '' (a form that never saw it) keeps it.
+  if (input.git_password === null) patch.git_password_enc = '';
+  else if (input.git_password) patch.git_password_enc = encryptSecret(ctx.config.dataDir, input.git_password);
+  if (input.git_auto_sync !== undefined) patch.git_auto_sync = input.git_auto_sync ? 1 : 0;
+  if (input.config !== undefined) patch.config = JSON.stringify(input.config);
+  if (input.retries !== undefined) patch.retries = input.retries;
+  return patch;
+}
+
+function checkDedup(row: { is_dedup: number; dedup_field: string }): void {
+  if (row.is_dedup && !row.dedup_field.trim()) throw badRequest('dedupe field is required when dedupe is on');
+}
+
+export async function createSpider(ctx: AppContext, user: AuthUser, input: CreateSpiderBody, zip?: ZipContents): Promise<{ id: string; upload?: { files: number; isScrapy: boolean } }> {
+  const { db } = ctx.store;
+  const patch = await toPatch(ctx, db, input);
+  const name = patch.name!;
+  const now = Date.now();
+  const row: SpiderRow = {
+    id: newId(now),
+    name,
+    display_name: patch.display_name || name,
+    type: patch.type ?? 'customized',
+    cmd: patch.cmd ?? '',
+    col: patch.col || `results_${name}`,
+    src: patch.src ?? '',
+    project_id: patch.project_id ?? null,
+    is_public: patch.is_public ?? 0,
+    owner_id: user.id,
+    is_scrapy: patch.is_scrapy ?? 0,
+    is_dedup: patch.is_dedup ?? 0,
+    dedup_field: patch.dedup_field ?? '',
+    dedup_method: patch.dedup_method ?? 'ignore',
+    envs: patch.envs ?? '[]',
+    git_url: patch.git_url ?? '',
+    git_branch: patch.git_branch ?? '',
+    git_username: patch.git_username ?? '',
+    git_password_enc: patch.git_password_enc ?? '',
+    git_auto_sync: patch.git_auto_sync ?? 0,
+    config: patch.config ?? '{}',
+    retries: patch.retries ?? 0,
+    create_ts: now,
+    update_ts: now,
+  };
+  checkDedup(row);
+  const taken = await db.selectFrom('spiders').select('id').where('owner_id', '=', user.id).where('name', '=', name).executeTakeFirst();
+  if (taken) throw dupName(name);
+  try {
+    return await db.transaction().execute(async (trx) => {
+      await trx.insertInto('spiders').values(row).execute();
+      const upload = zip ? await replaceFiles(trx, row.id, zip.files, { dirs: zip.dirs }) : undefined;
+      return { id: row.id, upload };
+    });
+  } catch (err) {
+    if (isUniqueViolation(err)) throw dupName(name);
+    throw err;
+  }
+}
+
+export async function updateSpider(ctx: AppContext, row: SpiderRow, input: UpdateSpiderBody): Promise<void> {
+  const { db } = ctx.store;
+  const patch = await toPatch(ctx, db, input);
+  checkDedup({ is_dedup: patch.is_dedup ?? row.is_dedup, dedup_field: patch.dedup_field ?? row.dedup_field });
+  if (patch.name !== undefined && patch.name !== row.name) {
+    const taken = await db.selectFrom('spiders').select('id').where('owner_id', '=', row.owner_id).where('name', '=', patch.name).executeTakeFirst();
+    if (taken) throw dupName(patch.name);
+  }
+  if (patch.col === '') patch.col = `results_${patch.name ?? row.name}`;
+  try {
+    await db.updateTable('spiders').set({ ...patch, update_ts: Date.now() }).where('id', '=', row.id).execute();
+  } catch (err) {
+    if (isUniqueViolation(err)) throw dupName(patch.name ?? row.name);
+    throw err;
+  }
+}
+
+/** Asks the guards, then deletes the spider; its files (and other features' rows) go by cascade. */
+export async function deleteSpider(ctx: AppContext, id: string): Promise<void> {
+  const { db } = ctx.store;
+  for (const guard of deleteGuards) {
+    const reason = await guard(db, id);
+    if (reason) throw new HttpError(409, `the spider cannot be deleted: ${reason}`);
+  }
+  const hashes = await db.transaction().execute(async (trx) => {
+    const files = await trx.selectFrom('spider_files').select('hash').where('spider_id', '=', id).where('hash', 'is not', null).execute();
+    const res = await trx.deleteFrom('spiders').where('id', '=', id).executeTakeFirst();
+    if (!res.numDeletedRows) throw notFound('spider');
+    return files.map((f) => f.hash);
+  });
+  await collectBlobs(db, hashes);
+  ctx.events.emit('spider.deleted', id);
+}

@@ -1,0 +1,144 @@
+import { sql, type Expression, type ExpressionBuilder, type Kysely, type Selectable, type SqlBool } from 'kysely';
+import { EMPTY_ID, type Spider, type SpiderEnv } from '@crawldeck/shared';
+import type { DB } from '../../store/schema.ts';
+import { iso } from '../../http/envelope.ts';
+
+export type SpiderRow = Selectable<DB['spiders']>;
+
+export function getSpider(db: Kysely<DB>, id: string): Promise<SpiderRow | undefined> {
+  return db.selectFrom('spiders').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+function parseJson<T>(text: string, fallback: T): T {
+  try {
+    return (JSON.parse(text) as T) ?? fallback;
+  } catch {
+    return fallback;
+  }
+}
+
+/** The spider as the API shows it: booleans, parsed JSON, ISO times; never the Git password. */
+export function presentSpider(row: SpiderRow & { owner_username?: string | null }): Spider {
+  return {
+    _id: row.id,
+    name: row.name,
+    display_name: row.display_name || row.name,
+    type: row.type,
+    cmd: row.cmd,
+    col: row.col,
+    src: row.src,
+    project_id: row.project_id,
+    is_public: !!row.is_public,
+    owner_id: row.owner_id,
+    owner: row.owner_username ?? '',
+    is_scrapy: !!row.is_scrapy,
+    is_dedup: !!row.is_dedup,
+    dedup_field: row.dedup_field,
+    dedup_method: row.dedup_method,
+    envs: parseJson<SpiderEnv[]>(row.envs, []),
+    git_url: row.git_url,
+    git_branch: row.git_branch,
+    git_username: row.git_username,
+    git_password_set: !!row.git_password_enc,
+    git_auto_sync: !!row.git_auto_sync,
+    config: parseJson<Record<string, unknown>>(row.config, {}),
+    retries: Number(row.retries),
+    create_ts: iso(row.create_ts),
+    update_ts: iso(row.update_ts),
+  };
+}
+
+/** Who sees which spiders: admins all, normal users their own and public ones. */
+export interface Viewer {
+  id: string;
+  role: 'normal' | 'admin';
+}
+
+export function visibleTo(viewer: Viewer) {
+  return (eb: ExpressionBuilder<DB, 'spiders'>): Expression<SqlBool> =>
+    viewer.role === 'admin' ? sql<SqlBool>`1 = 1` : eb.or([eb('spiders.owner_id', '=', viewer.id), eb('spiders.is_public', '=', 1)]);
+}
+
+export interface SpiderFilter {
+  keyword?: string;
+  project_id?: string;
+  type?: string;
+}
+
+const SORT_COLUMNS = {
+  name: 'spiders.name',
+  display_name: 'spiders.display_name',
+  type: 'spiders.type',
+  create_ts: 'spiders.create_ts',
+  update_ts: 'spiders.update_ts',
+  project_id: 'spiders.project_id',
+  col: 'spiders.col',
+} as const;
+
+function escapeLike(s: string): string {
+  return s.replace(/[\\%_]/g, (c) => '\\' + c);
+}
+
+function filters(viewer: Viewer, f: SpiderFilter) {
+  return (eb: ExpressionBuilder<DB, 'spiders'>): Expression<SqlBool> => {
+    const conds: Expression<SqlBool>[] = [visibleTo(viewer)(eb)];
+    const keyword = f.keyword?.trim();
+    if (keyword) {
+      const pattern = `%${escapeLike(keyword.toLowerCase())}%`;
+      conds.push(
+        eb.or([
+          sql<SqlBool>`lower(spiders.name) like ${pattern} escape '\\'`,
+          sql<SqlBool>`lower(spiders.display_name) like ${pattern} escape '\\'`,
+        ]),
+      );
+    }
+    if (f.project_id) {
+      if (f.project_id === EMPTY_ID || f.project_id === 'none') conds.push(eb('spiders.project_id', 'is', null));
+      else conds.push(eb('spiders.project_id', '=', f.project_id));
+    }
+    if (f.type) conds.push(eb('spiders.type', '=', f.type as SpiderRow['type']));
+    return eb.and(conds);
+  };
+}
+
+/** One query for the page (owner names joined in), one for the count: no per-row queries. */
+export async function listSpiders(
+  db: Kysely<DB>,
+  viewer: Viewer,
+  f: SpiderFilter & { sort_key?: string; sort_direction?: string },
+  page: { limit: number; offset: number },
+): Promise<{ list: Spider[]; total: number }> {
+  const where = filters(viewer, f);
+  const sortCol = SORT_COLUMNS[(f.sort_key ?? '') as keyof typeof SORT_COLUMNS] ?? SORT_COLUMNS.create_ts;
+  const dirText = (f.sort_direction ?? '').toLowerCase();
+  const dir: 'asc' | 'desc' = dirText.startsWith('asc') ? 'asc' : dirText.startsWith('desc') || !f.sort_key ? 'desc' : 'asc';
+  const [rows, count] = await Promise.all([
+    db
+      .selectFrom('spiders')
+      .leftJoin('users', 'users.id', 'spiders.owner_id')
+      .selectAll('spiders')
+      .select('users.username as owner_username')
+      .where(where)
+      .orderBy(sortCol, dir)
+      .orderBy('spiders.id', dir)
+      .limit(page.limit)
+      .offset(page.offset)
+      .execute(),
+    db
+      .selectFrom('spiders')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where(where)
+      .executeTakeFirstOrThrow(),
+  ]);
+  return { list: rows.map(presentSpider), total: Number(count.n) };
+}
+
+export async function getSpiderWithOwner(db: Kysely<DB>, id: string) {
+  return db
+    .selectFrom('spiders')
+    .leftJoin('users', 'users.id', 'spiders.owner_id')
+    .selectAll('spiders')
+    .select('users.username as owner_username')
+    .where('spiders.id', '=', id)
+    .executeTakeFirst();
+}

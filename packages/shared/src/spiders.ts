@@ -1,0 +1,151 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { MAX_PAGE_SIZE, RETRY_MAX } from './constants.ts';
+
+/**
+ * Spiders and their files (spec §3 "Spider", §7 "Spiders" and "Spider files"; issue 3).
+ * Booleans are real booleans in the API (0/1 in the store); the server also accepts 0/1 and "true"/"false".
+ */
+export const SPIDER_TYPES = ['customized', 'configurable'] as const;
+export type SpiderType = (typeof SPIDER_TYPES)[number];
+export const DEDUP_METHODS = ['ignore', 'overwrite'] as const;
+export type DedupMethod = (typeof DEDUP_METHODS)[number];
+
+/** Environment variable names (spider envs and global variable keys). */
+export const ENV_NAME_PATTERN = '^[A-Za-z_][A-Za-z0-9_]*$';
+export function isValidEnvName(name: string): boolean {
+  return new RegExp(ENV_NAME_PATTERN).test(name);
+}
+
+export const SpiderEnv = Type.Object({
+  name: Type.String({ minLength: 1, maxLength: 255 }),
+  value: Type.String({ maxLength: 65536 }),
+});
+export type SpiderEnv = Static<typeof SpiderEnv>;
+
+const Bool = Type.Boolean();
+const Str = (max = 1000) => Type.String({ maxLength: max });
+
+/** Every editable field; PUT /spiders needs `name`, POST /spiders/{id} takes any subset. */
+const spiderFields = {
+  name: Type.String({ minLength: 1, maxLength: 100 }),
+  display_name: Str(200),
+  type: Type.Union(SPIDER_TYPES.map((t) => Type.Literal(t))),
+  cmd: Str(4000),
+  col: Str(200),
+  src: Str(1000),
+  /** null, '' or the all-zero id unassign the spider. */
+  project_id: Type.Union([Type.String({ maxLength: 24 }), Type.Null()]),
+  is_public: Bool,
+  is_scrapy: Bool,
+  is_dedup: Bool,
+  dedup_field: Str(200),
+  dedup_method: Type.Union(DEDUP_METHODS.map((t) => Type.Literal(t))),
+  envs: Type.Array(SpiderEnv, { maxItems: 500 }),
+  git_url: Str(2000),
+  git_branch: Str(255),
+  git_username: Str(255),
+  /** Write-only. A non-empty string sets it, null clears it, '' or absent keeps the stored one. */
+  git_password: Type.Union([Str(1000), Type.Null()]),
+  git_auto_sync: Bool,
+  config: Type.Record(Type.String(), Type.Unknown()),
+  retries: Type.Integer({ minimum: 0, maximum: RETRY_MAX }),
+};
+
+const { name: nameField, ...optionalFields } = spiderFields;
+export const CreateSpiderBody = Type.Composite([Type.Object({ name: nameField }), Type.Partial(Type.Object(optionalFields))]);
+export type CreateSpiderBody = Static<typeof CreateSpiderBody>;
+
+export const UpdateSpiderBody = Type.Partial(Type.Object(spiderFields));
+export type UpdateSpiderBody = Static<typeof UpdateSpiderBody>;
+
+export const SPIDER_SORT_KEYS = ['name', 'display_name', 'type', 'create_ts', 'update_ts', 'project_id', 'col'] as const;
+
+export const SpiderListQuery = Type.Object({
+  page_num: Type.Optional(Type.Integer({ minimum: 1 })),
+  page_size: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PAGE_SIZE })),
+  /** Case-insensitive substring of name or display_name. */
+  keyword: Type.Optional(Type.String({ maxLength: 200 })),
+  /** A project id; the all-zero id (or "none") lists spiders without a project. */
+  project_id: Type.Optional(Type.String({ maxLength: 24 })),
+  type: Type.Optional(Type.String({ maxLength: 20 })),
+  sort_key: Type.Optional(Type.String({ maxLength: 40 })),
+  /** asc | desc (ascending | descending also accepted). Default: newest first. */
+  sort_direction: Type.Optional(Type.String({ maxLength: 20 })),
+});
+export type SpiderListQuery = Static<typeof SpiderListQuery>;
+
+export interface Spider {
+  _id: string;
+  name: string;
+  display_name: string;
+  type: SpiderType;
+  cmd: string;
+  col: string;
+  src: string;
+  project_id: string | null;
+  is_public: boolean;
+  owner_id: string;
+  /** Username of the owner ('' when not loaded). */
+  owner: string;
+  is_scrapy: boolean;
+  is_dedup: boolean;
+  dedup_field: string;
+  dedup_method: DedupMethod;
+  envs: SpiderEnv[];
+  git_url: string;
+  git_branch: string;
+  git_username: string;
+  /** The password itself is never returned. */
+  git_password_set: boolean;
+  git_auto_sync: boolean;
+  config: Record<string, unknown>;
+  retries: number;
+  create_ts: string | null;
+  update_ts: string | null;
+}
+
+/** GET /spiders: `data: {list, total}` and a top-level `total`. */
+export interface SpiderList {
+  list: Spider[];
+  total: number;
+}
+
+/** POST /spiders/{id}/upload (and `upload` of a multipart PUT /spiders). */
+export interface UploadResult {
+  files: number;
+  /** When the zip held a single top-level folder, its name: its contents were moved to the root. */
+  stripped_folder: string | null;
+  is_scrapy: boolean;
+}
+
+// ---- files ----
+
+export const PathQuery = Type.Object({ path: Type.Optional(Type.String({ maxLength: 4096 })) });
+export type PathQuery = Static<typeof PathQuery>;
+export const FileQuery = Type.Object({
+  path: Type.String({ maxLength: 4096 }),
+  /** 1: download the bytes (any file, binary too) instead of the JSON text envelope. */
+  raw: Type.Optional(Type.Union([Type.Literal('1'), Type.Literal('0'), Type.Literal('true'), Type.Literal('false')])),
+});
+export type FileQuery = Static<typeof FileQuery>;
+export const PathBody = Type.Object({ path: Type.String({ maxLength: 4096 }) });
+export type PathBody = Static<typeof PathBody>;
+export const SaveFileBody = Type.Object({ path: Type.String({ maxLength: 4096 }), content: Type.String() });
+export type SaveFileBody = Static<typeof SaveFileBody>;
+export const RenameFileBody = Type.Object({ path: Type.String({ maxLength: 4096 }), new_path: Type.String({ maxLength: 4096 }) });
+export type RenameFileBody = Static<typeof RenameFileBody>;
+
+/** GET /spiders/{id}/dir: directories first, then names descending (spec §9). */
+export interface FileEntry {
+  name: string;
+  /** Relative POSIX path from the spider root, no leading slash. */
+  path: string;
+  is_dir: boolean;
+  size: number;
+  update_ts: string | null;
+}
+
+/** GET /spiders/{id}/file/tree: the root node (name '' and path '') with nested children, same order. */
+export interface FileTreeNode extends FileEntry {
+  children?: FileTreeNode[];
+}
