@@ -28,7 +28,7 @@ export default function TagsView() {
       if (!route.meta?.title) continue;
       addView({ path, query: '', fullPath: path, title: route.meta.title, name: route.name, meta: { affix: true, noCache: route.meta.noCache } });
     }
-  }, [visitedViews.length === 0]); // eslint-disable-line react-hooks/exhaustive-deps
+  }, [visitedViews.length === 0]);
 
   // The current route becomes a tab; views without a title are dropped ('no-name').
   const leaf = matches[matches.length - 1]?.handle as RouteHandle | undefined;
@@ -43,7 +43,7 @@ export default function TagsView() {
       name: leaf?.name,
       meta: { affix: leaf?.meta?.affix, noCache: leaf?.meta?.noCache },
     });
-  }, [location.pathname, location.search, leaf]); // eslint-disable-line react-hooks/exhaustive-deps
+  }, [location.pathname, location.search, leaf]);
 
   // Keep the active tab in view.
   useEffect(() => {
