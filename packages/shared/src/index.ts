@@ -13,3 +13,6 @@ export * from './stats.ts';
 export * from './spiders.ts';
 export * from './projects.ts';
 export * from './variables.ts';
+export * from './scrapy.ts';
+export * from './scrapy-settings.ts';
+export * from './git.ts';

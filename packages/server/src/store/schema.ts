@@ -1,3 +1,4 @@
+import type { GitTables } from '../features/git/git.schema.ts';
 /**
  * Table types of the store, as Kysely sees them. Each feature declares its tables in its own interface below
  * and adds it to `DB`, so features do not edit each other's declarations.
@@ -86,4 +87,4 @@ export interface SpiderTables {
   variables: { id: string; key: string; value: string; remark: string; create_ts: number; update_ts: number };
 }
 
-export interface DB extends SessionTables, SpiderTables, SitesTables {}
+export interface DB extends SessionTables, SpiderTables, SitesTables, GitTables {}

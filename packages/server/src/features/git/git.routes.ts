@@ -1,0 +1,102 @@
+import { rmSync } from 'node:fs';
+import { Type } from '@sinclair/typebox';
+import { ImportBody, gitUrlProblem, repoNameFromUrl, gitBranchProblem } from '@crawldeck/shared';
+import type { Feature } from '../../context.ts';
+import { ok } from '../../http/envelope.ts';
+import { HttpError, badRequest } from '../../http/errors.ts';
+import { createSpider, deleteSpider, spiderFor } from '../spiders/spiders.service.ts';
+import { getSpider, getSpiderWithOwner, presentSpider } from '../spiders/spiders.store.ts';
+import { autoSyncIntervalMs, cacheDirOf, gitInfo, publicUrl, syncSpider } from './git.service.ts';
+
+/** Optional `{branch}` body of sync/reset (the console may send no body at all). */
+function branchOf(body: unknown): string | undefined {
+  if (body == null) return undefined;
+  const b = (body as { branch?: unknown }).branch;
+  if (b === undefined || b === null || b === '') return undefined;
+  if (typeof b !== 'string') throw badRequest('branch must be a string');
+  return b;
+}
+
+const IdParams = Type.Object({ id: Type.String({ pattern: '^[0-9a-f]{24}$' }) });
+
+/** Git spiders (spec §4 sync/reset, §7 import) and auto-sync. */
+export const gitFeature: Feature = (app, ctx) => {
+  const { db } = ctx.store;
+  const dataDir = ctx.config.dataDir;
+
+  app.get('/api/spiders/:id/git', { schema: { params: IdParams } }, async (req) => {
+    const row = await spiderFor(db, req.user, req.params.id, 'read');
+    return ok(await gitInfo(db, row));
+  });
+
+  app.post('/api/spiders/:id/git/sync', { schema: { params: IdParams } }, async (req) => {
+    const row = await spiderFor(db, req.user, req.params.id, 'write');
+    return ok(await syncSpider(db, dataDir, row, 'sync', branchOf(req.body)));
+  });
+
+  app.post('/api/spiders/:id/git/reset', { schema: { params: IdParams } }, async (req) => {
+    const row = await spiderFor(db, req.user, req.params.id, 'write');
+    return ok(await syncSpider(db, dataDir, row, 'reset', branchOf(req.body)));
+  });
+
+  app.post('/api/spiders/import/github', { schema: { body: ImportBody } }, async (req) => {
+    const url = req.body.url.trim();
+    const problem = gitUrlProblem(url);
+    if (problem) throw badRequest(problem);
+    if (req.body.branch) {
+      const bp = gitBranchProblem(req.body.branch);
+      if (bp) throw badRequest(bp);
+    }
+    const base = (req.body.name?.trim() || repoNameFromUrl(url)).replace(/[^A-Za-z0-9_.-]/g, '_').slice(0, 100) || 'repo';
+    let created: { id: string } | undefined;
+    for (let n = 1; n <= 20 && !created; n++) {
+      const name = n === 1 ? base : `${base}_${n}`;
+      try {
+        created = await createSpider(ctx, req.user, { name, display_name: name, git_url: publicUrl(url), git_branch: req.body.branch ?? '', type: 'customized' });
+      } catch (err) {
+        if (!(err instanceof HttpError && err.statusCode === 409)) throw err;
+      }
+    }
+    if (!created) throw badRequest(`could not find a free spider name for "${base}"`);
+    try {
+      const row = (await getSpider(db, created.id))!;
+      const result = await syncSpider(db, dataDir, row, 'reset');
+      return ok({ ...presentSpider((await getSpiderWithOwner(db, created.id))!), git: result });
+    } catch (err) {
+      await deleteSpider(ctx, created.id).catch(() => undefined);
+      rmSync(cacheDirOf(dataDir, created.id), { recursive: true, force: true });
+      throw err;
+    }
+  });
+
+  // Auto-sync: spiders with git_auto_sync are synced when their last attempt is older than the interval.
+  const interval = autoSyncIntervalMs();
+  if (interval > 0) {
+    let running = false;
+    const tick = async () => {
+      if (running) return;
+      running = true;
+      try {
+        const due = Date.now() - interval;
+        const rows = await db
+          .selectFrom('spiders')
+          .leftJoin('git_state', 'git_state.spider_id', 'spiders.id')
+          .selectAll('spiders')
+          .where('spiders.git_auto_sync', '=', 1)
+          .where('spiders.git_url', '!=', '')
+          .where((eb) => eb.or([eb('git_state.attempt_ts', 'is', null), eb('git_state.attempt_ts', '<', due)]))
+          .execute();
+        for (const row of rows) {
+          await syncSpider(db, dataDir, row, 'sync').catch((err) => ctx.log.warn({ spider: row.id, err: (err as Error).message }, 'git auto-sync failed'));
+        }
+      } catch (err) {
+        ctx.log.warn({ err }, 'git auto-sync round failed');
+      } finally {
+        running = false;
+      }
+    };
+    const timer = setInterval(() => void tick(), Math.min(interval, 60_000));
+    timer.unref();
+    ctx.onClose(() => clearInterval(timer));
+  }
+};

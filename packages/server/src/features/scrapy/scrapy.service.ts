@@ -1,0 +1,103 @@
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Kysely } from 'kysely';
+import { SCRAPY_SETTING_TYPES } from '@crawldeck/shared';
+import type { DB } from '../../store/schema.ts';
+import { HttpError } from '../../http/errors.ts';
+import { listFiles } from '../spiders/files.store.ts';
+import { checkout, KeyedMutex } from './workspace.ts';
+
+const HELPER = path.join(path.dirname(fileURLToPath(import.meta.url)), 'py', 'scrapy_helper.py');
+
+export const scrapyPython = () => process.env.CRAWLDECK_PYTHON || '/usr/bin/python3';
+export const scrapyTimeoutMs = () => Number(process.env.CRAWLDECK_SCRAPY_TIMEOUT_MS) || 60_000;
+
+/** 422 with the helper's reason: the console keeps it per section (packages/shared/src/scrapy.ts). */
+export const scrapyError = (message: string) => new HttpError(422, message);
+
+export type HelperCommand = 'list' | 'filepath' | 'genspider' | 'settings' | 'set-settings' | 'items' | 'set-items' | 'pipelines' | 'set-pipelines';
+
+/** Runs the helper in `cwd` (a Scrapy project root) with a timeout; the process group is killed when it expires. */
+export function runHelper<T>(cwd: string, command: HelperCommand, input: unknown = null): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const env: NodeJS.ProcessEnv = {
+      PATH: process.env.PATH ?? '/usr/bin:/bin',
+      HOME: process.env.HOME ?? cwd,
+      LANG: 'C.UTF-8',
+      PYTHONDONTWRITEBYTECODE: '1',
+      PYTHONIOENCODING: 'utf-8',
+      PYTHONUNBUFFERED: '1',
+    };
+    const child = spawn(scrapyPython(), [HELPER, command], { cwd, env, detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      try {
+        process.kill(-child.pid!, 'SIGKILL');
+      } catch {
+        child.kill('SIGKILL');
+      }
+    }, scrapyTimeoutMs());
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => {
+      if (err.length < 64 * 1024) err += d;
+    });
+    child.on('error', (e) => {
+      clearTimeout(timer);
+      reject(scrapyError(`cannot start Python (${scrapyPython()}): ${e.message}`));
+    });
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      if (timedOut) return reject(scrapyError(`the Scrapy helper did not finish within ${scrapyTimeoutMs() / 1000} s`));
+      let parsed: { data?: T; error?: string } | undefined;
+      try {
+        parsed = JSON.parse(out);
+      } catch {
+        const last = err.trim().split('\n').pop() || `exit code ${code}`;
+        return reject(scrapyError(`the Scrapy helper failed: ${last}`));
+      }
+      if (parsed?.error) return reject(scrapyError(parsed.error));
+      resolve(parsed!.data as T);
+    });
+    child.stdin.on('error', () => undefined);
+    child.stdin.end(JSON.stringify({ known_types: SCRAPY_SETTING_TYPES, input }));
+  });
+}
+
+/** Folder (relative, '' for the root) holding the spider's scrapy.cfg: the shallowest one. */
+export async function projectRoot(db: Kysely<DB>, spiderId: string): Promise<string> {
+  const cfgs = (await listFiles(db, spiderId)).filter((f) => !f.is_dir && (f.path === 'scrapy.cfg' || f.path.endsWith('/scrapy.cfg'))).map((f) => f.path);
+  if (!cfgs.length) throw scrapyError('scrapy.cfg not found: this spider is not a Scrapy project');
+  cfgs.sort((a, b) => a.split('/').length - b.split('/').length || a.localeCompare(b));
+  return path.posix.dirname(cfgs[0]) === '.' ? '' : path.posix.dirname(cfgs[0]);
+}
+
+const writers = new KeyedMutex();
+
+/**
+ * Runs a helper command on a fresh checkout of the spider's files. With `write`, files the helper changed are
+ * stored back (serialised per spider so two edits do not overwrite each other).
+ */
+export async function scrapyCall<T>(db: Kysely<DB>, spiderId: string, command: HelperCommand, input: unknown = null, write = false): Promise<T> {
+  const work = async () => {
+    const root = await projectRoot(db, spiderId);
+    const co = await checkout(db, spiderId);
+    try {
+      const result = await runHelper<T>(path.join(co.dir, root), command, input);
+      if (write) await co.writeBack();
+      return { result, root };
+    } finally {
+      co.dispose();
+    }
+  };
+  const { result, root } = write ? await writers.run(spiderId, work) : await work();
+  if (command === 'filepath' && root) return `${root}/${result as string}` as T;
+  if (command === 'genspider' && root) {
+    const r = result as { name: string; filepath: string };
+    return { ...r, filepath: `${root}/${r.filepath}` } as T;
+  }
+  return result;
+}

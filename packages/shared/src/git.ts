@@ -1,0 +1,97 @@
+import { Type } from '@sinclair/typebox';
+
+/** Git spiders (spec §3 git url/branch/username/password, §4 sync/reset, §7 import). */
+
+export interface GitCommit {
+  hash: string;
+  message: string;
+  author: string;
+  /** ISO time of the commit. */
+  date: string;
+}
+
+export interface GitSyncResult {
+  commit: GitCommit | null;
+  branch: string;
+  branches: string[];
+  /** Files written into the spider's store by this sync. */
+  files: number;
+  /** ISO time of this sync. */
+  sync_ts: string;
+}
+
+export interface GitInfo {
+  /** Remote URL without credentials. */
+  remote: string;
+  branch: string;
+  branches: string[];
+  commit: GitCommit | null;
+  /** ISO time of the last successful sync, null when never synced. */
+  last_sync_ts: string | null;
+  /** Message of the last failed sync (auto-sync included), '' when the last one succeeded. */
+  last_error: string;
+  auto_sync: boolean;
+}
+
+export const ImportBody = Type.Object({
+  url: Type.String({ minLength: 1, maxLength: 2000 }),
+  type: Type.Optional(Type.String({ default: 'github', maxLength: 20 })),
+  branch: Type.Optional(Type.String({ maxLength: 250 })),
+  name: Type.Optional(Type.String({ maxLength: 200 })),
+});
+
+export const GitSyncBody = Type.Object({ branch: Type.Optional(Type.String({ maxLength: 250 })) });
+
+/**
+ * Checks a remote URL against the allow-list: `https://`, `http://`, `ssh://` and scp-like `user@host:path`.
+ * Everything else — `ext::`, `file://`, `fd::`, local paths, option injection (a leading `-`), control
+ * characters — is refused. Returns the reason, or null when the URL is acceptable.
+ */
+export function gitUrlProblem(url: string): string | null {
+  const u = url.trim();
+  if (!u) return 'the Git URL is empty';
+  if (u.length > 2000) return 'the Git URL is too long';
+  // eslint-disable-next-line no-control-regex
+  if (/[\u0000-\u0020\u007f]/.test(u)) return 'the Git URL must not contain spaces or control characters';
+  if (u.startsWith('-')) return 'the Git URL must not start with "-"';
+  if (/^[A-Za-z][A-Za-z0-9+.-]*::/.test(u)) return 'remote helper URLs (like ext::) are not allowed';
+  const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):\/\//.exec(u);
+  if (scheme) {
+    const s = scheme[1].toLowerCase();
+    if (!['https', 'http', 'ssh'].includes(s)) return `the ${s}:// scheme is not allowed; use https://, http://, ssh:// or git@host:path`;
+    let parsed: URL;
+    try {
+      parsed = new URL(u);
+    } catch {
+      return 'the Git URL is not a valid URL';
+    }
+    if (!parsed.hostname) return 'the Git URL has no host';
+    if (parsed.hostname.startsWith('-')) return 'the Git URL host must not start with "-"';
+    if (parsed.pathname.length < 2) return 'the Git URL has no repository path';
+    return null;
+  }
+  // scp-like: [user@]host:path — require user@ so a local path like "a:b" is not taken for a host
+  const scp = /^([A-Za-z0-9._~-]+)@([A-Za-z0-9.-]+):(.+)$/.exec(u);
+  if (scp) {
+    if (scp[2].startsWith('-') || scp[1].startsWith('-')) return 'the Git URL host must not start with "-"';
+    if (scp[3].startsWith('-')) return 'the Git URL path must not start with "-"';
+    return null;
+  }
+  return 'only https://, http://, ssh:// and git@host:path URLs are allowed';
+}
+
+/** A branch name safe to pass to git (refuses option-like and ref-syntax abuse). */
+export function gitBranchProblem(branch: string): string | null {
+  if (!branch) return 'the branch is empty';
+  if (branch.startsWith('-')) return 'the branch must not start with "-"';
+  if (!/^[A-Za-z0-9._/-]+$/.test(branch) || branch.includes('..') || branch.endsWith('/') || branch.endsWith('.lock') || branch.startsWith('/')) {
+    return `"${branch}" is not a valid branch name`;
+  }
+  return null;
+}
+
+/** Name for a spider imported from a repository URL: the last path segment without `.git`. */
+export function repoNameFromUrl(url: string): string {
+  const last = url.trim().replace(/\/+$/, '').split(/[/:]/).pop() ?? 'repo';
+  return last.replace(/\.git$/, '') || 'repo';
+}

@@ -1,0 +1,119 @@
+import { Type, type Static } from '@sinclair/typebox';
+import type { ScrapySettingType } from './scrapy-settings.ts';
+
+/**
+ * Scrapy project calls of spec §7 (`/spiders/{id}/scrapy/…`).
+ *
+ * Error convention: every scrapy call answers with the normal envelope. When the project cannot be read or
+ * written (no Scrapy project in the files, a syntax error in settings.py, the Python helper timing out or
+ * failing), the answer is HTTP 422 `{status: 'error', message, error}` — `error` holds the Python-side reason
+ * (last line of the traceback or the helper's message). Bad input is 400, a missing spider 404. The console keeps
+ * `error` per section (settings, items, pipelines, spiders), clears it on the next success, and does not apply
+ * the failed result.
+ */
+
+export interface ScrapySetting {
+  key: string;
+  /** JSON value: string, number, boolean, array or object (spec §5 types). */
+  value: unknown;
+  type: ScrapySettingType;
+  /** True when settings.py computes the value (not a literal); such a setting is shown as its source text. */
+  expression?: boolean;
+}
+
+export const ScrapySettingSchema = Type.Object({
+  key: Type.String({ minLength: 1, maxLength: 200, pattern: '^[A-Za-z_][A-Za-z0-9_]*$' }),
+  value: Type.Unknown(),
+  type: Type.Union([Type.Literal('string'), Type.Literal('number'), Type.Literal('boolean'), Type.Literal('array'), Type.Literal('object')]),
+  expression: Type.Optional(Type.Boolean()),
+});
+/** POST /spiders/{id}/scrapy/settings: the whole list (keys missing from it are removed from settings.py). */
+export const ScrapySettingsBody = Type.Array(ScrapySettingSchema, { maxItems: 2000 });
+
+export interface ScrapyItem {
+  name: string;
+  fields: string[];
+}
+const Ident = Type.String({ minLength: 1, maxLength: 100, pattern: '^[A-Za-z_][A-Za-z0-9_]*$' });
+export const ScrapyItemSchema = Type.Object({ name: Ident, fields: Type.Array(Ident) });
+/** POST /spiders/{id}/scrapy/items: the whole tree (items missing from it are removed from items.py). */
+export const ScrapyItemsBody = Type.Array(ScrapyItemSchema, { maxItems: 1000 });
+
+export interface ScrapyPipeline {
+  /** Dotted class path as used in ITEM_PIPELINES, e.g. `myproject.pipelines.MyprojectPipeline`. */
+  name: string;
+  /** Order value in ITEM_PIPELINES, null when not enabled. */
+  priority: number | null;
+  enabled: boolean;
+  /** The class exists in the project's pipelines module. */
+  defined: boolean;
+}
+export const ScrapyPipelineSchema = Type.Object({
+  name: Type.String({ minLength: 1, maxLength: 300, pattern: '^[A-Za-z_][A-Za-z0-9_.]*$' }),
+  priority: Type.Optional(Type.Union([Type.Integer({ minimum: 0, maximum: 1000 }), Type.Null()])),
+  enabled: Type.Optional(Type.Boolean()),
+});
+/** POST /spiders/{id}/scrapy/pipelines: sets ITEM_PIPELINES to the enabled entries; unknown project classes get a stub. */
+export const ScrapyPipelinesBody = Type.Array(ScrapyPipelineSchema, { maxItems: 200 });
+
+export const SCRAPY_SPIDER_TEMPLATES = ['basic', 'crawl', 'csvfeed', 'xmlfeed'] as const;
+export const ScrapySpiderForm = Type.Object({
+  name: Type.String({ minLength: 1, maxLength: 100, pattern: '^[A-Za-z_][A-Za-z0-9_]*$' }),
+  domain: Type.String({ minLength: 1, maxLength: 253, pattern: '^[A-Za-z0-9][A-Za-z0-9.:/_-]*$' }),
+  template: Type.Optional(Type.Union(SCRAPY_SPIDER_TEMPLATES.map((t) => Type.Literal(t)))),
+});
+export type ScrapySpiderFormT = Static<typeof ScrapySpiderForm>;
+
+export interface ScrapySpiderCreated {
+  name: string;
+  /** Path of the generated file inside the spider's files. */
+  filepath: string;
+}
+
+export const ScrapyFilepathQuery = Type.Object({ spider_name: Type.String({ minLength: 1, maxLength: 200 }) });
+
+/** The pipeline the run command adds (docs/spiders.md "Scrapy spiders"). */
+export const CRAWLDECK_SCRAPY_PIPELINE = 'crawldeck.scrapy.CrawldeckPipeline';
+
+/**
+ * Converts a value typed in the console into the JSON value of its type; throws an Error with a message for the
+ * console when it does not fit (e.g. "abc" for a number).
+ */
+export function coerceScrapySetting(key: string, type: ScrapySettingType, value: unknown): unknown {
+  const bad = (what: string) => new Error(`setting ${key}: ${what}`);
+  switch (type) {
+    case 'string':
+      if (value === null || value === undefined) return '';
+      return typeof value === 'string' ? value : JSON.stringify(value);
+    case 'number': {
+      const n = typeof value === 'number' ? value : typeof value === 'string' && value.trim() !== '' ? Number(value) : NaN;
+      if (!Number.isFinite(n)) throw bad(`"${String(value)}" is not a number`);
+      return n;
+    }
+    case 'boolean':
+      if (typeof value === 'boolean') return value;
+      if (value === 'true' || value === 'True' || value === 1 || value === '1') return true;
+      if (value === 'false' || value === 'False' || value === 0 || value === '0') return false;
+      throw bad(`"${String(value)}" is not true or false`);
+    case 'array':
+    case 'object': {
+      let v = value;
+      if (typeof v === 'string') {
+        try {
+          v = JSON.parse(v);
+        } catch {
+          if (type === 'array') return v.split(',').map((s) => s.trim()).filter(Boolean);
+          throw bad('is not valid JSON');
+        }
+      }
+      if (type === 'array' && !Array.isArray(v)) throw bad('must be a list');
+      if (type === 'object' && (v === null || typeof v !== 'object' || Array.isArray(v))) throw bad('must be an object');
+      return v;
+    }
+  }
+}
+
+/** Builds the run command of a Scrapy spider (docs/spiders.md "Scrapy spiders"). */
+export function scrapyCrawlCommand(spiderName: string, param = ''): string {
+  return `scrapy crawl ${spiderName}${param.trim() ? ` ${param.trim()}` : ''}`;
+}
