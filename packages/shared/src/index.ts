@@ -10,6 +10,8 @@ export * from './settings.ts';
 export * from './feedback.ts';
 export * from './sites.ts';
 export * from './stats.ts';
+export * from './node-protocol.ts';
+export * from './tasks.ts';
 export * from './spiders.ts';
 export * from './projects.ts';
 export * from './variables.ts';

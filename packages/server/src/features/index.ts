@@ -11,8 +11,10 @@ import { databaseFeature } from './database/database.routes.ts';
 import { feedbackFeature } from './feedback/feedback.routes.ts';
 import { sitesFeature } from './sites/sites.routes.ts';
 import { statsFeature } from './stats/stats.routes.ts';
+import { nodesFeature } from './nodes/nodes.routes.ts';
+import { tasksFeature } from './tasks/tasks.routes.ts';
 import { scrapyFeature } from './scrapy/scrapy.routes.ts';
 import { gitFeature } from './git/git.routes.ts';
 
 /** Every feature of the master, registered in this order. Add one line per feature. */
-export const features: Feature[] = [sessionFeature, systemFeature, spidersFeature, projectsFeature, variablesFeature, usersFeature, tokensFeature, settingsFeature, databaseFeature, feedbackFeature, sitesFeature, statsFeature, scrapyFeature, gitFeature];
+export const features: Feature[] = [sessionFeature, systemFeature, spidersFeature, projectsFeature, variablesFeature, usersFeature, tokensFeature, settingsFeature, databaseFeature, feedbackFeature, sitesFeature, statsFeature, nodesFeature, tasksFeature, scrapyFeature, gitFeature];

@@ -87,4 +87,70 @@ export interface SpiderTables {
   variables: { id: string; key: string; value: string; remark: string; create_ts: number; update_ts: number };
 }
 
-export interface DB extends SessionTables, SpiderTables, SitesTables, GitTables {}
+export interface TaskTables {
+  nodes: {
+    id: string;
+    name: string;
+    description: string;
+    type: 'master' | 'worker';
+    status: 'online' | 'offline' | 'unavailable';
+    enabled: number;
+    max_runners: number;
+    running: number;
+    ip: string;
+    system_info: string;
+    metrics: string;
+    last_seen_ts: number | null;
+    create_ts: number;
+    update_ts: number;
+  };
+  node_metrics: { node_id: string; ts: number; cpu: number; mem: number; disk: number; running: number };
+  tasks: {
+    id: string;
+    spider_id: string;
+    node_id: string;
+    schedule_id: string | null;
+    parent_id: string | null;
+    type: string;
+    status: string;
+    run_type: string;
+    param: string;
+    cmd: string;
+    error: string;
+    exit_code: number | null;
+    pid: number | null;
+    result_count: number;
+    log_lines: number;
+    error_lines: number;
+    item_offset: number;
+    assign_ts: number | null;
+    create_ts: number;
+    start_ts: number | null;
+    finish_ts: number | null;
+    owner_id: string | null;
+  };
+  task_logs: { task_id: string; line_no: number; msg: string; is_error: number };
+  results: {
+    id: import('kysely').Generated<number>;
+    collection: string;
+    task_id: string;
+    spider_id: string;
+    dedup_key: string | null;
+    data: string;
+    create_ts: number;
+  };
+  deploys: {
+    id: string;
+    spider_id: string;
+    node_id: string;
+    task_id: string | null;
+    files_total: number;
+    files_changed: number;
+    bytes: number;
+    error: string;
+    create_ts: number;
+    finish_ts: number;
+  };
+}
+
+export interface DB extends SessionTables, SpiderTables, SitesTables, GitTables, TaskTables {}

@@ -1,6 +1,7 @@
 import type { EngineMigration } from '../migrate.ts';
 import { m2026112201_session } from './2026112201_session.ts';
 import { m2026112202_spiders } from './2026112202_spiders.ts';
+import { m2026112203_tasks } from './2026112203_tasks.ts';
 import { m2026112204_sites } from './2026112204_sites.ts';
 import { m2026112207_git } from './2026112207_git.ts';
 
@@ -8,6 +9,7 @@ import { m2026112207_git } from './2026112207_git.ts';
 export const migrations: Record<string, EngineMigration> = {
   '2026112201_session': m2026112201_session,
   '2026112202_spiders': m2026112202_spiders,
+  '2026112203_tasks': m2026112203_tasks,
   '2026112204_sites': m2026112204_sites,
   '2026112207_git': m2026112207_git,
 };

@@ -1,0 +1,317 @@
+/**
+ * The node service: joins a master over one WebSocket (control) + HTTP (bulk), syncs spider files by hash,
+ * runs tasks as process groups, spools their output and items to disk and ships them with acknowledged offsets.
+ */
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import WebSocket from 'ws';
+import {
+  NODE_ID_HEADER,
+  NODE_KEY_HEADER,
+  PROTOCOL_VERSION,
+  parseMessage,
+  type MasterToNode,
+  type NodeToMaster,
+  type NodeType,
+  type ShipAck,
+  type ShipBatch,
+  type TaskAssignment,
+} from '@crawldeck/shared';
+import { MetricsSampler, defaultPython, systemInfo } from './system.ts';
+import { syncWorkspace } from './sync.ts';
+import { TaskRun } from './runner.ts';
+
+export { resolveCommand } from './runner.ts';
+export { LineSplitter, MAX_LINE_BYTES } from './spool.ts';
+
+type Level = 'info' | 'warn' | 'error' | 'debug';
+
+export interface NodeOptions {
+  master: string;
+  key: string;
+  dataDir: string;
+  name?: string;
+  type?: NodeType;
+  maxRunners?: number;
+  python?: string;
+  /** Grace period between SIGTERM and SIGKILL on cancel. */
+  graceMs?: number;
+  log?: (level: Level, msg: string, extra?: Record<string, unknown>) => void;
+}
+
+export interface RunningNode {
+  nodeId: string;
+  stop(): Promise<void>;
+}
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const SDK_DIR = path.resolve(here, '../../sdk');
+
+function stableNodeId(dataDir: string): string {
+  const file = path.join(dataDir, 'node-id');
+  if (existsSync(file)) {
+    const id = readFileSync(file, 'utf8').trim();
+    if (/^[0-9a-f]{24}$/.test(id)) return id;
+  }
+  const ts = Math.floor(Date.now() / 1000).toString(16).padStart(8, '0');
+  const id = ts + randomBytes(8).toString('hex');
+  writeFileSync(file, id + '\n');
+  return id;
+}
+
+/** NODE_PATH entry holding `crawldeck` → our Node SDK, so spiders can `require('crawldeck')`. */
+function nodeSdkPath(dataDir: string): string {
+  const dir = path.join(dataDir, 'sdk', 'node_modules');
+  const link = path.join(dir, 'crawldeck');
+  mkdirSync(dir, { recursive: true });
+  if (!existsSync(link)) {
+    try {
+      symlinkSync(path.join(SDK_DIR, 'node'), link, 'dir');
+    } catch {
+      /* raced with another start */
+    }
+  }
+  return dir;
+}
+
+class HttpGone extends Error {
+  gone = true;
+}
+
+export async function startNode(opts: NodeOptions): Promise<RunningNode> {
+  const dataDir = path.resolve(opts.dataDir);
+  mkdirSync(dataDir, { recursive: true });
+  const tasksDir = path.join(dataDir, 'tasks');
+  const wsDir = path.join(dataDir, 'workspaces');
+  // Spools of an earlier process of this node cannot be resumed (its task processes died with it).
+  rmSync(tasksDir, { recursive: true, force: true });
+  mkdirSync(tasksDir, { recursive: true });
+  mkdirSync(wsDir, { recursive: true });
+  const nodeId = stableNodeId(dataDir);
+  const log = opts.log ?? ((level: Level, msg: string, extra?: Record<string, unknown>) => console.error(`[node ${level}] ${msg}${extra ? ' ' + JSON.stringify(extra) : ''}`));
+  const python = opts.python || process.env.CRAWLDECK_PYTHON || defaultPython();
+  const info = systemInfo(python);
+  const sampler = new MetricsSampler(dataDir);
+  const base = opts.master.replace(/\/+$/, '');
+  const headers = { [NODE_KEY_HEADER]: opts.key, [NODE_ID_HEADER]: nodeId };
+  const runEnv = { nodeId, python, sdkPythonPath: path.join(SDK_DIR, 'python'), sdkNodePath: nodeSdkPath(dataDir), graceMs: opts.graceMs ?? 5000 };
+  let maxRunners = opts.maxRunners ?? 8;
+  let enabled = true;
+  const runs = new Map<string, TaskRun>();
+  const spiderLocks = new Map<string, Promise<unknown>>();
+  let ws: WebSocket | undefined;
+  let registered = false;
+  let stopped = false;
+  let heartbeat: NodeJS.Timeout | undefined;
+  let reconnectTimer: NodeJS.Timeout | undefined;
+  let attempts = 0;
+
+  const send = (msg: NodeToMaster): boolean => {
+    if (!ws || ws.readyState !== WebSocket.OPEN || (!registered && msg.type !== 'register')) return false;
+    ws.send(JSON.stringify(msg));
+    return true;
+  };
+
+  async function post(kind: 'logs' | 'items', taskId: string, batch: ShipBatch): Promise<ShipAck> {
+    const res = await fetch(`${base}/api/node-api/tasks/${taskId}/${kind}`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(batch) });
+    if (res.status === 410 || res.status === 404) throw new HttpGone(`task ${taskId} is gone`);
+    if (!res.ok) throw new Error(`shipping ${kind} failed: ${res.status}`);
+    const body = (await res.json()) as { data: ShipAck };
+    return body.data;
+  }
+
+  async function fetchBlob(hash: string): Promise<Buffer> {
+    const res = await fetch(`${base}/api/node-api/blobs/${hash}`, { headers });
+    if (!res.ok) throw new Error(`blob ${hash}: ${res.status}`);
+    return Buffer.from(await res.arrayBuffer());
+  }
+
+  function sendFinished(run: TaskRun): void {
+    send({ type: 'task.finished', taskId: run.taskId, status: run.status, exitCode: run.exitCode, error: run.error, ...run.shipped, finishTs: run.finishTs });
+  }
+
+  async function deployAndRun(run: TaskRun): Promise<void> {
+    const t = run.task;
+    const startTs = Date.now();
+    const root = path.join(wsDir, t.spiderId);
+    const prev = spiderLocks.get(t.spiderId) ?? Promise.resolve();
+    const sync = prev.catch(() => undefined).then(() => syncWorkspace(root, path.join(wsDir, `${t.spiderId}.manifest.json`), t.files, fetchBlob));
+    spiderLocks.set(t.spiderId, sync);
+    try {
+      const r = await sync;
+      send({ type: 'task.deployed', taskId: t.taskId, spiderId: t.spiderId, ...r, startTs, finishTs: Date.now(), error: '' });
+    } catch (err) {
+      const message = `deploy failed: ${(err as Error).message}`;
+      send({ type: 'task.deployed', taskId: t.taskId, spiderId: t.spiderId, filesTotal: t.files.length, filesChanged: 0, bytes: 0, startTs, finishTs: Date.now(), error: message });
+      run.fail(message);
+      return;
+    }
+    if (run.cancelled) {
+      run.status = 'cancelled';
+      run.fail('cancelled before start');
+      run.status = 'cancelled';
+      return;
+    }
+    run.start(root);
+  }
+
+  function onAssign(task: TaskAssignment): void {
+    if (runs.has(task.taskId)) return;
+    const active = [...runs.values()].filter((r) => r.state !== 'done').length;
+    if (!enabled || active >= maxRunners) {
+      send({ type: 'task.rejected', taskId: task.taskId, reason: enabled ? 'node is at its max runners' : 'node is disabled' });
+      return;
+    }
+    const run: TaskRun = new TaskRun(task, tasksDir, runEnv, {
+      post,
+      started: (pid, cmd, startTs) => send({ type: 'task.started', taskId: task.taskId, pid, cmd, startTs }),
+      done: () => sendFinished(run),
+      gone: () => {
+        runs.delete(task.taskId);
+        run.dispose();
+      },
+    });
+    runs.set(task.taskId, run);
+    send({ type: 'task.accepted', taskId: task.taskId });
+    deployAndRun(run).catch((err: unknown) => log('error', 'task failed to start', { taskId: task.taskId, err: String(err) }));
+  }
+
+  function handle(msg: MasterToNode): void {
+    switch (msg.type) {
+      case 'registered': {
+        registered = true;
+        attempts = 0;
+        enabled = msg.enabled;
+        maxRunners = msg.maxRunners;
+        if (heartbeat) clearInterval(heartbeat);
+        const beat = () => {
+          const running = [...runs.values()].filter((r) => r.state !== 'done');
+          send({ type: 'heartbeat', metrics: sampler.sample(running.length), running: running.map((r) => r.taskId) });
+        };
+        beat();
+        heartbeat = setInterval(beat, msg.heartbeatMs);
+        heartbeat.unref();
+        // Final reports that the master did not acknowledge before the connection broke.
+        for (const run of runs.values()) if (run.state === 'done' && run.finishTs) sendFinished(run);
+        log('info', 'registered with master', { nodeId, master: base });
+        return;
+      }
+      case 'config':
+        enabled = msg.enabled;
+        maxRunners = msg.maxRunners;
+        return;
+      case 'task.assign':
+        onAssign(msg.task);
+        return;
+      case 'task.cancel': {
+        const run = runs.get(msg.taskId);
+        if (run) {
+          run.cancelled = true;
+          run.cancel();
+        }
+        return;
+      }
+      case 'task.finished.ack':
+      case 'task.drop': {
+        const run = runs.get(msg.taskId);
+        if (!run) return;
+        if (msg.type === 'task.drop') run.kill('SIGKILL');
+        runs.delete(msg.taskId);
+        run.dispose();
+        return;
+      }
+      case 'error':
+        log('warn', `master says: ${msg.message}`);
+        return;
+      default: {
+        const never: never = msg;
+        void never;
+      }
+    }
+  }
+
+  function connect(): void {
+    if (stopped) return;
+    const url = base.replace(/^http/, 'ws') + '/api/nodes/connect';
+    const socket = new WebSocket(url, { headers });
+    ws = socket;
+    registered = false;
+    socket.on('open', () => {
+      const tasks = [...runs.values()].map((r) => ({ taskId: r.taskId, state: r.state === 'done' ? ('done' as const) : ('running' as const), pid: r.pid }));
+      send({ type: 'register', protocol: PROTOCOL_VERSION, nodeId, name: opts.name || os.hostname(), nodeType: opts.type ?? 'worker', maxRunners, systemInfo: info, tasks });
+    });
+    socket.on('message', (data) => {
+      const msg = parseMessage<MasterToNode>(data.toString());
+      if (msg) handle(msg);
+    });
+    socket.on('close', (code, reason) => {
+      if (ws === socket) {
+        registered = false;
+        if (heartbeat) clearInterval(heartbeat);
+        heartbeat = undefined;
+      }
+      if (stopped) return;
+      if (code === 4401) log('error', `master refused the node key: ${reason.toString()}`);
+      // Reconnect with capped exponential backoff and jitter; shipping continues independently over HTTP.
+      const delay = Math.min(10_000, 250 * 2 ** Math.min(attempts++, 6)) * (0.75 + Math.random() * 0.5);
+      reconnectTimer = setTimeout(connect, delay);
+    });
+    socket.on('error', (err) => log('debug', 'connection error', { err: err.message }));
+  }
+
+  connect();
+  return {
+    nodeId,
+    async stop() {
+      stopped = true;
+      if (heartbeat) clearInterval(heartbeat);
+      if (reconnectTimer) clearTimeout(reconnectTimer);
+      for (const run of runs.values()) {
+        run.kill('SIGKILL');
+        run.dispose();
+      }
+      runs.clear();
+      ws?.close();
+    },
+  };
+}
+
+/** `crawldeck node --master URL --key KEY [--data-dir DIR] [--name NAME] [--max-runners N] [--python PATH]` */
+export async function runNodeCli(args: string[]): Promise<void> {
+  const { values } = parseArgs({
+    args,
+    options: {
+      master: { type: 'string' },
+      key: { type: 'string' },
+      'data-dir': { type: 'string' },
+      name: { type: 'string' },
+      'max-runners': { type: 'string' },
+      python: { type: 'string' },
+      'grace-seconds': { type: 'string' },
+    },
+  });
+  const master = values.master ?? process.env.CRAWLDECK_MASTER_URL;
+  const key = values.key ?? process.env.CRAWLDECK_NODE_KEY;
+  if (!master || !key) throw new Error('usage: crawldeck node --master URL --key KEY [--data-dir DIR] [--name NAME] [--max-runners N] [--python PATH]');
+  const maxRunners = Number(values['max-runners'] ?? process.env.CRAWLDECK_MAX_RUNNERS ?? 8);
+  if (!Number.isInteger(maxRunners) || maxRunners < 1) throw new Error('--max-runners must be a positive integer');
+  const node = await startNode({
+    master,
+    key,
+    dataDir: values['data-dir'] ?? process.env.CRAWLDECK_NODE_DATA_DIR ?? './node-data',
+    name: values.name,
+    maxRunners,
+    python: values.python,
+    graceMs: values['grace-seconds'] ? Number(values['grace-seconds']) * 1000 : undefined,
+  });
+  console.error(`crawldeck node ${node.nodeId} joining ${master}`);
+  const stop = () => {
+    void node.stop().then(() => process.exit(0));
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+}

@@ -1,0 +1,246 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, rmSync, watch, writeFileSync, type FSWatcher } from 'node:fs';
+import path from 'node:path';
+import type { FinalStatus, ShipAck, ShipBatch, TaskAssignment } from '@crawldeck/shared';
+import { LineSplitter, Shipper, SpoolWriter, writeJson } from './spool.ts';
+
+export interface RunnerEnv {
+  nodeId: string;
+  python: string;
+  sdkPythonPath: string;
+  sdkNodePath: string;
+  graceMs: number;
+}
+
+export interface RunCallbacks {
+  post(kind: 'logs' | 'items', taskId: string, batch: ShipBatch): Promise<ShipAck>;
+  started(pid: number, cmd: string, startTs: number): void;
+  /** Everything shipped and acknowledged; the final report may be sent. */
+  done(): void;
+  gone(): void;
+}
+
+/** `python …`, `python3 …` and `scrapy …` run with the node's configured interpreter. */
+export function resolveCommand(cmd: string, python: string): string {
+  const q = /[^\w@%+=:,./-]/.test(python) ? `'${python.replace(/'/g, `'\\''`)}'` : python;
+  const m = /^\s*(python3?|scrapy)(?=\s|$)/.exec(cmd);
+  if (!m) return cmd;
+  return (m[1] === 'scrapy' ? `${q} -m scrapy` : q) + cmd.slice(m[0].length);
+}
+
+/** One task on this node: its process, its spool files and their shippers. */
+export class TaskRun {
+  readonly taskId: string;
+  readonly dir: string;
+  readonly logFile: string;
+  readonly itemsFile: string;
+  child: ChildProcess | undefined;
+  pid: number | null = null;
+  state: 'syncing' | 'running' | 'done' = 'syncing';
+  status: FinalStatus = 'finished';
+  exitCode: number | null = null;
+  error = '';
+  finishTs = 0;
+  cancelled = false;
+  private logShipper: Shipper;
+  private itemShipper: Shipper;
+  private watcher: FSWatcher | undefined;
+  private killTimer: NodeJS.Timeout | undefined;
+  private itemTick: NodeJS.Timeout | undefined;
+
+  constructor(
+    readonly task: TaskAssignment,
+    tasksDir: string,
+    private env: RunnerEnv,
+    private cb: RunCallbacks,
+  ) {
+    this.taskId = task.taskId;
+    this.dir = path.join(tasksDir, task.taskId);
+    mkdirSync(this.dir, { recursive: true });
+    this.logFile = path.join(this.dir, 'log.txt');
+    this.itemsFile = path.join(this.dir, 'items.jsonl');
+    writeFileSync(this.logFile, '', { flag: 'a' });
+    writeFileSync(this.itemsFile, '', { flag: 'a' });
+    const save = () => this.saveState();
+    this.logShipper = new Shipper(this.logFile, { bytes: 0, lines: 0 }, (b) => cb.post('logs', this.taskId, b), save, () => this.onGone());
+    this.itemShipper = new Shipper(this.itemsFile, { bytes: 0, lines: 0 }, (b) => cb.post('items', this.taskId, b), save, () => this.onGone());
+  }
+
+  get shipped(): { logLines: number; items: number } {
+    return { logLines: this.logShipper.state.lines, items: this.itemShipper.state.lines };
+  }
+
+  private saveState(): void {
+    try {
+      writeJson(path.join(this.dir, 'state.json'), { log: this.logShipper.state, items: this.itemShipper.state, state: this.state, status: this.status });
+    } catch {
+      /* best effort */
+    }
+  }
+
+  private onGone(): void {
+    this.kill('SIGKILL');
+    this.cb.gone();
+  }
+
+  /** Appends a line of our own (deploy errors, node notices) to the task log. */
+  note(line: string, writer?: SpoolWriter): void {
+    const w = writer ?? new SpoolWriter(this.logFile);
+    w.write([line]);
+    if (!writer) w.close();
+    this.logShipper.kick();
+  }
+
+  start(workspace: string): void {
+    const t = this.task;
+    const cmd = resolveCommand(t.param ? `${t.cmd} ${t.param}` : t.cmd, this.env.python);
+    const envPath = (name: string, add: string) => [add, process.env[name]].filter(Boolean).join(path.delimiter);
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      ...t.env,
+      CRAWLDECK_TASK_ID: t.taskId,
+      CRAWLDECK_SPIDER_ID: t.spiderId,
+      CRAWLDECK_SPIDER_NAME: t.spiderName,
+      CRAWLDECK_NODE_ID: this.env.nodeId,
+      CRAWLDECK_COLLECTION: t.collection,
+      CRAWLDECK_ITEMS: this.itemsFile,
+      CRAWLDECK_IS_DEDUP: t.isDedup ? '1' : '0',
+      CRAWLDECK_DEDUP_FIELD: t.dedupField,
+      CRAWLDECK_DEDUP_METHOD: t.dedupMethod,
+      CRAWLDECK_PYTHON: this.env.python,
+      PYTHONPATH: envPath('PYTHONPATH', this.env.sdkPythonPath),
+      NODE_PATH: envPath('NODE_PATH', this.env.sdkNodePath),
+      PYTHONUNBUFFERED: '1',
+    };
+    const writer = new SpoolWriter(this.logFile);
+    const onLine = (lines: string[]) => (line: string) => lines.push(line);
+    const pump = (stream: NodeJS.ReadableStream | null) => {
+      if (!stream) return undefined;
+      const batch: string[] = [];
+      const splitter = new LineSplitter(onLine(batch));
+      stream.on('data', (chunk: Buffer) => {
+        splitter.push(chunk);
+        if (batch.length) {
+          writer.write(batch.splice(0));
+          this.logShipper.kick();
+        }
+      });
+      return () => {
+        splitter.end();
+        writer.write(batch.splice(0));
+      };
+    };
+    let child: ChildProcess;
+    try {
+      child = spawn(cmd, { cwd: workspace, env, shell: true, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    } catch (err) {
+      this.fail(`failed to start: ${(err as Error).message}`, writer);
+      return;
+    }
+    this.child = child;
+    const endOut = pump(child.stdout);
+    const endErr = pump(child.stderr);
+    this.state = 'running';
+    this.pid = child.pid ?? null;
+    let spawnError = '';
+    child.on('error', (err) => {
+      spawnError = err.message;
+    });
+    if (child.pid) this.cb.started(child.pid, cmd, Date.now());
+    try {
+      this.watcher = watch(this.itemsFile, () => this.itemShipper.kick());
+      this.watcher.on('error', () => undefined);
+    } catch {
+      /* fall back to the tick below */
+    }
+    // Safety net for file systems without change events: look at the items file once a second while running.
+    this.itemTick = setInterval(() => this.itemShipper.kick(), 1000);
+    this.itemTick.unref();
+    let exited = false;
+    const finish = (code: number | null, signal: NodeJS.Signals | null) => {
+      if (this.state === 'done') return;
+      endOut?.();
+      endErr?.();
+      writer.close();
+      this.exitCode = code;
+      if (this.cancelled) {
+        this.status = 'cancelled';
+        this.error = 'cancelled';
+      } else if (code === 0) {
+        this.status = 'finished';
+      } else {
+        this.status = 'error';
+        this.error = spawnError || (signal ? `killed by ${signal}` : `exit code ${code}`);
+      }
+      void this.complete();
+    };
+    child.on('exit', (code, signal) => {
+      exited = true;
+      // Output still in the pipes arrives before 'close'; leftovers of the group are stopped after a short wait.
+      const leftovers = setTimeout(() => {
+        this.killGroup('SIGKILL');
+        setTimeout(() => finish(code, signal), 200);
+      }, 2000);
+      child.once('close', () => {
+        clearTimeout(leftovers);
+        this.killGroup('SIGKILL');
+        finish(code, signal);
+      });
+    });
+    child.on('close', (code, signal) => {
+      if (!exited) finish(code, signal);
+    });
+  }
+
+  fail(error: string, writer?: SpoolWriter): void {
+    this.note(error, writer);
+    writer?.close();
+    this.status = 'error';
+    this.error = error;
+    void this.complete();
+  }
+
+  private async complete(): Promise<void> {
+    this.state = 'done';
+    this.finishTs = Date.now();
+    if (this.killTimer) clearTimeout(this.killTimer);
+    if (this.itemTick) clearInterval(this.itemTick);
+    this.watcher?.close();
+    this.saveState();
+    await Promise.all([this.logShipper.drain(), this.itemShipper.drain()]);
+    this.saveState();
+    this.cb.done();
+  }
+
+  private killGroup(signal: NodeJS.Signals): void {
+    if (!this.pid) return;
+    try {
+      process.kill(-this.pid, signal);
+    } catch {
+      /* already gone */
+    }
+  }
+
+  /** SIGTERM to the whole process group, SIGKILL after the grace period. */
+  cancel(): void {
+    this.cancelled = true;
+    this.kill('SIGTERM');
+  }
+
+  kill(signal: NodeJS.Signals): void {
+    if (this.state !== 'running') return;
+    this.killGroup(signal);
+    if (signal === 'SIGTERM' && !this.killTimer) {
+      this.killTimer = setTimeout(() => this.killGroup('SIGKILL'), this.env.graceMs);
+      this.killTimer.unref();
+    }
+  }
+
+  dispose(): void {
+    this.logShipper.stop();
+    this.itemShipper.stop();
+    if (this.itemTick) clearInterval(this.itemTick);
+    this.watcher?.close();
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,537 @@
+/**
+ * The master's side of task execution: connected node sessions, push dispatch, status transitions,
+ * offline detection and reconciliation. One runtime per app (kept in a WeakMap keyed by the AppContext).
+ */
+import type { WebSocket } from 'ws';
+import {
+  EMPTY_ID,
+  PROTOCOL_VERSION,
+  newId,
+  parseMessage,
+  type MasterToNode,
+  type NodeMetrics,
+  type NodeToMaster,
+  type NodeStatus,
+  type TaskAssignment,
+} from '@crawldeck/shared';
+import type { AppContext } from '../../context.ts';
+import { globalEnv, spiderForTask, spiderManifest } from './spider-source.ts';
+
+export interface TaskStatusEvent {
+  taskId: string;
+  status: string;
+  spiderId: string;
+  nodeId: string;
+  scheduleId: string | null;
+  parentId: string | null;
+  error: string;
+}
+
+export interface LogEvent {
+  taskId: string;
+  lines: { line_no: number; msg: string; is_error: boolean }[];
+}
+
+interface Session {
+  nodeId: string;
+  socket: WebSocket;
+  enabled: boolean;
+  maxRunners: number;
+  /** Tasks claimed for or running on this node, as the master sees them. */
+  active: Set<string>;
+}
+
+const ACTIVE_FOR_NODE = ['running'] as const;
+
+export function nodeOfflineMs(): number {
+  const s = Number(process.env.CRAWLDECK_NODE_OFFLINE_SECONDS ?? 10);
+  return (Number.isFinite(s) && s > 0 ? s : 10) * 1000;
+}
+export function heartbeatMs(): number {
+  const s = Number(process.env.CRAWLDECK_NODE_HEARTBEAT_SECONDS ?? 2);
+  return (Number.isFinite(s) && s > 0 ? s : 2) * 1000;
+}
+
+export class TaskRuntime {
+  readonly sessions = new Map<string, Session>();
+  private offlineTimers = new Map<string, NodeJS.Timeout>();
+  private dispatchRunning = false;
+  private dispatchAgain = false;
+  private closed = false;
+  private heartbeatCount = 0;
+  readonly offlineMs = nodeOfflineMs();
+
+  constructor(private ctx: AppContext) {}
+
+  private get db() {
+    return this.ctx.store.db;
+  }
+
+  // ---------------------------------------------------------------- start / stop
+
+  /** After a master (re)start, nodes that were online get one offline timeout to reconnect. */
+  async start(): Promise<void> {
+    const rows = await this.db.selectFrom('nodes').select('id').where('status', '!=', 'offline').execute();
+    for (const r of rows) this.armOffline(r.id);
+    // Tasks that were claimed but never reached a node before the restart go back to the queue once nodes report.
+    this.scheduleDispatch();
+  }
+
+  close(): void {
+    this.closed = true;
+    for (const t of this.offlineTimers.values()) clearTimeout(t);
+    this.offlineTimers.clear();
+    for (const s of this.sessions.values()) s.socket.close(1001, 'master shutting down');
+    this.sessions.clear();
+  }
+
+  // ---------------------------------------------------------------- events
+
+  async emitStatus(taskId: string): Promise<void> {
+    const t = await this.db.selectFrom('tasks').select(['id', 'status', 'spider_id', 'node_id', 'schedule_id', 'parent_id', 'error']).where('id', '=', taskId).executeTakeFirst();
+    if (!t) return;
+    const ev: TaskStatusEvent = { taskId: t.id, status: t.status, spiderId: t.spider_id, nodeId: t.node_id, scheduleId: t.schedule_id, parentId: t.parent_id, error: t.error };
+    this.ctx.events.emit('task.status', ev);
+  }
+
+  // ---------------------------------------------------------------- node sessions
+
+  private send(s: Session, msg: MasterToNode): boolean {
+    if (s.socket.readyState !== 1) return false;
+    s.socket.send(JSON.stringify(msg));
+    return true;
+  }
+
+  sendTo(nodeId: string, msg: MasterToNode): boolean {
+    const s = this.sessions.get(nodeId);
+    return s ? this.send(s, msg) : false;
+  }
+
+  statusOf(s: Session | undefined): NodeStatus {
+    if (!s) return 'offline';
+    return !s.enabled || s.active.size >= s.maxRunners ? 'unavailable' : 'online';
+  }
+
+  private async saveStatus(nodeId: string): Promise<void> {
+    const s = this.sessions.get(nodeId);
+    await this.db
+      .updateTable('nodes')
+      .set({ status: this.statusOf(s), running: s?.active.size ?? 0, update_ts: Date.now() })
+      .where('id', '=', nodeId)
+      .execute();
+  }
+
+  private armOffline(nodeId: string): void {
+    const old = this.offlineTimers.get(nodeId);
+    if (old) clearTimeout(old);
+    const timer = setTimeout(() => {
+      this.offlineTimers.delete(nodeId);
+      void this.markOffline(nodeId).catch((err: unknown) => this.ctx.log.error({ err, nodeId }, 'marking node offline failed'));
+    }, this.offlineMs);
+    timer.unref();
+    this.offlineTimers.set(nodeId, timer);
+  }
+
+  /** Heartbeats stopped: the node is offline and its running tasks are abnormal. */
+  private async markOffline(nodeId: string): Promise<void> {
+    if (this.closed) return;
+    const s = this.sessions.get(nodeId);
+    if (s) {
+      this.sessions.delete(nodeId);
+      s.socket.terminate();
+    }
+    await this.db.updateTable('nodes').set({ status: 'offline', running: 0, update_ts: Date.now() }).where('id', '=', nodeId).execute();
+    const lost = await this.db
+      .selectFrom('tasks')
+      .select(['id', 'status'])
+      .where('node_id', '=', nodeId)
+      .where((eb) => eb.or([eb('status', '=', 'running'), eb.and([eb('status', '=', 'pending'), eb('assign_ts', 'is not', null)])]))
+      .execute();
+    const now = Date.now();
+    for (const t of lost) {
+      const r = await this.db
+        .updateTable('tasks')
+        .set({ status: 'abnormal', error: 'node went offline', finish_ts: now })
+        .where('id', '=', t.id)
+        .where('status', '=', t.status)
+        .executeTakeFirst();
+      if (Number(r.numUpdatedRows) > 0) await this.afterFinal(t.id);
+    }
+    this.ctx.log.warn({ nodeId, abnormal: lost.length }, 'node went offline');
+  }
+
+  /** A node's WebSocket: first message must be `register`. */
+  attach(socket: WebSocket, ip: string): void {
+    let session: Session | undefined;
+    let chain: Promise<void> = Promise.resolve();
+    socket.on('message', (data) => {
+      const msg = parseMessage<NodeToMaster>(data.toString());
+      if (!msg) return;
+      // Messages of one node are handled in order.
+      chain = chain
+        .then(async () => {
+          if (msg.type === 'register') {
+            session = await this.register(socket, ip, msg);
+            return;
+          }
+          if (!session) {
+            socket.send(JSON.stringify({ type: 'error', message: 'register first' } satisfies MasterToNode));
+            return;
+          }
+          await this.handle(session, msg);
+        })
+        .catch((err: unknown) => this.ctx.log.error({ err, type: msg.type }, 'node message failed'));
+    });
+    socket.on('close', () => {
+      if (session && this.sessions.get(session.nodeId)?.socket === socket) {
+        this.sessions.delete(session.nodeId);
+        // Not offline yet: a node that reconnects within the offline timeout keeps its tasks running.
+        void this.saveStatus(session.nodeId).catch(() => undefined);
+      }
+    });
+    socket.on('error', () => undefined);
+  }
+
+  private async register(socket: WebSocket, ip: string, msg: Extract<NodeToMaster, { type: 'register' }>): Promise<Session> {
+    if (msg.protocol !== PROTOCOL_VERSION) throw new Error(`node protocol ${msg.protocol} is not supported`);
+    const now = Date.now();
+    const existing = await this.db.selectFrom('nodes').selectAll().where('id', '=', msg.nodeId).executeTakeFirst();
+    if (!existing) {
+      await this.db
+        .insertInto('nodes')
+        .values({
+          id: msg.nodeId,
+          name: msg.name,
+          description: '',
+          type: msg.nodeType,
+          status: 'online',
+          enabled: 1,
+          max_runners: msg.maxRunners,
+          running: 0,
+          ip,
+          system_info: JSON.stringify(msg.systemInfo),
+          metrics: 'null',
+          last_seen_ts: now,
+          create_ts: now,
+          update_ts: now,
+        })
+        .execute();
+    } else {
+      await this.db
+        .updateTable('nodes')
+        .set({ type: msg.nodeType, ip, system_info: JSON.stringify(msg.systemInfo), last_seen_ts: now, update_ts: now })
+        .where('id', '=', msg.nodeId)
+        .execute();
+    }
+    const row = (await this.db.selectFrom('nodes').selectAll().where('id', '=', msg.nodeId).executeTakeFirst())!;
+    const old = this.sessions.get(msg.nodeId);
+    if (old && old.socket !== socket) old.socket.terminate();
+    const session: Session = { nodeId: msg.nodeId, socket, enabled: row.enabled === 1, maxRunners: row.max_runners, active: new Set() };
+    this.sessions.set(msg.nodeId, session);
+    this.armOffline(msg.nodeId);
+    await this.reconcile(session, msg.tasks);
+    this.send(session, { type: 'registered', nodeId: msg.nodeId, heartbeatMs: heartbeatMs(), enabled: session.enabled, maxRunners: session.maxRunners });
+    await this.saveStatus(msg.nodeId);
+    this.ctx.log.info({ nodeId: msg.nodeId, type: msg.nodeType, reported: msg.tasks.length }, 'node registered');
+    this.scheduleDispatch();
+    return session;
+  }
+
+  /** The node says what it still runs; the store follows the node for tasks it knows, the rest are lost. */
+  private async reconcile(s: Session, reports: Extract<NodeToMaster, { type: 'register' }>['tasks']): Promise<void> {
+    const reported = new Map(reports.map((r) => [r.taskId, r]));
+    const ids = [...reported.keys()];
+    const rows = ids.length ? await this.db.selectFrom('tasks').select(['id', 'status', 'node_id']).where('id', 'in', ids).execute() : [];
+    const byId = new Map(rows.map((r) => [r.id, r]));
+    for (const r of reports) {
+      const t = byId.get(r.taskId);
+      if (!t || t.node_id !== s.nodeId) {
+        this.send(s, { type: 'task.drop', taskId: r.taskId });
+        continue;
+      }
+      s.active.add(r.taskId);
+      if (r.state === 'running') {
+        if (t.status === 'cancelled') this.send(s, { type: 'task.cancel', taskId: r.taskId });
+        else if (t.status !== 'running') {
+          await this.db.updateTable('tasks').set({ status: 'running', error: '', finish_ts: null, pid: r.pid }).where('id', '=', r.taskId).execute();
+          await this.emitStatus(r.taskId);
+        }
+      }
+    }
+    const mine = await this.db
+      .selectFrom('tasks')
+      .select(['id', 'status', 'run_type'])
+      .where('node_id', '=', s.nodeId)
+      .where((eb) => eb.or([eb('status', 'in', [...ACTIVE_FOR_NODE]), eb.and([eb('status', '=', 'pending'), eb('assign_ts', 'is not', null)])]))
+      .execute();
+    const now = Date.now();
+    for (const t of mine) {
+      if (reported.has(t.id)) continue;
+      if (t.status === 'pending') {
+        await this.unassign(t.id, t.run_type);
+      } else {
+        await this.db.updateTable('tasks').set({ status: 'abnormal', error: 'the node lost the task (restarted)', finish_ts: now }).where('id', '=', t.id).where('status', '=', 'running').execute();
+        await this.afterFinal(t.id);
+      }
+    }
+  }
+
+  private async unassign(taskId: string, runType: string): Promise<void> {
+    await this.db
+      .updateTable('tasks')
+      .set({ assign_ts: null, ...(runType === 'random' ? { node_id: EMPTY_ID } : {}) })
+      .where('id', '=', taskId)
+      .where('status', '=', 'pending')
+      .execute();
+  }
+
+  private async handle(s: Session, msg: NodeToMaster): Promise<void> {
+    this.armOffline(s.nodeId);
+    const now = Date.now();
+    switch (msg.type) {
+      case 'register':
+        return;
+      case 'heartbeat': {
+        await this.heartbeat(s, msg.metrics, now);
+        return;
+      }
+      case 'task.accepted':
+        return;
+      case 'task.rejected': {
+        s.active.delete(msg.taskId);
+        const t = await this.db.selectFrom('tasks').select(['run_type']).where('id', '=', msg.taskId).executeTakeFirst();
+        if (t) await this.unassign(msg.taskId, t.run_type);
+        await this.saveStatus(s.nodeId);
+        this.scheduleDispatch();
+        return;
+      }
+      case 'task.deployed': {
+        await this.db
+          .insertInto('deploys')
+          .values({
+            id: newId(msg.finishTs),
+            spider_id: msg.spiderId,
+            node_id: s.nodeId,
+            task_id: msg.taskId,
+            files_total: msg.filesTotal,
+            files_changed: msg.filesChanged,
+            bytes: msg.bytes,
+            error: msg.error,
+            create_ts: msg.startTs,
+            finish_ts: msg.finishTs,
+          })
+          .execute()
+          .catch((err: unknown) => this.ctx.log.warn({ err }, 'deploy record not stored (spider deleted?)'));
+        return;
+      }
+      case 'task.started': {
+        const r = await this.db
+          .updateTable('tasks')
+          .set({ status: 'running', start_ts: msg.startTs, pid: msg.pid, cmd: msg.cmd })
+          .where('id', '=', msg.taskId)
+          .where('status', '=', 'pending')
+          .executeTakeFirst();
+        if (Number(r.numUpdatedRows) > 0) await this.emitStatus(msg.taskId);
+        else {
+          const t = await this.db.selectFrom('tasks').select('status').where('id', '=', msg.taskId).executeTakeFirst();
+          if (!t) this.send(s, { type: 'task.drop', taskId: msg.taskId });
+          else if (t.status === 'cancelled') this.send(s, { type: 'task.cancel', taskId: msg.taskId });
+        }
+        return;
+      }
+      case 'task.finished': {
+        s.active.delete(msg.taskId);
+        const t = await this.db.selectFrom('tasks').select(['status', 'log_lines', 'item_offset']).where('id', '=', msg.taskId).executeTakeFirst();
+        if (t) {
+          // A user cancel wins over how the process ended; otherwise the node's word is final (also over abnormal).
+          const status = t.status === 'cancelled' ? 'cancelled' : msg.status;
+          await this.db
+            .updateTable('tasks')
+            .set({ status, exit_code: msg.exitCode, error: status === 'cancelled' && t.status === 'cancelled' ? '' : msg.error, finish_ts: msg.finishTs })
+            .where('id', '=', msg.taskId)
+            .execute();
+          if (t.log_lines < msg.logLines || t.item_offset < msg.items) {
+            this.ctx.log.error({ taskId: msg.taskId, stored: t.log_lines, reported: msg.logLines }, 'node finished a task with unshipped data');
+          }
+          await this.afterFinal(msg.taskId);
+        }
+        this.send(s, { type: 'task.finished.ack', taskId: msg.taskId });
+        await this.saveStatus(s.nodeId);
+        this.scheduleDispatch();
+        return;
+      }
+      default: {
+        const never: never = msg;
+        void never;
+      }
+    }
+  }
+
+  private async heartbeat(s: Session, m: NodeMetrics, now: number): Promise<void> {
+    await this.db
+      .updateTable('nodes')
+      .set({ metrics: JSON.stringify(m), last_seen_ts: now, status: this.statusOf(s), running: s.active.size })
+      .where('id', '=', s.nodeId)
+      .execute();
+    await this.db.insertInto('node_metrics').values({ node_id: s.nodeId, ts: now, cpu: m.cpu, mem: m.mem, disk: m.disk, running: m.running }).onConflict((oc) => oc.doNothing()).execute();
+    if (++this.heartbeatCount % 500 === 0) {
+      await this.db.deleteFrom('node_metrics').where('ts', '<', now - 24 * 3600_000).execute();
+    }
+  }
+
+  // ---------------------------------------------------------------- final states
+
+  /** A task reached a final state: tell listeners (live views, webhooks, the retry engine of schedules). */
+  async afterFinal(taskId: string): Promise<void> {
+    await this.emitStatus(taskId);
+  }
+
+  /** Cancels a task: a pending one at once, a running one by asking its node (the final report follows). */
+  async cancel(taskId: string): Promise<boolean> {
+    const t = await this.db.selectFrom('tasks').select(['id', 'status', 'node_id', 'assign_ts']).where('id', '=', taskId).executeTakeFirst();
+    if (!t || (t.status !== 'pending' && t.status !== 'running')) return false;
+    const now = Date.now();
+    const r = await this.db.updateTable('tasks').set({ status: 'cancelled', finish_ts: now }).where('id', '=', taskId).where('status', '=', t.status).executeTakeFirst();
+    if (Number(r.numUpdatedRows) === 0) return false;
+    if (t.status === 'running' || t.assign_ts != null) {
+      const sent = this.sendTo(t.node_id, { type: 'task.cancel', taskId });
+      if (!sent) this.sessions.get(t.node_id)?.active.delete(taskId);
+    }
+    await this.emitStatus(taskId);
+    return true;
+  }
+
+  /** Tells a node to stop and forget a deleted task. */
+  drop(taskId: string, nodeId: string): void {
+    const s = this.sessions.get(nodeId);
+    if (!s) return;
+    this.send(s, { type: 'task.drop', taskId });
+    if (s.active.delete(taskId)) {
+      void this.saveStatus(nodeId).catch(() => undefined);
+      this.scheduleDispatch();
+    }
+  }
+
+  async setNodeConfig(nodeId: string, enabled: boolean, maxRunners: number): Promise<void> {
+    const s = this.sessions.get(nodeId);
+    if (s) {
+      s.enabled = enabled;
+      s.maxRunners = maxRunners;
+      this.send(s, { type: 'config', enabled, maxRunners });
+    }
+    await this.saveStatus(nodeId);
+    this.scheduleDispatch();
+  }
+
+  // ---------------------------------------------------------------- dispatch
+
+  /** Push dispatch: called whenever a task is created or a slot frees up; runs one pass at a time. */
+  scheduleDispatch(): void {
+    if (this.closed) return;
+    if (this.dispatchRunning) {
+      this.dispatchAgain = true;
+      return;
+    }
+    this.dispatchRunning = true;
+    void (async () => {
+      try {
+        do {
+          this.dispatchAgain = false;
+          await this.dispatchPass();
+        } while (this.dispatchAgain && !this.closed);
+      } catch (err) {
+        this.ctx.log.error({ err }, 'dispatch failed');
+      } finally {
+        this.dispatchRunning = false;
+      }
+    })();
+  }
+
+  private async dispatchPass(): Promise<void> {
+    for (;;) {
+      if (this.closed) return;
+      const free = [...this.sessions.values()].filter((s) => s.enabled && s.active.size < s.maxRunners && s.socket.readyState === 1);
+      if (!free.length) return;
+      // Least loaded first: a random task goes to the node with the fewest active tasks.
+      free.sort((a, b) => a.active.size / a.maxRunners - b.active.size / b.maxRunners || a.active.size - b.active.size);
+      let progressed = false;
+      for (const s of free) {
+        const taskId = await this.claim(s.nodeId);
+        if (!taskId) continue;
+        s.active.add(taskId);
+        progressed = true;
+        await this.assign(s, taskId);
+        await this.saveStatus(s.nodeId);
+        break;
+      }
+      if (!progressed) return;
+    }
+  }
+
+  /** Claims the oldest pending task this node may run (its own or a random one): SKIP LOCKED on PostgreSQL. */
+  private async claim(nodeId: string): Promise<string | undefined> {
+    const now = Date.now();
+    return this.db.transaction().execute(async (trx) => {
+      let q = trx
+        .selectFrom('tasks')
+        .select(['id', 'run_type'])
+        .where('status', '=', 'pending')
+        .where('assign_ts', 'is', null)
+        .where('node_id', 'in', [nodeId, EMPTY_ID])
+        .orderBy('create_ts')
+        .orderBy('id')
+        .limit(1);
+      if (this.ctx.store.engine === 'postgres') q = q.forUpdate().skipLocked();
+      const row = await q.executeTakeFirst();
+      if (!row) return undefined;
+      const r = await trx
+        .updateTable('tasks')
+        .set({ node_id: nodeId, assign_ts: now })
+        .where('id', '=', row.id)
+        .where('status', '=', 'pending')
+        .where('assign_ts', 'is', null)
+        .executeTakeFirst();
+      return Number(r.numUpdatedRows) > 0 ? row.id : undefined;
+    });
+  }
+
+  private async assign(s: Session, taskId: string): Promise<void> {
+    const t = await this.db.selectFrom('tasks').selectAll().where('id', '=', taskId).executeTakeFirst();
+    if (!t) return;
+    const spider = await spiderForTask(this.db, t.spider_id);
+    if (!spider) {
+      s.active.delete(taskId);
+      await this.db.updateTable('tasks').set({ status: 'error', error: 'spider not found', finish_ts: Date.now() }).where('id', '=', taskId).execute();
+      await this.emitStatus(taskId);
+      return;
+    }
+    const env = { ...(await globalEnv(this.db)), ...spider.envs };
+    const task: TaskAssignment = {
+      taskId,
+      spiderId: spider.id,
+      spiderName: spider.name,
+      cmd: t.cmd || spider.cmd,
+      param: t.param,
+      collection: spider.collection,
+      isDedup: spider.isDedup,
+      dedupField: spider.dedupField,
+      dedupMethod: spider.dedupMethod,
+      env,
+      files: await spiderManifest(this.db, spider.id),
+    };
+    if (!this.send(s, { type: 'task.assign', task })) {
+      s.active.delete(taskId);
+      await this.unassign(taskId, t.run_type);
+    }
+  }
+}
+
+const runtimes = new WeakMap<AppContext, TaskRuntime>();
+export function getRuntime(ctx: AppContext): TaskRuntime {
+  let r = runtimes.get(ctx);
+  if (!r) {
+    r = new TaskRuntime(ctx);
+    runtimes.set(ctx, r);
+  }
+  return r;
+}

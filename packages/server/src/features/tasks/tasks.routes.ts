@@ -1,0 +1,388 @@
+import { Readable } from 'node:stream';
+import { Type } from '@sinclair/typebox';
+import { stringify } from 'csv-stringify';
+import { sql, type Kysely } from 'kysely';
+import {
+  DEFAULT_MAX_ERROR_LOG,
+  IdsBody,
+  LOG_PAGE_SIZE,
+  LogQuery,
+  RunSpidersBody,
+  RunTaskBody,
+  TASK_STATUSES,
+  TaskListQuery,
+  type DeployInfo,
+  type LogLine,
+} from '@crawldeck/shared';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { AppContext, Feature } from '../../context.ts';
+import type { DB } from '../../store/schema.ts';
+import { iso, ok, paging } from '../../http/envelope.ts';
+import { badRequest, forbidden, notFound, unauthorized } from '../../http/errors.ts';
+import { resolveToken, tokenFromRequest, type AuthUser } from '../../http/auth.ts';
+import { getRuntime, type LogEvent, type TaskStatusEvent } from './runtime.ts';
+import { createTasks, presentTask } from './tasks.service.ts';
+import { escapeLike, getTask, type TaskRow } from './tasks.store.ts';
+import { registerSpiderDeleteGuard, spiderFor } from '../spiders/spiders.service.ts';
+
+// A spider whose task is pending or running cannot be deleted (its process would lose its files and rows).
+registerSpiderDeleteGuard(async (db, spiderId) => {
+  const t = await db.selectFrom('tasks').select('id').where('spider_id', '=', spiderId).where('status', 'in', ['pending', 'running']).limit(1).executeTakeFirst();
+  return t ? 'a task of this spider is pending or running' : undefined;
+});
+
+const IdParams = Type.Object({ id: Type.String({ pattern: '^[0-9a-f]{24}$' }) });
+const PageQuery = Type.Object({ page_num: Type.Optional(Type.Integer({ minimum: 1 })), page_size: Type.Optional(Type.Integer({ minimum: 1, maximum: 100000 })) });
+
+async function spiderNames(db: Kysely<DB>, ids: string[]): Promise<Map<string, string>> {
+  const uniq = [...new Set(ids)];
+  if (!uniq.length) return new Map();
+  const rows = (await (db as unknown as Kysely<any>).selectFrom('spiders').select(['id', 'name']).where('id', 'in', uniq).execute()) as { id: string; name: string }[];
+  return new Map(rows.map((r) => [r.id, r.name]));
+}
+
+async function nodeNames(db: Kysely<DB>, ids: string[]): Promise<Map<string, string>> {
+  const uniq = [...new Set(ids)];
+  if (!uniq.length) return new Map();
+  const rows = await db.selectFrom('nodes').select(['id', 'name']).where('id', 'in', uniq).execute();
+  return new Map(rows.map((r) => [r.id, r.name]));
+}
+
+export async function presentTasks(db: Kysely<DB>, rows: TaskRow[]) {
+  const [spiders, nodes] = await Promise.all([spiderNames(db, rows.map((r) => r.spider_id)), nodeNames(db, rows.map((r) => r.node_id))]);
+  return rows.map((r) => presentTask({ ...r, spider_name: spiders.get(r.spider_id) ?? '', node_name: nodes.get(r.node_id) ?? null }));
+}
+
+function mayChange(user: AuthUser, t: TaskRow): void {
+  if (user.role !== 'admin' && t.owner_id !== user.id) throw forbidden('forbidden: only the owner of a task or an administrator may change it');
+}
+
+async function mustTask(db: Kysely<DB>, id: string): Promise<TaskRow> {
+  const t = await getTask(db, id);
+  if (!t) throw notFound('task');
+  return t;
+}
+
+/** Opens a Server-Sent Events response and returns a writer; the caller registers cleanup on `close`. */
+function openSse(req: FastifyRequest, reply: FastifyReply): { send(event: string, data: unknown): void; onClose(fn: () => void): void } {
+  reply.hijack();
+  const res = reply.raw;
+  res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache, no-transform', connection: 'keep-alive', 'x-accel-buffering': 'no' });
+  res.write('retry: 2000\n\n');
+  const ping = setInterval(() => res.write(': ping\n\n'), 15_000);
+  const closers: (() => void)[] = [() => clearInterval(ping)];
+  req.raw.on('close', () => closers.forEach((fn) => fn()));
+  return {
+    send(event, data) {
+      if (!res.writableEnded) res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+    },
+    onClose(fn) {
+      closers.push(fn);
+    },
+  };
+}
+
+export async function deleteTasks(ctx: AppContext, user: AuthUser, ids: string[]): Promise<number> {
+  const db = ctx.store.db;
+  const rows = await db.selectFrom('tasks').selectAll().where('id', 'in', ids).execute();
+  for (const t of rows) mayChange(user, t);
+  const rt = getRuntime(ctx);
+  for (const t of rows) {
+    if (t.status === 'running' || t.status === 'pending') rt.drop(t.id, t.node_id);
+  }
+  if (!rows.length) return 0;
+  await db.deleteFrom('tasks').where('id', 'in', rows.map((r) => r.id)).execute();
+  for (const t of rows) ctx.events.emit('task.status', { taskId: t.id, status: 'deleted', spiderId: t.spider_id, nodeId: t.node_id, scheduleId: t.schedule_id, parentId: t.parent_id, error: '' } satisfies TaskStatusEvent);
+  return rows.length;
+}
+
+async function restartTask(ctx: AppContext, user: AuthUser, t: TaskRow): Promise<string[]> {
+  mayChange(user, t);
+  return createTasks(ctx, {
+    spiderId: t.spider_id,
+    runType: t.run_type === 'random' ? 'random' : 'selected-nodes',
+    nodeIds: t.run_type === 'random' ? [] : [t.node_id],
+    param: t.param,
+    scheduleId: t.schedule_id,
+    ownerId: user.id,
+  });
+}
+
+/** Tasks: run, list, detail, delete, cancel, restart, logs, results, CSV, live streams, deploys (issue 4). */
+export const tasksFeature: Feature = (app, ctx) => {
+  const { db } = ctx.store;
+  const rt = getRuntime(ctx);
+
+  app.put('/api/tasks', { schema: { body: RunTaskBody } }, async (req) => {
+    await spiderFor(db, req.user, req.body.spider_id, 'read');
+    const ids = await createTasks(ctx, { spiderId: req.body.spider_id, runType: req.body.run_type, nodeIds: req.body.node_ids, param: req.body.param, ownerId: req.user.id });
+    return ok(ids);
+  });
+
+  app.post('/api/spiders-run', { schema: { body: RunSpidersBody } }, async (req) => {
+    const ids: string[] = [];
+    for (const p of req.body.task_params) await spiderFor(db, req.user, p.spider_id, 'read');
+    for (const p of req.body.task_params) {
+      ids.push(...(await createTasks(ctx, { spiderId: p.spider_id, runType: req.body.run_type, nodeIds: req.body.node_ids, param: p.param, ownerId: req.user.id })));
+    }
+    return ok(ids);
+  });
+
+  app.get('/api/tasks', { schema: { querystring: TaskListQuery } }, async (req) => {
+    const q = req.query;
+    const { limit, offset } = paging(q, 10);
+    let base = db.selectFrom('tasks');
+    if (q.node_id) base = base.where('node_id', '=', q.node_id);
+    if (q.spider_id) base = base.where('spider_id', '=', q.spider_id);
+    if (q.status) {
+      const statuses = q.status.split(',').filter((s) => (TASK_STATUSES as readonly string[]).includes(s));
+      if (!statuses.length) throw badRequest(`status must be one of ${TASK_STATUSES.join(', ')}`);
+      base = base.where('status', 'in', statuses);
+    }
+    if (q.schedule_id) base = base.where('schedule_id', '=', q.schedule_id);
+    if (q.type) base = base.where('type', '=', q.type);
+    const [rows, count] = await Promise.all([
+      base.selectAll().orderBy('create_ts', 'desc').orderBy('id', 'desc').limit(limit).offset(offset).execute(),
+      base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+    ]);
+    return ok(await presentTasks(db, rows), Number(count.n));
+  });
+
+  app.delete('/api/tasks', { schema: { body: IdsBody } }, async (req) => ok({ deleted: await deleteTasks(ctx, req.user, req.body.ids) }));
+
+  app.get('/api/tasks/:id', { schema: { params: IdParams } }, async (req) => {
+    const t = await mustTask(db, req.params.id);
+    const [task] = await presentTasks(db, [t]);
+    const spider = t.type === 'spider' ? await (db as unknown as Kysely<any>).selectFrom('spiders').selectAll().where('id', '=', t.spider_id).executeTakeFirst() : undefined;
+    const node = t.node_id && !/^0+$/.test(t.node_id) ? await db.selectFrom('nodes').select(['id', 'name', 'type', 'status', 'ip']).where('id', '=', t.node_id).executeTakeFirst() : undefined;
+    return ok({
+      ...task,
+      spider: spider ? { ...spider, _id: spider.id } : null,
+      node: node ? { _id: node.id, name: node.name, type: node.type, status: node.status, ip: node.ip } : null,
+    });
+  });
+
+  app.delete('/api/tasks/:id', { schema: { params: IdParams } }, async (req) => {
+    await mustTask(db, req.params.id);
+    await deleteTasks(ctx, req.user, [req.params.id]);
+    return ok(null);
+  });
+
+  app.post('/api/tasks/:id/cancel', { schema: { params: IdParams } }, async (req) => {
+    const t = await mustTask(db, req.params.id);
+    mayChange(req.user, t);
+    await rt.cancel(t.id);
+    return ok(presentTask((await getTask(db, t.id))!));
+  });
+
+  app.post('/api/tasks/:id/restart', { schema: { params: IdParams } }, async (req) => {
+    const t = await mustTask(db, req.params.id);
+    return ok(await restartTask(ctx, req.user, t));
+  });
+
+  app.post('/api/tasks-cancel', { schema: { body: IdsBody } }, async (req) => {
+    const rows = await db.selectFrom('tasks').selectAll().where('id', 'in', req.body.ids).execute();
+    for (const t of rows) mayChange(req.user, t);
+    let cancelled = 0;
+    for (const t of rows) if (await rt.cancel(t.id)) cancelled++;
+    return ok({ cancelled });
+  });
+
+  app.post('/api/tasks-restart', { schema: { body: IdsBody } }, async (req) => {
+    const rows = await db.selectFrom('tasks').selectAll().where('id', 'in', req.body.ids).execute();
+    for (const t of rows) mayChange(req.user, t);
+    const ids: string[] = [];
+    for (const t of rows) ids.push(...(await restartTask(ctx, req.user, t)));
+    return ok(ids);
+  });
+
+  // ------------------------------------------------------------------------------------------------ logs
+
+  app.get('/api/tasks/:id/log', { schema: { params: IdParams, querystring: LogQuery } }, async (req) => {
+    const t = await mustTask(db, req.params.id);
+    const { limit, offset } = paging(req.query, LOG_PAGE_SIZE);
+    const keyword = req.query.keyword?.trim();
+    const toLine = (r: { line_no: number; msg: string; is_error: number }): LogLine => ({ _id: `${t.id}-${r.line_no}`, line_no: r.line_no, msg: r.msg, is_error: r.is_error === 1 });
+    if (!keyword) {
+      // Line numbers are dense from 1, so a page is a primary-key range, whatever the log size.
+      const rows = await db
+        .selectFrom('task_logs')
+        .select(['line_no', 'msg', 'is_error'])
+        .where('task_id', '=', t.id)
+        .where('line_no', '>', offset)
+        .where('line_no', '<=', offset + limit)
+        .orderBy('line_no')
+        .execute();
+      return ok(rows.map(toLine), t.log_lines);
+    }
+    const pattern = `%${escapeLike(keyword)}%`;
+    const cond = ctx.store.engine === 'postgres' ? sql<boolean>`msg ilike ${pattern}` : sql<boolean>`msg like ${pattern} escape '\\'`;
+    const base = db.selectFrom('task_logs').where('task_id', '=', t.id).where(cond);
+    const [rows, count] = await Promise.all([
+      base.select(['line_no', 'msg', 'is_error']).orderBy('line_no').limit(limit).offset(offset).execute(),
+      base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+    ]);
+    return ok(rows.map(toLine), Number(count.n));
+  });
+
+  app.get('/api/tasks/:id/error-log', { schema: { params: IdParams } }, async (req) => {
+    const t = await mustTask(db, req.params.id);
+    const user = await db.selectFrom('users').select('settings').where('id', '=', req.user.id).executeTakeFirst();
+    let max = DEFAULT_MAX_ERROR_LOG;
+    try {
+      max = Number(JSON.parse(user?.settings || '{}').max_error_log) || DEFAULT_MAX_ERROR_LOG;
+    } catch {
+      /* default */
+    }
+    const rows = await db
+      .selectFrom('task_logs')
+      .select(['line_no', 'msg'])
+      .where('task_id', '=', t.id)
+      .where('is_error', '=', 1)
+      .orderBy('line_no')
+      .limit(max)
+      .execute();
+    return ok(rows.map((r) => ({ _id: `${t.id}-${r.line_no}`, line_no: r.line_no, msg: r.msg, is_error: true })), t.error_lines);
+  });
+
+  // ------------------------------------------------------------------------------------------------ results
+
+  app.get('/api/tasks/:id/results', { schema: { params: IdParams, querystring: PageQuery } }, async (req) => {
+    const t = await mustTask(db, req.params.id);
+    const { limit, offset } = paging(req.query, 10);
+    const [rows, count] = await Promise.all([
+      db.selectFrom('results').select(['id', 'data']).where('task_id', '=', t.id).orderBy('id').limit(limit).offset(offset).execute(),
+      db.selectFrom('results').select((eb) => eb.fn.countAll<number>().as('n')).where('task_id', '=', t.id).executeTakeFirstOrThrow(),
+    ]);
+    return ok(rows.map((r) => ({ ...JSON.parse(r.data), _id: String(r.id), task_id: t.id })), Number(count.n));
+  });
+
+  app.get('/api/tasks/:id/results/download', { schema: { params: IdParams, querystring: Type.Object({ bom: Type.Optional(Type.String()) }) } }, async (req, reply) => {
+    const t = await mustTask(db, req.params.id);
+    const PAGE = 2000;
+    async function* rows(): AsyncGenerator<Record<string, unknown>> {
+      let last = 0;
+      for (;;) {
+        const page = await db.selectFrom('results').select(['id', 'data']).where('task_id', '=', t.id).where('id', '>', last).orderBy('id').limit(PAGE).execute();
+        for (const r of page) yield JSON.parse(r.data) as Record<string, unknown>;
+        if (page.length < PAGE) return;
+        last = Number(page[page.length - 1].id);
+      }
+    }
+    // Columns: the union of the keys of the first rows, in order of appearance (spec: "the first row's keys").
+    const head = await db.selectFrom('results').select('data').where('task_id', '=', t.id).orderBy('id').limit(100).execute();
+    const columns: string[] = [];
+    for (const r of head) for (const k of Object.keys(JSON.parse(r.data))) if (!columns.includes(k)) columns.push(k);
+    const cell = (v: unknown) => (v === null || v === undefined ? '' : typeof v === 'object' ? JSON.stringify(v) : v);
+    const stringifier = stringify({ header: columns.length > 0, columns: columns.length ? columns : undefined, bom: req.query.bom === '1' || req.query.bom === 'true', cast: { boolean: (v) => String(v), object: (v) => JSON.stringify(v) } });
+    const source = Readable.from(
+      (async function* () {
+        for await (const r of rows()) {
+          const out: Record<string, unknown> = {};
+          for (const c of columns) out[c] = cell(r[c]);
+          yield out;
+        }
+      })(),
+    );
+    source.on('error', (err) => stringifier.destroy(err));
+    source.pipe(stringifier);
+    return reply.header('content-type', 'text/csv; charset=utf-8').header('content-disposition', 'attachment; filename="data.csv"').send(stringifier);
+  });
+
+  // ------------------------------------------------------------------------------------------------ live updates
+
+  // EventSource cannot set headers, so this one route also takes the token as `?token=`.
+  app.get(
+    '/api/tasks/:id/stream',
+    { config: { public: true }, schema: { params: IdParams, querystring: Type.Object({ token: Type.Optional(Type.String()), from: Type.Optional(Type.Integer({ minimum: 0 })) }) } },
+    async (req, reply) => {
+      const raw = tokenFromRequest(req) ?? req.query.token;
+      const user = raw ? await resolveToken(ctx.store, raw) : undefined;
+      if (!user) throw unauthorized();
+      const t = await mustTask(db, req.params.id);
+      const sse = openSse(req, reply);
+      let lastSent = req.query.from ?? t.log_lines;
+      let backlogDone = false;
+      const buffered: LogEvent['lines'] = [];
+      const onLog = (ev: LogEvent) => {
+        if (ev.taskId !== t.id) return;
+        if (!backlogDone) {
+          buffered.push(...ev.lines);
+          return;
+        }
+        const lines = ev.lines.filter((l) => l.line_no > lastSent);
+        if (!lines.length) return;
+        lastSent = lines[lines.length - 1].line_no;
+        sse.send('log', lines);
+      };
+      const onStatus = (ev: TaskStatusEvent) => {
+        if (ev.taskId !== t.id) return;
+        void getTask(db, t.id).then(async (row) => row && sse.send('status', (await presentTasks(db, [row]))[0]));
+      };
+      ctx.events.on('task.log', onLog);
+      ctx.events.on('task.status', onStatus);
+      sse.onClose(() => {
+        ctx.events.off('task.log', onLog);
+        ctx.events.off('task.status', onStatus);
+      });
+      sse.send('status', (await presentTasks(db, [t]))[0]);
+      // Backlog after `from`, in pages, then whatever arrived meanwhile.
+      for (;;) {
+        const rows = await db.selectFrom('task_logs').select(['line_no', 'msg', 'is_error']).where('task_id', '=', t.id).where('line_no', '>', lastSent).orderBy('line_no').limit(LOG_PAGE_SIZE).execute();
+        if (!rows.length) break;
+        sse.send('log', rows.map((r) => ({ line_no: r.line_no, msg: r.msg, is_error: r.is_error === 1 })));
+        lastSent = rows[rows.length - 1].line_no;
+      }
+      backlogDone = true;
+      const pending = buffered.filter((l) => l.line_no > lastSent);
+      if (pending.length) {
+        lastSent = pending[pending.length - 1].line_no;
+        sse.send('log', pending);
+      }
+    },
+  );
+
+  app.get('/api/events', async (req, reply) => {
+    const sse = openSse(req, reply);
+    const onStatus = (ev: TaskStatusEvent) => sse.send('task.status', ev);
+    ctx.events.on('task.status', onStatus);
+    sse.onClose(() => ctx.events.off('task.status', onStatus));
+  });
+
+  // ------------------------------------------------------------------------------------------------ spider views
+
+  app.get('/api/spiders/:id/tasks', { schema: { params: IdParams, querystring: PageQuery } }, async (req) => {
+    const { limit, offset } = paging(req.query, 10);
+    const base = db.selectFrom('tasks').where('spider_id', '=', req.params.id);
+    const [rows, count] = await Promise.all([
+      base.selectAll().orderBy('create_ts', 'desc').orderBy('id', 'desc').limit(limit).offset(offset).execute(),
+      base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+    ]);
+    return ok(await presentTasks(db, rows), Number(count.n));
+  });
+
+  app.get('/api/deploys', { schema: { querystring: Type.Object({ spider_id: Type.Optional(Type.String()), page_num: Type.Optional(Type.Integer({ minimum: 1 })), page_size: Type.Optional(Type.Integer({ minimum: 1, maximum: 100000 })) }) } }, async (req) => {
+    const { limit, offset } = paging(req.query, 10);
+    let base = db.selectFrom('deploys');
+    if (req.query.spider_id) base = base.where('spider_id', '=', req.query.spider_id);
+    const [rows, count] = await Promise.all([
+      base.selectAll().orderBy('finish_ts', 'desc').orderBy('id', 'desc').limit(limit).offset(offset).execute(),
+      base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+    ]);
+    const names = await nodeNames(db, rows.map((r) => r.node_id));
+    const data: (DeployInfo & { node_name: string })[] = rows.map((r) => ({
+      _id: r.id,
+      spider_id: r.spider_id,
+      node_id: r.node_id,
+      node_name: names.get(r.node_id) ?? '',
+      task_id: r.task_id,
+      files_total: r.files_total,
+      files_changed: r.files_changed,
+      bytes: Number(r.bytes),
+      error: r.error,
+      create_ts: iso(r.create_ts),
+      finish_ts: iso(r.finish_ts),
+    }));
+    return ok(data, Number(count.n));
+  });
+};

@@ -1,0 +1,136 @@
+import { isErrorLine, type ShipBatch } from '@crawldeck/shared';
+import type { Kysely, Selectable, Transaction } from 'kysely';
+import type { DB } from '../../store/schema.ts';
+import type { Engine } from '../../store/db.ts';
+import type { LogEvent } from './runtime.ts';
+
+export type TaskRow = Selectable<DB['tasks']>;
+
+/** Longest stored log line; the node cuts earlier, this guards the store against any other client. */
+export const MAX_LINE_CHARS = 64 * 1024;
+const INSERT_CHUNK = 500;
+
+export function getTask(db: Kysely<DB>, id: string) {
+  return db.selectFrom('tasks').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+async function lockTask(trx: Transaction<DB>, engine: Engine, id: string) {
+  let q = trx.selectFrom('tasks').select(['id', 'spider_id', 'log_lines', 'error_lines', 'item_offset', 'result_count']).where('id', '=', id);
+  if (engine === 'postgres') q = q.forUpdate();
+  return q.executeTakeFirst();
+}
+
+/**
+ * Stores log lines `from…` of a task exactly once: the task row holds how many lines are stored, lines below
+ * it are skipped, a gap is refused. Returns the new acknowledged offset (undefined when the task is gone).
+ */
+export async function ingestLogs(db: Kysely<DB>, engine: Engine, taskId: string, batch: ShipBatch): Promise<{ acked: number; event?: LogEvent } | undefined> {
+  return db.transaction().execute(async (trx) => {
+    const t = await lockTask(trx, engine, taskId);
+    if (!t) return undefined;
+    const stored = t.log_lines;
+    if (batch.from > stored) return { acked: stored };
+    const fresh = batch.lines.slice(stored - batch.from);
+    if (!fresh.length) return { acked: stored };
+    const rows = fresh.map((raw, i) => {
+      const msg = raw.length > MAX_LINE_CHARS ? raw.slice(0, MAX_LINE_CHARS) + ` … [line cut: ${raw.length} chars]` : raw;
+      return { task_id: taskId, line_no: stored + i + 1, msg, is_error: isErrorLine(msg) ? 1 : 0 };
+    });
+    for (let i = 0; i < rows.length; i += INSERT_CHUNK) await trx.insertInto('task_logs').values(rows.slice(i, i + INSERT_CHUNK)).execute();
+    const errors = rows.reduce((n, r) => n + r.is_error, 0);
+    await trx
+      .updateTable('tasks')
+      .set({ log_lines: stored + rows.length, error_lines: t.error_lines + errors })
+      .where('id', '=', taskId)
+      .execute();
+    return {
+      acked: stored + rows.length,
+      event: { taskId, lines: rows.map((r) => ({ line_no: r.line_no, msg: r.msg, is_error: r.is_error === 1 })) },
+    };
+  });
+}
+
+export interface DedupConfig {
+  collection: string;
+  isDedup: boolean;
+  field: string;
+  method: 'ignore' | 'overwrite';
+}
+
+/** Stores items `from…` exactly once (same offset rule as logs), deduplicating by field when asked. */
+export async function ingestItems(
+  db: Kysely<DB>,
+  engine: Engine,
+  taskId: string,
+  batch: ShipBatch,
+  dedup: DedupConfig,
+): Promise<{ acked: number; stored: number; skipped: number } | undefined> {
+  return db.transaction().execute(async (trx) => {
+    const t = await lockTask(trx, engine, taskId);
+    if (!t) return undefined;
+    const offset = t.item_offset;
+    if (batch.from > offset) return { acked: offset, stored: 0, skipped: 0 };
+    const fresh = batch.lines.slice(offset - batch.from);
+    if (!fresh.length) return { acked: offset, stored: 0, skipped: 0 };
+    const now = Date.now();
+    let skipped = 0;
+    type Row = { collection: string; task_id: string; spider_id: string; dedup_key: string | null; data: string; create_ts: number };
+    const rows: Row[] = [];
+    const byKey = new Map<string, number>();
+    for (const line of fresh) {
+      let item: unknown;
+      try {
+        item = JSON.parse(line);
+      } catch {
+        skipped++;
+        continue;
+      }
+      if (!item || typeof item !== 'object' || Array.isArray(item)) {
+        skipped++;
+        continue;
+      }
+      const obj = item as Record<string, unknown>;
+      delete obj._id;
+      delete obj.task_id;
+      const value = dedup.isDedup && dedup.field ? obj[dedup.field] : undefined;
+      const key = value === undefined || value === null ? null : JSON.stringify(value);
+      const row: Row = { collection: dedup.collection, task_id: taskId, spider_id: t.spider_id, dedup_key: key, data: JSON.stringify(obj), create_ts: now };
+      if (key !== null) {
+        const seen = byKey.get(key);
+        if (seen !== undefined) {
+          skipped++;
+          if (dedup.method === 'overwrite') rows[seen] = row;
+          continue;
+        }
+        byKey.set(key, rows.length);
+      }
+      rows.push(row);
+    }
+    let stored = 0;
+    for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
+      const chunk = rows.slice(i, i + INSERT_CHUNK);
+      let q = trx.insertInto('results').values(chunk);
+      if (dedup.isDedup && dedup.field) {
+        q =
+          dedup.method === 'overwrite'
+            ? q.onConflict((oc) =>
+                oc.columns(['collection', 'dedup_key']).doUpdateSet((eb) => ({ data: eb.ref('excluded.data'), task_id: eb.ref('excluded.task_id'), create_ts: eb.ref('excluded.create_ts') })),
+              )
+            : q.onConflict((oc) => oc.columns(['collection', 'dedup_key']).doNothing());
+      }
+      const res = await q.returning('id').execute();
+      stored += res.length;
+    }
+    skipped += rows.length - stored;
+    await trx
+      .updateTable('tasks')
+      .set({ item_offset: offset + fresh.length, result_count: t.result_count + stored })
+      .where('id', '=', taskId)
+      .execute();
+    return { acked: offset + fresh.length, stored, skipped };
+  });
+}
+
+export function escapeLike(s: string): string {
+  return s.replace(/[\\%_]/g, (c) => '\\' + c);
+}

@@ -1,0 +1,241 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EMPTY_ID } from '@crawldeck/shared';
+import { startTestMaster, type TestMaster } from './harness.ts';
+import { allLog, makeSpider, pidAlive, runSpider, waitFor, waitNodes, waitTask } from './tasks.helpers.ts';
+
+let m: TestMaster;
+beforeAll(async () => {
+  m = await startTestMaster({ embeddedNode: true });
+  await waitNodes(m, 1);
+});
+afterAll(async () => {
+  await m?.close();
+});
+
+const PY_SPIDER = `
+import os, sys, time
+from crawldeck import save_item, save_items
+print("starting", os.environ["CRAWLDECK_TASK_ID"], "param=" + " ".join(sys.argv[1:]))
+print("ERROR: something failed")
+print("stats log_count/ERROR: 3")
+print("an exceptions, here", file=sys.stderr)
+print("nothing wrong with errorless words")
+print("GLOBAL_X=" + os.environ.get("SPIDER_ENV", "?"))
+save_item({"title": "a", "n": 1})
+save_items([{"title": "b, with comma", "n": 2}, {"title": 'quote "q"', "n": 3, "extra": True}])
+print("done")
+`;
+
+describe('tasks on the embedded node', () => {
+  it('registers the embedded node of type master with system info', async () => {
+    const r = await m.api('GET', '/nodes');
+    expect(r.status).toBe(200);
+    const node = r.body.data[0];
+    expect(node).toMatchObject({ type: 'master', is_master: true, status: 'online', enabled: true, max_runners: 8 });
+    expect(node.systemInfo.num_cpu).toBeGreaterThan(0);
+    expect(node.systemInfo.executables.map((e: { name: string }) => e.name)).toEqual(expect.arrayContaining(['node', 'git']));
+    const sys = await waitFor('metrics', async () => {
+      const s = await m.api('GET', `/nodes/${node._id}/system`);
+      return s.body.data.metrics.length ? s.body.data : undefined;
+    });
+    expect(sys.metrics[0]).toHaveProperty('cpu');
+  });
+
+  it('runs a python spider: statuses, durations, env, logs with error flags, items', async () => {
+    const spiderId = await makeSpider(m, 'py-basic', 'python3 main.py', { 'main.py': PY_SPIDER }, { envs: [{ name: 'SPIDER_ENV', value: 'yes' }] });
+    const [taskId] = await runSpider(m, spiderId, { param: '--depth 2' });
+    const t = await waitTask(m, taskId, ['finished', 'error']);
+    expect(t.status).toBe('finished');
+    expect(t).toMatchObject({ spider_id: spiderId, spider_name: 'py-basic', run_type: 'random', exit_code: 0, result_count: 3, type: 'spider' });
+    expect(t.node_id).not.toBe(EMPTY_ID);
+    expect(t.node).toMatchObject({ type: 'master' });
+    expect(t.spider).toMatchObject({ _id: spiderId });
+    expect(t.cmd).toMatch(/main\.py --depth 2$/);
+    expect(t.wait_duration).toBeGreaterThanOrEqual(0);
+    expect(t.runtime_duration).toBeGreaterThan(0);
+    expect(t.total_duration).toBe(t.wait_duration + t.runtime_duration);
+    const lines = await allLog(m, taskId);
+    const msgs = lines.map((l) => l.msg);
+    expect(msgs[0]).toBe(`starting ${taskId} param=--depth 2`);
+    expect(msgs).toContain('GLOBAL_X=yes');
+    expect(lines.map((l) => l.line_no)).toEqual(lines.map((_, i) => i + 1));
+    const flagged = lines.filter((l) => l.is_error).map((l) => l.msg);
+    expect(flagged).toEqual(expect.arrayContaining(['ERROR: something failed', 'an exceptions, here']));
+    expect(flagged).not.toContain('stats log_count/ERROR: 3');
+    expect(flagged).not.toContain('nothing wrong with errorless words');
+    const errLog = await m.api('GET', `/tasks/${taskId}/error-log`);
+    expect(errLog.body.data.map((l: { msg: string }) => l.msg).sort()).toEqual([...flagged].sort());
+
+    const results = await m.api('GET', `/tasks/${taskId}/results`, { query: { page_num: 1, page_size: 2 } });
+    expect(results.body.total).toBe(3);
+    expect(results.body.data).toHaveLength(2);
+    expect(results.body.data[0]).toMatchObject({ title: 'a', n: 1, task_id: taskId });
+    expect(typeof results.body.data[0]._id).toBe('string');
+
+    const csv = await fetch(`${m.url}/api/tasks/${taskId}/results/download`, { headers: { authorization: m.adminToken } });
+    expect(csv.headers.get('content-disposition')).toBe('attachment; filename="data.csv"');
+    const text = await csv.text();
+    expect(text.split('\n')[0]).toBe('title,n,extra');
+    expect(text).toContain('"b, with comma",2,');
+    expect(text).toContain('"quote ""q""",3,true');
+    const bom = Buffer.from(await (await fetch(`${m.url}/api/tasks/${taskId}/results/download?bom=1`, { headers: { authorization: m.adminToken } })).arrayBuffer());
+    expect([...bom.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
+
+    const search = await m.api('GET', `/tasks/${taskId}/log`, { query: { keyword: 'error' } });
+    expect(search.body.total).toBe(3);
+    const page = await m.api('GET', `/tasks/${taskId}/log`, { query: { page_num: 2, page_size: 3 } });
+    expect(page.body.data.map((l: { line_no: number }) => l.line_no)).toEqual([4, 5, 6]);
+    expect(page.body.total).toBe(lines.length);
+
+    const deploys = await m.api('GET', '/deploys', { query: { spider_id: spiderId } });
+    expect(deploys.body.total).toBeGreaterThanOrEqual(1);
+    expect(deploys.body.data[0]).toMatchObject({ spider_id: spiderId, files_total: 1, files_changed: 1 });
+  });
+
+  it('runs a node spider with the node SDK and dedupes items by field (ignore and overwrite)', async () => {
+    const js = `const { saveItem, saveItems } = require('crawldeck');
+saveItems([{ url: 'u1', v: 1 }, { url: 'u2', v: 1 }, { url: 'u1', v: 2 }]);
+saveItem({ url: 'u3', v: process.argv[2] });
+console.log('ok');`;
+    const ignoreId = await makeSpider(m, 'js-dedup', 'node main.js', { 'main.js': js }, { is_dedup: true, dedup_field: 'url', dedup_method: 'ignore', col: 'dedup_col' });
+    const [t1] = await runSpider(m, ignoreId, { param: 'x' });
+    expect((await waitTask(m, t1, ['finished', 'error'])).status).toBe('finished');
+    let r = await m.api('GET', `/tasks/${t1}/results`, { query: { page_size: 10 } });
+    expect(r.body.data.map((d: { url: string; v: number }) => [d.url, d.v])).toEqual([['u1', 1], ['u2', 1], ['u3', 'x']]);
+    // A second run stores nothing new under ignore.
+    const [t2] = await runSpider(m, ignoreId, { param: 'y' });
+    await waitTask(m, t2, ['finished']);
+    r = await m.api('GET', `/tasks/${t2}/results`);
+    expect(r.body.total).toBe(0);
+
+    const owId = await makeSpider(m, 'js-overwrite', 'node main.js', { 'main.js': js }, { is_dedup: true, dedup_field: 'url', dedup_method: 'overwrite' });
+    const [t3] = await runSpider(m, owId, { param: 'x' });
+    await waitTask(m, t3, ['finished']);
+    r = await m.api('GET', `/tasks/${t3}/results`);
+    expect(r.body.data.map((d: { url: string; v: number }) => [d.url, d.v]).sort()).toEqual([['u1', 2], ['u2', 1], ['u3', 'x']]);
+    const [t4] = await runSpider(m, owId, { param: 'z' });
+    await waitTask(m, t4, ['finished']);
+    r = await m.api('GET', `/tasks/${t4}/results`);
+    expect(r.body.total).toBe(3);
+    expect(r.body.data.find((d: { url: string }) => d.url === 'u3').v).toBe('z');
+  });
+
+  it('marks a failing command error with its exit code', async () => {
+    const id = await makeSpider(m, 'sh-fail', 'sh -c "echo bye; exit 3"');
+    const [t] = await runSpider(m, id);
+    const task = await waitTask(m, t, ['finished', 'error']);
+    expect(task).toMatchObject({ status: 'error', exit_code: 3, error: 'exit code 3' });
+  });
+
+  it('cancel kills the whole process group; restart makes a new task', async () => {
+    const id = await makeSpider(m, 'sh-long', 'sh run.sh', { 'run.sh': 'sleep 300 &\necho child=$!\nwait\n' });
+    const [t] = await runSpider(m, id);
+    await waitTask(m, t, ['running']);
+    const lines = await waitFor('child pid', async () => {
+      const l = await allLog(m, t);
+      return l.find((x) => x.msg.startsWith('child=')) ? l : undefined;
+    });
+    const childPid = Number(lines.find((x) => x.msg.startsWith('child='))!.msg.slice(6));
+    const task = (await m.api('GET', `/tasks/${t}`)).body.data;
+    expect(pidAlive(task.pid)).toBe(true);
+    expect(pidAlive(childPid)).toBe(true);
+    const c = await m.api('POST', `/tasks/${t}/cancel`);
+    expect(c.status).toBe(200);
+    expect(c.body.data.status).toBe('cancelled');
+    await waitFor('process group gone', async () => !pidAlive(childPid) && !pidAlive(task.pid), 10_000);
+    const after = await waitFor('final ack', async () => {
+      const d = (await m.api('GET', `/tasks/${t}`)).body.data;
+      return d.exit_code !== null || d.finish_ts ? d : undefined;
+    });
+    expect(after.status).toBe('cancelled');
+
+    const rs = await m.api('POST', `/tasks/${t}/restart`);
+    expect(rs.status).toBe(200);
+    const [newId] = rs.body.data;
+    expect(newId).not.toBe(t);
+    await waitTask(m, newId, ['running']);
+    const batch = await m.api('POST', '/tasks-cancel', { body: { ids: [newId] } });
+    expect(batch.body.data.cancelled).toBe(1);
+    await waitTask(m, newId, ['cancelled']);
+  });
+
+  it('lists with filters, deletes single and batch, answers 400/403/404', async () => {
+    const id = await makeSpider(m, 'sh-ok', 'echo hi');
+    const ids = [...(await runSpider(m, id)), ...(await runSpider(m, id)), ...(await runSpider(m, id))];
+    for (const t of ids) await waitTask(m, t, ['finished']);
+    const list = await m.api('GET', '/tasks', { query: { spider_id: id, page_size: 2 } });
+    expect(list.body.total).toBe(3);
+    expect(list.body.data).toHaveLength(2);
+    expect(list.body.data[0]._id).toBe(ids[2]);
+    const byStatus = await m.api('GET', '/tasks', { query: { spider_id: id, status: 'finished' } });
+    expect(byStatus.body.total).toBe(3);
+    expect((await m.api('GET', '/tasks', { query: { status: 'bogus' } })).status).toBe(400);
+    const spiderTasks = await m.api('GET', `/spiders/${id}/tasks`);
+    expect(spiderTasks.body.total).toBe(3);
+    const node = (await m.api('GET', '/nodes')).body.data[0];
+    const nodeTasks = await m.api('GET', `/nodes/${node._id}/tasks`);
+    expect(nodeTasks.body.total).toBeGreaterThanOrEqual(3);
+
+    const normal = await m.createUser('tasks-normal');
+    expect((await m.api('DELETE', `/tasks/${ids[0]}`, { token: normal })).status).toBe(403);
+    expect((await m.api('POST', `/tasks/${ids[0]}/restart`, { token: normal })).status).toBe(403);
+    expect((await m.api('POST', `/nodes/${node._id}`, { token: normal, body: { name: 'x' } })).status).toBe(403);
+    expect((await m.api('GET', '/nodes-join', { token: normal })).status).toBe(403);
+    expect((await m.api('DELETE', `/tasks/${ids[0]}`)).status).toBe(200);
+    expect((await m.api('GET', `/tasks/${ids[0]}`)).status).toBe(404);
+    expect((await m.api('DELETE', '/tasks', { body: { ids: ids.slice(1) } })).body.data.deleted).toBe(2);
+    expect((await m.api('GET', '/tasks', { query: { spider_id: id } })).body.total).toBe(0);
+    expect((await m.api('GET', '/tasks/0123456789abcdef01234567')).status).toBe(404);
+    expect((await m.api('PUT', '/tasks', { body: { spider_id: '0123456789abcdef01234567' } })).status).toBe(404);
+    expect((await m.api('PUT', '/tasks', { body: { spider_id: 'nope' } })).status).toBe(400);
+    expect((await m.api('PUT', '/tasks', { body: { spider_id: id, run_type: 'selected-nodes', node_ids: [] } })).status).toBe(400);
+    expect((await m.api('GET', '/tasks/0123456789abcdef01234567/log')).status).toBe(404);
+    const join = await m.api('GET', '/nodes-join');
+    expect(join.body.data.command).toMatch(/^crawldeck node --master http:\/\/.+ --key .+/);
+  });
+
+  it('runs several spiders at once with spiders-run and batch-restarts them', async () => {
+    const a = await makeSpider(m, 'multi-a', 'echo a');
+    const b = await makeSpider(m, 'multi-b', 'echo b');
+    const r = await m.api('POST', '/spiders-run', { body: { task_params: [{ spider_id: a }, { spider_id: b, param: 'x' }], run_type: 'all-nodes' } });
+    expect(r.status).toBe(200);
+    expect(r.body.data).toHaveLength(2);
+    for (const t of r.body.data) await waitTask(m, t, ['finished']);
+    const rs = await m.api('POST', '/tasks-restart', { body: { ids: r.body.data } });
+    expect(rs.body.data).toHaveLength(2);
+    for (const t of rs.body.data) await waitTask(m, t, ['finished']);
+  });
+
+  it('edits a node: disabled → unavailable and nothing is dispatched until enabled again', async () => {
+    const node = (await m.api('GET', '/nodes')).body.data[0];
+    const e = await m.api('POST', `/nodes/${node._id}`, { body: { enabled: false, description: 'local', name: 'main' } });
+    expect(e.body.data).toMatchObject({ status: 'unavailable', enabled: false, description: 'local', name: 'main' });
+    const id = await makeSpider(m, 'sh-wait', 'echo later');
+    const [t] = await runSpider(m, id);
+    await new Promise((r) => setTimeout(r, 500));
+    expect((await m.api('GET', `/tasks/${t}`)).body.data.status).toBe('pending');
+    await m.api('POST', `/nodes/${node._id}`, { body: { enabled: true } });
+    await waitTask(m, t, ['finished']);
+    expect((await m.api('DELETE', `/nodes/${node._id}`)).status).toBe(409);
+  });
+
+  it('streams status and log lines over SSE with ?token=', async () => {
+    const id = await makeSpider(m, 'sh-stream', "sh -c 'for i in 1 2 3; do echo line$i; sleep 0.2; done'");
+    const [t] = await runSpider(m, id);
+    expect((await fetch(`${m.url}/api/tasks/${t}/stream`)).status).toBe(401);
+    const res = await fetch(`${m.url}/api/tasks/${t}/stream?from=0&token=${encodeURIComponent(m.adminToken)}`);
+    expect(res.headers.get('content-type')).toMatch(/text\/event-stream/);
+    const reader = res.body!.getReader();
+    let text = '';
+    const dec = new TextDecoder();
+    while (!/"status":"finished"/.test(text)) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      text += dec.decode(value);
+    }
+    await reader.cancel();
+    expect(text).toContain('event: log');
+    for (const l of ['line1', 'line2', 'line3']) expect(text).toContain(`"msg":"${l}"`);
+    expect(text).toMatch(/event: status\ndata: .*"status":"finished"/);
+  });
+});

@@ -1,0 +1,135 @@
+/**
+ * Control protocol between a node service and the master, carried as JSON text frames over ONE WebSocket that
+ * the node opens to `/api/nodes/connect` (header `x-crawldeck-node-key`). Bulk data (file blobs, log and item
+ * batches) goes over HTTP under `/api/node-api/…` with the same key. Both sides handle these unions with
+ * exhaustive switches, so adding a message type is a compile error until every side handles it.
+ */
+
+export const NODE_KEY_HEADER = 'x-crawldeck-node-key';
+export const NODE_ID_HEADER = 'x-crawldeck-node-id';
+export const PROTOCOL_VERSION = 1;
+
+export type NodeType = 'master' | 'worker';
+export type NodeStatus = 'online' | 'offline' | 'unavailable';
+
+export interface Executable {
+  name: string;
+  path: string;
+}
+
+export interface SystemInfo {
+  os: string;
+  arch: string;
+  num_cpu: number;
+  hostname: string;
+  executables: Executable[];
+  /** Interpreter the node uses for `python …` / `scrapy …` commands. */
+  python: string;
+}
+
+export interface NodeMetrics {
+  /** 0..100 */
+  cpu: number;
+  /** 0..100 */
+  mem: number;
+  /** 0..100, of the node's data dir file system */
+  disk: number;
+  mem_total: number;
+  disk_total: number;
+  running: number;
+}
+
+/** A task as the master hands it to a node: everything needed to sync and run without further lookups. */
+export interface TaskAssignment {
+  taskId: string;
+  spiderId: string;
+  spiderName: string;
+  cmd: string;
+  param: string;
+  collection: string;
+  isDedup: boolean;
+  dedupField: string;
+  dedupMethod: string;
+  /** Global variables then the spider's envs (later wins). */
+  env: Record<string, string>;
+  /** Content-addressed snapshot of the spider's files (directories omitted). */
+  files: { path: string; hash: string; size: number }[];
+}
+
+/** What a node reports about a task it still knows, on (re)connect. */
+export interface TaskReport {
+  taskId: string;
+  /** running: process alive; done: exited, final report not acknowledged yet. */
+  state: 'running' | 'done';
+  pid: number | null;
+}
+
+export type FinalStatus = 'finished' | 'error' | 'cancelled';
+
+export type NodeToMaster =
+  | {
+      type: 'register';
+      protocol: number;
+      nodeId: string;
+      name: string;
+      nodeType: NodeType;
+      maxRunners: number;
+      systemInfo: SystemInfo;
+      tasks: TaskReport[];
+    }
+  | { type: 'heartbeat'; metrics: NodeMetrics; running: string[] }
+  | { type: 'task.accepted'; taskId: string }
+  | { type: 'task.rejected'; taskId: string; reason: string }
+  | {
+      type: 'task.deployed';
+      taskId: string;
+      spiderId: string;
+      filesTotal: number;
+      filesChanged: number;
+      bytes: number;
+      startTs: number;
+      finishTs: number;
+      error: string;
+    }
+  | { type: 'task.started'; taskId: string; pid: number; cmd: string; startTs: number }
+  | {
+      type: 'task.finished';
+      taskId: string;
+      status: FinalStatus;
+      exitCode: number | null;
+      error: string;
+      /** Totals the node has shipped and had acknowledged (all of them, or it would not send this). */
+      logLines: number;
+      items: number;
+      finishTs: number;
+    };
+
+export type MasterToNode =
+  | { type: 'registered'; nodeId: string; heartbeatMs: number; enabled: boolean; maxRunners: number }
+  | { type: 'config'; enabled: boolean; maxRunners: number }
+  | { type: 'task.assign'; task: TaskAssignment }
+  | { type: 'task.cancel'; taskId: string }
+  | { type: 'task.finished.ack'; taskId: string }
+  /** The master does not know the task (deleted): stop it and drop its spool. */
+  | { type: 'task.drop'; taskId: string }
+  | { type: 'error'; message: string };
+
+/** Body of POST /api/node-api/tasks/:id/logs and /items: `lines` start at offset `from` (0-based). */
+export interface ShipBatch {
+  from: number;
+  lines: string[];
+}
+
+/** Answer: everything below `acked` is stored (may be beyond from+lines.length after a master-side replay). */
+export interface ShipAck {
+  acked: number;
+}
+
+export function parseMessage<T>(raw: string): T | undefined {
+  try {
+    const m = JSON.parse(raw) as T & { type?: unknown };
+    return m && typeof m === 'object' && typeof m.type === 'string' ? m : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,121 @@
+import { Type, type Static } from '@sinclair/typebox';
+import type { NodeStatus, NodeType, SystemInfo, NodeMetrics } from './node-protocol.ts';
+
+/** Task, node and deploy shapes of the API (spec §3, §7 "Nodes", "Tasks"). */
+export const TASK_STATUSES = ['pending', 'running', 'finished', 'error', 'cancelled', 'abnormal'] as const;
+export type TaskStatus = (typeof TASK_STATUSES)[number];
+export const FINAL_TASK_STATUSES: readonly TaskStatus[] = ['finished', 'error', 'cancelled', 'abnormal'];
+export const RUN_TYPES = ['random', 'all-nodes', 'selected-nodes'] as const;
+export type RunType = (typeof RUN_TYPES)[number];
+
+const Id = Type.String({ pattern: '^[0-9a-f]{24}$' });
+
+export const RunTaskBody = Type.Object({
+  spider_id: Id,
+  run_type: Type.Optional(Type.Union(RUN_TYPES.map((r) => Type.Literal(r)))),
+  node_ids: Type.Optional(Type.Array(Id, { maxItems: 1000 })),
+  param: Type.Optional(Type.String({ maxLength: 10000 })),
+});
+export type RunTaskBody = Static<typeof RunTaskBody>;
+
+export const RunSpidersBody = Type.Object({
+  task_params: Type.Array(Type.Object({ spider_id: Id, param: Type.Optional(Type.String({ maxLength: 10000 })) }), { minItems: 1, maxItems: 1000 }),
+  run_type: Type.Optional(Type.Union(RUN_TYPES.map((r) => Type.Literal(r)))),
+  node_ids: Type.Optional(Type.Array(Id, { maxItems: 1000 })),
+});
+export type RunSpidersBody = Static<typeof RunSpidersBody>;
+
+export const TaskListQuery = Type.Object({
+  page_num: Type.Optional(Type.Integer({ minimum: 1 })),
+  page_size: Type.Optional(Type.Integer({ minimum: 1, maximum: 99999999 })),
+  node_id: Type.Optional(Type.String()),
+  spider_id: Type.Optional(Type.String()),
+  status: Type.Optional(Type.String()),
+  schedule_id: Type.Optional(Type.String()),
+  type: Type.Optional(Type.String()),
+});
+export type TaskListQuery = Static<typeof TaskListQuery>;
+
+export const IdsBody = Type.Object({ ids: Type.Array(Id, { minItems: 1, maxItems: 10000 }) });
+export type IdsBody = Static<typeof IdsBody>;
+
+export const LogQuery = Type.Object({
+  keyword: Type.Optional(Type.String({ maxLength: 1000 })),
+  page_num: Type.Optional(Type.Integer({ minimum: 1 })),
+  page_size: Type.Optional(Type.Integer({ minimum: 1, maximum: 100000 })),
+});
+export type LogQuery = Static<typeof LogQuery>;
+
+export const NodeEditBody = Type.Object({
+  name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+  description: Type.Optional(Type.String({ maxLength: 2000 })),
+  enabled: Type.Optional(Type.Boolean()),
+  max_runners: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
+});
+export type NodeEditBody = Static<typeof NodeEditBody>;
+
+export interface TaskInfo {
+  _id: string;
+  spider_id: string;
+  spider_name: string;
+  node_id: string;
+  node_name?: string;
+  schedule_id: string | null;
+  parent_id: string | null;
+  type: string;
+  status: TaskStatus;
+  run_type: RunType;
+  param: string;
+  cmd: string;
+  error: string;
+  exit_code: number | null;
+  pid: number | null;
+  result_count: number;
+  log_count: number;
+  error_log_count: number;
+  create_ts: string | null;
+  start_ts: string | null;
+  finish_ts: string | null;
+  wait_duration: number | null;
+  runtime_duration: number | null;
+  total_duration: number | null;
+  owner_id: string | null;
+}
+
+export interface NodeInfo {
+  _id: string;
+  name: string;
+  description: string;
+  type: NodeType;
+  is_master: boolean;
+  status: NodeStatus;
+  enabled: boolean;
+  max_runners: number;
+  running: number;
+  ip: string;
+  systemInfo: SystemInfo | null;
+  metrics: NodeMetrics | null;
+  last_seen_ts: string | null;
+  create_ts: string | null;
+  update_ts: string | null;
+}
+
+export interface LogLine {
+  _id: string;
+  line_no: number;
+  msg: string;
+  is_error: boolean;
+}
+
+export interface DeployInfo {
+  _id: string;
+  spider_id: string;
+  node_id: string;
+  task_id: string | null;
+  files_total: number;
+  files_changed: number;
+  bytes: number;
+  error: string;
+  create_ts: string | null;
+  finish_ts: string | null;
+}
