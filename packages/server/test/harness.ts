@@ -48,23 +48,40 @@ export interface TestMaster {
   login(username: string, password: string): Promise<string>;
   /** Signs up a normal user (or makes an admin) and returns its token. */
   createUser(username: string, password?: string, role?: 'normal' | 'admin'): Promise<string>;
+  /**
+   * Stops this master and starts a new one on the same store (same data dir, same PostgreSQL database), as a
+   * restart would. `url` and `master` then point at the new one; tokens stay valid. `downMs` waits in between.
+   */
+  restart(overrides?: Partial<MasterConfig>, downMs?: number): Promise<void>;
+  /** Starts another master on the same store (PostgreSQL multi-master); its close() keeps the store. */
+  startPeer(overrides?: Partial<MasterConfig>): Promise<TestMaster>;
   close(): Promise<void>;
 }
 
 export async function startTestMaster(overrides: Partial<MasterConfig> = {}): Promise<TestMaster> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'crawldeck-test-'));
   const database = ENGINE === 'postgres' ? await createTestDatabase() : undefined;
-  const master = await startMaster({
-    port: 0,
-    host: '127.0.0.1',
-    dataDir,
-    databaseUrl: database?.url ?? '',
-    adminPassword: ADMIN_PASSWORD,
-    embeddedNode: false,
-    logLevel: 'warn',
-    ...overrides,
+  return openTestMaster(dataDir, database?.url ?? '', overrides, async () => {
+    await database?.drop();
+    rmSync(dataDir, { recursive: true, force: true });
   });
-  const url = master.url;
+}
+
+async function openTestMaster(dataDir: string, databaseUrl: string, overrides: Partial<MasterConfig>, dropStore: () => Promise<void>): Promise<TestMaster> {
+  const boot = (extra: Partial<MasterConfig> = {}) =>
+    startMaster({
+      port: 0,
+      host: '127.0.0.1',
+      dataDir,
+      databaseUrl,
+      adminPassword: ADMIN_PASSWORD,
+      embeddedNode: false,
+      logLevel: 'warn',
+      ...overrides,
+      ...extra,
+    });
+  let master = await boot();
+  let url = master.url;
 
   async function api<T>(method: string, route: string, opts: { token?: string | null; body?: unknown; query?: Record<string, unknown> } = {}): Promise<ApiResult<T>> {
     const u = new URL(`/api${route}`, url);
@@ -95,9 +112,14 @@ export async function startTestMaster(overrides: Partial<MasterConfig> = {}): Pr
   let adminToken = '';
   adminToken = await login('admin', ADMIN_PASSWORD);
 
-  return {
-    url,
-    master,
+  const peers: TestMaster[] = [];
+  const self: TestMaster = {
+    get url() {
+      return url;
+    },
+    get master() {
+      return master;
+    },
     dataDir,
     adminToken,
     api,
@@ -108,10 +130,23 @@ export async function startTestMaster(overrides: Partial<MasterConfig> = {}): Pr
       if (role === 'admin') await master.store.db.updateTable('users').set({ role: 'admin' }).where('username', '=', username).execute();
       return login(username, password);
     },
-    async close() {
+    async restart(extra = {}, downMs = 0) {
       await master.close();
-      await database?.drop();
-      rmSync(dataDir, { recursive: true, force: true });
+      if (downMs > 0) await new Promise((r) => setTimeout(r, downMs));
+      master = await boot(extra);
+      url = master.url;
+    },
+    async startPeer(extra = {}) {
+      const peerDir = mkdtempSync(path.join(os.tmpdir(), 'crawldeck-test-peer-'));
+      const peer = await openTestMaster(peerDir, databaseUrl, { ...overrides, ...extra }, async () => rmSync(peerDir, { recursive: true, force: true }));
+      peers.push(peer);
+      return peer;
+    },
+    async close() {
+      for (const p of peers) await p.close().catch(() => undefined);
+      await master.close();
+      await dropStore();
     },
   };
+  return self;
 }

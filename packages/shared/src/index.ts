@@ -18,3 +18,5 @@ export * from './variables.ts';
 export * from './scrapy.ts';
 export * from './scrapy-settings.ts';
 export * from './git.ts';
+export * from './schedules.ts';
+export * from './webhooks.ts';

@@ -153,4 +153,72 @@ export interface TaskTables {
   };
 }
 
-export interface DB extends SessionTables, SpiderTables, SitesTables, GitTables, TaskTables {}
+/** Schedules, fire bookkeeping, task retries and notification webhooks (issue 5, migration 2026112205_schedules). */
+export interface ScheduleTables {
+  schedules: {
+    id: string;
+    name: string;
+    description: string;
+    cron: string;
+    spider_id: string;
+    run_type: string;
+    /** JSON string[] */
+    node_ids: string;
+    param: string;
+    enabled: number;
+    status: 'stop' | 'running' | 'error';
+    error: string;
+    retries: number;
+    timezone: string;
+    next_run_ts: number | null;
+    last_run_ts: number | null;
+    active_since_ts: number;
+    owner_id: string | null;
+    create_ts: number;
+    update_ts: number;
+  };
+  schedule_fires: {
+    schedule_id: string;
+    fire_ts: number;
+    kind: 'cron' | 'catch-up' | 'manual';
+    /** JSON string[] */
+    task_ids: string;
+    error: string;
+    master: string;
+    create_ts: number;
+  };
+  task_retries: { task_id: string; root_id: string; retry_task_id: string | null; attempt: number; create_ts: number };
+  webhooks: {
+    id: string;
+    name: string;
+    url: string;
+    /** JSON WebhookEvent[] */
+    events: string;
+    /** JSON string[]; [] = global */
+    spider_ids: string;
+    secret: string;
+    template: string;
+    enabled: number;
+    last_status: 'success' | 'failed' | null;
+    last_delivery_ts: number | null;
+    owner_id: string | null;
+    create_ts: number;
+    update_ts: number;
+  };
+  webhook_deliveries: {
+    id: string;
+    webhook_id: string;
+    delivery_id: string;
+    event: string;
+    attempt: number;
+    ok: number;
+    http_status: number | null;
+    error: string;
+    duration_ms: number;
+    request_body: string;
+    response_body: string;
+    create_ts: number;
+  };
+}
+
+export interface DB extends SessionTables, SpiderTables, SitesTables, GitTables, TaskTables, ScheduleTables {}

@@ -3,6 +3,7 @@ import { m2026112201_session } from './2026112201_session.ts';
 import { m2026112202_spiders } from './2026112202_spiders.ts';
 import { m2026112203_tasks } from './2026112203_tasks.ts';
 import { m2026112204_sites } from './2026112204_sites.ts';
+import { m2026112205_schedules } from './2026112205_schedules.ts';
 import { m2026112207_git } from './2026112207_git.ts';
 
 /** Every migration by name; Kysely runs them in name order. Add one line per new migration file. */
@@ -11,5 +12,6 @@ export const migrations: Record<string, EngineMigration> = {
   '2026112202_spiders': m2026112202_spiders,
   '2026112203_tasks': m2026112203_tasks,
   '2026112204_sites': m2026112204_sites,
+  '2026112205_schedules': m2026112205_schedules,
   '2026112207_git': m2026112207_git,
 };

@@ -1,0 +1,251 @@
+/**
+ * The cron scheduler (issue 5 "Firing"). Runs on the scheduler leader only (see leader.ts).
+ *
+ * - One timer per enabled schedule, armed for its next fire time (no polling loop), re-armed after each fire.
+ * - Each fire is first recorded in `schedule_fires` under the unique (schedule_id, fire_ts) key; only the
+ *   caller whose insert succeeded creates the tasks. A second leader, a restarted master or a duplicate timer
+ *   can therefore never run the same fire twice.
+ * - Missed fires (downtime, leader hand-over, a blocked event loop): at most ONE catch-up fire, for the latest
+ *   missed fire time, and only if it is no older than the grace window; every older missed fire is skipped.
+ *   See docs/schedules.md.
+ */
+import { Cron } from 'croner';
+import { SCHEDULE_ERRORS, newId, type RunType } from '@crawldeck/shared';
+import type { AppContext } from '../../context.ts';
+import type { ScheduleConfig } from './schedules.config.ts';
+import { claimFire, parseIds, type ScheduleRow } from './schedules.store.ts';
+import { createTasks, existingNodeIds, spiderExists } from './tasks-port.ts';
+
+/** setTimeout's ceiling; longer waits are re-armed in steps. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+/** Safety net: re-read every schedule this often in case a change notification was lost. */
+const RESYNC_MS = 60_000;
+
+export interface FireResult {
+  fired: boolean;
+  taskIds: string[];
+  error: string;
+}
+
+interface Armed {
+  timer: NodeJS.Timeout;
+  fireTs: number;
+  /** Re-plan when any of these change. */
+  signature: string;
+}
+
+export function cronFor(row: Pick<ScheduleRow, 'cron' | 'timezone'>): Cron {
+  return new Cron(row.cron, { paused: true, mode: '6-part', timezone: row.timezone || undefined });
+}
+
+/** Next fire time strictly after `after` (epoch ms), or null. */
+export function nextFireTs(row: Pick<ScheduleRow, 'cron' | 'timezone'>, after: number): number | null {
+  try {
+    const c = cronFor(row);
+    const d = c.nextRun(new Date(after));
+    c.stop();
+    return d ? d.getTime() : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The latest fire time in (from, to], or null. */
+export function latestFireBetween(row: Pick<ScheduleRow, 'cron' | 'timezone'>, from: number, to: number): number | null {
+  try {
+    const c = cronFor(row);
+    const prev = c.previousRuns(1, new Date(to + 1))[0];
+    c.stop();
+    const ts = prev?.getTime();
+    return ts != null && ts > from && ts <= to ? ts : null;
+  } catch {
+    return null;
+  }
+}
+
+const signatureOf = (r: ScheduleRow) => `${r.cron}|${r.timezone}|${r.enabled}|${r.status}|${r.active_since_ts}`;
+
+export class Scheduler {
+  private armed = new Map<string, Armed>();
+  private inFlight = new Set<Promise<unknown>>();
+  private resyncTimer: NodeJS.Timeout | undefined;
+  private running = false;
+  /** Identifies this master in schedule_fires.master. */
+  readonly instance = newId();
+
+  constructor(
+    private ctx: AppContext,
+    private cfg: ScheduleConfig,
+  ) {}
+
+  get isRunning(): boolean {
+    return this.running;
+  }
+
+  private get db() {
+    return this.ctx.store.db;
+  }
+
+  /** Becomes active: plans every enabled schedule, with the catch-up policy for fires missed while no one ran. */
+  async start(): Promise<void> {
+    if (this.running) return;
+    this.running = true;
+    this.ctx.log.info({ instance: this.instance }, 'scheduler started on this master');
+    await this.resync(true);
+    this.resyncTimer = setInterval(() => void this.resync(false).catch((err) => this.ctx.log.error({ err }, 'schedule resync failed')), RESYNC_MS);
+    this.resyncTimer.unref();
+  }
+
+  /** Stops firing (leader lost or shutdown) and waits for fires in progress. */
+  async stop(): Promise<void> {
+    if (!this.running) return;
+    this.running = false;
+    clearInterval(this.resyncTimer);
+    for (const a of this.armed.values()) clearTimeout(a.timer);
+    this.armed.clear();
+    await Promise.allSettled([...this.inFlight]);
+  }
+
+  private async resync(catchUp: boolean): Promise<void> {
+    const rows = await this.db.selectFrom('schedules').selectAll().execute();
+    if (!this.running) return;
+    const seen = new Set<string>();
+    for (const row of rows) {
+      seen.add(row.id);
+      const a = this.armed.get(row.id);
+      if (!a || a.signature !== signatureOf(row)) await this.plan(row, catchUp);
+    }
+    for (const id of [...this.armed.keys()]) if (!seen.has(id)) this.disarm(id);
+  }
+
+  /** A schedule was created, edited, enabled, disabled or deleted (any master): plan it again, no catch-up. */
+  async reload(id: string): Promise<void> {
+    if (!this.running) return;
+    const row = await this.db.selectFrom('schedules').selectAll().where('id', '=', id).executeTakeFirst();
+    if (!this.running) return;
+    if (!row) return this.disarm(id);
+    await this.plan(row, false);
+  }
+
+  private disarm(id: string): void {
+    const a = this.armed.get(id);
+    if (a) clearTimeout(a.timer);
+    this.armed.delete(id);
+  }
+
+  private async plan(row: ScheduleRow, catchUp: boolean): Promise<void> {
+    this.disarm(row.id);
+    if (!row.enabled || row.status === 'error') return;
+    const now = Date.now();
+    if (catchUp) {
+      // Latest fire time that nobody ran: after the last recorded fire and after (re-)activation, within grace.
+      const floor = Math.max(row.last_run_ts ?? 0, row.active_since_ts, now - this.cfg.graceMs - 1);
+      const missed = latestFireBetween(row, floor, now);
+      if (missed != null) this.track(this.fire(row.id, missed, 'catch-up'));
+    }
+    this.arm(row, nextFireTs(row, now));
+  }
+
+  private arm(row: ScheduleRow, fireTs: number | null): void {
+    if (!this.running) return;
+    this.disarm(row.id);
+    if (fireTs == null) return;
+    const wait = Math.min(Math.max(0, fireTs - Date.now()), MAX_TIMER_MS);
+    const timer = setTimeout(() => this.onTimer(row, fireTs), wait);
+    this.armed.set(row.id, { timer, fireTs, signature: signatureOf(row) });
+    if (row.next_run_ts !== fireTs) {
+      row.next_run_ts = fireTs;
+      this.track(this.db.updateTable('schedules').set({ next_run_ts: fireTs }).where('id', '=', row.id).execute());
+    }
+  }
+
+  private onTimer(row: ScheduleRow, fireTs: number): void {
+    if (!this.running || this.armed.get(row.id)?.fireTs !== fireTs) return;
+    const now = Date.now();
+    // Timers are never early by more than rounding, but long waits are split at MAX_TIMER_MS.
+    if (now < fireTs) {
+      this.armed.delete(row.id);
+      return this.arm(row, fireTs);
+    }
+    // If the loop was blocked past further fire times, run only the latest one (never a burst).
+    const latest = latestFireBetween(row, fireTs - 1, now) ?? fireTs;
+    // Arm the next fire before doing the work, so a slow fire never delays the following one.
+    this.arm(row, nextFireTs(row, now));
+    if (now - latest <= this.cfg.graceMs) this.track(this.fire(row.id, latest, latest === fireTs ? 'cron' : 'catch-up'));
+  }
+
+  private track<T>(p: Promise<T>): void {
+    const tracked = p.catch((err) => this.ctx.log.error({ err }, 'scheduler step failed')).finally(() => this.inFlight.delete(tracked));
+    this.inFlight.add(tracked);
+  }
+
+  /**
+   * Runs one fire of a schedule: claim (schedule, fireTs), check spider and nodes, create the tasks.
+   * Used by the timers and by "run now" (kind manual, any master).
+   */
+  async fire(scheduleId: string, fireTs: number, kind: 'cron' | 'catch-up' | 'manual'): Promise<FireResult> {
+    return runFire(this.ctx, scheduleId, fireTs, kind, this.instance, (id) => this.disarm(id));
+  }
+}
+
+/** Shared by the scheduler and the run-now call. */
+export async function runFire(
+  ctx: AppContext,
+  scheduleId: string,
+  fireTs: number,
+  kind: 'cron' | 'catch-up' | 'manual',
+  instance: string,
+  onError?: (id: string) => void,
+): Promise<FireResult> {
+  const db = ctx.store.db;
+  const row = await db.selectFrom('schedules').selectAll().where('id', '=', scheduleId).executeTakeFirst();
+  if (!row || (kind !== 'manual' && !row.enabled)) return { fired: false, taskIds: [], error: 'schedule is gone or disabled' };
+  if (!(await claimFire(db, { schedule_id: row.id, fire_ts: fireTs, kind, master: instance }))) {
+    return { fired: false, taskIds: [], error: 'already fired' };
+  }
+  const fail = async (error: string, persistent: boolean): Promise<FireResult> => {
+    await db.updateTable('schedule_fires').set({ error }).where('schedule_id', '=', row.id).where('fire_ts', '=', fireTs).execute();
+    if (persistent) {
+      await db.updateTable('schedules').set({ status: 'error', error, next_run_ts: null }).where('id', '=', row.id).execute();
+      onError?.(row.id);
+      ctx.events.emit('schedule.changed', { scheduleId: row.id });
+    }
+    ctx.log.warn({ scheduleId: row.id, fireTs, error }, 'schedule fire did not create tasks');
+    return { fired: true, taskIds: [], error };
+  };
+
+  if (!(await spiderExists(ctx, row.spider_id))) return fail(SCHEDULE_ERRORS.notFoundSpider, true);
+  let nodeIds = parseIds(row.node_ids);
+  if (row.run_type === 'selected-nodes') {
+    nodeIds = await existingNodeIds(ctx, nodeIds);
+    if (!nodeIds.length) return fail(SCHEDULE_ERRORS.notFoundNode, true);
+  }
+  let taskIds: string[];
+  try {
+    taskIds = await createTasks(ctx, {
+      spiderId: row.spider_id,
+      runType: row.run_type as RunType,
+      nodeIds,
+      param: row.param,
+      scheduleId: row.id,
+      ownerId: row.owner_id,
+    });
+  } catch (err) {
+    return fail(err instanceof Error ? err.message : String(err), false);
+  }
+  await db.updateTable('schedule_fires').set({ task_ids: JSON.stringify(taskIds) }).where('schedule_id', '=', row.id).where('fire_ts', '=', fireTs).execute();
+  if (kind !== 'manual') {
+    // Never move last_run_ts backwards (a late catch-up finishing after a newer fire).
+    await db
+      .updateTable('schedules')
+      .set({ last_run_ts: fireTs })
+      .where('id', '=', row.id)
+      .where((eb) => eb.or([eb('last_run_ts', 'is', null), eb('last_run_ts', '<', fireTs)]))
+      .execute();
+  }
+  if (row.enabled && row.status !== 'running') {
+    await db.updateTable('schedules').set({ status: 'running', error: '' }).where('id', '=', row.id).where('enabled', '=', 1).execute();
+  }
+  ctx.events.emit('schedule.fired', { scheduleId: row.id, fireTs, kind, taskIds });
+  return { fired: true, taskIds, error: '' };
+}

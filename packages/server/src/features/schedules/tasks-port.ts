@@ -1,0 +1,25 @@
+/**
+ * The seam between schedules and the tasks/spiders/nodes features: everything this feature needs from them,
+ * in one place, so a change of their API touches one file.
+ */
+import type { AppContext } from '../../context.ts';
+import { createTasks as createTasksImpl, type CreateTasksInput } from '../tasks/tasks.service.ts';
+
+export type { CreateTasksInput };
+
+/** Creates the tasks of a fire or a retry (tasks feature); they carry schedule_id / parent_id. */
+export function createTasks(ctx: AppContext, input: CreateTasksInput): Promise<string[]> {
+  return createTasksImpl(ctx, input);
+}
+
+export async function spiderExists(ctx: AppContext, spiderId: string): Promise<{ id: string; name: string; retries: number } | undefined> {
+  return ctx.store.db.selectFrom('spiders').select(['id', 'name', 'retries']).where('id', '=', spiderId).executeTakeFirst();
+}
+
+/** The subset of `ids` that are still registered nodes (deleted nodes are gone; offline ones still count). */
+export async function existingNodeIds(ctx: AppContext, ids: string[]): Promise<string[]> {
+  if (!ids.length) return [];
+  const rows = await ctx.store.db.selectFrom('nodes').select('id').where('id', 'in', ids).execute();
+  const found = new Set(rows.map((r) => r.id));
+  return ids.filter((id) => found.has(id));
+}

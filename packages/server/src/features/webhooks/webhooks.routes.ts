@@ -1,0 +1,221 @@
+import { Type } from '@sinclair/typebox';
+import {
+  WEBHOOK_ERRORS,
+  WEBHOOK_EVENTS,
+  WebhookBody,
+  WebhookUpdateBody,
+  newId,
+  renderWebhookTemplate,
+  validateWebhookUrl,
+  type WebhookDeliveryInfo,
+  type WebhookEvent,
+  type WebhookInfo,
+} from '@crawldeck/shared';
+import type { Selectable } from 'kysely';
+import type { Feature } from '../../context.ts';
+import type { DB } from '../../store/schema.ts';
+import { iso, ok, paging } from '../../http/envelope.ts';
+import { badRequest, notFound } from '../../http/errors.ts';
+import { loadScheduleConfig } from '../schedules/schedules.config.ts';
+import { parseIds } from '../schedules/schedules.store.ts';
+import { TASK_EVENT_OF, WebhookDispatcher } from './webhooks.service.ts';
+
+const IdParams = Type.Object({ id: Type.String({ pattern: '^[0-9a-f]{24}$' }) });
+const admin = { role: 'admin' as const };
+
+function present(r: Selectable<DB['webhooks']>): WebhookInfo {
+  return {
+    _id: r.id,
+    name: r.name,
+    url: r.url,
+    events: parseIds(r.events) as WebhookEvent[],
+    spider_ids: parseIds(r.spider_ids),
+    has_secret: !!r.secret,
+    template: r.template,
+    enabled: !!r.enabled,
+    last_status: r.last_status,
+    last_delivery_ts: iso(r.last_delivery_ts),
+    create_ts: iso(r.create_ts),
+    update_ts: iso(r.update_ts),
+  };
+}
+
+function presentDelivery(r: Selectable<DB['webhook_deliveries']>): WebhookDeliveryInfo {
+  return {
+    _id: r.id,
+    webhook_id: r.webhook_id,
+    delivery_id: r.delivery_id,
+    event: r.event as WebhookDeliveryInfo['event'],
+    attempt: r.attempt,
+    ok: !!r.ok,
+    http_status: r.http_status,
+    error: r.error,
+    duration_ms: r.duration_ms,
+    request_body: r.request_body,
+    response_body: r.response_body,
+    create_ts: iso(r.create_ts),
+  };
+}
+
+/** Sample variables: used to check a template when saved and for the "send test" delivery. */
+export function sampleVars(event: WebhookEvent | 'test' = 'test'): Record<string, unknown> {
+  const now = new Date();
+  return {
+    event,
+    ts: now.toISOString(),
+    task: {
+      id: '000000000000000000000001',
+      status: 'finished',
+      error: '',
+      spider_id: '000000000000000000000002',
+      spider_name: 'example "spider"',
+      node_id: '000000000000000000000003',
+      node_name: 'master',
+      schedule_id: null,
+      parent_id: null,
+      param: '',
+      result_count: 42,
+      create_ts: new Date(now.getTime() - 60_000).toISOString(),
+      start_ts: new Date(now.getTime() - 55_000).toISOString(),
+      finish_ts: now.toISOString(),
+      runtime_duration: 55_000,
+    },
+    node: { id: '000000000000000000000003', name: 'master', status: 'online' },
+  };
+}
+
+function checkBody(b: { url?: string; events?: string[]; template?: string }, creating: boolean): void {
+  if (creating || b.url !== undefined) {
+    const err = validateWebhookUrl(b.url);
+    if (err) throw badRequest(err);
+  }
+  if ((creating || b.events !== undefined) && !b.events?.length) throw badRequest(WEBHOOK_ERRORS.eventsRequired);
+  if (b.template?.trim()) {
+    try {
+      renderWebhookTemplate(b.template, sampleVars());
+    } catch (err) {
+      throw badRequest(`The template must be JSON (with {{placeholders}}): ${(err as Error).message}`);
+    }
+  }
+}
+
+/** Settings → Notifications (admin only): webhooks, their delivery log and a test delivery. */
+export const webhooksFeature: Feature = (app, ctx) => {
+  const { db } = ctx.store;
+  const dispatcher = new WebhookDispatcher(ctx, loadScheduleConfig());
+  ctx.onClose(() => dispatcher.close());
+
+  ctx.events.on('task.status', (ev: { taskId: string; status: string }) => {
+    const event = TASK_EVENT_OF[ev.status];
+    if (event) dispatcher.emit(event, () => dispatcher.taskVars(event, ev.taskId));
+  });
+  const onNode = (ev: { nodeId?: string; id?: string; status?: string }) => {
+    const nodeId = ev.nodeId ?? ev.id;
+    if (nodeId && (ev.status === undefined || ev.status === 'offline')) dispatcher.emit('node_offline', async () => ({ vars: await dispatcher.nodeVars(nodeId) }));
+  };
+  ctx.events.on('node.offline', onNode);
+  ctx.events.on('node.status', (ev: { nodeId?: string; id?: string; status?: string }) => {
+    if (ev.status === 'offline') onNode(ev);
+  });
+
+  const getRow = async (id: string) => {
+    const row = await db.selectFrom('webhooks').selectAll().where('id', '=', id).executeTakeFirst();
+    if (!row) throw notFound('webhook');
+    return row;
+  };
+
+  app.get('/api/webhooks', { config: admin }, async () => {
+    const rows = await db.selectFrom('webhooks').selectAll().orderBy('create_ts', 'desc').execute();
+    return ok(rows.map(present), rows.length);
+  });
+
+  app.get('/api/webhooks/meta', { config: admin }, async () => ok({ events: WEBHOOK_EVENTS, placeholders: Object.keys(flatten(sampleVars())) }));
+
+  app.get('/api/webhooks/:id', { config: admin, schema: { params: IdParams } }, async (req) => ok(present(await getRow(req.params.id))));
+
+  app.put('/api/webhooks', { config: admin, schema: { body: WebhookBody } }, async (req) => {
+    const b = req.body;
+    checkBody(b, true);
+    const now = Date.now();
+    const id = newId(now);
+    await db
+      .insertInto('webhooks')
+      .values({
+        id,
+        name: b.name?.trim() || new URL(b.url.trim()).host,
+        url: b.url.trim(),
+        events: JSON.stringify([...new Set(b.events)]),
+        spider_ids: JSON.stringify([...new Set(b.spider_ids ?? [])]),
+        secret: b.secret ?? '',
+        template: b.template ?? '',
+        enabled: b.enabled === false ? 0 : 1,
+        last_status: null,
+        last_delivery_ts: null,
+        owner_id: req.user.id,
+        create_ts: now,
+        update_ts: now,
+      })
+      .execute();
+    return ok(present(await getRow(id)));
+  });
+
+  app.post('/api/webhooks/:id', { config: admin, schema: { params: IdParams, body: WebhookUpdateBody } }, async (req) => {
+    await getRow(req.params.id);
+    const b = req.body;
+    checkBody(b, false);
+    const patch: Partial<Selectable<DB['webhooks']>> = { update_ts: Date.now() };
+    if (b.name !== undefined) patch.name = b.name.trim();
+    if (b.url !== undefined) patch.url = b.url.trim();
+    if (b.events !== undefined) patch.events = JSON.stringify([...new Set(b.events)]);
+    if (b.spider_ids !== undefined) patch.spider_ids = JSON.stringify([...new Set(b.spider_ids)]);
+    if (b.secret !== undefined) patch.secret = b.secret; // '' removes it; omitted keeps it
+    if (b.template !== undefined) patch.template = b.template;
+    if (b.enabled !== undefined) patch.enabled = b.enabled ? 1 : 0;
+    await db.updateTable('webhooks').set(patch).where('id', '=', req.params.id).execute();
+    return ok(present(await getRow(req.params.id)));
+  });
+
+  app.delete('/api/webhooks/:id', { config: admin, schema: { params: IdParams } }, async (req) => {
+    await getRow(req.params.id);
+    await db.deleteFrom('webhook_deliveries').where('webhook_id', '=', req.params.id).execute();
+    await db.deleteFrom('webhooks').where('id', '=', req.params.id).execute();
+    return ok(null);
+  });
+
+  /** Sends one signed test delivery now (one attempt, no retries) and answers with its outcome. */
+  app.post('/api/webhooks/:id/test', { config: admin, schema: { params: IdParams } }, async (req) => {
+    const row = await getRow(req.params.id);
+    let body: string;
+    try {
+      body = dispatcher.render(row, sampleVars('test'));
+    } catch (err) {
+      throw badRequest(`template error: ${(err as Error).message}`);
+    }
+    const result = await dispatcher.attemptOnce(row, newId(), 'test', body, 1);
+    return ok(result);
+  });
+
+  app.get(
+    '/api/webhooks/:id/deliveries',
+    { config: admin, schema: { params: IdParams, querystring: Type.Object({ page_num: Type.Optional(Type.Integer({ minimum: 1 })), page_size: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })) }) } },
+    async (req) => {
+      await getRow(req.params.id);
+      const { limit, offset } = paging(req.query, 20);
+      const base = db.selectFrom('webhook_deliveries').where('webhook_id', '=', req.params.id);
+      const [rows, count] = await Promise.all([
+        base.selectAll().orderBy('create_ts', 'desc').orderBy('id', 'desc').limit(limit).offset(offset).execute(),
+        base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst(),
+      ]);
+      return ok(rows.map(presentDelivery), Number(count?.n ?? 0));
+    },
+  );
+};
+
+function flatten(o: Record<string, unknown>, prefix = ''): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(o)) {
+    if (v && typeof v === 'object' && !Array.isArray(v)) Object.assign(out, flatten(v as Record<string, unknown>, `${prefix}${k}.`));
+    else out[prefix + k] = v;
+  }
+  return out;
+}

@@ -1,0 +1,236 @@
+/**
+ * Notification webhooks (issue 5 "Notifications"): delivery from the master, asynchronously, off the task path.
+ *
+ * - Events: task_finished, task_error (status error or abnormal), task_cancelled, node_offline.
+ * - Body: the default JSON payload, or the webhook's template with `{{placeholders}}` (values JSON-escaped).
+ * - Secret: `X-Crawldeck-Signature: sha256=<hex HMAC-SHA256(secret, raw body)>`.
+ * - Each attempt has a timeout (5 s) and is logged in webhook_deliveries; a failure (network, timeout, non-2xx)
+ *   is retried up to 5 times with exponential backoff (1 s, 2 s, 4 s, 8 s, 16 s by default).
+ * - Retries wait in memory: a master shut down mid-backoff drops the remaining attempts (logged up to then).
+ */
+import { createHmac } from 'node:crypto';
+import {
+  EMPTY_ID,
+  WEBHOOK_DELIVERY_HEADER,
+  WEBHOOK_EVENT_HEADER,
+  WEBHOOK_MAX_RETRIES,
+  WEBHOOK_SIGNATURE_HEADER,
+  VERSION,
+  newId,
+  renderWebhookTemplate,
+  type WebhookEvent,
+} from '@crawldeck/shared';
+import type { Selectable } from 'kysely';
+import type { AppContext } from '../../context.ts';
+import type { DB } from '../../store/schema.ts';
+import type { ScheduleConfig } from '../schedules/schedules.config.ts';
+import { parseIds } from '../schedules/schedules.store.ts';
+
+type WebhookRow = Selectable<DB['webhooks']>;
+const BODY_LOG_LIMIT = 4000;
+
+export function sign(secret: string, body: string): string {
+  return 'sha256=' + createHmac('sha256', secret).update(body).digest('hex');
+}
+
+export const TASK_EVENT_OF: Record<string, WebhookEvent | undefined> = {
+  finished: 'task_finished',
+  error: 'task_error',
+  abnormal: 'task_error',
+  cancelled: 'task_cancelled',
+};
+
+export interface AttemptResult {
+  ok: boolean;
+  http_status: number | null;
+  error: string;
+  duration_ms: number;
+}
+
+export class WebhookDispatcher {
+  private timers = new Set<NodeJS.Timeout>();
+  private controllers = new Set<AbortController>();
+  private pending = new Set<Promise<unknown>>();
+  private closed = false;
+
+  constructor(
+    private ctx: AppContext,
+    private cfg: ScheduleConfig,
+  ) {}
+
+  private get db() {
+    return this.ctx.store.db;
+  }
+
+  /** Template variables of a task event. */
+  async taskVars(event: WebhookEvent, taskId: string): Promise<{ vars: Record<string, unknown>; spiderId: string } | undefined> {
+    const t = await this.db
+      .selectFrom('tasks')
+      .leftJoin('spiders', 'spiders.id', 'tasks.spider_id')
+      .leftJoin('nodes', 'nodes.id', 'tasks.node_id')
+      .select([
+        'tasks.id',
+        'tasks.status',
+        'tasks.error',
+        'tasks.spider_id',
+        'tasks.node_id',
+        'tasks.schedule_id',
+        'tasks.parent_id',
+        'tasks.param',
+        'tasks.result_count',
+        'tasks.create_ts',
+        'tasks.start_ts',
+        'tasks.finish_ts',
+        'spiders.name as spider_name',
+        'nodes.name as node_name',
+        'nodes.status as node_status',
+      ])
+      .where('tasks.id', '=', taskId)
+      .executeTakeFirst();
+    if (!t) return undefined;
+    const iso = (v: number | null) => (v == null ? null : new Date(Number(v)).toISOString());
+    const task = {
+      id: t.id,
+      status: t.status,
+      error: t.error,
+      spider_id: t.spider_id,
+      spider_name: t.spider_name ?? '',
+      node_id: t.node_id === EMPTY_ID ? '' : t.node_id,
+      node_name: t.node_name ?? '',
+      schedule_id: t.schedule_id,
+      parent_id: t.parent_id,
+      param: t.param,
+      result_count: Number(t.result_count ?? 0),
+      create_ts: iso(t.create_ts),
+      start_ts: iso(t.start_ts),
+      finish_ts: iso(t.finish_ts),
+      runtime_duration: t.start_ts != null && t.finish_ts != null ? Number(t.finish_ts) - Number(t.start_ts) : null,
+    };
+    const node = t.node_name != null ? { id: t.node_id, name: t.node_name, status: t.node_status } : null;
+    return { vars: { event, ts: new Date().toISOString(), task, node }, spiderId: t.spider_id };
+  }
+
+  async nodeVars(nodeId: string): Promise<Record<string, unknown>> {
+    const n = await this.db.selectFrom('nodes').select(['id', 'name', 'status', 'ip']).where('id', '=', nodeId).executeTakeFirst();
+    return { event: 'node_offline', ts: new Date().toISOString(), node: n ? { id: n.id, name: n.name, status: n.status, ip: n.ip } : { id: nodeId, name: '', status: 'offline' } };
+  }
+
+  /** Queues deliveries of an event to every enabled webhook that wants it. Never throws, never waits for them. */
+  emit(event: WebhookEvent, build: () => Promise<{ vars: Record<string, unknown>; spiderId?: string } | undefined>): void {
+    if (this.closed) return;
+    const job = (async () => {
+      const hooks = await this.db.selectFrom('webhooks').selectAll().where('enabled', '=', 1).execute();
+      const wanted = hooks.filter((h) => parseIds(h.events).includes(event));
+      if (!wanted.length) return;
+      const built = await build();
+      if (!built) return;
+      for (const h of wanted) {
+        const spiders = parseIds(h.spider_ids);
+        if (spiders.length && (!built.spiderId || !spiders.includes(built.spiderId))) continue;
+        this.deliver(h, event, built.vars);
+      }
+    })().catch((err) => this.ctx.log.error({ err, event }, 'webhook dispatch failed'));
+    this.track(job);
+  }
+
+  private track(p: Promise<unknown>): void {
+    const t = p.finally(() => this.pending.delete(t));
+    this.pending.add(t);
+  }
+
+  /** Renders the body of a webhook for the given variables (template or default payload). */
+  render(hook: Pick<WebhookRow, 'template'>, vars: Record<string, unknown>): string {
+    return hook.template.trim() ? renderWebhookTemplate(hook.template, vars) : JSON.stringify(vars);
+  }
+
+  /** Starts a delivery with retries in the background. */
+  deliver(hook: WebhookRow, event: WebhookEvent | 'test', vars: Record<string, unknown>): string {
+    const deliveryId = newId();
+    let body: string;
+    try {
+      body = this.render(hook, vars);
+    } catch (err) {
+      void this.logAttempt(hook.id, deliveryId, event, 1, '', { ok: false, http_status: null, error: `template error: ${(err as Error).message}`, duration_ms: 0 }, '');
+      return deliveryId;
+    }
+    const attempt = (n: number): void => {
+      if (this.closed) return;
+      this.track(
+        this.attemptOnce(hook, deliveryId, event, body, n).then((r) => {
+          if (r.ok || n > WEBHOOK_MAX_RETRIES || this.closed) return;
+          const timer = setTimeout(() => {
+            this.timers.delete(timer);
+            attempt(n + 1);
+          }, this.cfg.webhookBackoffMs * 2 ** (n - 1));
+          timer.unref();
+          this.timers.add(timer);
+        }),
+      );
+    };
+    attempt(1);
+    return deliveryId;
+  }
+
+  /** One POST with timeout, logged. */
+  async attemptOnce(hook: WebhookRow, deliveryId: string, event: WebhookEvent | 'test', body: string, n: number): Promise<AttemptResult> {
+    const headers: Record<string, string> = {
+      'content-type': 'application/json',
+      'user-agent': `Crawldeck-Webhook/${VERSION}`,
+      [WEBHOOK_EVENT_HEADER]: event,
+      [WEBHOOK_DELIVERY_HEADER]: deliveryId,
+    };
+    if (hook.secret) headers[WEBHOOK_SIGNATURE_HEADER] = sign(hook.secret, body);
+    const controller = new AbortController();
+    this.controllers.add(controller);
+    const timer = setTimeout(() => controller.abort(new Error(`timed out after ${this.cfg.webhookTimeoutMs} ms`)), this.cfg.webhookTimeoutMs);
+    const started = Date.now();
+    let result: AttemptResult;
+    let responseBody = '';
+    try {
+      const res = await fetch(hook.url, { method: 'POST', headers, body, signal: controller.signal, redirect: 'manual' });
+      responseBody = (await res.text().catch(() => '')).slice(0, BODY_LOG_LIMIT);
+      result = { ok: res.status >= 200 && res.status < 300, http_status: res.status, error: res.status >= 200 && res.status < 300 ? '' : `HTTP ${res.status}`, duration_ms: Date.now() - started };
+    } catch (err) {
+      const reason = controller.signal.aborted ? controller.signal.reason : err;
+      const cause = (reason as { cause?: { message?: string } })?.cause?.message;
+      result = { ok: false, http_status: null, error: String((reason as Error)?.message ?? reason) + (cause ? `: ${cause}` : ''), duration_ms: Date.now() - started };
+    } finally {
+      clearTimeout(timer);
+      this.controllers.delete(controller);
+    }
+    await this.logAttempt(hook.id, deliveryId, event, n, body, result, responseBody).catch((err) => this.ctx.log.warn({ err }, 'webhook delivery log failed'));
+    return result;
+  }
+
+  private async logAttempt(webhookId: string, deliveryId: string, event: string, attempt: number, body: string, r: AttemptResult, responseBody: string): Promise<void> {
+    if (this.closed) return;
+    const now = Date.now();
+    await this.db
+      .insertInto('webhook_deliveries')
+      .values({
+        id: newId(now),
+        webhook_id: webhookId,
+        delivery_id: deliveryId,
+        event,
+        attempt,
+        ok: r.ok ? 1 : 0,
+        http_status: r.http_status,
+        error: r.error.slice(0, 1000),
+        duration_ms: r.duration_ms,
+        request_body: body.slice(0, BODY_LOG_LIMIT),
+        response_body: responseBody,
+        create_ts: now,
+      })
+      .execute()
+      .catch(() => undefined); // the webhook may have been deleted meanwhile (FK)
+    await this.db.updateTable('webhooks').set({ last_status: r.ok ? 'success' : 'failed', last_delivery_ts: now }).where('id', '=', webhookId).execute();
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const t of this.timers) clearTimeout(t);
+    this.timers.clear();
+    for (const c of this.controllers) c.abort(new Error('master shutting down'));
+    await Promise.allSettled([...this.pending]);
+  }
+}

@@ -1,0 +1,174 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { Cron } from 'croner';
+import { RETRY_MAX } from './constants.ts';
+import { RUN_TYPES, type RunType } from './tasks.ts';
+
+/**
+ * Schedules (spec §3 "Schedule", §4 schedule statuses, §5 cron rule, §7 "Schedules").
+ * The cron rule lives here so the master and the console refuse exactly the same expressions.
+ */
+export const SCHEDULE_STATUSES = ['stop', 'running', 'error'] as const;
+export type ScheduleStatus = (typeof SCHEDULE_STATUSES)[number];
+
+/** The special errors of spec §4, plus the reasons the scheduler may add. */
+export const SCHEDULE_ERRORS = {
+  notFoundNode: 'Not Found Node',
+  notFoundSpider: 'Not Found Spider',
+} as const;
+
+/** Spec §8 message shown when the enable switch fails. */
+export const SCHEDULE_TOGGLE_ERROR = 'Enabling/Disabling the schedule unsuccessful';
+
+export const CRON_FIELDS = ['second', 'minute', 'hour', 'day of month', 'month', 'day of week'] as const;
+const CRON_RANGES: Record<string, string> = {
+  second: '0-59',
+  minute: '0-59',
+  hour: '0-23',
+  day: '1-31 or L',
+  'day of month': '1-31 or L',
+  month: '1-12 or JAN-DEC',
+  dayOfWeek: '0-7 or SUN-SAT',
+  'day of week': '0-7 or SUN-SAT',
+};
+const FIELD_NAMES: Record<string, string> = { second: 'second', minute: 'minute', hour: 'hour', day: 'day of month', month: 'month', dayOfWeek: 'day of week' };
+
+function cronOf(expr: string, timezone?: string): Cron {
+  return new Cron(expr, { paused: true, mode: '6-part', timezone: timezone || undefined });
+}
+
+/** Whether a time zone name is known to this runtime's Intl (IANA names such as Asia/Shanghai, UTC). */
+export function isValidTimezone(tz: string): boolean {
+  if (!tz) return false;
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: tz });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Spec §5: "Cron expression must be valid. Its format is second, minute, hour, day of month, month, day of week."
+ * Returns null when valid, else a message naming what is wrong (field count, which field, never fires).
+ */
+export function validateCron(expr: unknown, timezone?: string): string | null {
+  if (typeof expr !== 'string' || !expr.trim()) return 'A cron expression is required';
+  const parts = expr.trim().split(/\s+/);
+  if (parts.length !== 6) {
+    return `Invalid cron expression: expected 6 fields (second minute hour day-of-month month day-of-week), got ${parts.length}`;
+  }
+  if (timezone !== undefined && timezone !== '' && !isValidTimezone(timezone)) return `Unknown time zone "${timezone}"`;
+  let cron: Cron;
+  try {
+    cron = cronOf(parts.join(' '), timezone);
+  } catch (err) {
+    const msg = err instanceof Error ? err.message : String(err);
+    const m = /Invalid value for (\w+)/.exec(msg) ?? /(second|minute|hour|day|month|dayOfWeek)/.exec(msg);
+    if (m && FIELD_NAMES[m[1]]) {
+      const field = FIELD_NAMES[m[1]];
+      const index = CRON_FIELDS.indexOf(field as (typeof CRON_FIELDS)[number]);
+      return `Invalid cron expression: the ${field} field "${parts[index] ?? ''}" is out of range or malformed (allowed ${CRON_RANGES[field]})`;
+    }
+    return `Invalid cron expression: ${msg.replace(/^CronPattern:\s*/, '')}`;
+  }
+  try {
+    if (!cron.nextRun()) return 'Invalid cron expression: it never fires';
+  } finally {
+    cron.stop();
+  }
+  return null;
+}
+
+export function isValidCron(expr: unknown, timezone?: string): boolean {
+  return validateCron(expr, timezone) === null;
+}
+
+/** The next `n` fire times strictly after `from` (empty for an invalid expression). */
+export function nextCronRuns(expr: string, n: number, timezone?: string, from: Date = new Date()): Date[] {
+  if (validateCron(expr, timezone)) return [];
+  const cron = cronOf(expr.trim(), timezone);
+  try {
+    return cron.nextRuns(n, from);
+  } finally {
+    cron.stop();
+  }
+}
+
+/** The next fire time strictly after `from`, or null. */
+export function nextCronRun(expr: string, timezone?: string, from: Date = new Date()): Date | null {
+  return nextCronRuns(expr, 1, timezone, from)[0] ?? null;
+}
+
+/** Spec §3: the first element (the seconds) of the server cron is dropped when shown. */
+export function cronWithoutSeconds(expr: string): string {
+  const parts = expr.trim().split(/\s+/);
+  return parts.length === 6 ? parts.slice(1).join(' ') : expr.trim();
+}
+
+const Id = Type.String({ pattern: '^[0-9a-f]{24}$' });
+const RunTypeSchema = Type.Union(RUN_TYPES.map((r) => Type.Literal(r)));
+
+export const ScheduleBody = Type.Object({
+  name: Type.String({ minLength: 1, maxLength: 200 }),
+  description: Type.Optional(Type.String({ maxLength: 2000 })),
+  cron: Type.String({ maxLength: 200 }),
+  spider_id: Id,
+  run_type: Type.Optional(RunTypeSchema),
+  node_ids: Type.Optional(Type.Array(Id, { maxItems: 1000 })),
+  param: Type.Optional(Type.String({ maxLength: 10000 })),
+  enabled: Type.Optional(Type.Boolean()),
+  retries: Type.Optional(Type.Integer({ minimum: 0, maximum: RETRY_MAX })),
+  /** IANA zone the cron is read in; default CRAWLDECK_TZ or the master's zone. */
+  timezone: Type.Optional(Type.String({ maxLength: 100 })),
+});
+export type ScheduleBody = Static<typeof ScheduleBody>;
+
+/** POST /schedules/{id}: any subset of the fields. */
+export const ScheduleUpdateBody = Type.Partial(ScheduleBody);
+export type ScheduleUpdateBody = Static<typeof ScheduleUpdateBody>;
+
+export const ScheduleListQuery = Type.Object({
+  page_num: Type.Optional(Type.Integer({ minimum: 1 })),
+  page_size: Type.Optional(Type.Integer({ minimum: 1, maximum: 99999999 })),
+  spider_id: Type.Optional(Type.String()),
+  keyword: Type.Optional(Type.String({ maxLength: 200 })),
+});
+export type ScheduleListQuery = Static<typeof ScheduleListQuery>;
+
+export const CronCheckQuery = Type.Object({
+  cron: Type.String({ maxLength: 200 }),
+  timezone: Type.Optional(Type.String({ maxLength: 100 })),
+  n: Type.Optional(Type.Integer({ minimum: 1, maximum: 50 })),
+});
+
+export interface ScheduleInfo {
+  _id: string;
+  name: string;
+  description: string;
+  cron: string;
+  spider_id: string;
+  spider_name: string | null;
+  run_type: RunType;
+  node_ids: string[];
+  param: string;
+  enabled: boolean;
+  status: ScheduleStatus;
+  /** Reason when status is error: 'Not Found Spider', 'Not Found Node', or a scheduler message. */
+  error: string;
+  retries: number;
+  timezone: string;
+  next_run_ts: string | null;
+  last_run_ts: string | null;
+  owner_id: string | null;
+  create_ts: string | null;
+  update_ts: string | null;
+}
+
+export interface ScheduleFireInfo {
+  schedule_id: string;
+  fire_ts: string;
+  kind: 'cron' | 'catch-up' | 'manual';
+  task_ids: string[];
+  error: string;
+  create_ts: string | null;
+}
