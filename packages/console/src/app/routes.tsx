@@ -217,6 +217,19 @@ export const routes: AppRoute[] = [
     ],
   },
   {
+    path: '/sites',
+    layout: true,
+    hidden: true,
+    children: [
+      {
+        path: '',
+        name: 'Sites',
+        meta: { title: 'sites:title' },
+        component: page(() => import('../features/sites/SitesPage.tsx')),
+      },
+    ],
+  },
+  {
     path: '/users',
     layout: true,
     meta: { title: 'route:users', icon: TeamOutlined },

@@ -1,11 +1,34 @@
-// Placeholder screen: the spec's tabs with empty panels until the feature lands (replace this whole file).
-import { Card, Empty, Tabs, Typography } from 'antd';
+/** /setting: General, Notifications, Global Variable, Database, Password and API tokens (spec §2 Settings). */
+import { Card, Tabs, Typography } from 'antd';
 import { useTranslation } from 'react-i18next';
+import { useState, type ReactNode } from 'react';
+import { useUserStore } from '../../app/stores/user.ts';
+import { GeneralTab } from './components/GeneralTab.tsx';
+import NotificationsPanel from './components/NotificationsPanel.tsx';
+import { VariablesTab } from './components/VariablesTab.tsx';
+import { DatabaseTab } from './components/DatabaseTab.tsx';
+import { PasswordTab } from './components/PasswordTab.tsx';
+import { TokensTab } from './components/TokensTab.tsx';
 
-const TABS = ['general', 'notifications', 'globalVariable', 'database', 'password'] as const;
+const TABS = ['general', 'notifications', 'globalVariable', 'database', 'password', 'tokens'] as const;
+type Tab = (typeof TABS)[number];
 
 export default function SettingPage() {
-  const { t } = useTranslation(['route', 'placeholder']);
+  const { t } = useTranslation(['setting', 'route']);
+  const isAdmin = useUserStore((s) => s.role) === 'admin';
+  // Initial tab from ?tab= (deep links); local state afterwards, since the view is kept alive across routes.
+  const [active, setActive] = useState<Tab>(() => {
+    const q = new URLSearchParams(window.location.search).get('tab') ?? '';
+    return (TABS as readonly string[]).includes(q) ? (q as Tab) : 'general';
+  });
+  const panels: Record<Tab, ReactNode> = {
+    general: <GeneralTab isAdmin={isAdmin} />,
+    notifications: <NotificationsPanel />,
+    globalVariable: <VariablesTab isAdmin={isAdmin} />,
+    database: <DatabaseTab isAdmin={isAdmin} />,
+    password: <PasswordTab />,
+    tokens: <TokensTab />,
+  };
   return (
     <div className="app-page" data-page="setting">
       <div className="app-page-header">
@@ -15,11 +38,10 @@ export default function SettingPage() {
       </div>
       <Card>
         <Tabs
-          items={TABS.map((tab) => ({
-            key: tab,
-            label: t(`placeholder:setting.tabs.${tab}`),
-            children: <Empty description={t('placeholder:tabNotAvailable', { tab: t(`placeholder:setting.tabs.${tab}`) })} />,
-          }))}
+          activeKey={active}
+          onChange={(k) => setActive(k as Tab)}
+          destroyOnHidden
+          items={TABS.map((tab) => ({ key: tab, label: <span data-tab={tab}>{t(`tabs.${tab}`)}</span>, children: panels[tab] }))}
         />
       </Card>
     </div>

@@ -1,0 +1,47 @@
+/** Settings → Password: change own password (≥ 5, two must match) via POST /me; other sessions end. */
+import { Button, Form, Input, message } from 'antd';
+import { useTranslation } from 'react-i18next';
+import { isValidPassword } from '@crawldeck/shared';
+import { useChangePassword } from '../api.ts';
+
+export function PasswordTab() {
+  const { t } = useTranslation('setting');
+  const [form] = Form.useForm<{ password: string; confirm: string }>();
+  const change = useChangePassword();
+  return (
+    <Form
+      form={form}
+      layout="vertical"
+      style={{ maxWidth: 420 }}
+      data-panel="password"
+      onFinish={async (v) => {
+        await change.mutateAsync(v.password);
+        form.resetFields();
+        void message.success(t('password.done'));
+      }}
+    >
+      <Form.Item
+        name="password"
+        label={t('password.password')}
+        rules={[{ validator: (_, v: string | undefined) => (isValidPassword(v ?? '') ? Promise.resolve() : Promise.reject(new Error(t('password.length')))) }]}
+      >
+        <Input.Password autoComplete="new-password" data-testid="new-password" />
+      </Form.Item>
+      <Form.Item
+        name="confirm"
+        label={t('password.confirm')}
+        dependencies={['password']}
+        rules={[
+          ({ getFieldValue }) => ({
+            validator: (_, v: string | undefined) => ((v ?? '') === (getFieldValue('password') ?? '') ? Promise.resolve() : Promise.reject(new Error(t('password.mismatch')))),
+          }),
+        ]}
+      >
+        <Input.Password autoComplete="new-password" data-testid="confirm-password" />
+      </Form.Item>
+      <Button type="primary" htmlType="submit" loading={change.isPending} data-testid="change-password">
+        {t('password.submit')}
+      </Button>
+    </Form>
+  );
+}

@@ -1,0 +1,18 @@
+export default {
+  title: 'Feedback',
+  intro: 'Tell us what works, what does not and what you miss. We reply by e-mail or in the chat app.',
+  email: 'E-mail',
+  chatAccount: 'Chat-app account',
+  chatAccountPlaceholder: 'Your account in the chat app (e.g. WeChat ID)',
+  content: 'Content',
+  contentPlaceholder: 'Your feedback',
+  submit: 'Submit',
+  submitted: 'Thank you! Your feedback has been submitted.',
+  required: 'Required',
+  invalidEmail: 'E-mail format is invalid',
+  blocked: 'Unable to submit because of some errors',
+  list: 'Received feedback',
+  user: 'User',
+  time: 'Time',
+  empty: 'No feedback yet',
+};

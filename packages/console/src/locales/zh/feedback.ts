@@ -1,0 +1,18 @@
+export default {
+  title: '反馈',
+  intro: '告诉我们哪些好用、哪些不好用、还缺什么。我们会通过邮件或聊天软件回复你。',
+  email: '邮箱',
+  chatAccount: '聊天软件账号',
+  chatAccountPlaceholder: '你的聊天软件账号（如微信号）',
+  content: '内容',
+  contentPlaceholder: '你的反馈',
+  submit: '提交',
+  submitted: '感谢！你的反馈已提交。',
+  required: '必填',
+  invalidEmail: '邮箱格式不正确',
+  blocked: '存在错误，无法提交',
+  list: '已收到的反馈',
+  user: '用户',
+  time: '时间',
+  empty: '暂无反馈',
+};
