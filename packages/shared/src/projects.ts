@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 
 /** Projects (spec §3 "Project", §7 "Projects"). `tag` and `tags` carry the same list; either is accepted. */
-const Tags = Type.Array(Type.String({ minLength: 1, maxLength: 50 }), { maxItems: 50 });
+const Tags = Type.Array(Type.String({ maxLength: 50 }), { maxItems: 50 }); // blanks and duplicates are dropped
 
 export const ProjectBody = Type.Object({
   name: Type.String({ minLength: 1, maxLength: 200 }),

@@ -39,6 +39,10 @@ export function normalisePath(input: unknown, opts: { allowRoot?: boolean; label
     if (allowRoot) return '';
     throw badRequest(`${label} is required`);
   }
+  if (segments.some((s) => s.trim() === '')) {
+    if (segments.every((s) => s.trim() === '')) throw badRequest(`${label} is required`);
+    throw badRequest(`${label} has a blank name`);
+  }
   if (segments.length > MAX_DEPTH) throw badRequest(`${label} is nested too deeply (${MAX_DEPTH} levels at most)`);
   if (segments.some((s) => s.length > MAX_SEGMENT_LENGTH)) throw badRequest(`${label} has a name longer than ${MAX_SEGMENT_LENGTH} characters`);
   const out = segments.join('/');

@@ -147,9 +147,17 @@ export const spidersFeature: Feature = (app, ctx) => {
     return ok(await answerSpider(req.params.id));
   });
 
-  app.post('/api/spiders/:id', { schema: { params: IdParams, body: UpdateSpiderBody } }, async (req) => {
+  // Schema coercion would turn `git_password: null` (clear it) into '' (keep it): look before validation.
+  const clearsPassword = new WeakSet<object>();
+  app.post('/api/spiders/:id', {
+    schema: { params: IdParams, body: UpdateSpiderBody },
+    preValidation: async (req) => {
+      const body = req.body as { git_password?: unknown } | null;
+      if (body && typeof body === 'object' && body.git_password === null) clearsPassword.add(req);
+    },
+  }, async (req) => {
     const row = await spiderFor(db, req.user, req.params.id, 'write');
-    await updateSpider(ctx, row, req.body);
+    await updateSpider(ctx, row, clearsPassword.has(req) ? { ...req.body, git_password: null } : req.body);
     return ok(await answerSpider(row.id));
   });
 
