@@ -26,6 +26,13 @@ export async function createTestDatabase(): Promise<{ url: string; drop(): Promi
     async drop() {
       const c = new pg.Client({ connectionString: PG_ADMIN_URL });
       await c.connect();
+      // pg's Pool.end() resolves before its connections have closed; let them go first, so FORCE does not hit
+      // a connection that is still ending (its FATAL 57P01 would surface as an unhandled error).
+      for (let i = 0; i < 40; i++) {
+        const r = await c.query('SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1', [name]);
+        if (!r.rows[0]?.n) break;
+        await new Promise((res) => setTimeout(res, 50));
+      }
       await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
       await c.end();
     },
