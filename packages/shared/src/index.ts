@@ -20,3 +20,4 @@ export * from './scrapy-settings.ts';
 export * from './git.ts';
 export * from './schedules.ts';
 export * from './webhooks.ts';
+export * from './config-spider.ts';

@@ -1,0 +1,121 @@
+import { Type } from '@sinclair/typebox';
+import {
+  CONFIG_SPIDER_CMD,
+  CONFIG_SPIDER_TEMPLATES,
+  CreateConfigSpiderBody,
+  ExtractFieldsBody,
+  PreviewBody,
+  SpiderfileSchema,
+  SpiderfileTextBody,
+  parseSpiderfile,
+  validateSpiderfile,
+  scrapyCrawlCommand,
+  type Spiderfile,
+} from '@crawldeck/shared';
+import type { Feature } from '../../context.ts';
+import { ok } from '../../http/envelope.ts';
+import { HttpError, badRequest } from '../../http/errors.ts';
+import { createSpider, parseWith, spiderFor } from '../spiders/spiders.service.ts';
+import { getSpider, getSpiderWithOwner, presentSpider, type SpiderRow } from '../spiders/spiders.store.ts';
+import { writeFile } from '../spiders/files.store.ts';
+import { invalidSpiderfile, loadSpiderfile, preview, saveSpiderfile, suggestFields } from './config-spider.service.ts';
+import { pythonSyntaxError, scrapyProjectFor } from './convert.ts';
+
+const IdParams = Type.Object({ id: Type.String({ pattern: '^[0-9a-f]{24}$' }) });
+
+/** Configurable spiders (issue 7 item 3): Spiderfile form/text, templates, preview, field suggestion, conversion. */
+export const configSpiderFeature: Feature = (app, ctx) => {
+  const { db } = ctx.store;
+
+  const configurable = async (row: SpiderRow) => {
+    if (row.type !== 'configurable') throw badRequest('this is not a configurable spider');
+    return row;
+  };
+
+  app.get('/api/config_spiders_templates', async () => ok(CONFIG_SPIDER_TEMPLATES));
+
+  app.put('/api/config_spiders', { schema: { body: CreateConfigSpiderBody } }, async (req) => {
+    const b = req.body;
+    const template = CONFIG_SPIDER_TEMPLATES.find((t) => t.name === (b.template || 'list'));
+    if (!template) throw badRequest(`unknown template "${b.template}" (templates: ${CONFIG_SPIDER_TEMPLATES.map((t) => t.name).join(', ')})`);
+    const sf: Spiderfile = structuredClone(template.spiderfile);
+    sf.name = b.name.trim();
+    if (b.display_name) sf.display_name = b.display_name;
+    if (b.col) sf.col = b.col;
+    if (b.start_url) sf.start_url = b.start_url.trim();
+    const checked = validateSpiderfile(sf);
+    if (!checked.ok) throw invalidSpiderfile(checked.problems);
+    const { id } = await createSpider(ctx, req.user, {
+      name: sf.name,
+      display_name: b.display_name,
+      col: b.col,
+      type: 'configurable',
+      cmd: CONFIG_SPIDER_CMD,
+      project_id: b.project_id,
+      is_public: b.is_public,
+    });
+    await saveSpiderfile(db, (await getSpider(db, id))!, checked.spiderfile);
+    return ok(presentSpider((await getSpiderWithOwner(db, id))!));
+  });
+
+  app.post('/api/config_spiders/:id/config', { schema: { params: IdParams, body: SpiderfileSchema } }, async (req) => {
+    const row = await configurable(await spiderFor(db, req.user, req.params.id, 'write'));
+    const checked = validateSpiderfile({ ...req.body, name: req.body.name || row.name });
+    if (!checked.ok) throw invalidSpiderfile(checked.problems);
+    return ok(await saveSpiderfile(db, row, checked.spiderfile));
+  });
+
+  app.post('/api/config_spiders/:id/spiderfile', { schema: { params: IdParams, body: SpiderfileTextBody } }, async (req) => {
+    const row = await configurable(await spiderFor(db, req.user, req.params.id, 'write'));
+    const parsed = parseSpiderfile(req.body.content);
+    if (!parsed.ok) throw invalidSpiderfile(parsed.problems);
+    // the text is kept as written (comments, order); the config column gets the parsed object
+    return ok(await saveSpiderfile(db, row, parsed.spiderfile, req.body.content));
+  });
+
+  app.post('/api/spiders/:id/preview_crawl', { schema: { params: IdParams } }, async (req) => {
+    const body = parseWith(PreviewBody, req.body ?? {});
+    const row = await configurable(await spiderFor(db, req.user, req.params.id, 'read'));
+    let sf: Spiderfile;
+    if (body.spiderfile !== undefined) {
+      const checked = validateSpiderfile({ name: row.name, ...(body.spiderfile as object) });
+      if (!checked.ok) throw invalidSpiderfile(checked.problems);
+      sf = checked.spiderfile;
+    } else {
+      sf = await loadSpiderfile(db, row);
+    }
+    const { rows, stats, log } = await preview(sf, body.items ?? 10);
+    return ok({ rows, stats, log }, rows.length);
+  });
+
+  app.post('/api/spiders/:id/extract_fields', { schema: { params: IdParams } }, async (req) => {
+    const body = parseWith(ExtractFieldsBody, req.body ?? {});
+    const row = await configurable(await spiderFor(db, req.user, req.params.id, 'read'));
+    const sf = await loadSpiderfile(db, row);
+    return ok(await suggestFields(sf, body.url));
+  });
+
+  app.post('/api/config_spiders/:id/convert', { schema: { params: IdParams } }, async (req) => {
+    const row = await configurable(await spiderFor(db, req.user, req.params.id, 'write'));
+    try {
+      const sf = await loadSpiderfile(db, row);
+      const { files, spiderName } = scrapyProjectFor(sf);
+      for (const f of files) {
+        if (f.path.endsWith('.py')) {
+          const problem = pythonSyntaxError(f.content);
+          if (problem) throw new Error(`${f.path}: ${problem}`);
+        }
+      }
+      for (const f of files) await writeFile(db, row.id, f.path, Buffer.from(f.content, 'utf8'));
+      await db
+        .updateTable('spiders')
+        .set({ type: 'customized', is_scrapy: 1, cmd: scrapyCrawlCommand(spiderName), update_ts: Date.now() })
+        .where('id', '=', row.id)
+        .execute();
+      return ok({ ...presentSpider((await getSpiderWithOwner(db, row.id))!), files: files.map((f) => f.path) });
+    } catch (err) {
+      const reason = err instanceof Error ? err.message : String(err);
+      throw new HttpError(422, `Converted unsuccessfully: ${reason}`);
+    }
+  });
+};
