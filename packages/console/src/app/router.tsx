@@ -3,6 +3,7 @@ import { Navigate, createBrowserRouter, type RouteObject } from 'react-router';
 import { routes, resolvePath, type AppRoute, type RouteMeta } from './routes.tsx';
 import AppRoot from './AppRoot.tsx';
 import Layout from './layout/Layout.tsx';
+import RouteError from './RouteError.tsx';
 
 export interface RouteHandle {
   name?: string;
@@ -18,7 +19,8 @@ function toRouteObject(route: AppRoute, base: string): RouteObject | null {
   const handle: RouteHandle = { name: route.name, meta: route.meta, redirect: route.redirect, fullPath };
   const load = route.component;
   const lazy = load ? async () => ({ Component: (await load()).default }) : undefined;
-  if (route.path === '' && !route.children) return { index: true, handle, lazy };
+  const errorElement = load ? <RouteError /> : undefined;
+  if (route.path === '' && !route.children) return { index: true, handle, lazy, errorElement };
   const children: RouteObject[] = [];
   if (route.redirect && route.redirect !== 'noredirect') {
     children.push({ index: true, element: <Navigate to={route.redirect} replace /> });
@@ -27,7 +29,7 @@ function toRouteObject(route: AppRoute, base: string): RouteObject | null {
     const o = toRouteObject(c, fullPath);
     if (o) children.push(o);
   }
-  return { path: route.path, handle, lazy, children: children.length ? children : undefined };
+  return { path: route.path, handle, lazy, errorElement, children: children.length ? children : undefined };
 }
 
 export function buildRouteObjects(table: AppRoute[] = routes): RouteObject[] {
@@ -37,6 +39,7 @@ export function buildRouteObjects(table: AppRoute[] = routes): RouteObject[] {
   return [
     {
       element: <AppRoot />,
+      errorElement: <RouteError />,
       children: [
         ...compact(outside.map((r) => toRouteObject(r, '/'))),
         { element: <Layout />, children: compact(inside.map((r) => toRouteObject(r, '/'))) },

@@ -6,6 +6,8 @@ export default {
   save: 'Save',
   notAvailable: 'This feature is not available yet.',
   comingSoon: 'Coming soon',
+  screenError: 'This screen failed to load or render',
+  reload: 'Reload',
   fetchError: 'An error happened when fetching the data',
   request: {
     requestError: 'Request Error',

@@ -6,6 +6,8 @@ export default {
   save: '保存',
   notAvailable: '该功能暂未开放，敬请期待。',
   comingSoon: '即将上线',
+  screenError: '页面加载或渲染出错',
+  reload: '重新加载',
   fetchError: '获取数据时发生错误',
   request: {
     requestError: '请求错误',
