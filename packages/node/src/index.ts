@@ -196,7 +196,7 @@ export async function startNode(opts: NodeOptions): Promise<RunningNode> {
         heartbeat = setInterval(beat, msg.heartbeatMs);
         heartbeat.unref();
         // Final reports that the master did not acknowledge before the connection broke.
-        for (const run of runs.values()) if (run.state === 'done' && run.finishTs) sendFinished(run);
+        for (const run of runs.values()) if (run.drained) sendFinished(run);
         log('info', 'registered with master', { nodeId, master: base });
         return;
       }
@@ -257,7 +257,7 @@ export async function startNode(opts: NodeOptions): Promise<RunningNode> {
       if (stopped) return;
       if (code === 4401) log('error', `master refused the node key: ${reason.toString()}`);
       // Reconnect with capped exponential backoff and jitter; shipping continues independently over HTTP.
-      const delay = Math.min(10_000, 250 * 2 ** Math.min(attempts++, 6)) * (0.75 + Math.random() * 0.5);
+      const delay = Math.min(4000, 250 * 2 ** Math.min(attempts++, 5)) * (0.75 + Math.random() * 0.5);
       reconnectTimer = setTimeout(connect, delay);
     });
     socket.on('error', (err) => log('debug', 'connection error', { err: err.message }));

@@ -42,6 +42,8 @@ export class TaskRun {
   error = '';
   finishTs = 0;
   cancelled = false;
+  /** Every spooled line and item is acknowledged by the master: the final report may be (re)sent. */
+  drained = false;
   private logShipper: Shipper;
   private itemShipper: Shipper;
   private watcher: FSWatcher | undefined;
@@ -208,6 +210,7 @@ export class TaskRun {
     this.watcher?.close();
     this.saveState();
     await Promise.all([this.logShipper.drain(), this.itemShipper.drain()]);
+    this.drained = true;
     this.saveState();
     this.cb.done();
   }

@@ -203,7 +203,7 @@ export class Shipper {
           return;
         }
         this.failures++;
-        const delay = Math.min(5000, 100 * 2 ** Math.min(this.failures, 6));
+        const delay = Math.min(2000, 100 * 2 ** Math.min(this.failures, 5));
         await new Promise<void>((r) => {
           this.retryTimer = setTimeout(r, delay);
         });

@@ -1,0 +1,119 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { ENGINE, createTestDatabase } from './harness.ts';
+import { CLI, REPO, killGroup, spawnNode, type ChildNode } from './nodes.helpers.ts';
+import { waitFor } from './tasks.helpers.ts';
+
+const KEY = 'restart-node-key';
+const PASSWORD = 'admin-pass';
+const LINES = 3000;
+const ITEMS = 1500;
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+let master: ChildProcess | undefined;
+let node: ChildNode | undefined;
+let db: { url: string; drop(): Promise<void> } | undefined;
+const dataDir = mkdtempSync(path.join(os.tmpdir(), 'crawldeck-restart-'));
+let taskPid: number | undefined;
+
+afterAll(async () => {
+  master?.kill('SIGKILL');
+  node?.proc.kill('SIGKILL');
+  killGroup(taskPid);
+  await db?.drop();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+function startMasterProcess(port: number): ChildProcess {
+  const p = spawn(process.execPath, ['--import', 'tsx', CLI, 'start', '--port', String(port), '--data-dir', dataDir], {
+    cwd: REPO,
+    env: {
+      ...process.env,
+      CRAWLDECK_HOST: '127.0.0.1',
+      CRAWLDECK_ADMIN_PASSWORD: PASSWORD,
+      CRAWLDECK_NODE_KEY: KEY,
+      CRAWLDECK_EMBEDDED_NODE: '0',
+      CRAWLDECK_LOG_LEVEL: 'warn',
+      CRAWLDECK_DATABASE_URL: db?.url ?? '',
+    },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  return p;
+}
+
+describe('master restart mid-task', () => {
+  it('loses no log line and no item (exact counts) when the master is killed and restarted', async () => {
+    if (ENGINE === 'postgres') db = await createTestDatabase();
+    const port = await freePort();
+    const url = `http://127.0.0.1:${port}`;
+    master = startMasterProcess(port);
+    let token = '';
+    const api = async (method: string, route: string, body?: unknown) => {
+      const res = await fetch(`${url}/api${route}`, { method, headers: { authorization: token, ...(body ? { 'content-type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined });
+      return (await res.json()) as { status: string; data: any; total?: number; error?: string };
+    };
+    const login = async () => {
+      token = await waitFor('master up', async () => {
+        try {
+          const r = await fetch(`${url}/api/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'admin', password: PASSWORD }) });
+          return r.ok ? ((await r.json()) as { data: string }).data : undefined;
+        } catch {
+          return undefined;
+        }
+      }, 30_000, 100);
+    };
+    await login();
+    node = spawnNode(url, KEY, 'survivor');
+    await waitFor('node online', async () => (await api('GET', '/nodes')).data.some((n: { status: string }) => n.status === 'online'), 30_000);
+
+    const spider = await api('PUT', '/spiders', { name: 'steady', cmd: 'python3 main.py', type: 'customized' });
+    const code = `import time, sys
+from crawldeck import save_item
+for i in range(${LINES}):
+    print("line %d" % i, flush=True)
+    if i % 2 == 0:
+        save_item({"i": i // 2})
+    if i % 30 == 0:
+        time.sleep(0.05)
+`;
+    await api('POST', `/spiders/${spider.data._id}/file`, { path: 'main.py', content: code });
+    const [taskId] = (await api('PUT', '/tasks', { spider_id: spider.data._id, run_type: 'random' })).data as string[];
+    await waitFor('some lines stored', async () => {
+      const t = (await api('GET', `/tasks/${taskId}`)).data;
+      taskPid = t.pid ?? taskPid;
+      return t.status === 'running' && t.log_count > 100;
+    }, 30_000);
+
+    master.kill('SIGKILL');
+    await new Promise((r) => master!.once('exit', r));
+    await new Promise((r) => setTimeout(r, 1500));
+    master = startMasterProcess(port);
+    await login();
+
+    const done = await waitFor('task finished', async () => {
+      const t = (await api('GET', `/tasks/${taskId}`)).data;
+      return t && ['finished', 'error', 'abnormal'].includes(t.status) ? t : undefined;
+    }, 60_000, 200);
+    expect(done.status).toBe("finished");
+    expect(done.log_count).toBe(LINES);
+    expect(done.result_count).toBe(ITEMS);
+    const log = await api('GET', `/tasks/${taskId}/log?page_size=${LINES + 10}`);
+    expect(log.total).toBe(LINES);
+    expect(log.data.map((l: { msg: string }) => l.msg)).toEqual(Array.from({ length: LINES }, (_, i) => `line ${i}`));
+    const results = await api('GET', `/tasks/${taskId}/results?page_size=${ITEMS + 10}`);
+    expect(results.total).toBe(ITEMS);
+    expect(results.data.map((r: { i: number }) => r.i)).toEqual(Array.from({ length: ITEMS }, (_, i) => i));
+  });
+});

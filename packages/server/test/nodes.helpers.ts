@@ -1,0 +1,37 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
+export const CLI = path.join(REPO, 'packages/cli/src/main.ts');
+
+export interface ChildNode {
+  proc: ChildProcess;
+  dataDir: string;
+  output: () => string;
+}
+
+/** Starts `crawldeck node` as a real child process. */
+export function spawnNode(master: string, key: string, name: string, extra: string[] = [], dataDir?: string): ChildNode {
+  const dir = dataDir ?? mkdtempSync(path.join(os.tmpdir(), `crawldeck-node-${name}-`));
+  const proc = spawn(process.execPath, ['--import', 'tsx', CLI, 'node', '--master', master, '--key', key, '--data-dir', dir, '--name', name, ...extra], {
+    cwd: REPO,
+    env: { ...process.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  proc.stdout!.on('data', (d) => (out += d));
+  proc.stderr!.on('data', (d) => (out += d));
+  return { proc, dataDir: dir, output: () => out };
+}
+
+export function killGroup(pid: number | null | undefined): void {
+  if (!pid) return;
+  try {
+    process.kill(-pid, 'SIGKILL');
+  } catch {
+    /* gone */
+  }
+}
