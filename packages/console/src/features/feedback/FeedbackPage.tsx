@@ -52,7 +52,7 @@ export default function FeedbackPage() {
                 { validator: (_, v: string | undefined) => (!v?.trim() || isValidEmail(v.trim()) ? Promise.resolve() : Promise.reject(new Error(t('invalidEmail')))) },
               ]}
             >
-              <Input type="email" autoComplete="email" data-testid="feedback-email" />
+              <Input autoComplete="email" inputMode="email" data-testid="feedback-email" />
             </Form.Item>
             <Form.Item name="chat_account" label={t('chatAccount')} rules={[{ required: true, whitespace: true, message: t('required') }]}>
               <Input placeholder={t('chatAccountPlaceholder')} maxLength={200} data-testid="feedback-chat" />

@@ -1,10 +1,10 @@
 /** ECharts for the dashboard, in their own lazily loaded chunk (only the line and pie charts are bundled). */
-import ReactEChartsCore from 'echarts-for-react/lib/core';
 import * as echarts from 'echarts/core';
 import { LineChart, PieChart } from 'echarts/charts';
 import { GridComponent, LegendComponent, TooltipComponent } from 'echarts/components';
 import { CanvasRenderer } from 'echarts/renderers';
 import type { HomeStats } from '@crawldeck/shared';
+import { EChart } from './EChart.tsx';
 
 echarts.use([LineChart, PieChart, GridComponent, TooltipComponent, LegendComponent, CanvasRenderer]);
 
@@ -19,10 +19,8 @@ const STATUS_COLORS: Record<string, string> = {
 
 export function DailyChart({ daily, label }: { daily: HomeStats['daily']; label: string }) {
   return (
-    <ReactEChartsCore
-      echarts={echarts}
+    <EChart
       style={{ height: 320 }}
-      notMerge
       option={{
         grid: { left: 40, right: 20, top: 20, bottom: 30 },
         tooltip: { trigger: 'axis' },
@@ -36,10 +34,8 @@ export function DailyChart({ daily, label }: { daily: HomeStats['daily']; label:
 
 export function StatusChart({ status, labelOf }: { status: HomeStats['status']; labelOf: (s: string) => string }) {
   return (
-    <ReactEChartsCore
-      echarts={echarts}
+    <EChart
       style={{ height: 320 }}
-      notMerge
       option={{
         tooltip: { trigger: 'item', formatter: '{b}: {c} ({d}%)' },
         legend: { bottom: 0 },

@@ -106,7 +106,7 @@ export function UserFormDialog({ open, user, onClose }: { open: boolean; user: U
           label={t('email')}
           rules={[{ validator: (_, v: string | undefined) => (!v?.trim() || isValidEmail(v.trim()) ? Promise.resolve() : Promise.reject(new Error(t('validation.email')))) }]}
         >
-          <Input type="email" autoComplete="off" />
+          <Input inputMode="email" autoComplete="off" />
         </Form.Item>
       </Form>
     </Modal>

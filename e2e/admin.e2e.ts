@@ -1,0 +1,167 @@
+/**
+ * Admin journeys of issue 6: users, API tokens, password change, feedback, and zh/en screenshots of the users,
+ * settings, feedback, disclaimer, sites and dashboard screens (test-output/screens/).
+ */
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect } from 'vitest';
+import type { Page } from 'playwright-core';
+import { ADMIN_PASSWORD, e2eTest, loginByApi, useE2E } from './harness.ts';
+
+const SCREENS = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../test-output/screens');
+
+async function shot(page: Page, name: string): Promise<void> {
+  mkdirSync(SCREENS, { recursive: true });
+  await page.evaluate(() => window.scrollTo(0, 0));
+  await page.waitForTimeout(400); // let transitions and charts settle
+  await page.screenshot({ path: path.join(SCREENS, `${name}.png`), fullPage: true });
+}
+
+describe('admin console', () => {
+  const env = useE2E();
+
+  async function apiCall(method: string, route: string, token: string | null, body?: unknown) {
+    const headers: Record<string, string> = {};
+    if (token) headers.authorization = token;
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    const res = await fetch(`${env.url}/api${route}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    return { status: res.status, body: (await res.json().catch(() => null)) as { data: any; error?: string } };
+  }
+  async function adminToken() {
+    const r = await apiCall('POST', '/login', null, { username: 'admin', password: ADMIN_PASSWORD });
+    return r.body.data as string;
+  }
+  const okButton = (page: Page) => page.locator('.ant-modal-wrap:visible .ant-modal-footer .ant-btn-primary');
+  const tab = (page: Page, key: string) => page.locator(`[data-tab="${key}"]`);
+
+  e2eTest('admin creates a user; that normal user sees no Users entry and gets 403', async ({ page }) => {
+    await loginByApi(page, 'en');
+    await page.goto(`${env.url}/users`);
+    await page.locator('[data-page="users"] .ant-table-row').first().waitFor();
+    await page.locator('[data-testid="add-user"]').click();
+    const dialog = page.locator('.user-form-dialog');
+    await dialog.locator('input#username').fill('e2e_normal');
+    await dialog.locator('input#password').fill('normal-pass');
+    await dialog.locator('input#confirmPassword').fill('other-pass');
+    await dialog.locator('input#email').fill('not-an-email');
+    await okButton(page).click();
+    await dialog.getByText('Two passwords do not match').waitFor();
+    await dialog.getByText('E-mail format is invalid').waitFor();
+    await shot(page, 'users-add-dialog-errors-en');
+    await dialog.locator('input#confirmPassword').fill('normal-pass');
+    await dialog.locator('input#email').fill('normal@example.com');
+    await okButton(page).click();
+    await page.locator('.ant-table-row', { hasText: 'e2e_normal' }).waitFor();
+    expect(await page.locator('.ant-table-row', { hasText: 'e2e_normal' }).innerText()).toContain('Normal User');
+
+    // The normal user: no Users entry in the menu; the API answers 403.
+    const t = await loginByApi(page, 'en', { username: 'e2e_normal', password: 'normal-pass' });
+    await page.goto(`${env.url}/home`);
+    await page.locator('.sidebar-container .ant-menu-item', { hasText: 'Settings' }).waitFor();
+    expect(await page.locator('.sidebar-container .ant-menu-item', { hasText: /^Users$/ }).count()).toBe(0);
+    expect((await apiCall('GET', '/users', t)).status).toBe(403);
+    expect((await apiCall('PUT', '/users-add', t, { username: 'x', password: '12345', role: 'admin' })).status).toBe(403);
+  });
+
+  e2eTest('an API token created in Settings works raw and with Bearer, then revoked → 401', async ({ page }) => {
+    await loginByApi(page, 'en');
+    await page.goto(`${env.url}/setting`);
+    await tab(page, 'tokens').click();
+    await page.locator('[data-testid="add-token"]').click();
+    await page.locator('[data-testid="token-name"]').fill('e2e-ci');
+    await okButton(page).click();
+    const raw = (await page.locator('[data-testid="new-token"]').innerText()).trim();
+    expect(raw.length).toBeGreaterThan(30);
+    await shot(page, 'setting-token-created-en');
+    expect((await apiCall('GET', '/me', raw)).body.data.username).toBe('admin');
+    expect((await apiCall('GET', '/users', `Bearer ${raw}`)).status).toBe(200);
+    await page.locator('.ant-modal-wrap:visible .ant-modal-footer .ant-btn-primary').click();
+    await page.locator('[data-testid="revoke-e2e-ci"]').click();
+    await page.locator('.ant-popconfirm .ant-btn-primary').click();
+    await page.getByText('Token revoked').waitFor();
+    expect((await apiCall('GET', '/me', raw)).status).toBe(401);
+    expect((await apiCall('GET', '/me', `Bearer ${raw}`)).status).toBe(401);
+  });
+
+  e2eTest('changing the password logs out the other sessions and keeps this one', async ({ page }) => {
+    const admin = await adminToken();
+    expect((await apiCall('PUT', '/users-add', admin, { username: 'pw_user', password: 'first-pass', role: 'normal' })).status).toBe(200);
+    const other = (await apiCall('POST', '/login', null, { username: 'pw_user', password: 'first-pass' })).body.data as string;
+    const mine = await loginByApi(page, 'en', { username: 'pw_user', password: 'first-pass' });
+    await page.goto(`${env.url}/setting`);
+    await tab(page, 'password').click();
+    await page.locator('[data-testid="new-password"]').fill('1234');
+    await page.locator('[data-testid="confirm-password"]').fill('12345');
+    await page.locator('[data-testid="change-password"]').click();
+    await page.getByText('Password must be at least 5 characters').waitFor();
+    await page.getByText('Two passwords do not match').waitFor();
+    await shot(page, 'setting-password-errors-en');
+    await page.locator('[data-testid="new-password"]').fill('second-pass');
+    await page.locator('[data-testid="confirm-password"]').fill('second-pass');
+    await page.locator('[data-testid="change-password"]').click();
+    await page.getByText('Password changed').waitFor();
+    expect((await apiCall('GET', '/me', other)).status).toBe(401);
+    expect((await apiCall('GET', '/me', mine)).status).toBe(200);
+    expect((await apiCall('POST', '/login', null, { username: 'pw_user', password: 'second-pass' })).status).toBe(200);
+  });
+
+  e2eTest('feedback is validated, submitted and listed for the admin', async ({ page }) => {
+    await loginByApi(page, 'en');
+    await page.goto(`${env.url}/feedback`);
+    await page.locator('[data-testid="feedback-email"]').fill('bad');
+    await page.locator('[data-testid="feedback-submit"]').click();
+    await page.getByText('E-mail format is invalid').waitFor();
+    await page.locator('.ant-form-item-explain-error', { hasText: 'Required' }).nth(1).waitFor();
+    expect(await page.locator('.ant-form-item-explain-error', { hasText: 'Required' }).count()).toBe(2);
+    await page.locator('[data-testid="feedback-email"]').fill('ops@example.com');
+    await page.locator('[data-testid="feedback-chat"]').fill('ops_wechat');
+    await page.locator('[data-testid="feedback-content"]').fill('The dashboard is clear. Please add per-node charts.');
+    await page.locator('[data-testid="feedback-submit"]').click();
+    await page.getByText('Thank you!').waitFor();
+    await page.locator('[data-testid="feedback-list"] .ant-table-row', { hasText: 'ops_wechat' }).waitFor();
+    const stored = await apiCall('GET', '/feedback', await adminToken());
+    expect(stored.body.data[0]).toMatchObject({ email: 'ops@example.com', chat_account: 'ops_wechat' });
+  });
+
+  e2eTest('screenshots of every screen in zh and en', async ({ page }) => {
+    const admin = await adminToken();
+    // Some data to look at.
+    const csv = ['domain,main_category,category,rank,name,description', 'example.com,Reference,Docs,1,Example,Reserved example domain', 'news.example.org,News,World,2,Example News,"World news, daily"', 'shop.example.net,Shopping,,3,Example Shop,'].join('\n');
+    const form = new FormData();
+    form.append('file', new Blob([csv], { type: 'text/csv' }), 'sites.csv');
+    expect((await fetch(`${env.url}/api/sites/import`, { method: 'POST', headers: { authorization: admin }, body: form })).status).toBe(200);
+    await apiCall('POST', '/insertUrl', admin, { url: 'https://example.com/a', regionCode: 'US', title: 'Example A' });
+    for (const type of ['visit', 'page_view', 'page_view']) await apiCall('PUT', '/actions', admin, { type });
+
+    for (const lang of ['zh', 'en'] as const) {
+      await loginByApi(page, lang);
+      await page.goto(`${env.url}/home`);
+      await page.locator('[data-metric="tasks"]').waitFor();
+      await page.locator('[data-page="home"] canvas').first().waitFor();
+      await shot(page, `home-${lang}`);
+      await page.goto(`${env.url}/users`);
+      await page.locator('[data-page="users"] .ant-table-row').first().waitFor();
+      await shot(page, `users-${lang}`);
+      await page.goto(`${env.url}/setting`);
+      for (const key of ['general', 'notifications', 'globalVariable', 'database', 'password', 'tokens']) {
+        await tab(page, key).click();
+        if (key === 'general') await page.locator('[data-testid="usage-summary"] .ant-table-row').first().waitFor();
+        if (key === 'database') await page.locator('[data-testid="db-engine"]').waitFor();
+        await shot(page, `setting-${key}-${lang}`);
+      }
+      await page.goto(`${env.url}/feedback`);
+      await page.locator('[data-page="feedback"] form').waitFor();
+      await shot(page, `feedback-${lang}`);
+      await page.goto(`${env.url}/disclaimer`);
+      await page.locator('[data-page="disclaimer"] section').first().waitFor();
+      expect(await page.locator('[data-page="disclaimer"]').innerText()).toContain(lang === 'en' ? 'robots.txt' : 'robots.txt');
+      await shot(page, `disclaimer-${lang}`);
+      await page.goto(`${env.url}/sites`);
+      await page.locator('[data-panel="sites"] .ant-table-row').first().waitFor();
+      await shot(page, `sites-${lang}`);
+      await page.locator('.ant-tabs-tab', { hasText: lang === 'en' ? 'Collected URLs' : '已收集的 URL' }).click();
+      await page.locator('[data-panel="collected-urls"] .ant-table-row').first().waitFor();
+      await shot(page, `sites-urls-${lang}`);
+    }
+  });
+});
