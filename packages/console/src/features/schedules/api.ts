@@ -1,0 +1,121 @@
+/** Schedules: TanStack Query hooks over the request helper (spec §7 "Schedules", GET /spiders/{id}/schedules). */
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { ALL_SPIDERS_PAGE_SIZE, type NodeInfo, type ScheduleBody, type ScheduleInfo } from '@crawldeck/shared';
+import { api } from '../../api/request.ts';
+
+export const scheduleKeys = {
+  all: ['schedules'] as const,
+  list: (spiderId?: string) => ['schedules', 'list', spiderId ?? ''] as const,
+  tasks: (id: string, page: number) => ['schedules', 'tasks', id, page] as const,
+  meta: ['schedules', 'meta'] as const,
+};
+
+export interface ScheduleMeta {
+  default_timezone: string;
+  grace_seconds: number;
+  retry_max: number;
+  leader: boolean;
+}
+
+export interface ScheduleTask {
+  _id: string;
+  spider_id: string;
+  node_id: string;
+  node_name: string;
+  schedule_id: string;
+  parent_id: string | null;
+  status: string;
+  error: string;
+  result_count: number;
+  create_ts: string | null;
+  start_ts: string | null;
+  finish_ts: string | null;
+}
+
+/** All schedules, or those of one spider (Spider detail → Schedules). Refreshed every 5 s for next/last run. */
+export function useSchedules(spiderId?: string, enabled = true) {
+  return useQuery({
+    queryKey: scheduleKeys.list(spiderId),
+    enabled,
+    queryFn: async () => (await api.get<ScheduleInfo[]>(spiderId ? `/spiders/${spiderId}/schedules` : '/schedules')).data ?? [],
+    refetchInterval: 5000,
+  });
+}
+
+export function useScheduleMeta() {
+  return useQuery({
+    queryKey: scheduleKeys.meta,
+    queryFn: async () => (await api.get<ScheduleMeta>('/schedules/meta')).data,
+    staleTime: 5 * 60_000,
+  });
+}
+
+export function useScheduleTasks(id: string | null, page: number, pageSize = 10) {
+  return useQuery({
+    queryKey: scheduleKeys.tasks(id ?? '', page),
+    enabled: !!id,
+    queryFn: async () => {
+      const r = await api.get<ScheduleTask[]>(`/schedules/${id}/tasks`, { page_num: page, page_size: pageSize });
+      return { list: r.data ?? [], total: r.total ?? 0 };
+    },
+    refetchInterval: 2000,
+  });
+}
+
+/** Spiders for the schedule form's select (spec §9: all spiders, page 1, size 99999999). */
+export function useSpiderOptions() {
+  return useQuery({
+    queryKey: ['spiders', 'options'],
+    queryFn: async () => {
+      const r = await api.get<{ list: { _id: string; name: string; display_name?: string }[] }>('/spiders', { page_num: 1, page_size: ALL_SPIDERS_PAGE_SIZE });
+      return r.data?.list ?? [];
+    },
+  });
+}
+
+export function useNodeOptions() {
+  return useQuery({
+    queryKey: ['nodes', 'options'],
+    queryFn: async () => (await api.get<NodeInfo[]>('/nodes')).data ?? [],
+  });
+}
+
+function useInvalidate() {
+  const qc = useQueryClient();
+  return () => {
+    void qc.invalidateQueries({ queryKey: scheduleKeys.all });
+    void qc.invalidateQueries({ queryKey: ['tasks'] });
+  };
+}
+
+export function useSaveSchedule() {
+  const invalidate = useInvalidate();
+  return useMutation({
+    mutationFn: async ({ id, form }: { id?: string; form: ScheduleBody }) =>
+      (id ? await api.post<ScheduleInfo>(`/schedules/${id}`, form) : await api.put<ScheduleInfo>('/schedules', form)).data,
+    onSuccess: invalidate,
+  });
+}
+
+export function useDeleteSchedule() {
+  const invalidate = useInvalidate();
+  return useMutation({ mutationFn: async (id: string) => (await api.delete(`/schedules/${id}`)).data, onSuccess: invalidate });
+}
+
+/** Enable/disable: silent request, the caller shows spec §8 'Enabling/Disabling the schedule unsuccessful'. */
+export function useToggleSchedule() {
+  const invalidate = useInvalidate();
+  return useMutation({
+    mutationFn: async ({ id, enabled }: { id: string; enabled: boolean }) =>
+      (await api.post<ScheduleInfo>(`/schedules/${id}/${enabled ? 'enable' : 'disable'}`, undefined, { silent: true })).data,
+    onSettled: invalidate,
+  });
+}
+
+export function useRunSchedule() {
+  const invalidate = useInvalidate();
+  return useMutation({
+    mutationFn: async (id: string) => (await api.post<{ task_ids: string[]; fire_ts: string }>(`/schedules/${id}/run`)).data,
+    onSuccess: invalidate,
+  });
+}

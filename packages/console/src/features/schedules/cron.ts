@@ -1,0 +1,37 @@
+/** Cron display helpers: the shared rule (same as the server), human text via cronstrue in zh and en. */
+import cronstrue from 'cronstrue/i18n';
+import { cronWithoutSeconds, nextCronRuns, validateCron } from '@crawldeck/shared';
+
+export { cronWithoutSeconds, nextCronRuns, validateCron };
+
+/** Human-readable description of a 6-field cron in the console language ('' when invalid). */
+export function describeCron(expr: string, lang: string): string {
+  if (validateCron(expr)) return '';
+  try {
+    return cronstrue.toString(expr.trim(), { locale: lang.startsWith('zh') ? 'zh_CN' : 'en', use24HourTimeFormat: true, throwExceptionOnParseError: true });
+  } catch {
+    return '';
+  }
+}
+
+/** Formats an instant in the schedule's zone, e.g. 2026-11-23 02:30:00. */
+export function formatInZone(ts: string | Date | null | undefined, timezone?: string): string {
+  if (!ts) return '-';
+  const d = typeof ts === 'string' ? new Date(ts) : ts;
+  try {
+    const parts = new Intl.DateTimeFormat('en-CA', {
+      timeZone: timezone || undefined,
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      second: '2-digit',
+      hourCycle: 'h23',
+    }).formatToParts(d);
+    const get = (t: string) => parts.find((p) => p.type === t)?.value ?? '';
+    return `${get('year')}-${get('month')}-${get('day')} ${get('hour')}:${get('minute')}:${get('second')}`;
+  } catch {
+    return d.toISOString();
+  }
+}
