@@ -206,8 +206,12 @@ export async function login(
 }
 
 /** Signs in through the API and stores the token (fast path for tests that do not test the form). */
-export async function loginByApi(page: Page, lang?: 'zh' | 'en', credentials: { username?: string; password?: string } = {}): Promise<string> {
-  const base = current?.url;
+export async function loginByApi(
+  page: Page,
+  lang?: 'zh' | 'en',
+  credentials: { username?: string; password?: string; baseUrl?: string } = {},
+): Promise<string> {
+  const base = credentials.baseUrl ?? current?.url;
   if (!base) throw new Error('loginByApi(): no environment');
   const res = await fetch(`${base}/api/login`, {
     method: 'POST',
