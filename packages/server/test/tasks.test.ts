@@ -120,6 +120,16 @@ console.log('ok');`;
     expect(r.body.data.find((d: { url: string }) => d.url === 'u3').v).toBe('z');
   });
 
+  it('cuts a very long line with a marker instead of hanging', async () => {
+    const id = await makeSpider(m, 'py-long', 'python3 main.py', { 'main.py': 'print("z" * 300000)\nprint("after")\n' });
+    const [t] = await runSpider(m, id);
+    await waitTask(m, t, ['finished']);
+    const lines = await allLog(m, t);
+    expect(lines).toHaveLength(2);
+    expect(lines[0].msg).toMatch(/^z{65536} … \[line cut at 65536 bytes\]$/);
+    expect(lines[1].msg).toBe('after');
+  });
+
   it('marks a failing command error with its exit code', async () => {
     const id = await makeSpider(m, 'sh-fail', 'sh -c "echo bye; exit 3"');
     const [t] = await runSpider(m, id);

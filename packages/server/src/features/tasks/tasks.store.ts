@@ -6,8 +6,8 @@ import type { LogEvent } from './runtime.ts';
 
 export type TaskRow = Selectable<DB['tasks']>;
 
-/** Longest stored log line; the node cuts earlier, this guards the store against any other client. */
-export const MAX_LINE_CHARS = 64 * 1024;
+/** Longest stored log line: the node cuts at 64 KiB (+ marker); this guards the store against any other client. */
+export const MAX_LINE_CHARS = 64 * 1024 + 1024;
 const INSERT_CHUNK = 500;
 
 export function getTask(db: Kysely<DB>, id: string) {

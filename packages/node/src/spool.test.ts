@@ -1,0 +1,37 @@
+import { describe, expect, it } from 'vitest';
+import { LineSplitter, MAX_LINE_BYTES } from './spool.ts';
+import { resolveCommand } from './runner.ts';
+
+function split(chunks: (string | Buffer)[]): string[] {
+  const out: string[] = [];
+  const s = new LineSplitter((l) => out.push(l));
+  for (const c of chunks) s.push(Buffer.isBuffer(c) ? c : Buffer.from(c));
+  s.end();
+  return out;
+}
+
+describe('LineSplitter', () => {
+  it('splits across chunks, keeps empty lines, drops \\r, emits a trailing partial line at the end', () => {
+    expect(split(['a\nb', 'c\r\n\n', 'tail'])).toEqual(['a', 'bc', '', 'tail']);
+    expect(split(['x\n'])).toEqual(['x']);
+  });
+
+  it('cuts a very long line with a marker and resumes at the next line', () => {
+    const long = 'y'.repeat(MAX_LINE_BYTES * 3);
+    const out = split([long.slice(0, 100000), long.slice(100000), '\nnext\n']);
+    expect(out).toHaveLength(2);
+    expect(out[0].startsWith('y'.repeat(MAX_LINE_BYTES))).toBe(true);
+    expect(out[0]).toMatch(/\[line cut at 65536 bytes\]$/);
+    expect(out[1]).toBe('next');
+  });
+});
+
+describe('resolveCommand', () => {
+  it('runs python/python3/scrapy with the node interpreter and leaves other commands alone', () => {
+    expect(resolveCommand('python main.py -x', '/usr/bin/python3')).toBe('/usr/bin/python3 main.py -x');
+    expect(resolveCommand('python3 main.py', '/opt/py 3/bin/python')).toBe("'/opt/py 3/bin/python' main.py");
+    expect(resolveCommand('scrapy crawl s', '/usr/bin/python3')).toBe('/usr/bin/python3 -m scrapy crawl s');
+    expect(resolveCommand('pythonx run', '/usr/bin/python3')).toBe('pythonx run');
+    expect(resolveCommand('node main.js', '/usr/bin/python3')).toBe('node main.js');
+  });
+});
