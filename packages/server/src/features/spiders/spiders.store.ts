@@ -10,6 +10,7 @@ export function getSpider(db: Kysely<DB>, id: string): Promise<SpiderRow | undef
 }
 
 function parseJson<T>(text: string, fallback: T): T {
+  if (text === '{}' || text === '[]' || !text) return (text === '{}' ? {} : text === '[]' ? [] : fallback) as T;
   try {
     return (JSON.parse(text) as T) ?? fallback;
   } catch {
