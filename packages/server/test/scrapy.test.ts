@@ -40,7 +40,7 @@ function zipDir(dir: string): Promise<Buffer> {
 async function uploadSpider(name: string, zip: Buffer) {
   const form = new FormData();
   form.append('name', name);
-  form.append('file', new Blob([zip], { type: 'application/zip' }), `${name}.zip`);
+  form.append('file', new Blob([new Uint8Array(zip)], { type: 'application/zip' }), `${name}.zip`);
   const res = await fetch(`${m.url}/api/spiders`, { method: 'PUT', headers: { authorization: m.adminToken }, body: form });
   const body = (await res.json()) as { data: any; error?: string };
   if (res.status !== 200) throw new Error(`upload failed: ${res.status} ${body.error}`);

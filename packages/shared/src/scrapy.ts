@@ -98,11 +98,11 @@ export function coerceScrapySetting(key: string, type: ScrapySettingType, value:
     case 'array':
     case 'object': {
       let v = value;
-      if (typeof v === 'string') {
+      if (typeof value === 'string') {
         try {
-          v = JSON.parse(v);
+          v = JSON.parse(value);
         } catch {
-          if (type === 'array') return v.split(',').map((s) => s.trim()).filter(Boolean);
+          if (type === 'array') return value.split(',').map((s) => s.trim()).filter(Boolean);
           throw bad('is not valid JSON');
         }
       }

@@ -273,7 +273,7 @@ export async function syncSpider(db: Kysely<DB>, dataDir: string, row: SpiderRow
       const message = err instanceof Error ? err.message : String(err);
       await db
         .insertInto('git_state')
-        .values({ spider_id: row.id, remote: publicUrl(source.url), branch: source.branch, attempt_ts: now, error: message })
+        .values({ spider_id: row.id, remote: publicUrl(source.url), branch: source.branch, branches: '[]', commit_info: null, base_commit: '', sync_ts: null, attempt_ts: now, error: message })
         .onConflict((oc) => oc.column('spider_id').doUpdateSet({ attempt_ts: now, error: message }))
         .execute()
         .catch(() => undefined);
