@@ -102,7 +102,7 @@ export default function SpiderDetailPage() {
           {s.display_name || s.name}
         </Typography.Title>
         <Space size={4} wrap>
-          <Tag className="mono-tag">{s.name}</Tag>
+          {s.display_name && s.display_name !== s.name && <Tag className="mono-tag">{s.name}</Tag>}
           <Tag color={s.type === 'configurable' ? 'purple' : 'geekblue'}>{t(`spiders:types.${s.type}`)}</Tag>
           {projectName && <Tag color="blue">{projectName}</Tag>}
           {s.is_scrapy && <Tag color="green">Scrapy</Tag>}

@@ -87,7 +87,7 @@ export function useImportSpider() {
   const invalidate = useInvalidateSpiders();
   return useMutation({
     mutationFn: async ({ url, type }: { url: string; type: string }) =>
-      (await api.post<Spider>(`/spiders/import/${encodeURIComponent(type)}`, { url }, { silent: true })).data,
+      (await api.post<Spider>(`/spiders/import/${encodeURIComponent(type)}`, { url, type }, { silent: true })).data,
     onSuccess: invalidate,
   });
 }
@@ -96,7 +96,8 @@ export function useImportSpider() {
 
 /** Directories first, then names descending (spec §9). */
 export function sortEntries(entries: FileEntry[]): FileEntry[] {
-  return [...entries].sort((a, b) => (a.is_dir !== b.is_dir ? (a.is_dir ? -1 : 1) : b.name.localeCompare(a.name)));
+  // Plain code-point order, the same as the server's.
+  return [...entries].sort((a, b) => (a.is_dir !== b.is_dir ? (a.is_dir ? -1 : 1) : a.name < b.name ? 1 : a.name > b.name ? -1 : 0));
 }
 
 export function dirQuery(id: string, path: string) {

@@ -49,7 +49,7 @@ export default function ProjectFormModal({ open, project, onClose }: Props) {
       destroyOnHidden
       className="project-form-modal"
     >
-      <Form form={form} layout="vertical" requiredMark="optional" preserve={false}>
+      <Form form={form} layout="vertical" preserve={false}>
         <Form.Item name="name" label={t('projects:fields.name')} rules={[{ required: true, whitespace: true, message: t('projects:rules.nameRequired') }, { max: 100 }]}>
           <Input placeholder={t('projects:placeholders.name')} maxLength={100} autoFocus data-testid="project-name" />
         </Form.Item>

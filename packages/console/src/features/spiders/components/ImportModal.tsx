@@ -55,7 +55,7 @@ export default function ImportModal({ open, onClose }: Props) {
       destroyOnHidden
       className="spider-import-modal"
     >
-      <Form form={form} layout="vertical" requiredMark="optional" preserve={false}>
+      <Form form={form} layout="vertical" preserve={false}>
         <Form.Item name="type" label={t('spiders:import.type')} rules={[{ required: true }]}>
           <Select options={[{ value: 'github', label: 'GitHub' }]} data-testid="import-type" />
         </Form.Item>

@@ -99,7 +99,7 @@ export default function SpiderAddModal({ open, defaultProjectId, onClose, onCrea
       destroyOnHidden
       className="spider-add-modal"
     >
-      <Form form={form} layout="vertical" requiredMark="optional" onValuesChange={onValuesChange} preserve={false}>
+      <Form form={form} layout="vertical" onValuesChange={onValuesChange} preserve={false}>
         <Row gutter={16}>
           <Col span={12}>
             <Form.Item

@@ -3,7 +3,18 @@
  * Create file/folder, rename, delete, replace all files from a zip, save with Ctrl/Cmd+S or the Save button,
  * unsaved-change guard (switching file, leaving the page, closing the window), binary files offered for download.
  */
-import { lazy, Suspense, useCallback, useEffect, useMemo, useRef, useState, type Key, type KeyboardEvent, type ReactNode } from 'react';
+import {
+  lazy,
+  Suspense,
+  useCallback,
+  useEffect,
+  useMemo,
+  useRef,
+  useState,
+  type Key,
+  type KeyboardEvent,
+  type ReactNode,
+} from 'react';
 import { Alert, App, Button, Dropdown, Empty, Modal, Result, Space, Spin, Tooltip, Tree, Typography } from 'antd';
 import type { TreeDataNode } from 'antd';
 import {
@@ -71,7 +82,11 @@ const languageOf = (p: string) => LANGUAGE_LABELS[p.split('.').pop()?.toLowerCas
 function UnsavedBlocker({ onBlocked }: { onBlocked: (proceed: () => void, reset: () => void) => void }) {
   const blocker = useBlocker(({ currentLocation, nextLocation }) => currentLocation.pathname !== nextLocation.pathname);
   useEffect(() => {
-    if (blocker.state === 'blocked') onBlocked(() => blocker.proceed(), () => blocker.reset());
+    if (blocker.state === 'blocked')
+      onBlocked(
+        () => blocker.proceed(),
+        () => blocker.reset(),
+      );
   }, [blocker, onBlocked]);
   useEffect(() => {
     const handler = (e: BeforeUnloadEvent) => {
@@ -128,7 +143,13 @@ export default function FilesTab({ spider }: SpiderTabProps) {
       );
     } else if (content.error && doc?.path !== openPath) {
       const err = content.error;
-      setDoc({ path: openPath, kind: 'error', original: '', draft: '', message: err instanceof ApiRequestError ? err.errorText : String(err) });
+      setDoc({
+        path: openPath,
+        kind: 'error',
+        original: '',
+        draft: '',
+        message: err instanceof ApiRequestError ? err.errorText : String(err),
+      });
     }
   }, [openPath, content.data, content.error, doc?.path]);
 
@@ -214,7 +235,9 @@ export default function FilesTab({ spider }: SpiderTabProps) {
   const confirmDelete = (entry: Pick<FileEntry, 'path' | 'is_dir'>) => {
     modal.confirm({
       title: entry.is_dir ? t('spiders:files.deleteDirTitle') : t('spiders:files.deleteFileTitle'),
-      content: entry.is_dir ? t('spiders:files.deleteDirText', { path: entry.path }) : t('spiders:files.deleteFileText', { path: entry.path }),
+      content: entry.is_dir
+        ? t('spiders:files.deleteDirText', { path: entry.path })
+        : t('spiders:files.deleteFileText', { path: entry.path }),
       okText: t('common:confirm'),
       okButtonProps: { danger: true, 'data-testid': 'confirm-delete-file' },
       cancelText: t('common:cancel'),
@@ -239,7 +262,11 @@ export default function FilesTab({ spider }: SpiderTabProps) {
         openFile(path);
       } else {
         await files.createDir(path);
-        setExpanded((xs) => [...xs.filter((x) => x !== path), ...(dialog.dir && !xs.includes(dialog.dir) ? [dialog.dir] : []), path]);
+        setExpanded((xs) => [
+          ...xs.filter((x) => x !== path),
+          ...(dialog.dir && !xs.includes(dialog.dir) ? [dialog.dir] : []),
+          path,
+        ]);
         setSelected(path);
         setDialog(null);
         void message.success(t('spiders:files.created', { path }));
@@ -362,17 +389,23 @@ export default function FilesTab({ spider }: SpiderTabProps) {
     editorPane = <Spin className="files-editor-loading" />;
   } else if (doc.kind === 'binary') {
     editorPane = (
-      <Result
-        icon={<FileUnknownOutlined />}
-        title={t('spiders:files.binary')}
-        subTitle={t('spiders:files.binaryText')}
-        extra={
-          <Button type="link" icon={<DownloadOutlined />} onClick={() => void downloadFile(id, doc.path).catch(() => undefined)} data-testid="file-download">
-            {t('spiders:files.download')}
-          </Button>
-        }
-        data-testid="binary-file"
-      />
+      <div data-testid="binary-file">
+        <Result
+          icon={<FileUnknownOutlined />}
+          title={t('spiders:files.binary')}
+          subTitle={t('spiders:files.binaryText')}
+          extra={
+            <Button
+              type="link"
+              icon={<DownloadOutlined />}
+              onClick={() => void downloadFile(id, doc.path).catch(() => undefined)}
+              data-testid="file-download"
+            >
+              {t('spiders:files.download')}
+            </Button>
+          }
+        />
+      </div>
     );
   } else if (doc.kind === 'error') {
     editorPane = (
@@ -406,16 +439,36 @@ export default function FilesTab({ spider }: SpiderTabProps) {
       <div className="files-sidebar">
         <div className="files-toolbar">
           <Tooltip title={t('spiders:files.newFileIn', { dir: targetDir || '/' })}>
-            <Button size="small" icon={<FileAddOutlined />} onClick={() => setDialog({ kind: 'newFile', dir: targetDir })} data-testid="files-new-file" />
+            <Button
+              size="small"
+              icon={<FileAddOutlined />}
+              onClick={() => setDialog({ kind: 'newFile', dir: targetDir })}
+              data-testid="files-new-file"
+            />
           </Tooltip>
           <Tooltip title={t('spiders:files.newDirIn', { dir: targetDir || '/' })}>
-            <Button size="small" icon={<FolderAddOutlined />} onClick={() => setDialog({ kind: 'newDir', dir: targetDir })} data-testid="files-new-dir" />
+            <Button
+              size="small"
+              icon={<FolderAddOutlined />}
+              onClick={() => setDialog({ kind: 'newDir', dir: targetDir })}
+              data-testid="files-new-dir"
+            />
           </Tooltip>
           <Tooltip title={t('spiders:files.uploadZip')}>
-            <Button size="small" icon={<CloudUploadOutlined />} onClick={() => setDialog({ kind: 'upload' })} data-testid="files-upload" />
+            <Button
+              size="small"
+              icon={<CloudUploadOutlined />}
+              onClick={() => setDialog({ kind: 'upload' })}
+              data-testid="files-upload"
+            />
           </Tooltip>
           <Tooltip title={t('spiders:refresh')}>
-            <Button size="small" icon={<ReloadOutlined />} onClick={() => void files.refresh()} loading={dirs.some((d) => d.isFetching)} />
+            <Button
+              size="small"
+              icon={<ReloadOutlined />}
+              onClick={() => void files.refresh()}
+              loading={dirs.some((d) => d.isFetching)}
+            />
           </Tooltip>
         </div>
         <div className="files-tree" data-testid="files-tree">
@@ -466,7 +519,9 @@ export default function FilesTab({ spider }: SpiderTabProps) {
                     ● {t('spiders:files.unsaved')}
                   </span>
                 )}
-                {doc?.kind === 'text' && languageOf(openPath) && <span className="files-lang">{languageOf(openPath)}</span>}
+                {doc?.kind === 'text' && languageOf(openPath) && (
+                  <span className="files-lang">{languageOf(openPath)}</span>
+                )}
               </>
             ) : (
               <Typography.Text type="secondary">{t('spiders:files.noFile')}</Typography.Text>
@@ -474,14 +529,35 @@ export default function FilesTab({ spider }: SpiderTabProps) {
           </div>
           {openPath && (
             <Space size={6}>
-              <Button size="small" icon={<EditOutlined />} onClick={() => setDialog({ kind: 'rename', entry: openEntry ?? { path: openPath, is_dir: false, name: openPath } })} data-testid="file-rename">
+              <Button
+                size="small"
+                icon={<EditOutlined />}
+                onClick={() =>
+                  setDialog({ kind: 'rename', entry: openEntry ?? { path: openPath, is_dir: false, name: openPath } })
+                }
+                data-testid="file-rename"
+              >
                 {t('spiders:files.rename')}
               </Button>
-              <Button size="small" danger icon={<DeleteOutlined />} onClick={() => confirmDelete({ path: openPath, is_dir: false })} data-testid="file-delete">
+              <Button
+                size="small"
+                danger
+                icon={<DeleteOutlined />}
+                onClick={() => confirmDelete({ path: openPath, is_dir: false })}
+                data-testid="file-delete"
+              >
                 {t('spiders:files.delete')}
               </Button>
               <Tooltip title={t('spiders:files.saveHint')}>
-                <Button size="small" type="primary" icon={<SaveOutlined />} disabled={doc?.kind !== 'text'} loading={saving} onClick={() => void save()} data-testid="file-save">
+                <Button
+                  size="small"
+                  type="primary"
+                  icon={<SaveOutlined />}
+                  disabled={doc?.kind !== 'text'}
+                  loading={saving}
+                  onClick={() => void save()}
+                  data-testid="file-save"
+                >
                   {t('common:save')}
                 </Button>
               </Tooltip>

@@ -111,7 +111,7 @@ export default function OverviewTab({ spider }: SpiderTabProps) {
       <Form<Values>
         form={form}
         layout="vertical"
-        requiredMark="optional"
+       
         initialValues={initial}
         onFinish={() => void onSave().catch(() => undefined)}
         onFinishFailed={() => void message.error(t('spiders:submitErrors'))}
