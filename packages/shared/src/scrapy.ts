@@ -117,3 +117,19 @@ export function coerceScrapySetting(key: string, type: ScrapySettingType, value:
 export function scrapyCrawlCommand(spiderName: string, param = ''): string {
   return `scrapy crawl ${spiderName}${param.trim() ? ` ${param.trim()}` : ''}`;
 }
+
+/**
+ * Our pipeline, added to a `scrapy crawl` command without editing the user's settings: Scrapy merges
+ * ITEM_PIPELINES_BASE (empty by default) with the project's ITEM_PIPELINES, so both run. The order value 1000
+ * puts it last (after the user's pipelines cleaned the item). Shell-quoted for the node's `shell: true` spawn.
+ */
+export const SCRAPY_PIPELINE_FLAG = `-s 'ITEM_PIPELINES_BASE={"${CRAWLDECK_SCRAPY_PIPELINE}": 1000}'`;
+
+/**
+ * `scrapy crawl NAME …` → the same with SCRAPY_PIPELINE_FLAG appended; other commands, commands that already set
+ * ITEM_PIPELINES_BASE, and `optOut` (spider env CRAWLDECK_SCRAPY_PIPELINE=0) are returned unchanged.
+ */
+export function withCrawldeckPipeline(cmd: string, optOut = false): string {
+  if (optOut || !/^\s*scrapy\s+crawl\s/.test(cmd) || cmd.includes('ITEM_PIPELINES_BASE')) return cmd;
+  return `${cmd.trimEnd()} ${SCRAPY_PIPELINE_FLAG}`;
+}
