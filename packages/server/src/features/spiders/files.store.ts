@@ -3,6 +3,7 @@ import { sql, type Kysely } from 'kysely';
 import type { DB } from '../../store/schema.ts';
 import { badRequest, conflict, notFound } from '../../http/errors.ts';
 import { normalisePath, parentsOf } from './paths.ts';
+import { isUniqueViolation } from '../users/users.store.ts';
 
 /**
  * Spider files in the store: `spider_files` rows (one per file or directory, normalised relative POSIX paths)
@@ -144,11 +145,16 @@ export async function createFile(db: Kysely<DB>, spiderId: string, path: string)
 export async function makeDir(db: Kysely<DB>, spiderId: string, path: string): Promise<void> {
   const p = normalisePath(path);
   const now = Date.now();
-  await inTx(db, async (trx) => {
-    if (await getEntry(trx, spiderId, p)) throw conflict(`"${p}" already exists`);
-    await ensureParents(trx, spiderId, p, now);
-    await trx.insertInto('spider_files').values({ spider_id: spiderId, path: p, is_dir: 1, hash: null, size: 0, update_ts: now }).execute();
-  });
+  try {
+    await inTx(db, async (trx) => {
+      if (await getEntry(trx, spiderId, p)) throw conflict(`"${p}" already exists`);
+      await ensureParents(trx, spiderId, p, now);
+      await trx.insertInto('spider_files').values({ spider_id: spiderId, path: p, is_dir: 1, hash: null, size: 0, update_ts: now }).execute();
+    });
+  } catch (err) {
+    if (isUniqueViolation(err)) throw conflict(`"${p}" already exists`); // created concurrently
+    throw err;
+  }
 }
 
 const under = (p: string) => sql<boolean>`substr(path, 1, ${p.length + 1}) = ${p + '/'}`;
