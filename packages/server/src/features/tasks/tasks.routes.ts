@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import { Type } from '@sinclair/typebox';
-import { stringify } from 'csv-stringify';
+import { stringify as stringifySync } from 'csv-stringify/sync';
 import { sql, type Kysely } from 'kysely';
 import {
   DEFAULT_MAX_ERROR_LOG,
@@ -259,34 +259,34 @@ export const tasksFeature: Feature = (app, ctx) => {
 
   app.get('/api/tasks/:id/results/download', { schema: { params: IdParams, querystring: Type.Object({ bom: Type.Optional(Type.String()) }) } }, async (req, reply) => {
     const t = await mustTask(db, req.params.id);
-    const PAGE = 2000;
-    async function* rows(): AsyncGenerator<Record<string, unknown>> {
-      let last = 0;
-      for (;;) {
-        const page = await db.selectFrom('results').select(['id', 'data']).where('task_id', '=', t.id).where('id', '>', last).orderBy('id').limit(PAGE).execute();
-        for (const r of page) yield JSON.parse(r.data) as Record<string, unknown>;
-        if (page.length < PAGE) return;
-        last = Number(page[page.length - 1].id);
-      }
-    }
+    const PAGE = 5000;
     // Columns: the union of the keys of the first rows, in order of appearance (spec: "the first row's keys").
     const head = await db.selectFrom('results').select('data').where('task_id', '=', t.id).orderBy('id').limit(100).execute();
     const columns: string[] = [];
     for (const r of head) for (const k of Object.keys(JSON.parse(r.data))) if (!columns.includes(k)) columns.push(k);
-    const cell = (v: unknown) => (v === null || v === undefined ? '' : typeof v === 'object' ? JSON.stringify(v) : v);
-    const stringifier = stringify({ header: columns.length > 0, columns: columns.length ? columns : undefined, bom: req.query.bom === '1' || req.query.bom === 'true', cast: { boolean: (v) => String(v), object: (v) => JSON.stringify(v) } });
-    const source = Readable.from(
-      (async function* () {
-        for await (const r of rows()) {
-          const out: Record<string, unknown> = {};
-          for (const c of columns) out[c] = cell(r[c]);
-          yield out;
+    const cell = (v: unknown) => (v === null || v === undefined ? '' : typeof v === 'object' ? JSON.stringify(v) : typeof v === 'boolean' ? String(v) : v);
+    const bom = req.query.bom === '1' || req.query.bom === 'true';
+    // One page of rows → one CSV chunk: Readable.from pulls the next page only when the socket drained the last.
+    async function* chunks(): AsyncGenerator<string> {
+      let first = (bom ? '\ufeff' : '') + (columns.length ? stringifySync([columns]) : '');
+      let last = 0;
+      for (;;) {
+        const page = await db.selectFrom('results').select(['id', 'data']).where('task_id', '=', t.id).where('id', '>', last).orderBy('id').limit(PAGE).execute();
+        if (page.length) {
+          const records = page.map((r) => {
+            const o = JSON.parse(r.data) as Record<string, unknown>;
+            return columns.map((c) => cell(o[c]));
+          });
+          yield first + stringifySync(records);
+          first = '';
+          last = Number(page[page.length - 1].id);
         }
-      })(),
-    );
-    source.on('error', (err) => stringifier.destroy(err));
-    source.pipe(stringifier);
-    return reply.header('content-type', 'text/csv; charset=utf-8').header('content-disposition', 'attachment; filename="data.csv"').send(stringifier);
+        if (page.length < PAGE) break;
+      }
+      if (first) yield first;
+    }
+    const stream = Readable.from(chunks());
+    return reply.header('content-type', 'text/csv; charset=utf-8').header('content-disposition', 'attachment; filename="data.csv"').send(stream);
   });
 
   // ------------------------------------------------------------------------------------------------ live updates

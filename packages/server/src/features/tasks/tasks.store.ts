@@ -8,7 +8,8 @@ export type TaskRow = Selectable<DB['tasks']>;
 
 /** Longest stored log line: the node cuts at 64 KiB (+ marker); this guards the store against any other client. */
 export const MAX_LINE_CHARS = 64 * 1024 + 1024;
-const INSERT_CHUNK = 500;
+/** Rows per INSERT: well under SQLite's 32766 and PostgreSQL's 65535 bound parameters. */
+const INSERT_CHUNK = 4000;
 
 export function getTask(db: Kysely<DB>, id: string) {
   return db.selectFrom('tasks').selectAll().where('id', '=', id).executeTakeFirst();
@@ -107,8 +108,8 @@ export async function ingestItems(
       rows.push(row);
     }
     let stored = 0;
-    for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
-      const chunk = rows.slice(i, i + INSERT_CHUNK);
+    for (let i = 0; i < rows.length; i += INSERT_CHUNK / 2) {
+      const chunk = rows.slice(i, i + INSERT_CHUNK / 2);
       let q = trx.insertInto('results').values(chunk);
       if (dedup.isDedup && dedup.field) {
         q =
