@@ -146,7 +146,8 @@ export class Scheduler {
     this.arm(row, nextFireTs(row, now));
   }
 
-  private arm(row: ScheduleRow, fireTs: number | null): void {
+  /** Sets the timer for `fireTs`; the next_run_ts write waits for `after` (a fire in progress goes first). */
+  private arm(row: ScheduleRow, fireTs: number | null, after?: Promise<unknown>): void {
     if (!this.running) return;
     this.disarm(row.id);
     if (fireTs == null) return;
@@ -155,7 +156,8 @@ export class Scheduler {
     this.armed.set(row.id, { timer, fireTs, signature: signatureOf(row) });
     if (row.next_run_ts !== fireTs) {
       row.next_run_ts = fireTs;
-      this.track(this.db.updateTable('schedules').set({ next_run_ts: fireTs }).where('id', '=', row.id).execute());
+      const write = () => this.db.updateTable('schedules').set({ next_run_ts: fireTs }).where('id', '=', row.id).execute();
+      this.track(after ? after.catch(() => undefined).then(write) : write());
     }
   }
 
@@ -169,9 +171,10 @@ export class Scheduler {
     }
     // If the loop was blocked past further fire times, run only the latest one (never a burst).
     const latest = latestFireBetween(row, fireTs - 1, now) ?? fireTs;
-    // Arm the next fire before doing the work, so a slow fire never delays the following one.
-    this.arm(row, nextFireTs(row, now));
-    if (now - latest <= this.cfg.graceMs) this.track(this.fire(row.id, latest, latest === fireTs ? 'cron' : 'catch-up'));
+    const firing = now - latest <= this.cfg.graceMs ? this.fire(row.id, latest, latest === fireTs ? 'cron' : 'catch-up') : undefined;
+    if (firing) this.track(firing);
+    // The next timer is set at once (a slow fire never delays the following one); its bookkeeping write waits.
+    this.arm(row, nextFireTs(row, now), firing);
   }
 
   private track<T>(p: Promise<T>): void {
