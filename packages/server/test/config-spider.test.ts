@@ -1,4 +1,3 @@
-import '../src/features/index.ts'; // evaluate features before master.ts (import cycle nodes → master while another feature lands)
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
