@@ -239,6 +239,13 @@ for (const lang of ['zh', 'en'] as const) {
       await confirmDialog(page).locator('.ant-modal-confirm-title', { hasText: L.unsavedTitle }).waitFor();
       await confirmDialog(page).getByRole('button', { name: label(L.cancel) }).click();
       expect(await page.locator('[data-testid=open-path]').innerText()).toBe('main.py');
+      // ... and so does leaving the page
+      await menu(page, L.spiders);
+      await confirmDialog(page).locator('.ant-modal-confirm-title', { hasText: L.unsavedTitle }).waitFor();
+      await confirmDialog(page).getByRole('button', { name: label(L.cancel) }).click();
+      await confirmDialog(page).waitFor({ state: 'detached' });
+      expect(new URL(page.url()).pathname).toBe(`/spiders/${spider._id}`);
+      await page.locator('[data-testid=unsaved-indicator]').waitFor();
       await shot(page, `spider-files-${lang}`);
 
       await editor.click();
@@ -320,6 +327,9 @@ for (const lang of ['zh', 'en'] as const) {
       await confirmDialog(page).getByRole('button', { name: label(L.confirm) }).click();
       await page.locator('.ant-table-row', { hasText: spiderName }).waitFor({ state: 'detached' });
       expect((await apiCall(page, 'GET', `/spiders/${spider._id}`)).status).toBe(404);
+      // the kept-alive detail view of the deleted spider is not refetched into error toasts
+      await page.waitForTimeout(1000);
+      expect(await page.locator('.ant-message-notice .anticon-close-circle').count()).toBe(0);
 
       // import dialog shows the server's error (screenshot of the dialog)
       await page.getByRole('button', { name: label(L.importBtn) }).click();

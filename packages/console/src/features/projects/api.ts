@@ -30,7 +30,7 @@ function useInvalidateProjects() {
   const qc = useQueryClient();
   return () => {
     void qc.invalidateQueries({ queryKey: projectKeys.all });
-    void qc.invalidateQueries({ queryKey: ['spiders'] });
+    void qc.invalidateQueries({ queryKey: ['spiders', 'list'] });
   };
 }
 

@@ -25,7 +25,7 @@ export function useSpiders(q: SpiderListQuery) {
 }
 
 export function useSpider(id: string | undefined) {
-  return useQuery({
+  return useQuery<Spider | null>({
     queryKey: spiderKeys.detail(id ?? ''),
     enabled: !!id,
     queryFn: async () => (await api.get<Spider>(`/spiders/${id}`)).data,
@@ -34,8 +34,10 @@ export function useSpider(id: string | undefined) {
 
 function useInvalidateSpiders() {
   const qc = useQueryClient();
+  // Lists and project counts only: detail views update themselves, and a kept-alive view of a deleted spider
+  // must not be refetched.
   return () => {
-    void qc.invalidateQueries({ queryKey: spiderKeys.all });
+    void qc.invalidateQueries({ queryKey: ['spiders', 'list'] });
     void qc.invalidateQueries({ queryKey: ['projects'] });
   };
 }
@@ -70,16 +72,25 @@ export function useUpdateSpider(id: string) {
 }
 
 export function useDeleteSpiders() {
-  const invalidate = useInvalidateSpiders();
+  const qc = useQueryClient();
   return useMutation({
     // No batch endpoint in the contract: one DELETE per spider, all attempted, first error re-thrown.
     mutationFn: async (ids: string[]) => {
       const results = await Promise.allSettled(ids.map((id) => api.delete(`/spiders/${id}`)));
+      const deleted = ids.filter((_, i) => results[i].status === 'fulfilled');
+      // A deleted spider's detail view may still be kept alive (hidden): drop its file queries and mark it gone
+      // instead of letting a refetch turn it into 404 toasts.
+      for (const id of deleted) {
+        await qc.cancelQueries({ queryKey: spiderKeys.files(id) });
+        qc.removeQueries({ queryKey: spiderKeys.files(id) });
+        qc.setQueryData(spiderKeys.detail(id), null);
+      }
+      void qc.invalidateQueries({ queryKey: ['spiders', 'list'] });
+      void qc.invalidateQueries({ queryKey: ['projects'] });
       const failed = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
       if (failed.length) throw failed[0].reason;
-      return ids.length;
+      return deleted.length;
     },
-    onSettled: invalidate,
   });
 }
 
