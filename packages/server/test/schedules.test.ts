@@ -130,6 +130,9 @@ describe('schedules: CRUD', () => {
     expect((await m.api('GET', '/schedules', { token: eve })).status).toBe(200);
     expect((await m.api('POST', `/schedules/${s._id}/disable`, { token: eve })).status).toBe(403);
     expect((await m.api('DELETE', `/schedules/${s._id}`, { token: eve })).status).toBe(403);
+    // ...nor schedule a spider that is private to another user.
+    const privateSched = await m.api('PUT', '/schedules', { token: eve, body: { name: 'x', cron: '0 0 1 * * *', spider_id: sid } });
+    expect(privateSched.status).toBe(403);
 
     expect((await m.api('DELETE', `/schedules/${s._id}`)).status).toBe(200);
     expect((await m.api('GET', `/schedules/${s._id}`)).status).toBe(404);

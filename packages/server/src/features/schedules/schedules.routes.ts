@@ -21,7 +21,7 @@ import { getSchedule, presentFire, presentSchedule, schedulesWithSpider, type Sc
 import { Scheduler, nextFireTs, runFire } from './scheduler.ts';
 import { SchedulerLeader, notifyScheduleChanged } from './leader.ts';
 import { retryIfNeeded } from './retries.ts';
-import { spiderExists } from './tasks-port.ts';
+import { checkSpiderAccess } from './tasks-port.ts';
 
 const IdParams = Type.Object({ id: Type.String({ pattern: '^[0-9a-f]{24}$' }) });
 
@@ -83,13 +83,13 @@ export const schedulesFeature: Feature = (app, ctx) => {
   }
 
   /** Validates a full set of schedule fields; throws a 400 with a clear message. */
-  async function check(s: { cron: string; timezone: string; spider_id: string; run_type: string; node_ids: string[]; retries: number }, spiderChanged: boolean) {
+  async function check(user: AuthUser, s: { cron: string; timezone: string; spider_id: string; run_type: string; node_ids: string[]; retries: number }, spiderChanged: boolean) {
     if (!isValidTimezone(s.timezone)) throw badRequest(`Unknown time zone "${s.timezone}"`);
     const err = validateCron(s.cron, s.timezone);
     if (err) throw badRequest(err);
     if (s.retries < 0 || s.retries > RETRY_MAX) throw badRequest(`retries must be between 0 and ${RETRY_MAX}`);
     if (s.run_type === 'selected-nodes' && !s.node_ids.length) throw badRequest('Select at least one node for the run type "selected-nodes"');
-    if (spiderChanged && !(await spiderExists(ctx, s.spider_id))) throw notFound('spider');
+    if (spiderChanged) await checkSpiderAccess(ctx, user, s.spider_id);
   }
 
   app.get('/api/schedules', { schema: { querystring: ScheduleListQuery } }, async (req) => {
@@ -135,7 +135,7 @@ export const schedulesFeature: Feature = (app, ctx) => {
       node_ids: [...new Set(b.node_ids ?? [])],
       retries: b.retries ?? 0,
     };
-    await check(s, true);
+    await check(req.user, s, true);
     const now = Date.now();
     const enabled = b.enabled !== false;
     const row: ScheduleRow = {
@@ -177,7 +177,7 @@ export const schedulesFeature: Feature = (app, ctx) => {
       node_ids: b.node_ids !== undefined ? [...new Set(b.node_ids)] : JSON.parse(cur.node_ids),
       retries: b.retries ?? cur.retries,
     };
-    await check(s, b.spider_id !== undefined && b.spider_id !== cur.spider_id);
+    await check(req.user, s, b.spider_id !== undefined && b.spider_id !== cur.spider_id);
     const now = Date.now();
     const enabled = b.enabled ?? !!cur.enabled;
     const name = b.name !== undefined ? b.name.trim() : cur.name;

@@ -4,6 +4,8 @@
  */
 import type { AppContext } from '../../context.ts';
 import { createTasks as createTasksImpl, type CreateTasksInput } from '../tasks/tasks.service.ts';
+import { spiderFor } from '../spiders/spiders.service.ts';
+import type { AuthUser } from '../../http/auth.ts';
 
 export type { CreateTasksInput };
 
@@ -22,4 +24,9 @@ export async function existingNodeIds(ctx: AppContext, ids: string[]): Promise<s
   const rows = await ctx.store.db.selectFrom('nodes').select('id').where('id', 'in', ids).execute();
   const found = new Set(rows.map((r) => r.id));
   return ids.filter((id) => found.has(id));
+}
+
+/** A user may schedule a spider they may run (same rule as PUT /tasks): 404 when missing, 403 when private. */
+export async function checkSpiderAccess(ctx: AppContext, user: AuthUser, spiderId: string): Promise<void> {
+  await spiderFor(ctx.store.db, user, spiderId, 'read');
 }
