@@ -89,11 +89,11 @@ async function bench(engine: 'sqlite' | 'postgres'): Promise<void> {
 
     // 2. Log ingest
     const logSpider = await spider(m, token, 'loglines', `seq 1 ${LOG_LINES}`);
-    let t0 = Date.now();
+    const t0 = Date.now();
     const [logTask] = (await api(m, token, 'PUT', '/tasks', { spider_id: logSpider, run_type: 'random' })).data;
     let done = await waitDone(m, token, logTask);
-    let secs = (Date.parse(done.finish_ts) - Date.parse(done.start_ts)) / 1000;
-    console.log(`log ingest: ${done.log_count} lines in ${secs.toFixed(1)} s = ${Math.round(done.log_count / secs)} lines/s (run→all stored ${((Date.now() - t0) / 1000).toFixed(1)} s)`);
+    let secs = (Date.now() - Date.parse(done.start_ts)) / 1000;
+    console.log(`log ingest: ${done.log_count} lines stored ${secs.toFixed(1)} s after the process started = ${Math.round(done.log_count / secs)} lines/s (process ran ${((Date.parse(done.finish_ts) - Date.parse(done.start_ts)) / 1000).toFixed(1)} s; run→all stored ${((Date.now() - t0) / 1000).toFixed(1)} s)`);
 
     // 4. Log page latency on the big log
     const pageTimes = async (label: string, route: string) => {
@@ -118,11 +118,10 @@ async function bench(engine: 'sqlite' | 'postgres'): Promise<void> {
 
     // 3. Item ingest
     const itemSpider = await spider(m, token, 'items', `seq 1 ${ITEMS} | awk '{printf "{\\"i\\":%d,\\"name\\":\\"item %d, \\\\\\"quoted\\\\\\"\\",\\"price\\":%d.5}\\n", $1, $1, $1 % 1000}' >> "$CRAWLDECK_ITEMS"`);
-    t0 = Date.now();
     const [itemTask] = (await api(m, token, 'PUT', '/tasks', { spider_id: itemSpider, run_type: 'random' })).data;
     done = await waitDone(m, token, itemTask);
-    secs = (Date.parse(done.finish_ts) - Date.parse(done.start_ts)) / 1000;
-    console.log(`item ingest: ${done.result_count} items in ${secs.toFixed(1)} s = ${Math.round(done.result_count / secs)} items/s (run→all stored ${((Date.now() - t0) / 1000).toFixed(1)} s)`);
+    secs = (Date.now() - Date.parse(done.start_ts)) / 1000;
+    console.log(`item ingest: ${done.result_count} items stored ${secs.toFixed(1)} s after the process started = ${Math.round(done.result_count / secs)} items/s (process ran ${((Date.parse(done.finish_ts) - Date.parse(done.start_ts)) / 1000).toFixed(1)} s)`);
 
     // 5. CSV export
     if (global.gc) global.gc();

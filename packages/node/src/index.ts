@@ -98,7 +98,7 @@ export async function startNode(opts: NodeOptions): Promise<RunningNode> {
   const sampler = new MetricsSampler(dataDir);
   const base = opts.master.replace(/\/+$/, '');
   const headers = { [NODE_KEY_HEADER]: opts.key, [NODE_ID_HEADER]: nodeId };
-  const runEnv = { nodeId, python, sdkPythonPath: path.join(SDK_DIR, 'python'), sdkNodePath: nodeSdkPath(dataDir), graceMs: opts.graceMs ?? 5000 };
+  const runEnv = { nodeId, python, sdkPythonPath: path.join(SDK_DIR, 'python'), sdkNodePath: nodeSdkPath(dataDir), binPath: path.resolve(here, '../bin'), graceMs: opts.graceMs ?? 5000 };
   let maxRunners = opts.maxRunners ?? 8;
   let enabled = true;
   const runs = new Map<string, TaskRun>();

@@ -9,6 +9,8 @@ export interface RunnerEnv {
   python: string;
   sdkPythonPath: string;
   sdkNodePath: string;
+  /** Our helper commands (crawldeck-config-spider), put first on PATH. */
+  binPath: string;
   graceMs: number;
 }
 
@@ -112,6 +114,7 @@ export class TaskRun {
       CRAWLDECK_PYTHON: this.env.python,
       PYTHONPATH: envPath('PYTHONPATH', this.env.sdkPythonPath),
       NODE_PATH: envPath('NODE_PATH', this.env.sdkNodePath),
+      PATH: envPath('PATH', this.env.binPath),
       PYTHONUNBUFFERED: '1',
     };
     const writer = new SpoolWriter(this.logFile);

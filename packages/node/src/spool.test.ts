@@ -35,3 +35,35 @@ describe('resolveCommand', () => {
     expect(resolveCommand('node main.js', '/usr/bin/python3')).toBe('node main.js');
   });
 });
+
+describe('Shipper', () => {
+  it('ships a spool file in capped batches from the acknowledged offset, retrying failures, until drained', async () => {
+    const { mkdtempSync, writeFileSync } = await import('node:fs');
+    const os = await import('node:os');
+    const path = await import('node:path');
+    const { Shipper, MAX_BATCH_LINES } = await import('./spool.ts');
+    const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'shipper-')), 'log.txt');
+    const n = MAX_BATCH_LINES * 2 + 5;
+    writeFileSync(file, Array.from({ length: n }, (_, i) => (i % 3 ? '' : `l${i}`)).join('\n') + '\ntail-no-newline');
+    const got: string[] = [];
+    let calls = 0;
+    const shipper = new Shipper(
+      file,
+      { bytes: 0, lines: 0 },
+      async (b) => {
+        calls++;
+        if (calls === 2) throw new Error('network down');
+        expect(b.from).toBe(got.length);
+        expect(b.lines.length).toBeLessThanOrEqual(MAX_BATCH_LINES);
+        got.push(...b.lines);
+        return { acked: got.length };
+      },
+      () => undefined,
+      () => undefined,
+    );
+    await shipper.drain();
+    expect(got).toHaveLength(n + 1);
+    expect(got[3]).toBe('l3');
+    expect(got[n]).toBe('tail-no-newline');
+  });
+});

@@ -3,6 +3,8 @@ import type { ShipAck, ShipBatch } from '@crawldeck/shared';
 
 /** Longest log line kept; the rest of the line is dropped and a marker says so. */
 export const MAX_LINE_BYTES = 64 * 1024;
+/** Lines per shipped batch (the master accepts up to 100 000). */
+export const MAX_BATCH_LINES = 20_000;
 const CUT_MARKER = (n: number) => ` … [line cut at ${n} bytes]`;
 
 /** Splits a byte stream into lines (\n, trailing \r dropped), cutting lines longer than MAX_LINE_BYTES. */
@@ -147,7 +149,13 @@ export class Shipper {
         const buf = Buffer.alloc(want);
         const n = readSync(fd, buf, 0, want, this.state.bytes);
         const data = buf.subarray(0, n);
-        const lastNl = data.lastIndexOf(10);
+        // At most MAX_BATCH_LINES lines per batch (the master refuses bigger ones), whatever their length.
+        let lastNl = -1;
+        for (let k = 0, pos = data.indexOf(10); pos !== -1; pos = data.indexOf(10, pos + 1)) {
+          lastNl = pos;
+          if (++k >= MAX_BATCH_LINES) break;
+        }
+        const capped = lastNl !== -1 && lastNl < data.lastIndexOf(10);
         if (lastNl === -1) {
           if (this.state.bytes + n >= size && this.final) {
             return { lines: [data.toString('utf8').replace(/\r$/, '')], bytes: n };
@@ -160,7 +168,7 @@ export class Shipper {
         }
         let body = data.subarray(0, lastNl).toString('utf8');
         let bytes = lastNl + 1;
-        if (this.final && this.state.bytes + n >= size && lastNl < n - 1) {
+        if (!capped && this.final && this.state.bytes + n >= size && lastNl < n - 1) {
           body = data.toString('utf8');
           bytes = n;
         }
