@@ -23,7 +23,13 @@ function pct(xs: number[], p: number): number {
   return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))];
 }
 
-async function api(m: RunningMaster, token: string | null, method: string, route: string, body?: unknown): Promise<any> {
+async function api(
+  m: RunningMaster,
+  token: string | null,
+  method: string,
+  route: string,
+  body?: unknown,
+): Promise<any> {
   const res = await fetch(m.url + '/api' + route, {
     method,
     headers: { ...(token ? { authorization: token } : {}), ...(body ? { 'content-type': 'application/json' } : {}) },
@@ -37,31 +43,68 @@ async function api(m: RunningMaster, token: string | null, method: string, route
 async function bench(engine: 'sqlite' | 'postgres'): Promise<void> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'crawldeck-bench-sched-'));
   const database = engine === 'postgres' ? await createTestDatabase() : undefined;
-  const m = await startMaster({ port: 0, host: '127.0.0.1', dataDir, databaseUrl: database?.url ?? '', adminPassword: PASSWORD, embeddedNode: true, logLevel: 'error' });
+  const m = await startMaster({
+    port: 0,
+    host: '127.0.0.1',
+    dataDir,
+    databaseUrl: database?.url ?? '',
+    adminPassword: PASSWORD,
+    embeddedNode: true,
+    logLevel: 'error',
+  });
   try {
     const token = (await api(m, null, 'POST', '/login', { username: 'admin', password: PASSWORD })).data;
     const spider = (await api(m, token, 'PUT', '/spiders', { name: 'bench-sched', cmd: 'echo tick' })).data._id;
     const ids: string[] = [];
     for (let i = 0; i < SCHEDULES; i++) {
-      ids.push((await api(m, token, 'PUT', '/schedules', { name: `s${i}`, cron: '* * * * * *', spider_id: spider, timezone: 'UTC' })).data._id);
+      ids.push(
+        (
+          await api(m, token, 'PUT', '/schedules', {
+            name: `s${i}`,
+            cron: '* * * * * *',
+            spider_id: spider,
+            timezone: 'UTC',
+          })
+        ).data._id,
+      );
     }
-    ids.push((await api(m, token, 'PUT', '/schedules', { name: 'every-2', cron: '*/2 * * * * *', spider_id: spider, timezone: 'UTC' })).data._id);
+    ids.push(
+      (
+        await api(m, token, 'PUT', '/schedules', {
+          name: 'every-2',
+          cron: '*/2 * * * * *',
+          spider_id: spider,
+          timezone: 'UTC',
+        })
+      ).data._id,
+    );
     const start = Date.now();
     await new Promise((r) => setTimeout(r, SECONDS * 1000));
     for (const id of ids) await api(m, token, 'POST', `/schedules/${id}/disable`);
     await new Promise((r) => setTimeout(r, 500));
 
     const db = m.store.db;
-    const fires = await db.selectFrom('schedule_fires').selectAll().where('schedule_id', 'in', ids).where('fire_ts', '>', start).execute();
+    const fires = await db
+      .selectFrom('schedule_fires')
+      .selectAll()
+      .where('schedule_id', 'in', ids)
+      .where('fire_ts', '>', start)
+      .execute();
     const claim = fires.map((f) => Number(f.create_ts) - Number(f.fire_ts));
     const taskIds = fires.flatMap((f) => JSON.parse(f.task_ids) as string[]);
-    const tasks = taskIds.length ? await db.selectFrom('tasks').select(['id', 'create_ts', 'schedule_id']).where('id', 'in', taskIds).execute() : [];
-    const fireOf = new Map(fires.flatMap((f) => (JSON.parse(f.task_ids) as string[]).map((t) => [t, Number(f.fire_ts)] as const)));
+    const tasks = taskIds.length
+      ? await db.selectFrom('tasks').select(['id', 'create_ts', 'schedule_id']).where('id', 'in', taskIds).execute()
+      : [];
+    const fireOf = new Map(
+      fires.flatMap((f) => (JSON.parse(f.task_ids) as string[]).map((t) => [t, Number(f.fire_ts)] as const)),
+    );
     const taskLag = tasks.map((t) => Number(t.create_ts) - fireOf.get(t.id)!);
     const expected = SCHEDULES * SECONDS + Math.floor(SECONDS / 2);
     const dupes = fires.length - new Set(fires.map((f) => `${f.schedule_id}:${f.fire_ts}`)).size;
     const fmt = (xs: number[]) => `p50 ${pct(xs, 50)} ms, p99 ${pct(xs, 99)} ms, max ${Math.max(...xs)} ms`;
-    console.log(`[${engine}] ${SCHEDULES + 1} schedules, ${SECONDS} s: ${fires.length} fires (≈${expected} expected), ${dupes} duplicates, ${tasks.length} tasks`);
+    console.log(
+      `[${engine}] ${SCHEDULES + 1} schedules, ${SECONDS} s: ${fires.length} fires (≈${expected} expected), ${dupes} duplicates, ${tasks.length} tasks`,
+    );
     console.log(`[${engine}]   claim lag (fire recorded):   ${fmt(claim)}`);
     console.log(`[${engine}]   task lag  (task in store):   ${fmt(taskLag)}`);
   } finally {

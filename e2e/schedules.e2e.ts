@@ -17,7 +17,9 @@ async function call<T = any>(token: string, method: string, route: string, body?
 }
 
 async function taskCount(token: string, scheduleId: string): Promise<number> {
-  const res = await fetch(`${env.url}/api/schedules/${scheduleId}/tasks?page_size=1`, { headers: { authorization: token } });
+  const res = await fetch(`${env.url}/api/schedules/${scheduleId}/tasks?page_size=1`, {
+    headers: { authorization: token },
+  });
   return ((await res.json()) as { total: number }).total;
 }
 
@@ -69,7 +71,9 @@ describe('schedules', () => {
       await row.locator('.schedule-tasks').click();
       const drawer = page.locator('.schedule-tasks-drawer');
       await drawer.waitFor();
-      await expect.poll(() => drawer.locator(`.schedule-task-link[data-schedule-id="${s._id}"]`).count(), { timeout: 20_000 }).toBeGreaterThanOrEqual(2);
+      await expect
+        .poll(() => drawer.locator(`.schedule-task-link[data-schedule-id="${s._id}"]`).count(), { timeout: 20_000 })
+        .toBeGreaterThanOrEqual(2);
       await drawer.locator('.ant-drawer-close').click();
 
       // Disable with the switch: no more tasks.
@@ -88,7 +92,12 @@ describe('schedules', () => {
   e2eTest('zh: the schedule list shows the Chinese texts and the cron description', async ({ page }) => {
     const token = await loginByApi(page, 'zh');
     const spider = await call<{ _id: string }>(token, 'PUT', '/spiders', { name: 'e2e-zh-spider', cmd: 'echo x' });
-    await call(token, 'PUT', '/schedules', { name: 'zh-nightly', cron: '0 30 2 * * *', spider_id: spider._id, timezone: 'UTC' });
+    await call(token, 'PUT', '/schedules', {
+      name: 'zh-nightly',
+      cron: '0 30 2 * * *',
+      spider_id: spider._id,
+      timezone: 'UTC',
+    });
     await page.goto(`${env.url}/schedules`);
     const row = page.locator('.schedule-table tr', { hasText: 'zh-nightly' });
     await row.waitFor();

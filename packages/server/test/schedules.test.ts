@@ -38,11 +38,20 @@ async function schedule(body: Record<string, unknown>, t: TestMaster = m) {
 }
 
 async function fires(t: TestMaster, scheduleId: string) {
-  return t.master.store.db.selectFrom('schedule_fires').selectAll().where('schedule_id', '=', scheduleId).orderBy('fire_ts').execute();
+  return t.master.store.db
+    .selectFrom('schedule_fires')
+    .selectAll()
+    .where('schedule_id', '=', scheduleId)
+    .orderBy('fire_ts')
+    .execute();
 }
 
 async function tasksOf(t: TestMaster, scheduleId: string) {
-  return t.master.store.db.selectFrom('tasks').select(['id', 'schedule_id', 'status', 'parent_id', 'create_ts']).where('schedule_id', '=', scheduleId).execute();
+  return t.master.store.db
+    .selectFrom('tasks')
+    .select(['id', 'schedule_id', 'status', 'parent_id', 'create_ts'])
+    .where('schedule_id', '=', scheduleId)
+    .execute();
 }
 
 /** Every fire created exactly one task, and every task of the schedule belongs to exactly one fire. */
@@ -79,14 +88,22 @@ describe('schedules: validation', () => {
       expect(r.status, cron).toBe(400);
       expect(r.body.error, cron).toMatch(msg);
     }
-    const badTz = await m.api('PUT', '/schedules', { body: { name: 'x', cron: '0 0 1 * * *', spider_id: sid, timezone: 'Mars/Olympus' } });
+    const badTz = await m.api('PUT', '/schedules', {
+      body: { name: 'x', cron: '0 0 1 * * *', spider_id: sid, timezone: 'Mars/Olympus' },
+    });
     expect(badTz.status).toBe(400);
     expect(badTz.body.error).toMatch(/time zone/);
-    const tooMany = await m.api('PUT', '/schedules', { body: { name: 'x', cron: '0 0 1 * * *', spider_id: sid, retries: 6 } });
+    const tooMany = await m.api('PUT', '/schedules', {
+      body: { name: 'x', cron: '0 0 1 * * *', spider_id: sid, retries: 6 },
+    });
     expect(tooMany.status).toBe(400);
-    const noNodes = await m.api('PUT', '/schedules', { body: { name: 'x', cron: '0 0 1 * * *', spider_id: sid, run_type: 'selected-nodes', node_ids: [] } });
+    const noNodes = await m.api('PUT', '/schedules', {
+      body: { name: 'x', cron: '0 0 1 * * *', spider_id: sid, run_type: 'selected-nodes', node_ids: [] },
+    });
     expect(noNodes.status).toBe(400);
-    const noSpider = await m.api('PUT', '/schedules', { body: { name: 'x', cron: '0 0 1 * * *', spider_id: 'f'.repeat(24) } });
+    const noSpider = await m.api('PUT', '/schedules', {
+      body: { name: 'x', cron: '0 0 1 * * *', spider_id: 'f'.repeat(24) },
+    });
     expect(noSpider.status).toBe(404);
     expect(await m.master.store.db.selectFrom('schedules').selectAll().execute()).toHaveLength(0);
     // The check endpoint gives the same answer and the next run times.
@@ -101,15 +118,37 @@ describe('schedules: validation', () => {
 describe('schedules: CRUD', () => {
   it('creates, lists with the spider name and next run, edits, toggles and deletes', async () => {
     const sid = await spider('crud-spider');
-    const s = await schedule({ name: 'nightly', cron: '0 30 2 * * *', spider_id: sid, timezone: 'Asia/Shanghai', param: '-a x=1', retries: 2, description: 'd' });
-    expect(s).toMatchObject({ name: 'nightly', cron: '0 30 2 * * *', spider_name: 'crud-spider', enabled: true, status: 'running', error: '', retries: 2, timezone: 'Asia/Shanghai', run_type: 'random', node_ids: [] });
+    const s = await schedule({
+      name: 'nightly',
+      cron: '0 30 2 * * *',
+      spider_id: sid,
+      timezone: 'Asia/Shanghai',
+      param: '-a x=1',
+      retries: 2,
+      description: 'd',
+    });
+    expect(s).toMatchObject({
+      name: 'nightly',
+      cron: '0 30 2 * * *',
+      spider_name: 'crud-spider',
+      enabled: true,
+      status: 'running',
+      error: '',
+      retries: 2,
+      timezone: 'Asia/Shanghai',
+      run_type: 'random',
+      node_ids: [],
+    });
     // 02:30 in Shanghai is 18:30 UTC.
     expect(new Date(s.next_run_ts).getUTCHours()).toBe(18);
     expect(new Date(s.next_run_ts).getUTCMinutes()).toBe(30);
 
     const list = await m.api('GET', '/schedules');
     expect(list.status).toBe(200);
-    expect(list.body.data.find((x: any) => x._id === s._id)).toMatchObject({ spider_name: 'crud-spider', next_run_ts: s.next_run_ts });
+    expect(list.body.data.find((x: any) => x._id === s._id)).toMatchObject({
+      spider_name: 'crud-spider',
+      next_run_ts: s.next_run_ts,
+    });
     const bySpider = await m.api('GET', `/spiders/${sid}/schedules`);
     expect(bySpider.body.data.map((x: any) => x._id)).toEqual([s._id]);
 
@@ -131,7 +170,10 @@ describe('schedules: CRUD', () => {
     expect((await m.api('POST', `/schedules/${s._id}/disable`, { token: eve })).status).toBe(403);
     expect((await m.api('DELETE', `/schedules/${s._id}`, { token: eve })).status).toBe(403);
     // ...nor schedule a spider that is private to another user.
-    const privateSched = await m.api('PUT', '/schedules', { token: eve, body: { name: 'x', cron: '0 0 1 * * *', spider_id: sid } });
+    const privateSched = await m.api('PUT', '/schedules', {
+      token: eve,
+      body: { name: 'x', cron: '0 0 1 * * *', spider_id: sid },
+    });
     expect(privateSched.status).toBe(403);
 
     expect((await m.api('DELETE', `/schedules/${s._id}`)).status).toBe(200);
@@ -184,9 +226,17 @@ describe('schedules: firing', () => {
     });
     expect(after).toMatchObject({ status: 'error', error: 'Not Found Spider', next_run_ts: null });
     const got = await m.api('GET', `/schedules/${s._id}`);
-    expect(got.body.data).toMatchObject({ status: 'error', error: 'Not Found Spider', spider_name: null, next_run_ts: null });
+    expect(got.body.data).toMatchObject({
+      status: 'error',
+      error: 'Not Found Spider',
+      spider_name: null,
+      next_run_ts: null,
+    });
     const list = await m.api('GET', '/schedules');
-    expect(list.body.data.find((x: any) => x._id === s._id)).toMatchObject({ status: 'error', error: 'Not Found Spider' });
+    expect(list.body.data.find((x: any) => x._id === s._id)).toMatchObject({
+      status: 'error',
+      error: 'Not Found Spider',
+    });
     expect((await m.api('POST', `/schedules/${s._id}/enable`)).status).toBe(400);
     expect((await m.api('POST', `/schedules/${s._id}/run`)).status).toBe(400);
     expect((await tasksOf(m, s._id)).length).toBe(0);
@@ -211,7 +261,22 @@ describe('schedules: firing', () => {
     const now = Date.now();
     await m.master.store.db
       .insertInto('nodes')
-      .values({ id: nodeId, name: 'ghost', description: '', type: 'worker', status: 'offline', enabled: 1, max_runners: 1, running: 0, ip: '', system_info: '{}', metrics: '{}', last_seen_ts: null, create_ts: now, update_ts: now } as any)
+      .values({
+        id: nodeId,
+        name: 'ghost',
+        description: '',
+        type: 'worker',
+        status: 'offline',
+        enabled: 1,
+        max_runners: 1,
+        running: 0,
+        ip: '',
+        system_info: '{}',
+        metrics: '{}',
+        last_seen_ts: null,
+        create_ts: now,
+        update_ts: now,
+      } as any)
       .execute();
     const s = await schedule({ cron: '* * * * * *', spider_id: sid, run_type: 'selected-nodes', node_ids: [nodeId] });
     expect(s.node_ids).toEqual([nodeId]);
@@ -232,7 +297,11 @@ describe('schedules: retries', () => {
     const first = run.body.data[0];
     const all = await until(
       async () => {
-        const rows = await m.master.store.db.selectFrom('tasks').select(['id', 'status', 'parent_id']).where('spider_id', '=', sid).execute();
+        const rows = await m.master.store.db
+          .selectFrom('tasks')
+          .select(['id', 'status', 'parent_id'])
+          .where('spider_id', '=', sid)
+          .execute();
         return rows.length === 3 && rows.every((r) => r.status === 'error') && rows;
       },
       45_000,
@@ -241,7 +310,9 @@ describe('schedules: retries', () => {
     const retries = all.filter((t) => t.id !== first);
     for (const t of retries) expect(t.parent_id).toBe(first);
     await sleep(1500);
-    expect(await m.master.store.db.selectFrom('tasks').select('id').where('spider_id', '=', sid).execute()).toHaveLength(3);
+    expect(
+      await m.master.store.db.selectFrom('tasks').select('id').where('spider_id', '=', sid).execute(),
+    ).toHaveLength(3);
   });
 
   it("uses the schedule's retries for its tasks", async () => {
@@ -278,7 +349,10 @@ describe('schedules: restart', () => {
     const fs = await expectOneTaskPerFire(m, s._id);
     const ts = fs.map((f) => Number(f.fire_ts));
     // Exactly one gap (the downtime); the fire right after it is the single catch-up of the latest missed second.
-    const gaps = ts.slice(1).map((t, i) => t - ts[i]).filter((d) => d !== 1000);
+    const gaps = ts
+      .slice(1)
+      .map((t, i) => t - ts[i])
+      .filter((d) => d !== 1000);
     expect(gaps.length).toBe(1);
     const catchUps = fs.filter((f) => f.kind === 'catch-up');
     expect(catchUps).toHaveLength(1);
@@ -324,12 +398,16 @@ describe.runIf(ENGINE === 'postgres')('schedules: several masters on PostgreSQL'
       // 1. The leader's lock connection dies (as when its process is killed): it stops, the other takes over.
       const admin = new pg.Client({ connectionString: api.master.config.databaseUrl });
       await admin.connect();
-      await admin.query("SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database())");
+      await admin.query(
+        "SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database())",
+      );
       await admin.end();
       await until(async () => (await second.api('GET', '/schedules/meta')).body.data.leader === true);
       const t1 = Date.now();
       await until(async () => (await fires(api, s._id)).filter((f) => Number(f.fire_ts) > t1).length >= 2);
-      expect((await fires(api, s._id)).filter((f) => Number(f.fire_ts) > t1 + 1000).every((f) => f.master !== '' )).toBe(true);
+      expect((await fires(api, s._id)).filter((f) => Number(f.fire_ts) > t1 + 1000).every((f) => f.master !== '')).toBe(
+        true,
+      );
 
       // 2. The new leader is closed: the first master takes the lock back.
       await second.close();
@@ -342,7 +420,10 @@ describe.runIf(ENGINE === 'postgres')('schedules: several masters on PostgreSQL'
       const fs = await expectOneTaskPerFire(api, s._id);
       const ts = fs.map((f) => Number(f.fire_ts));
       // Two hand-overs: at most two gaps, and at most one catch-up per hand-over.
-      const gaps = ts.slice(1).map((t, i) => t - ts[i]).filter((d) => d !== 1000);
+      const gaps = ts
+        .slice(1)
+        .map((t, i) => t - ts[i])
+        .filter((d) => d !== 1000);
       expect(gaps.length).toBeLessThanOrEqual(2);
       for (const g of gaps) expect(g).toBeLessThanOrEqual(4000);
       expect(fs.filter((f) => f.kind === 'catch-up').length).toBeLessThanOrEqual(2);

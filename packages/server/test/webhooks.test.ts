@@ -39,15 +39,20 @@ function receiver() {
       await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
       return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     },
-    close: () => new Promise<void>((r) => {
-      server.closeAllConnections();
-      server.close(() => r());
-    }),
+    close: () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
   };
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-async function until<T>(fn: () => Promise<T | undefined | null | false> | T | undefined | null | false, timeoutMs = 20_000, stepMs = 100): Promise<T> {
+async function until<T>(
+  fn: () => Promise<T | undefined | null | false> | T | undefined | null | false,
+  timeoutMs = 20_000,
+  stepMs = 100,
+): Promise<T> {
   const end = Date.now() + timeoutMs;
   for (;;) {
     const v = await fn();
@@ -86,14 +91,19 @@ describe('webhooks: management', () => {
       [{ url: 'ftp://example.com/x', events: ['task_finished'] }, /http:\/\/ or https:\/\//],
       [{ url: 'not a url', events: ['task_finished'] }, /http:\/\/ or https:\/\//],
       [{ url: 'https://example.com/hook', events: [] }, /at least one event/],
-      [{ url: 'https://example.com/hook', events: ['task_finished'], template: '{"a": {{task.id}' }, /template must be JSON/],
+      [
+        { url: 'https://example.com/hook', events: ['task_finished'], template: '{"a": {{task.id}' },
+        /template must be JSON/,
+      ],
     ];
     for (const [body, msg] of cases) {
       const r = await m.api('PUT', '/webhooks', { body });
       expect(r.status, JSON.stringify(body)).toBe(400);
       expect(r.body.error).toMatch(msg);
     }
-    const unknownEvent = await m.api('PUT', '/webhooks', { body: { url: 'https://example.com', events: ['task_started'] } });
+    const unknownEvent = await m.api('PUT', '/webhooks', {
+      body: { url: 'https://example.com', events: ['task_started'] },
+    });
     expect(unknownEvent.status).toBe(400);
     expect((await m.api('GET', '/webhooks')).body.data).toHaveLength(0);
   });
@@ -101,8 +111,12 @@ describe('webhooks: management', () => {
   it('is admin-only and never returns the secret', async () => {
     const user = await m.createUser('hook-user');
     expect((await m.api('GET', '/webhooks', { token: user })).status).toBe(403);
-    expect((await m.api('PUT', '/webhooks', { token: user, body: { url: `${base}/x`, events: ['task_finished'] } })).status).toBe(403);
-    const r = await m.api('PUT', '/webhooks', { body: { url: `${base}/x`, events: ['task_finished'], secret: 's3cr3t', enabled: false } });
+    expect(
+      (await m.api('PUT', '/webhooks', { token: user, body: { url: `${base}/x`, events: ['task_finished'] } })).status,
+    ).toBe(403);
+    const r = await m.api('PUT', '/webhooks', {
+      body: { url: `${base}/x`, events: ['task_finished'], secret: 's3cr3t', enabled: false },
+    });
     expect(r.status).toBe(200);
     expect(r.body.data).toMatchObject({ has_secret: true, enabled: false, events: ['task_finished'], spider_ids: [] });
     expect(JSON.stringify(r.body)).not.toContain('s3cr3t');
@@ -129,7 +143,13 @@ describe('webhooks: management', () => {
     expect(hit.headers['x-crawldeck-signature']).toBe(sig('k', hit.body));
     const log = await m.api('GET', `/webhooks/${id}/deliveries`);
     expect(log.body.total).toBe(1);
-    expect(log.body.data[0]).toMatchObject({ event: 'test', attempt: 1, ok: true, http_status: 200, response_body: 'thanks' });
+    expect(log.body.data[0]).toMatchObject({
+      event: 'test',
+      attempt: 1,
+      ok: true,
+      http_status: 200,
+      response_body: 'thanks',
+    });
     await m.api('DELETE', `/webhooks/${id}`);
   });
 });
@@ -137,7 +157,9 @@ describe('webhooks: management', () => {
 describe('webhooks: delivery', () => {
   it('posts a correctly signed webhook for a finished and an errored task', async () => {
     const secret = 'topsecret';
-    const hook = await m.api('PUT', '/webhooks', { body: { name: 'ci', url: `${base}/tasks`, events: ['task_finished', 'task_error'], secret } });
+    const hook = await m.api('PUT', '/webhooks', {
+      body: { name: 'ci', url: `${base}/tasks`, events: ['task_finished', 'task_error'], secret },
+    });
     expect(hook.status).toBe(200);
     const okSpider = await spider('hook-ok', 'echo fine');
     const badSpider = await spider('hook-bad', 'echo broken; exit 7');
@@ -155,7 +177,10 @@ describe('webhooks: delivery', () => {
     const bodies = hits.map((h) => JSON.parse(h.body));
     const fin = bodies.find((b) => b.task.id === okTask);
     const err = bodies.find((b) => b.task.id === badTask);
-    expect(fin).toMatchObject({ event: 'task_finished', task: { status: 'finished', spider_id: okSpider, spider_name: 'hook-ok' } });
+    expect(fin).toMatchObject({
+      event: 'task_finished',
+      task: { status: 'finished', spider_id: okSpider, spider_name: 'hook-ok' },
+    });
     expect(err).toMatchObject({ event: 'task_error', task: { status: 'error', spider_name: 'hook-bad' } });
     expect(hits.find((h) => JSON.parse(h.body).task.id === badTask)!.headers['x-crawldeck-event']).toBe('task_error');
     // A tampered body would not match the signature.
@@ -166,8 +191,11 @@ describe('webhooks: delivery', () => {
   it('renders a JSON template with escaped values and honours the per-spider filter', async () => {
     const quoted = await spider('say "hi"', 'echo ok');
     const other = await spider('other-one', 'echo ok');
-    const template = '{"text": "Task {{task.id}} of {{task.spider_name}} is {{task.status}}", "param": "{{task.param}}", "count": {{task.result_count}}, "missing": {{task.nope}}}';
-    const hook = await m.api('PUT', '/webhooks', { body: { url: `${base}/tpl`, events: ['task_finished'], spider_ids: [quoted], template } });
+    const template =
+      '{"text": "Task {{task.id}} of {{task.spider_name}} is {{task.status}}", "param": "{{task.param}}", "count": {{task.result_count}}, "missing": {{task.nope}}}';
+    const hook = await m.api('PUT', '/webhooks', {
+      body: { url: `${base}/tpl`, events: ['task_finished'], spider_ids: [quoted], template },
+    });
     expect(hook.status, JSON.stringify(hook.body)).toBe(200);
     const [t1] = (await m.api('PUT', '/tasks', { body: { spider_id: quoted, param: 'a\\b "c"\n' } })).body.data;
     await m.api('PUT', '/tasks', { body: { spider_id: other } });
@@ -176,7 +204,11 @@ describe('webhooks: delivery', () => {
     expect(body).toEqual({ text: `Task ${t1} of say "hi" is finished`, param: 'a\\b "c"\n', count: 0, missing: null });
     // The other spider's task finishes too, but this hook only watches the first spider.
     await until(async () => {
-      const rows = await m.master.store.db.selectFrom('tasks').select('status').where('spider_id', '=', other).execute();
+      const rows = await m.master.store.db
+        .selectFrom('tasks')
+        .select('status')
+        .where('spider_id', '=', other)
+        .execute();
       return rows.length > 0 && rows.every((r) => r.status === 'finished');
     }, 45_000);
     await sleep(500);
@@ -215,7 +247,10 @@ describe('webhooks: delivery', () => {
     await m.api('PUT', '/tasks', { body: { spider_id: sid } });
     await until(() => rx.got.filter((g) => g.path === '/flaky').length >= 2, 45_000);
     rx.statusFor.delete('/flaky');
-    await until(async () => (await m.api('GET', `/webhooks/${flaky.body.data._id}`)).body.data.last_status === 'success', 10_000);
+    await until(
+      async () => (await m.api('GET', `/webhooks/${flaky.body.data._id}`)).body.data.last_status === 'success',
+      10_000,
+    );
     const n = rx.got.filter((g) => g.path === '/flaky').length;
     await sleep(1000);
     expect(rx.got.filter((g) => g.path === '/flaky')).toHaveLength(n);
@@ -235,7 +270,7 @@ describe('webhooks: delivery', () => {
     }, 45_000);
     const log = await until(async () => {
       const r = await m.api('GET', `/webhooks/${hook.body.data._id}/deliveries`);
-      return r.body.total >= 1 && r.body.data;
+      return (r.body.total ?? 0) >= 1 && r.body.data;
     }, 10_000);
     expect(log[0].error).toMatch(/timed out/);
     await m.api('DELETE', `/webhooks/${hook.body.data._id}`);

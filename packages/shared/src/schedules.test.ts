@@ -4,7 +4,16 @@ import { renderWebhookTemplate, validateWebhookUrl } from './webhooks.ts';
 
 describe('cron rule (spec §5)', () => {
   it('accepts 6-field expressions', () => {
-    for (const c of ['* * * * * *', '*/2 * * * * *', '0 30 2 * * *', '0 0 12 * * 1-5', '0 0 0 L * *', '0 0 9 * * MON', ' 0  0 0 * * * ']) expect(validateCron(c), c).toBeNull();
+    for (const c of [
+      '* * * * * *',
+      '*/2 * * * * *',
+      '0 30 2 * * *',
+      '0 0 12 * * 1-5',
+      '0 0 0 L * *',
+      '0 0 9 * * MON',
+      ' 0  0 0 * * * ',
+    ])
+      expect(validateCron(c), c).toBeNull();
   });
   it('refuses 5/7 fields, out-of-range values, garbage and never-firing expressions with a message', () => {
     expect(validateCron('* * * * *')).toMatch(/expected 6 fields.*got 5/);
@@ -19,8 +28,13 @@ describe('cron rule (spec §5)', () => {
   });
   it('computes next runs in the given zone and drops the seconds for display', () => {
     const from = new Date('2026-01-01T00:00:00Z');
-    expect(nextCronRuns('0 30 2 * * *', 2, 'Asia/Shanghai', from).map((d) => d.toISOString())).toEqual(['2026-01-01T18:30:00.000Z', '2026-01-02T18:30:00.000Z']);
-    expect(nextCronRuns('*/2 * * * * *', 3, 'UTC', from).map((d) => d.getTime() - from.getTime())).toEqual([2000, 4000, 6000]);
+    expect(nextCronRuns('0 30 2 * * *', 2, 'Asia/Shanghai', from).map((d) => d.toISOString())).toEqual([
+      '2026-01-01T18:30:00.000Z',
+      '2026-01-02T18:30:00.000Z',
+    ]);
+    expect(nextCronRuns('*/2 * * * * *', 3, 'UTC', from).map((d) => d.getTime() - from.getTime())).toEqual([
+      2000, 4000, 6000,
+    ]);
     expect(nextCronRuns('bad', 3)).toEqual([]);
     expect(cronWithoutSeconds('0 30 2 * * *')).toBe('30 2 * * *');
     expect(isValidTimezone('UTC')).toBe(true);
@@ -37,7 +51,10 @@ describe('webhook rules', () => {
   });
   it('fills placeholders JSON-escaped inside strings and as JSON values outside', () => {
     const vars = { task: { id: 't1', status: 'error', error: 'bad "quote"\n\\path', n: 3, none: null } };
-    const out = renderWebhookTemplate('{"msg": "{{task.id}}: {{ task.error }}", "n": {{task.n}}, "x": {{task.none}}, "y": {{task.missing}}, "esc": "a\\"{{task.status}}"}', vars);
+    const out = renderWebhookTemplate(
+      '{"msg": "{{task.id}}: {{ task.error }}", "n": {{task.n}}, "x": {{task.none}}, "y": {{task.missing}}, "esc": "a\\"{{task.status}}"}',
+      vars,
+    );
     expect(JSON.parse(out)).toEqual({ msg: 't1: bad "quote"\n\\path', n: 3, x: null, y: null, esc: 'a"error' });
     expect(() => renderWebhookTemplate('{"a": {{task.id}', vars)).toThrow();
     expect(() => renderWebhookTemplate('not json', vars)).toThrow();

@@ -30,7 +30,14 @@ const CRON_RANGES: Record<string, string> = {
   dayOfWeek: '0-7 or SUN-SAT',
   'day of week': '0-7 or SUN-SAT',
 };
-const FIELD_NAMES: Record<string, string> = { second: 'second', minute: 'minute', hour: 'hour', day: 'day of month', month: 'month', dayOfWeek: 'day of week' };
+const FIELD_NAMES: Record<string, string> = {
+  second: 'second',
+  minute: 'minute',
+  hour: 'hour',
+  day: 'day of month',
+  month: 'month',
+  dayOfWeek: 'day of week',
+};
 
 function cronOf(expr: string, timezone?: string): Cron {
   return new Cron(expr, { paused: true, mode: '6-part', timezone: timezone || undefined });

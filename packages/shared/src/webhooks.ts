@@ -68,7 +68,10 @@ export function renderWebhookTemplate(template: string, vars: Record<string, unk
       if (end > 0) {
         const key = template.slice(i + 2, end).trim();
         const value = lookup(vars, key);
-        if (inString) out += JSON.stringify(value == null ? '' : typeof value === 'object' ? JSON.stringify(value) : String(value)).slice(1, -1);
+        if (inString)
+          out += JSON.stringify(
+            value == null ? '' : typeof value === 'object' ? JSON.stringify(value) : String(value),
+          ).slice(1, -1);
         else out += JSON.stringify(value ?? null);
         i = end + 1;
         continue;

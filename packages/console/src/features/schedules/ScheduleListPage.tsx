@@ -18,7 +18,9 @@ export default function ScheduleListPage() {
   const rows = useMemo(() => {
     const kw = keyword.trim().toLowerCase();
     const all = schedules.data ?? [];
-    return kw ? all.filter((s) => s.name.toLowerCase().includes(kw) || (s.spider_name ?? '').toLowerCase().includes(kw)) : all;
+    return kw
+      ? all.filter((s) => s.name.toLowerCase().includes(kw) || (s.spider_name ?? '').toLowerCase().includes(kw))
+      : all;
   }, [schedules.data, keyword]);
 
   return (
@@ -28,7 +30,12 @@ export default function ScheduleListPage() {
       </Typography.Title>
       <Card>
         <Space style={{ marginBottom: 16, width: '100%', justifyContent: 'space-between' }} wrap>
-          <Input.Search allowClear placeholder={t('search')} onChange={(e) => setKeyword(e.target.value)} style={{ width: 260 }} />
+          <Input.Search
+            allowClear
+            placeholder={t('search')}
+            onChange={(e) => setKeyword(e.target.value)}
+            style={{ width: 260 }}
+          />
           <Space>
             <Button icon={<ReloadOutlined />} onClick={() => void schedules.refetch()}>
               {t('refresh')}

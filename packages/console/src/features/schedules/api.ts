@@ -37,7 +37,8 @@ export function useSchedules(spiderId?: string, enabled = true) {
   return useQuery({
     queryKey: scheduleKeys.list(spiderId),
     enabled,
-    queryFn: async () => (await api.get<ScheduleInfo[]>(spiderId ? `/spiders/${spiderId}/schedules` : '/schedules')).data ?? [],
+    queryFn: async () =>
+      (await api.get<ScheduleInfo[]>(spiderId ? `/spiders/${spiderId}/schedules` : '/schedules')).data ?? [],
     refetchInterval: 5000,
   });
 }
@@ -67,7 +68,10 @@ export function useSpiderOptions() {
   return useQuery({
     queryKey: ['spiders', 'options'],
     queryFn: async () => {
-      const r = await api.get<{ list: { _id: string; name: string; display_name?: string }[] }>('/spiders', { page_num: 1, page_size: ALL_SPIDERS_PAGE_SIZE });
+      const r = await api.get<{ list: { _id: string; name: string; display_name?: string }[] }>('/spiders', {
+        page_num: 1,
+        page_size: ALL_SPIDERS_PAGE_SIZE,
+      });
       return r.data?.list ?? [];
     },
   });
@@ -92,14 +96,18 @@ export function useSaveSchedule() {
   const invalidate = useInvalidate();
   return useMutation({
     mutationFn: async ({ id, form }: { id?: string; form: ScheduleBody }) =>
-      (id ? await api.post<ScheduleInfo>(`/schedules/${id}`, form) : await api.put<ScheduleInfo>('/schedules', form)).data,
+      (id ? await api.post<ScheduleInfo>(`/schedules/${id}`, form) : await api.put<ScheduleInfo>('/schedules', form))
+        .data,
     onSuccess: invalidate,
   });
 }
 
 export function useDeleteSchedule() {
   const invalidate = useInvalidate();
-  return useMutation({ mutationFn: async (id: string) => (await api.delete(`/schedules/${id}`)).data, onSuccess: invalidate });
+  return useMutation({
+    mutationFn: async (id: string) => (await api.delete(`/schedules/${id}`)).data,
+    onSuccess: invalidate,
+  });
 }
 
 /** Enable/disable: silent request, the caller shows spec §8 'Enabling/Disabling the schedule unsuccessful'. */
@@ -107,7 +115,8 @@ export function useToggleSchedule() {
   const invalidate = useInvalidate();
   return useMutation({
     mutationFn: async ({ id, enabled }: { id: string; enabled: boolean }) =>
-      (await api.post<ScheduleInfo>(`/schedules/${id}/${enabled ? 'enable' : 'disable'}`, undefined, { silent: true })).data,
+      (await api.post<ScheduleInfo>(`/schedules/${id}/${enabled ? 'enable' : 'disable'}`, undefined, { silent: true }))
+        .data,
     onSettled: invalidate,
   });
 }
@@ -115,7 +124,8 @@ export function useToggleSchedule() {
 export function useRunSchedule() {
   const invalidate = useInvalidate();
   return useMutation({
-    mutationFn: async (id: string) => (await api.post<{ task_ids: string[]; fire_ts: string }>(`/schedules/${id}/run`)).data,
+    mutationFn: async (id: string) =>
+      (await api.post<{ task_ids: string[]; fire_ts: string }>(`/schedules/${id}/run`)).data,
     onSuccess: invalidate,
   });
 }

@@ -8,7 +8,11 @@ export { cronWithoutSeconds, nextCronRuns, validateCron };
 export function describeCron(expr: string, lang: string): string {
   if (validateCron(expr)) return '';
   try {
-    return cronstrue.toString(expr.trim(), { locale: lang.startsWith('zh') ? 'zh_CN' : 'en', use24HourTimeFormat: true, throwExceptionOnParseError: true });
+    return cronstrue.toString(expr.trim(), {
+      locale: lang.startsWith('zh') ? 'zh_CN' : 'en',
+      use24HourTimeFormat: true,
+      throwExceptionOnParseError: true,
+    });
   } catch {
     return '';
   }

@@ -10,7 +10,10 @@ export const webhookKeys = {
 };
 
 export function useWebhooks() {
-  return useQuery({ queryKey: webhookKeys.list, queryFn: async () => (await api.get<WebhookInfo[]>('/webhooks')).data ?? [] });
+  return useQuery({
+    queryKey: webhookKeys.list,
+    queryFn: async () => (await api.get<WebhookInfo[]>('/webhooks')).data ?? [],
+  });
 }
 
 export function useDeliveries(id: string | null, page: number, pageSize = 20) {
@@ -18,7 +21,10 @@ export function useDeliveries(id: string | null, page: number, pageSize = 20) {
     queryKey: webhookKeys.deliveries(id ?? '', page),
     enabled: !!id,
     queryFn: async () => {
-      const r = await api.get<WebhookDeliveryInfo[]>(`/webhooks/${id}/deliveries`, { page_num: page, page_size: pageSize });
+      const r = await api.get<WebhookDeliveryInfo[]>(`/webhooks/${id}/deliveries`, {
+        page_num: page,
+        page_size: pageSize,
+      });
       return { list: r.data ?? [], total: r.total ?? 0 };
     },
     refetchInterval: 3000,
@@ -45,7 +51,12 @@ export function useDeleteWebhook() {
 export function useTestWebhook() {
   const qc = useQueryClient();
   return useMutation({
-    mutationFn: async (id: string) => (await api.post<{ ok: boolean; http_status: number | null; error: string; duration_ms: number }>(`/webhooks/${id}/test`)).data,
+    mutationFn: async (id: string) =>
+      (
+        await api.post<{ ok: boolean; http_status: number | null; error: string; duration_ms: number }>(
+          `/webhooks/${id}/test`,
+        )
+      ).data,
     onSettled: () => void qc.invalidateQueries({ queryKey: webhookKeys.all }),
   });
 }

@@ -63,7 +63,9 @@ export class SchedulerLeader {
         return;
       }
       if (!this.client) await this.connect();
-      const r = await this.client!.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1::bigint) AS ok', [SCHEDULER_LOCK_KEY]);
+      const r = await this.client!.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1::bigint) AS ok', [
+        SCHEDULER_LOCK_KEY,
+      ]);
       if (r.rows[0]?.ok && !this.closed) {
         this.leader = true;
         this.ctx.log.info('this master took the scheduler lock');

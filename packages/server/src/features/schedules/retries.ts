@@ -29,7 +29,9 @@ export async function retryIfNeeded(ctx: AppContext, ev: TaskStatusLike): Promis
   // The chain is the first task plus its retries, which all carry parent_id = the first task.
   const rootId = task.parent_id ?? task.id;
   let limit = 0;
-  const schedule = task.schedule_id ? await db.selectFrom('schedules').select('retries').where('id', '=', task.schedule_id).executeTakeFirst() : undefined;
+  const schedule = task.schedule_id
+    ? await db.selectFrom('schedules').select('retries').where('id', '=', task.schedule_id).executeTakeFirst()
+    : undefined;
   if (schedule) limit = schedule.retries;
   else {
     const spider = await db.selectFrom('spiders').select('retries').where('id', '=', task.spider_id).executeTakeFirst();
@@ -37,7 +39,11 @@ export async function retryIfNeeded(ctx: AppContext, ev: TaskStatusLike): Promis
     limit = spider.retries ?? 0;
   }
   limit = Math.min(Math.max(0, limit), RETRY_MAX);
-  const done = await db.selectFrom('task_retries').select((eb) => eb.fn.countAll<number>().as('n')).where('root_id', '=', rootId).executeTakeFirst();
+  const done = await db
+    .selectFrom('task_retries')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('root_id', '=', rootId)
+    .executeTakeFirst();
   const attempt = Number(done?.n ?? 0);
   if (attempt >= limit) return null;
 
@@ -59,7 +65,11 @@ export async function retryIfNeeded(ctx: AppContext, ev: TaskStatusLike): Promis
     parentId: rootId,
     ownerId: task.owner_id,
   });
-  await db.updateTable('task_retries').set({ retry_task_id: retryId ?? null }).where('task_id', '=', task.id).execute();
+  await db
+    .updateTable('task_retries')
+    .set({ retry_task_id: retryId ?? null })
+    .where('task_id', '=', task.id)
+    .execute();
   ctx.log.info({ taskId: task.id, retryId, attempt: attempt + 1, limit }, 'task retried');
   return retryId ?? null;
 }

@@ -51,7 +51,11 @@ export function nextFireTs(row: Pick<ScheduleRow, 'cron' | 'timezone'>, after: n
 }
 
 /** The latest fire time in (from, to], or null. */
-export function latestFireBetween(row: Pick<ScheduleRow, 'cron' | 'timezone'>, from: number, to: number): number | null {
+export function latestFireBetween(
+  row: Pick<ScheduleRow, 'cron' | 'timezone'>,
+  from: number,
+  to: number,
+): number | null {
   try {
     const c = cronFor(row);
     const prev = c.previousRuns(1, new Date(to + 1))[0];
@@ -92,7 +96,10 @@ export class Scheduler {
     this.running = true;
     this.ctx.log.info({ instance: this.instance }, 'scheduler started on this master');
     await this.resync(true);
-    this.resyncTimer = setInterval(() => void this.resync(false).catch((err) => this.ctx.log.error({ err }, 'schedule resync failed')), RESYNC_MS);
+    this.resyncTimer = setInterval(
+      () => void this.resync(false).catch((err) => this.ctx.log.error({ err }, 'schedule resync failed')),
+      RESYNC_MS,
+    );
     this.resyncTimer.unref();
   }
 
@@ -156,7 +163,8 @@ export class Scheduler {
     this.armed.set(row.id, { timer, fireTs, signature: signatureOf(row) });
     if (row.next_run_ts !== fireTs) {
       row.next_run_ts = fireTs;
-      const write = () => this.db.updateTable('schedules').set({ next_run_ts: fireTs }).where('id', '=', row.id).execute();
+      const write = () =>
+        this.db.updateTable('schedules').set({ next_run_ts: fireTs }).where('id', '=', row.id).execute();
       this.track(after ? after.catch(() => undefined).then(write) : write());
     }
   }
@@ -171,14 +179,17 @@ export class Scheduler {
     }
     // If the loop was blocked past further fire times, run only the latest one (never a burst).
     const latest = latestFireBetween(row, fireTs - 1, now) ?? fireTs;
-    const firing = now - latest <= this.cfg.graceMs ? this.fire(row.id, latest, latest === fireTs ? 'cron' : 'catch-up') : undefined;
+    const firing =
+      now - latest <= this.cfg.graceMs ? this.fire(row.id, latest, latest === fireTs ? 'cron' : 'catch-up') : undefined;
     if (firing) this.track(firing);
     // The next timer is set at once (a slow fire never delays the following one); its bookkeeping write waits.
     this.arm(row, nextFireTs(row, now), firing);
   }
 
   private track<T>(p: Promise<T>): void {
-    const tracked = p.catch((err) => this.ctx.log.error({ err }, 'scheduler step failed')).finally(() => this.inFlight.delete(tracked));
+    const tracked = p
+      .catch((err) => this.ctx.log.error({ err }, 'scheduler step failed'))
+      .finally(() => this.inFlight.delete(tracked));
     this.inFlight.add(tracked);
   }
 
@@ -202,14 +213,24 @@ export async function runFire(
 ): Promise<FireResult> {
   const db = ctx.store.db;
   const row = await db.selectFrom('schedules').selectAll().where('id', '=', scheduleId).executeTakeFirst();
-  if (!row || (kind !== 'manual' && !row.enabled)) return { fired: false, taskIds: [], error: 'schedule is gone or disabled' };
+  if (!row || (kind !== 'manual' && !row.enabled))
+    return { fired: false, taskIds: [], error: 'schedule is gone or disabled' };
   if (!(await claimFire(db, { schedule_id: row.id, fire_ts: fireTs, kind, master: instance }))) {
     return { fired: false, taskIds: [], error: 'already fired' };
   }
   const fail = async (error: string, persistent: boolean): Promise<FireResult> => {
-    await db.updateTable('schedule_fires').set({ error }).where('schedule_id', '=', row.id).where('fire_ts', '=', fireTs).execute();
+    await db
+      .updateTable('schedule_fires')
+      .set({ error })
+      .where('schedule_id', '=', row.id)
+      .where('fire_ts', '=', fireTs)
+      .execute();
     if (persistent) {
-      await db.updateTable('schedules').set({ status: 'error', error, next_run_ts: null }).where('id', '=', row.id).execute();
+      await db
+        .updateTable('schedules')
+        .set({ status: 'error', error, next_run_ts: null })
+        .where('id', '=', row.id)
+        .execute();
       onError?.(row.id);
       ctx.events.emit('schedule.changed', { scheduleId: row.id });
     }
@@ -236,7 +257,12 @@ export async function runFire(
   } catch (err) {
     return fail(err instanceof Error ? err.message : String(err), false);
   }
-  await db.updateTable('schedule_fires').set({ task_ids: JSON.stringify(taskIds) }).where('schedule_id', '=', row.id).where('fire_ts', '=', fireTs).execute();
+  await db
+    .updateTable('schedule_fires')
+    .set({ task_ids: JSON.stringify(taskIds) })
+    .where('schedule_id', '=', row.id)
+    .where('fire_ts', '=', fireTs)
+    .execute();
   if (kind !== 'manual') {
     // Never move last_run_ts backwards (a late catch-up finishing after a newer fire).
     await db
@@ -247,7 +273,12 @@ export async function runFire(
       .execute();
   }
   if (row.enabled && row.status !== 'running') {
-    await db.updateTable('schedules').set({ status: 'running', error: '' }).where('id', '=', row.id).where('enabled', '=', 1).execute();
+    await db
+      .updateTable('schedules')
+      .set({ status: 'running', error: '' })
+      .where('id', '=', row.id)
+      .where('enabled', '=', 1)
+      .execute();
   }
   ctx.events.emit('schedule.fired', { scheduleId: row.id, fireTs, kind, taskIds });
   return { fired: true, taskIds, error: '' };

@@ -55,7 +55,10 @@ export const schedulesFeature: Feature = (app, ctx) => {
     void retryIfNeeded(ctx, ev).catch((err) => ctx.log.error({ err, taskId: ev.taskId }, 'task retry failed'));
   });
   // A fire that found no spider/node set status error: the leader drops its timer (already done in runFire).
-  ctx.events.on('schedule.changed', ({ scheduleId }: { scheduleId: string }) => void scheduler.reload(scheduleId).catch(() => undefined));
+  ctx.events.on(
+    'schedule.changed',
+    ({ scheduleId }: { scheduleId: string }) => void scheduler.reload(scheduleId).catch(() => undefined),
+  );
 
   // Spider deleted (spiders feature): its schedules stop with 'Not Found Spider' at once.
   ctx.events.on('spider.deleted', (spiderId: string) => {
@@ -83,12 +86,17 @@ export const schedulesFeature: Feature = (app, ctx) => {
   }
 
   /** Validates a full set of schedule fields; throws a 400 with a clear message. */
-  async function check(user: AuthUser, s: { cron: string; timezone: string; spider_id: string; run_type: string; node_ids: string[]; retries: number }, spiderChanged: boolean) {
+  async function check(
+    user: AuthUser,
+    s: { cron: string; timezone: string; spider_id: string; run_type: string; node_ids: string[]; retries: number },
+    spiderChanged: boolean,
+  ) {
     if (!isValidTimezone(s.timezone)) throw badRequest(`Unknown time zone "${s.timezone}"`);
     const err = validateCron(s.cron, s.timezone);
     if (err) throw badRequest(err);
     if (s.retries < 0 || s.retries > RETRY_MAX) throw badRequest(`retries must be between 0 and ${RETRY_MAX}`);
-    if (s.run_type === 'selected-nodes' && !s.node_ids.length) throw badRequest('Select at least one node for the run type "selected-nodes"');
+    if (s.run_type === 'selected-nodes' && !s.node_ids.length)
+      throw badRequest('Select at least one node for the run type "selected-nodes"');
     if (spiderChanged) await checkSpiderAccess(ctx, user, s.spider_id);
   }
 
@@ -113,17 +121,29 @@ export const schedulesFeature: Feature = (app, ctx) => {
   });
 
   app.get('/api/schedules/meta', async () =>
-    ok({ default_timezone: cfg.defaultTimezone, grace_seconds: cfg.graceMs / 1000, retry_max: RETRY_MAX, leader: leader.isLeader }),
+    ok({
+      default_timezone: cfg.defaultTimezone,
+      grace_seconds: cfg.graceMs / 1000,
+      retry_max: RETRY_MAX,
+      leader: leader.isLeader,
+    }),
   );
 
   /** Cron check for scripts and the CLI: validity, message and the next run times. */
   app.get('/api/schedules/cron', { schema: { querystring: CronCheckQuery } }, async (req) => {
     const tz = req.query.timezone || cfg.defaultTimezone;
     const error = validateCron(req.query.cron, tz);
-    return ok({ valid: !error, error: error ?? '', timezone: tz, next: error ? [] : nextCronRuns(req.query.cron, req.query.n ?? 5, tz).map((d) => d.toISOString()) });
+    return ok({
+      valid: !error,
+      error: error ?? '',
+      timezone: tz,
+      next: error ? [] : nextCronRuns(req.query.cron, req.query.n ?? 5, tz).map((d) => d.toISOString()),
+    });
   });
 
-  app.get('/api/schedules/:id', { schema: { params: IdParams } }, async (req) => ok(presentSchedule(await load(req.params.id))));
+  app.get('/api/schedules/:id', { schema: { params: IdParams } }, async (req) =>
+    ok(presentSchedule(await load(req.params.id))),
+  );
 
   app.put('/api/schedules', { schema: { body: ScheduleBody } }, async (req) => {
     const b = req.body;
@@ -167,7 +187,8 @@ export const schedulesFeature: Feature = (app, ctx) => {
 
   app.post('/api/schedules/:id', { schema: { params: IdParams, body: ScheduleUpdateBody } }, async (req) => {
     const cur = await load(req.params.id);
-    if (!canEdit(req.user, cur)) throw forbidden('forbidden: only the owner or an administrator may change this schedule');
+    if (!canEdit(req.user, cur))
+      throw forbidden('forbidden: only the owner or an administrator may change this schedule');
     const b = req.body;
     const s = {
       cron: b.cron !== undefined ? b.cron.trim().split(/\s+/).join(' ') : cur.cron,
@@ -211,7 +232,8 @@ export const schedulesFeature: Feature = (app, ctx) => {
 
   app.delete('/api/schedules/:id', { schema: { params: IdParams } }, async (req) => {
     const cur = await load(req.params.id);
-    if (!canEdit(req.user, cur)) throw forbidden('forbidden: only the owner or an administrator may delete this schedule');
+    if (!canEdit(req.user, cur))
+      throw forbidden('forbidden: only the owner or an administrator may delete this schedule');
     await db.deleteFrom('schedules').where('id', '=', cur.id).execute();
     await db.deleteFrom('schedule_fires').where('schedule_id', '=', cur.id).execute();
     await changed(cur.id);
@@ -221,10 +243,12 @@ export const schedulesFeature: Feature = (app, ctx) => {
   for (const action of ['enable', 'disable'] as const) {
     app.post(`/api/schedules/:id/${action}`, { schema: { params: IdParams } }, async (req) => {
       const cur = await load(req.params.id);
-      if (!canEdit(req.user, cur)) throw forbidden('forbidden: only the owner or an administrator may change this schedule');
+      if (!canEdit(req.user, cur))
+        throw forbidden('forbidden: only the owner or an administrator may change this schedule');
       const now = Date.now();
       const enabled = action === 'enable';
-      if (enabled && cur.spider_name == null) throw badRequest('Not Found Spider: the spider of this schedule was deleted');
+      if (enabled && cur.spider_name == null)
+        throw badRequest('Not Found Spider: the spider of this schedule was deleted');
       await db
         .updateTable('schedules')
         .set({
@@ -263,7 +287,15 @@ export const schedulesFeature: Feature = (app, ctx) => {
   /** The schedule's own task history (also available as GET /tasks?schedule_id=). */
   app.get(
     '/api/schedules/:id/tasks',
-    { schema: { params: IdParams, querystring: Type.Object({ page_num: Type.Optional(Type.Integer({ minimum: 1 })), page_size: Type.Optional(Type.Integer({ minimum: 1, maximum: 10000 })) }) } },
+    {
+      schema: {
+        params: IdParams,
+        querystring: Type.Object({
+          page_num: Type.Optional(Type.Integer({ minimum: 1 })),
+          page_size: Type.Optional(Type.Integer({ minimum: 1, maximum: 10000 })),
+        }),
+      },
+    },
     async (req) => {
       await load(req.params.id);
       const { limit, offset } = paging(req.query, 10);
@@ -271,7 +303,20 @@ export const schedulesFeature: Feature = (app, ctx) => {
       const [rows, count] = await Promise.all([
         base
           .leftJoin('nodes', 'nodes.id', 'tasks.node_id')
-          .select(['tasks.id', 'tasks.spider_id', 'tasks.node_id', 'tasks.schedule_id', 'tasks.parent_id', 'tasks.status', 'tasks.error', 'tasks.create_ts', 'tasks.start_ts', 'tasks.finish_ts', 'tasks.result_count', 'nodes.name as node_name'])
+          .select([
+            'tasks.id',
+            'tasks.spider_id',
+            'tasks.node_id',
+            'tasks.schedule_id',
+            'tasks.parent_id',
+            'tasks.status',
+            'tasks.error',
+            'tasks.create_ts',
+            'tasks.start_ts',
+            'tasks.finish_ts',
+            'tasks.result_count',
+            'nodes.name as node_name',
+          ])
           .orderBy('tasks.create_ts', 'desc')
           .orderBy('tasks.id', 'desc')
           .limit(limit)
@@ -302,7 +347,15 @@ export const schedulesFeature: Feature = (app, ctx) => {
   /** Fire history: when it fired, which tasks it made, or why it made none. */
   app.get(
     '/api/schedules/:id/fires',
-    { schema: { params: IdParams, querystring: Type.Object({ page_num: Type.Optional(Type.Integer({ minimum: 1 })), page_size: Type.Optional(Type.Integer({ minimum: 1, maximum: 10000 })) }) } },
+    {
+      schema: {
+        params: IdParams,
+        querystring: Type.Object({
+          page_num: Type.Optional(Type.Integer({ minimum: 1 })),
+          page_size: Type.Optional(Type.Integer({ minimum: 1, maximum: 10000 })),
+        }),
+      },
+    },
     async (req) => {
       await load(req.params.id);
       const { limit, offset } = paging(req.query, 20);
@@ -316,7 +369,10 @@ export const schedulesFeature: Feature = (app, ctx) => {
   );
 
   app.get('/api/spiders/:id/schedules', { schema: { params: IdParams } }, async (req) => {
-    const rows = await schedulesWithSpider(db).where('schedules.spider_id', '=', req.params.id).orderBy('schedules.create_ts', 'desc').execute();
+    const rows = await schedulesWithSpider(db)
+      .where('schedules.spider_id', '=', req.params.id)
+      .orderBy('schedules.create_ts', 'desc')
+      .execute();
     return ok(rows.map(presentSchedule), rows.length);
   });
 };

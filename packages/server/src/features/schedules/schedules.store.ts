@@ -54,7 +54,14 @@ export function presentSchedule(r: ScheduleRowWithSpider): ScheduleInfo {
 }
 
 export function presentFire(r: Selectable<DB['schedule_fires']>): ScheduleFireInfo {
-  return { schedule_id: r.schedule_id, fire_ts: iso(r.fire_ts)!, kind: r.kind, task_ids: parseIds(r.task_ids), error: r.error, create_ts: iso(r.create_ts) };
+  return {
+    schedule_id: r.schedule_id,
+    fire_ts: iso(r.fire_ts)!,
+    kind: r.kind,
+    task_ids: parseIds(r.task_ids),
+    error: r.error,
+    create_ts: iso(r.create_ts),
+  };
 }
 
 export function schedulesWithSpider(db: Kysely<DB>) {

@@ -14,8 +14,15 @@ export function createTasks(ctx: AppContext, input: CreateTasksInput): Promise<s
   return createTasksImpl(ctx, input);
 }
 
-export async function spiderExists(ctx: AppContext, spiderId: string): Promise<{ id: string; name: string; retries: number } | undefined> {
-  return ctx.store.db.selectFrom('spiders').select(['id', 'name', 'retries']).where('id', '=', spiderId).executeTakeFirst();
+export async function spiderExists(
+  ctx: AppContext,
+  spiderId: string,
+): Promise<{ id: string; name: string; retries: number } | undefined> {
+  return ctx.store.db
+    .selectFrom('spiders')
+    .select(['id', 'name', 'retries'])
+    .where('id', '=', spiderId)
+    .executeTakeFirst();
 }
 
 /** The subset of `ids` that are still registered nodes (deleted nodes are gone; offline ones still count). */

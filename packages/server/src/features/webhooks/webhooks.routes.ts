@@ -111,7 +111,8 @@ export const webhooksFeature: Feature = (app, ctx) => {
   });
   const onNode = (ev: { nodeId?: string; id?: string; status?: string }) => {
     const nodeId = ev.nodeId ?? ev.id;
-    if (nodeId && (ev.status === undefined || ev.status === 'offline')) dispatcher.emit('node_offline', async () => ({ vars: await dispatcher.nodeVars(nodeId) }));
+    if (nodeId && (ev.status === undefined || ev.status === 'offline'))
+      dispatcher.emit('node_offline', async () => ({ vars: await dispatcher.nodeVars(nodeId) }));
   };
   ctx.events.on('node.offline', onNode);
   ctx.events.on('node.status', (ev: { nodeId?: string; id?: string; status?: string }) => {
@@ -129,9 +130,13 @@ export const webhooksFeature: Feature = (app, ctx) => {
     return ok(rows.map(present), rows.length);
   });
 
-  app.get('/api/webhooks/meta', { config: admin }, async () => ok({ events: WEBHOOK_EVENTS, placeholders: Object.keys(flatten(sampleVars())) }));
+  app.get('/api/webhooks/meta', { config: admin }, async () =>
+    ok({ events: WEBHOOK_EVENTS, placeholders: Object.keys(flatten(sampleVars())) }),
+  );
 
-  app.get('/api/webhooks/:id', { config: admin, schema: { params: IdParams } }, async (req) => ok(present(await getRow(req.params.id))));
+  app.get('/api/webhooks/:id', { config: admin, schema: { params: IdParams } }, async (req) =>
+    ok(present(await getRow(req.params.id))),
+  );
 
   app.put('/api/webhooks', { config: admin, schema: { body: WebhookBody } }, async (req) => {
     const b = req.body;
@@ -159,21 +164,25 @@ export const webhooksFeature: Feature = (app, ctx) => {
     return ok(present(await getRow(id)));
   });
 
-  app.post('/api/webhooks/:id', { config: admin, schema: { params: IdParams, body: WebhookUpdateBody } }, async (req) => {
-    await getRow(req.params.id);
-    const b = req.body;
-    checkBody(b, false);
-    const patch: Partial<Selectable<DB['webhooks']>> = { update_ts: Date.now() };
-    if (b.name !== undefined) patch.name = b.name.trim();
-    if (b.url !== undefined) patch.url = b.url.trim();
-    if (b.events !== undefined) patch.events = JSON.stringify([...new Set(b.events)]);
-    if (b.spider_ids !== undefined) patch.spider_ids = JSON.stringify([...new Set(b.spider_ids)]);
-    if (b.secret !== undefined) patch.secret = b.secret; // '' removes it; omitted keeps it
-    if (b.template !== undefined) patch.template = b.template;
-    if (b.enabled !== undefined) patch.enabled = b.enabled ? 1 : 0;
-    await db.updateTable('webhooks').set(patch).where('id', '=', req.params.id).execute();
-    return ok(present(await getRow(req.params.id)));
-  });
+  app.post(
+    '/api/webhooks/:id',
+    { config: admin, schema: { params: IdParams, body: WebhookUpdateBody } },
+    async (req) => {
+      await getRow(req.params.id);
+      const b = req.body;
+      checkBody(b, false);
+      const patch: Partial<Selectable<DB['webhooks']>> = { update_ts: Date.now() };
+      if (b.name !== undefined) patch.name = b.name.trim();
+      if (b.url !== undefined) patch.url = b.url.trim();
+      if (b.events !== undefined) patch.events = JSON.stringify([...new Set(b.events)]);
+      if (b.spider_ids !== undefined) patch.spider_ids = JSON.stringify([...new Set(b.spider_ids)]);
+      if (b.secret !== undefined) patch.secret = b.secret; // '' removes it; omitted keeps it
+      if (b.template !== undefined) patch.template = b.template;
+      if (b.enabled !== undefined) patch.enabled = b.enabled ? 1 : 0;
+      await db.updateTable('webhooks').set(patch).where('id', '=', req.params.id).execute();
+      return ok(present(await getRow(req.params.id)));
+    },
+  );
 
   app.delete('/api/webhooks/:id', { config: admin, schema: { params: IdParams } }, async (req) => {
     await getRow(req.params.id);
@@ -197,7 +206,16 @@ export const webhooksFeature: Feature = (app, ctx) => {
 
   app.get(
     '/api/webhooks/:id/deliveries',
-    { config: admin, schema: { params: IdParams, querystring: Type.Object({ page_num: Type.Optional(Type.Integer({ minimum: 1 })), page_size: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })) }) } },
+    {
+      config: admin,
+      schema: {
+        params: IdParams,
+        querystring: Type.Object({
+          page_num: Type.Optional(Type.Integer({ minimum: 1 })),
+          page_size: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
+        }),
+      },
+    },
     async (req) => {
       await getRow(req.params.id);
       const { limit, offset } = paging(req.query, 20);
@@ -214,7 +232,8 @@ export const webhooksFeature: Feature = (app, ctx) => {
 function flatten(o: Record<string, unknown>, prefix = ''): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(o)) {
-    if (v && typeof v === 'object' && !Array.isArray(v)) Object.assign(out, flatten(v as Record<string, unknown>, `${prefix}${k}.`));
+    if (v && typeof v === 'object' && !Array.isArray(v))
+      Object.assign(out, flatten(v as Record<string, unknown>, `${prefix}${k}.`));
     else out[prefix + k] = v;
   }
   return out;

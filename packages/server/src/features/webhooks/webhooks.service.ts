@@ -63,7 +63,10 @@ export class WebhookDispatcher {
   }
 
   /** Template variables of a task event. */
-  async taskVars(event: WebhookEvent, taskId: string): Promise<{ vars: Record<string, unknown>; spiderId: string } | undefined> {
+  async taskVars(
+    event: WebhookEvent,
+    taskId: string,
+  ): Promise<{ vars: Record<string, unknown>; spiderId: string } | undefined> {
     const t = await this.db
       .selectFrom('tasks')
       .leftJoin('spiders', 'spiders.id', 'tasks.spider_id')
@@ -111,12 +114,23 @@ export class WebhookDispatcher {
   }
 
   async nodeVars(nodeId: string): Promise<Record<string, unknown>> {
-    const n = await this.db.selectFrom('nodes').select(['id', 'name', 'status', 'ip']).where('id', '=', nodeId).executeTakeFirst();
-    return { event: 'node_offline', ts: new Date().toISOString(), node: n ? { id: n.id, name: n.name, status: n.status, ip: n.ip } : { id: nodeId, name: '', status: 'offline' } };
+    const n = await this.db
+      .selectFrom('nodes')
+      .select(['id', 'name', 'status', 'ip'])
+      .where('id', '=', nodeId)
+      .executeTakeFirst();
+    return {
+      event: 'node_offline',
+      ts: new Date().toISOString(),
+      node: n ? { id: n.id, name: n.name, status: n.status, ip: n.ip } : { id: nodeId, name: '', status: 'offline' },
+    };
   }
 
   /** Queues deliveries of an event to every enabled webhook that wants it. Never throws, never waits for them. */
-  emit(event: WebhookEvent, build: () => Promise<{ vars: Record<string, unknown>; spiderId?: string } | undefined>): void {
+  emit(
+    event: WebhookEvent,
+    build: () => Promise<{ vars: Record<string, unknown>; spiderId?: string } | undefined>,
+  ): void {
     if (this.closed) return;
     const job = (async () => {
       const hooks = await this.db.selectFrom('webhooks').selectAll().where('enabled', '=', 1).execute();
@@ -150,7 +164,15 @@ export class WebhookDispatcher {
     try {
       body = this.render(hook, vars);
     } catch (err) {
-      void this.logAttempt(hook.id, deliveryId, event, 1, '', { ok: false, http_status: null, error: `template error: ${(err as Error).message}`, duration_ms: 0 }, '');
+      void this.logAttempt(
+        hook.id,
+        deliveryId,
+        event,
+        1,
+        '',
+        { ok: false, http_status: null, error: `template error: ${(err as Error).message}`, duration_ms: 0 },
+        '',
+      );
       return deliveryId;
     }
     const attempt = (n: number): void => {
@@ -158,10 +180,13 @@ export class WebhookDispatcher {
       this.track(
         this.attemptOnce(hook, deliveryId, event, body, n).then((r) => {
           if (r.ok || n > WEBHOOK_MAX_RETRIES || this.closed) return;
-          const timer = setTimeout(() => {
-            this.timers.delete(timer);
-            attempt(n + 1);
-          }, this.cfg.webhookBackoffMs * 2 ** (n - 1));
+          const timer = setTimeout(
+            () => {
+              this.timers.delete(timer);
+              attempt(n + 1);
+            },
+            this.cfg.webhookBackoffMs * 2 ** (n - 1),
+          );
           timer.unref();
           this.timers.add(timer);
         }),
@@ -172,7 +197,13 @@ export class WebhookDispatcher {
   }
 
   /** One POST with timeout, logged. */
-  async attemptOnce(hook: WebhookRow, deliveryId: string, event: WebhookEvent | 'test', body: string, n: number): Promise<AttemptResult> {
+  async attemptOnce(
+    hook: WebhookRow,
+    deliveryId: string,
+    event: WebhookEvent | 'test',
+    body: string,
+    n: number,
+  ): Promise<AttemptResult> {
     const headers: Record<string, string> = {
       'content-type': 'application/json',
       'user-agent': `Crawldeck-Webhook/${VERSION}`,
@@ -182,27 +213,56 @@ export class WebhookDispatcher {
     if (hook.secret) headers[WEBHOOK_SIGNATURE_HEADER] = sign(hook.secret, body);
     const controller = new AbortController();
     this.controllers.add(controller);
-    const timer = setTimeout(() => controller.abort(new Error(`timed out after ${this.cfg.webhookTimeoutMs} ms`)), this.cfg.webhookTimeoutMs);
+    const timer = setTimeout(
+      () => controller.abort(new Error(`timed out after ${this.cfg.webhookTimeoutMs} ms`)),
+      this.cfg.webhookTimeoutMs,
+    );
     const started = Date.now();
     let result: AttemptResult;
     let responseBody = '';
     try {
-      const res = await fetch(hook.url, { method: 'POST', headers, body, signal: controller.signal, redirect: 'manual' });
+      const res = await fetch(hook.url, {
+        method: 'POST',
+        headers,
+        body,
+        signal: controller.signal,
+        redirect: 'manual',
+      });
       responseBody = (await res.text().catch(() => '')).slice(0, BODY_LOG_LIMIT);
-      result = { ok: res.status >= 200 && res.status < 300, http_status: res.status, error: res.status >= 200 && res.status < 300 ? '' : `HTTP ${res.status}`, duration_ms: Date.now() - started };
+      result = {
+        ok: res.status >= 200 && res.status < 300,
+        http_status: res.status,
+        error: res.status >= 200 && res.status < 300 ? '' : `HTTP ${res.status}`,
+        duration_ms: Date.now() - started,
+      };
     } catch (err) {
       const reason = controller.signal.aborted ? controller.signal.reason : err;
       const cause = (reason as { cause?: { message?: string } })?.cause?.message;
-      result = { ok: false, http_status: null, error: String((reason as Error)?.message ?? reason) + (cause ? `: ${cause}` : ''), duration_ms: Date.now() - started };
+      result = {
+        ok: false,
+        http_status: null,
+        error: String((reason as Error)?.message ?? reason) + (cause ? `: ${cause}` : ''),
+        duration_ms: Date.now() - started,
+      };
     } finally {
       clearTimeout(timer);
       this.controllers.delete(controller);
     }
-    await this.logAttempt(hook.id, deliveryId, event, n, body, result, responseBody).catch((err) => this.ctx.log.warn({ err }, 'webhook delivery log failed'));
+    await this.logAttempt(hook.id, deliveryId, event, n, body, result, responseBody).catch((err) =>
+      this.ctx.log.warn({ err }, 'webhook delivery log failed'),
+    );
     return result;
   }
 
-  private async logAttempt(webhookId: string, deliveryId: string, event: string, attempt: number, body: string, r: AttemptResult, responseBody: string): Promise<void> {
+  private async logAttempt(
+    webhookId: string,
+    deliveryId: string,
+    event: string,
+    attempt: number,
+    body: string,
+    r: AttemptResult,
+    responseBody: string,
+  ): Promise<void> {
     if (this.closed) return;
     const now = Date.now();
     await this.db
@@ -223,7 +283,11 @@ export class WebhookDispatcher {
       })
       .execute()
       .catch(() => undefined); // the webhook may have been deleted meanwhile (FK)
-    await this.db.updateTable('webhooks').set({ last_status: r.ok ? 'success' : 'failed', last_delivery_ts: now }).where('id', '=', webhookId).execute();
+    await this.db
+      .updateTable('webhooks')
+      .set({ last_status: r.ok ? 'success' : 'failed', last_delivery_ts: now })
+      .where('id', '=', webhookId)
+      .execute();
   }
 
   async close(): Promise<void> {

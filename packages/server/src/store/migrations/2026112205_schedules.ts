@@ -86,6 +86,10 @@ export const m2026112205_schedules: EngineMigration = {
       .addColumn('response_body', 'text', (c) => c.notNull().defaultTo(''))
       .addColumn('create_ts', t.ts, (c) => c.notNull())
       .execute();
-    await db.schema.createIndex('webhook_deliveries_hook_idx').on('webhook_deliveries').columns(['webhook_id', 'create_ts']).execute();
+    await db.schema
+      .createIndex('webhook_deliveries_hook_idx')
+      .on('webhook_deliveries')
+      .columns(['webhook_id', 'create_ts'])
+      .execute();
   },
 };

@@ -66,7 +66,18 @@ export default function ScheduleFormModal({ open, schedule, spiderId, onClose }:
             description: schedule.description,
             enabled: schedule.enabled,
           }
-        : { name: '', spider_id: spiderId, run_type: 'random', node_ids: [], cron: '0 0 0 * * *', timezone: meta.data?.default_timezone ?? 'UTC', param: '', retries: 0, description: '', enabled: true },
+        : {
+            name: '',
+            spider_id: spiderId,
+            run_type: 'random',
+            node_ids: [],
+            cron: '0 0 0 * * *',
+            timezone: meta.data?.default_timezone ?? 'UTC',
+            param: '',
+            retries: 0,
+            description: '',
+            enabled: true,
+          },
     );
   }, [open, schedule, spiderId, form, meta.data?.default_timezone]);
 
@@ -113,10 +124,18 @@ export default function ScheduleFormModal({ open, schedule, spiderId, onClose }:
       className="schedule-form-modal"
     >
       <Form form={form} layout="vertical" requiredMark name="schedule">
-        <Form.Item name="name" label={t('form.name')} rules={[{ required: true, whitespace: true, message: t('form.nameRequired') }]}>
+        <Form.Item
+          name="name"
+          label={t('form.name')}
+          rules={[{ required: true, whitespace: true, message: t('form.nameRequired') }]}
+        >
           <Input placeholder={t('form.namePlaceholder')} maxLength={200} />
         </Form.Item>
-        <Form.Item name="spider_id" label={t('form.spider')} rules={[{ required: true, message: t('form.spiderRequired') }]}>
+        <Form.Item
+          name="spider_id"
+          label={t('form.spider')}
+          rules={[{ required: true, message: t('form.spiderRequired') }]}
+        >
           <Select
             showSearch
             disabled={!!spiderId}
@@ -130,8 +149,16 @@ export default function ScheduleFormModal({ open, schedule, spiderId, onClose }:
           <Radio.Group options={RUN_TYPES.map((r) => ({ value: r, label: t(`runTypes.${r}`) }))} optionType="button" />
         </Form.Item>
         {runType === 'selected-nodes' && (
-          <Form.Item name="node_ids" label={t('form.nodes')} rules={[{ required: true, type: 'array', min: 1, message: t('form.nodesRequired') }]}>
-            <Select mode="multiple" loading={nodes.isLoading} options={(nodes.data ?? []).map((n) => ({ value: n._id, label: `${n.name} (${n.status})` }))} />
+          <Form.Item
+            name="node_ids"
+            label={t('form.nodes')}
+            rules={[{ required: true, type: 'array', min: 1, message: t('form.nodesRequired') }]}
+          >
+            <Select
+              mode="multiple"
+              loading={nodes.isLoading}
+              options={(nodes.data ?? []).map((n) => ({ value: n._id, label: `${n.name} (${n.status})` }))}
+            />
           </Form.Item>
         )}
         <Form.Item

@@ -73,7 +73,12 @@ export default function ScheduleTable({ schedules, loading, hideSpider, onEdit, 
               {
                 title: t('columns.spider'),
                 dataIndex: 'spider_name',
-                render: (name: string | null, s: ScheduleInfo) => (name ? <Link to={`/spiders/${s.spider_id}`}>{name}</Link> : <Typography.Text type="danger">-</Typography.Text>),
+                render: (name: string | null, s: ScheduleInfo) =>
+                  name ? (
+                    <Link to={`/spiders/${s.spider_id}`}>{name}</Link>
+                  ) : (
+                    <Typography.Text type="danger">-</Typography.Text>
+                  ),
               },
             ]),
         {
@@ -128,7 +133,13 @@ export default function ScheduleTable({ schedules, loading, hideSpider, onEdit, 
           title: t('columns.enabled'),
           dataIndex: 'enabled',
           render: (enabled: boolean, s) => (
-            <Switch className="schedule-enabled" size="small" checked={enabled} loading={toggling === s._id} onChange={(v) => void onToggle(s, v)} />
+            <Switch
+              className="schedule-enabled"
+              size="small"
+              checked={enabled}
+              loading={toggling === s._id}
+              onChange={(v) => void onToggle(s, v)}
+            />
           ),
         },
         {
@@ -138,20 +149,57 @@ export default function ScheduleTable({ schedules, loading, hideSpider, onEdit, 
           width: 170,
           render: (_, s) => (
             <Space size={2}>
-              <Popconfirm title={t('actions.confirmRun', { name: s.name })} onConfirm={() => run.mutateAsync(s._id).then((r) => void message.success(t('messages.started', { count: r.task_ids.length })))}>
+              <Popconfirm
+                title={t('actions.confirmRun', { name: s.name })}
+                onConfirm={() =>
+                  run
+                    .mutateAsync(s._id)
+                    .then((r) => void message.success(t('messages.started', { count: r.task_ids.length })))
+                }
+              >
                 <Tooltip title={t('actions.run')}>
-                  <Button type="text" size="small" icon={<PlayCircleOutlined />} className="schedule-run" aria-label={t('actions.run')} />
+                  <Button
+                    type="text"
+                    size="small"
+                    icon={<PlayCircleOutlined />}
+                    className="schedule-run"
+                    aria-label={t('actions.run')}
+                  />
                 </Tooltip>
               </Popconfirm>
               <Tooltip title={t('actions.tasks')}>
-                <Button type="text" size="small" icon={<UnorderedListOutlined />} className="schedule-tasks" aria-label={t('actions.tasks')} onClick={() => onShowTasks(s)} />
+                <Button
+                  type="text"
+                  size="small"
+                  icon={<UnorderedListOutlined />}
+                  className="schedule-tasks"
+                  aria-label={t('actions.tasks')}
+                  onClick={() => onShowTasks(s)}
+                />
               </Tooltip>
               <Tooltip title={t('actions.edit')}>
-                <Button type="text" size="small" icon={<EditOutlined />} className="schedule-edit" aria-label={t('actions.edit')} onClick={() => onEdit(s)} />
+                <Button
+                  type="text"
+                  size="small"
+                  icon={<EditOutlined />}
+                  className="schedule-edit"
+                  aria-label={t('actions.edit')}
+                  onClick={() => onEdit(s)}
+                />
               </Tooltip>
-              <Popconfirm title={t('actions.confirmDelete', { name: s.name })} onConfirm={() => del.mutateAsync(s._id).then(() => void message.success(t('messages.deleted')))}>
+              <Popconfirm
+                title={t('actions.confirmDelete', { name: s.name })}
+                onConfirm={() => del.mutateAsync(s._id).then(() => void message.success(t('messages.deleted')))}
+              >
                 <Tooltip title={t('actions.delete')}>
-                  <Button type="text" size="small" danger icon={<DeleteOutlined />} className="schedule-delete" aria-label={t('actions.delete')} />
+                  <Button
+                    type="text"
+                    size="small"
+                    danger
+                    icon={<DeleteOutlined />}
+                    className="schedule-delete"
+                    aria-label={t('actions.delete')}
+                  />
                 </Tooltip>
               </Popconfirm>
             </Space>

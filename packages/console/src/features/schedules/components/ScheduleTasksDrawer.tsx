@@ -7,14 +7,28 @@ import type { ScheduleInfo } from '@crawldeck/shared';
 import { useScheduleTasks, type ScheduleTask } from '../api.ts';
 import { formatInZone } from '../cron.ts';
 
-const STATUS_COLOR: Record<string, string> = { pending: 'default', running: 'processing', finished: 'success', error: 'error', cancelled: 'warning', abnormal: 'magenta' };
+const STATUS_COLOR: Record<string, string> = {
+  pending: 'default',
+  running: 'processing',
+  finished: 'success',
+  error: 'error',
+  cancelled: 'warning',
+  abnormal: 'magenta',
+};
 
 export default function ScheduleTasksDrawer({ schedule, onClose }: { schedule: ScheduleInfo | null; onClose(): void }) {
   const { t } = useTranslation('schedules');
   const [page, setPage] = useState(1);
   const tasks = useScheduleTasks(schedule?._id ?? null, page);
   return (
-    <Drawer open={!!schedule} onClose={onClose} width={760} title={schedule ? t('tasks.title', { name: schedule.name }) : ''} className="schedule-tasks-drawer" destroyOnHidden>
+    <Drawer
+      open={!!schedule}
+      onClose={onClose}
+      width={760}
+      title={schedule ? t('tasks.title', { name: schedule.name }) : ''}
+      className="schedule-tasks-drawer"
+      destroyOnHidden
+    >
       {schedule && (
         <>
           <Typography.Paragraph>
@@ -25,7 +39,13 @@ export default function ScheduleTasksDrawer({ schedule, onClose }: { schedule: S
             size="small"
             loading={tasks.isLoading}
             dataSource={tasks.data?.list ?? []}
-            pagination={{ current: page, pageSize: 10, total: tasks.data?.total ?? 0, onChange: setPage, showSizeChanger: false }}
+            pagination={{
+              current: page,
+              pageSize: 10,
+              total: tasks.data?.total ?? 0,
+              onChange: setPage,
+              showSizeChanger: false,
+            }}
             columns={[
               {
                 title: t('tasks.id'),
@@ -40,9 +60,21 @@ export default function ScheduleTasksDrawer({ schedule, onClose }: { schedule: S
                 ),
               },
               { title: t('tasks.node'), dataIndex: 'node_name', render: (n: string) => n || '-' },
-              { title: t('tasks.status'), dataIndex: 'status', render: (s: string) => <Tag color={STATUS_COLOR[s]}>{s}</Tag> },
-              { title: t('tasks.created'), dataIndex: 'create_ts', render: (ts: string | null) => formatInZone(ts, schedule.timezone) },
-              { title: t('tasks.finished'), dataIndex: 'finish_ts', render: (ts: string | null) => formatInZone(ts, schedule.timezone) },
+              {
+                title: t('tasks.status'),
+                dataIndex: 'status',
+                render: (s: string) => <Tag color={STATUS_COLOR[s]}>{s}</Tag>,
+              },
+              {
+                title: t('tasks.created'),
+                dataIndex: 'create_ts',
+                render: (ts: string | null) => formatInZone(ts, schedule.timezone),
+              },
+              {
+                title: t('tasks.finished'),
+                dataIndex: 'finish_ts',
+                render: (ts: string | null) => formatInZone(ts, schedule.timezone),
+              },
               { title: t('tasks.results'), dataIndex: 'result_count' },
             ]}
           />

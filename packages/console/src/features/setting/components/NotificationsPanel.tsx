@@ -41,13 +41,35 @@ export default function NotificationsPanel() {
         scroll={{ x: 900 }}
         columns={[
           { title: t('columns.name'), dataIndex: 'name' },
-          { title: t('columns.url'), dataIndex: 'url', render: (u: string) => <Typography.Text ellipsis style={{ maxWidth: 260 }}>{u}</Typography.Text> },
-          { title: t('columns.events'), dataIndex: 'events', render: (ev: string[]) => ev.map((e) => <Tag key={e}>{t(`events.${e}`)}</Tag>) },
-          { title: t('columns.scope'), dataIndex: 'spider_ids', render: (ids: string[]) => (ids.length ? t('scopeSome', { count: ids.length }) : t('scopeAll')) },
+          {
+            title: t('columns.url'),
+            dataIndex: 'url',
+            render: (u: string) => (
+              <Typography.Text ellipsis style={{ maxWidth: 260 }}>
+                {u}
+              </Typography.Text>
+            ),
+          },
+          {
+            title: t('columns.events'),
+            dataIndex: 'events',
+            render: (ev: string[]) => ev.map((e) => <Tag key={e}>{t(`events.${e}`)}</Tag>),
+          },
+          {
+            title: t('columns.scope'),
+            dataIndex: 'spider_ids',
+            render: (ids: string[]) => (ids.length ? t('scopeSome', { count: ids.length }) : t('scopeAll')),
+          },
           {
             title: t('columns.enabled'),
             dataIndex: 'enabled',
-            render: (on: boolean, h) => <Switch size="small" checked={on} onChange={(v) => void save.mutateAsync({ id: h._id, form: { enabled: v } }).catch(() => undefined)} />,
+            render: (on: boolean, h) => (
+              <Switch
+                size="small"
+                checked={on}
+                onChange={(v) => void save.mutateAsync({ id: h._id, form: { enabled: v } }).catch(() => undefined)}
+              />
+            ),
           },
           {
             title: t('columns.last'),
@@ -69,15 +91,37 @@ export default function NotificationsPanel() {
             render: (_, h) => (
               <Space size={2}>
                 <Tooltip title={t('actions.test')}>
-                  <Button type="text" size="small" icon={<SendOutlined />} aria-label={t('actions.test')} loading={test.isPending && test.variables === h._id} onClick={() => void sendTest(h).catch(() => undefined)} />
+                  <Button
+                    type="text"
+                    size="small"
+                    icon={<SendOutlined />}
+                    aria-label={t('actions.test')}
+                    loading={test.isPending && test.variables === h._id}
+                    onClick={() => void sendTest(h).catch(() => undefined)}
+                  />
                 </Tooltip>
                 <Tooltip title={t('actions.deliveries')}>
-                  <Button type="text" size="small" icon={<HistoryOutlined />} aria-label={t('actions.deliveries')} onClick={() => setLogOf(h)} />
+                  <Button
+                    type="text"
+                    size="small"
+                    icon={<HistoryOutlined />}
+                    aria-label={t('actions.deliveries')}
+                    onClick={() => setLogOf(h)}
+                  />
                 </Tooltip>
                 <Tooltip title={t('actions.edit')}>
-                  <Button type="text" size="small" icon={<EditOutlined />} aria-label={t('actions.edit')} onClick={() => setEditing(h)} />
+                  <Button
+                    type="text"
+                    size="small"
+                    icon={<EditOutlined />}
+                    aria-label={t('actions.edit')}
+                    onClick={() => setEditing(h)}
+                  />
                 </Tooltip>
-                <Popconfirm title={t('actions.confirmDelete', { name: h.name || h.url })} onConfirm={() => del.mutateAsync(h._id).then(() => void message.success(t('messages.deleted')))}>
+                <Popconfirm
+                  title={t('actions.confirmDelete', { name: h.name || h.url })}
+                  onConfirm={() => del.mutateAsync(h._id).then(() => void message.success(t('messages.deleted')))}
+                >
                   <Button type="text" size="small" danger icon={<DeleteOutlined />} aria-label={t('actions.delete')} />
                 </Popconfirm>
               </Space>

@@ -2,7 +2,15 @@
 import { useEffect } from 'react';
 import { Checkbox, Form, Input, Modal, Select, Switch, message } from 'antd';
 import { useTranslation } from 'react-i18next';
-import { WEBHOOK_EVENTS, WEBHOOK_PLACEHOLDERS, renderWebhookTemplate, validateWebhookUrl, type WebhookBody, type WebhookEvent, type WebhookInfo } from '@crawldeck/shared';
+import {
+  WEBHOOK_EVENTS,
+  WEBHOOK_PLACEHOLDERS,
+  renderWebhookTemplate,
+  validateWebhookUrl,
+  type WebhookBody,
+  type WebhookEvent,
+  type WebhookInfo,
+} from '@crawldeck/shared';
 import { useSaveWebhook } from '../api.ts';
 import { useSpiderOptions } from '../../schedules/api.ts';
 
@@ -20,11 +28,33 @@ interface FormValues {
 const SAMPLE: Record<string, unknown> = {
   event: 'test',
   ts: new Date(0).toISOString(),
-  task: { id: 'x', status: 'finished', error: '', spider_id: 'x', spider_name: 'x', node_id: 'x', node_name: 'x', schedule_id: null, param: '', result_count: 1, create_ts: null, finish_ts: null, runtime_duration: 1 },
+  task: {
+    id: 'x',
+    status: 'finished',
+    error: '',
+    spider_id: 'x',
+    spider_name: 'x',
+    node_id: 'x',
+    node_name: 'x',
+    schedule_id: null,
+    param: '',
+    result_count: 1,
+    create_ts: null,
+    finish_ts: null,
+    runtime_duration: 1,
+  },
   node: { id: 'x', name: 'x', status: 'online' },
 };
 
-export default function WebhookFormModal({ open, webhook, onClose }: { open: boolean; webhook?: WebhookInfo | null; onClose(): void }) {
+export default function WebhookFormModal({
+  open,
+  webhook,
+  onClose,
+}: {
+  open: boolean;
+  webhook?: WebhookInfo | null;
+  onClose(): void;
+}) {
   const { t } = useTranslation('webhooks');
   const [form] = Form.useForm<FormValues>();
   const spiders = useSpiderOptions();
@@ -35,8 +65,26 @@ export default function WebhookFormModal({ open, webhook, onClose }: { open: boo
     form.resetFields();
     form.setFieldsValue(
       webhook
-        ? { name: webhook.name, url: webhook.url, events: webhook.events, spider_ids: webhook.spider_ids, secret: '', remove_secret: false, template: webhook.template, enabled: webhook.enabled }
-        : { name: '', url: '', events: ['task_finished', 'task_error'], spider_ids: [], secret: '', remove_secret: false, template: '', enabled: true },
+        ? {
+            name: webhook.name,
+            url: webhook.url,
+            events: webhook.events,
+            spider_ids: webhook.spider_ids,
+            secret: '',
+            remove_secret: false,
+            template: webhook.template,
+            enabled: webhook.enabled,
+          }
+        : {
+            name: '',
+            url: '',
+            events: ['task_finished', 'task_error'],
+            spider_ids: [],
+            secret: '',
+            remove_secret: false,
+            template: '',
+            enabled: true,
+          },
     );
   }, [open, webhook, form]);
 
@@ -48,7 +96,14 @@ export default function WebhookFormModal({ open, webhook, onClose }: { open: boo
       void message.error(t('messages.submitBlocked'));
       return;
     }
-    const body: WebhookBody = { name: v.name?.trim() ?? '', url: v.url.trim(), events: v.events, spider_ids: v.spider_ids ?? [], template: v.template ?? '', enabled: v.enabled };
+    const body: WebhookBody = {
+      name: v.name?.trim() ?? '',
+      url: v.url.trim(),
+      events: v.events,
+      spider_ids: v.spider_ids ?? [],
+      template: v.template ?? '',
+      enabled: v.enabled,
+    };
     // Secret is write-only: send it only when typed (or '' to remove it).
     if (v.secret) body.secret = v.secret;
     else if (webhook && v.remove_secret) body.secret = '';
@@ -82,20 +137,36 @@ export default function WebhookFormModal({ open, webhook, onClose }: { open: boo
             {
               validator: async (_, v: string) => {
                 const err = validateWebhookUrl(v);
-                if (err) throw new Error(err === 'A webhook URL is required' ? t('form.urlRequired') : t('form.urlInvalid'));
+                if (err)
+                  throw new Error(err === 'A webhook URL is required' ? t('form.urlRequired') : t('form.urlInvalid'));
               },
             },
           ]}
         >
           <Input placeholder="https://example.com/hooks/crawldeck" maxLength={2000} />
         </Form.Item>
-        <Form.Item name="events" label={t('form.events')} rules={[{ required: true, type: 'array', min: 1, message: t('form.eventsRequired') }]}>
+        <Form.Item
+          name="events"
+          label={t('form.events')}
+          rules={[{ required: true, type: 'array', min: 1, message: t('form.eventsRequired') }]}
+        >
           <Checkbox.Group options={WEBHOOK_EVENTS.map((e) => ({ value: e, label: t(`events.${e}`) }))} />
         </Form.Item>
         <Form.Item name="spider_ids" label={t('form.spiders')} extra={t('form.spidersHelp')}>
-          <Select mode="multiple" allowClear showSearch optionFilterProp="label" loading={spiders.isLoading} options={(spiders.data ?? []).map((s) => ({ value: s._id, label: s.display_name || s.name }))} />
+          <Select
+            mode="multiple"
+            allowClear
+            showSearch
+            optionFilterProp="label"
+            loading={spiders.isLoading}
+            options={(spiders.data ?? []).map((s) => ({ value: s._id, label: s.display_name || s.name }))}
+          />
         </Form.Item>
-        <Form.Item name="secret" label={t('form.secret')} extra={webhook?.has_secret ? t('form.secretKeep') : t('form.secretHelp')}>
+        <Form.Item
+          name="secret"
+          label={t('form.secret')}
+          extra={webhook?.has_secret ? t('form.secretKeep') : t('form.secretHelp')}
+        >
           <Input.Password autoComplete="new-password" maxLength={500} />
         </Form.Item>
         {webhook?.has_secret && (
@@ -120,7 +191,11 @@ export default function WebhookFormModal({ open, webhook, onClose }: { open: boo
             },
           ]}
         >
-          <Input.TextArea rows={5} style={{ fontFamily: 'monospace' }} placeholder={'{"text": "Task {{task.id}} of {{task.spider_name}}: {{task.status}}"}'} />
+          <Input.TextArea
+            rows={5}
+            style={{ fontFamily: 'monospace' }}
+            placeholder={'{"text": "Task {{task.id}} of {{task.spider_name}}: {{task.status}}"}'}
+          />
         </Form.Item>
         <Form.Item name="enabled" label={t('form.enabled')} valuePropName="checked">
           <Switch />
