@@ -7,6 +7,8 @@ import Sidebar from './Sidebar.tsx';
 import Navbar from './Navbar.tsx';
 import TagsView from './TagsView.tsx';
 import AppMain from './AppMain.tsx';
+import ReleaseDialog from '../../features/release/ReleaseDialog.tsx';
+import DocsDrawer from '../../features/docs/DocsDrawer.tsx';
 import './layout.css';
 
 export function isMobileWidth(): boolean {
@@ -65,6 +67,8 @@ export default function Layout() {
         </div>
         <AppMain />
       </div>
+      <ReleaseDialog />
+      <DocsDrawer />
     </div>
   );
 }

@@ -10,6 +10,8 @@ import { switchLanguage } from '../language.ts';
 import { logout } from '../startup.ts';
 import Breadcrumb from './Breadcrumb.tsx';
 import qrUrl from '../../assets/discussion-group-qr.svg';
+import { UpgradeHint } from '../../features/release/ReleaseDialog.tsx';
+import { DocsEntry } from '../../features/docs/DocsDrawer.tsx';
 
 export default function Navbar() {
   const { t } = useTranslation(['layout', 'common']);
@@ -39,6 +41,8 @@ export default function Navbar() {
       </button>
       <Breadcrumb />
       <div className="right-menu">
+        <UpgradeHint />
+        <DocsEntry />
         <Popover content={groupContent} title={t('layout:joinGroup')} trigger="hover" placement="bottomRight">
           <span className="right-menu-item group-entry">
             <MessageOutlined />

@@ -1,0 +1,4 @@
+export default {
+  title: 'Related Documentation',
+  empty: 'No documentation is available.',
+};
