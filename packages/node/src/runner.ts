@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, rmSync, watch, writeFileSync, type FSWatcher } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import type { FinalStatus, ShipAck, ShipBatch, TaskAssignment } from '@crawldeck/shared';
 import { LineSplitter, Shipper, SpoolWriter, writeJson } from './spool.ts';
@@ -167,7 +168,8 @@ export class TaskRun {
       endOut?.();
       endErr?.();
       writer.close();
-      this.exitCode = code;
+      // Killed by a signal: the shell convention 128 + signal number (SIGTERM → 143, SIGKILL → 137).
+      this.exitCode = code ?? (signal ? 128 + (os.constants.signals[signal] ?? 0) : null);
       if (this.cancelled) {
         this.status = 'cancelled';
         this.error = 'cancelled';

@@ -229,6 +229,36 @@ console.log('ok');`;
     expect((await m.api('DELETE', `/nodes/${node._id}`)).status).toBe(409);
   });
 
+  it('refuses to delete a spider while its task runs (409), allows it afterwards', async () => {
+    const id = await makeSpider(m, 'sh-guard', 'sleep 30');
+    const [t] = await runSpider(m, id);
+    await waitTask(m, t, ['running']);
+    const del = await m.api('DELETE', `/spiders/${id}`);
+    expect(del.status).toBe(409);
+    expect(del.body.error).toMatch(/pending or running/);
+    await m.api('POST', `/tasks/${t}/cancel`);
+    await waitFor('process gone', async () => (await m.api('GET', `/tasks/${t}`)).body.data.exit_code !== null);
+    expect((await m.api('DELETE', `/spiders/${id}`)).status).toBe(200);
+    expect((await m.api('GET', `/tasks/${t}`)).status).toBe(404);
+  });
+
+  it('pushes task status changes on GET /api/events', async () => {
+    const res = await fetch(`${m.url}/api/events`, { headers: { authorization: m.adminToken } });
+    expect(res.status).toBe(200);
+    const id = await makeSpider(m, 'sh-events', 'echo ev');
+    const [t] = await runSpider(m, id);
+    const reader = res.body!.getReader();
+    const dec = new TextDecoder();
+    let text = '';
+    while (!text.includes(`"taskId":"${t}","status":"finished"`)) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      text += dec.decode(value);
+    }
+    await reader.cancel();
+    for (const st of ['pending', 'running', 'finished']) expect(text).toContain(`"taskId":"${t}","status":"${st}"`);
+  });
+
   it('streams status and log lines over SSE with ?token=', async () => {
     const id = await makeSpider(m, 'sh-stream', "sh -c 'for i in 1 2 3; do echo line$i; sleep 0.2; done'");
     const [t] = await runSpider(m, id);

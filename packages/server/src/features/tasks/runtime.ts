@@ -71,8 +71,11 @@ export class TaskRuntime {
 
   /** After a master (re)start, nodes that were online get one offline timeout to reconnect. */
   async start(): Promise<void> {
+    // Also nodes marked offline that still have running tasks (e.g. after a graceful master stop): if they do not
+    // come back, those tasks must still end abnormal.
     const rows = await this.db.selectFrom('nodes').select('id').where('status', '!=', 'offline').execute();
-    for (const r of rows) this.armOffline(r.id);
+    const busy = await this.db.selectFrom('tasks').select('node_id').distinct().where('status', '=', 'running').execute();
+    for (const id of new Set([...rows.map((r) => r.id), ...busy.map((b) => b.node_id)])) this.armOffline(id);
     // Tasks that were claimed but never reached a node before the restart go back to the queue once nodes report.
     this.scheduleDispatch();
   }
