@@ -275,4 +275,18 @@ describe('webhooks: delivery', () => {
     expect(log[0].error).toMatch(/timed out/);
     await m.api('DELETE', `/webhooks/${hook.body.data._id}`);
   });
+
+  it('delivers node_offline when the nodes feature reports a node offline', async () => {
+    const hook = await m.api('PUT', '/webhooks', { body: { url: `${base}/nodes`, events: ['node_offline'] } });
+    const node = await m.master.store.db.selectFrom('nodes').select(['id', 'name']).executeTakeFirstOrThrow();
+    // The event the nodes feature emits when heartbeats stop (either name is accepted).
+    m.master.ctx.events.emit('node.status', { nodeId: node.id, status: 'offline' });
+    const hit = await until(() => rx.got.find((g) => g.path === '/nodes'));
+    expect(JSON.parse(hit.body)).toMatchObject({ event: 'node_offline', node: { id: node.id, name: node.name } });
+    expect(hit.headers['x-crawldeck-event']).toBe('node_offline');
+    m.master.ctx.events.emit('node.status', { nodeId: node.id, status: 'online' });
+    await sleep(300);
+    expect(rx.got.filter((g) => g.path === '/nodes')).toHaveLength(1);
+    await m.api('DELETE', `/webhooks/${hook.body.data._id}`);
+  });
 });
