@@ -1,16 +1,145 @@
-// Placeholder screen: an honest empty state until the feature lands (replace this whole file).
-import { Card, Empty, Typography } from 'antd';
+/**
+ * /tasks: every task, newest first, page size 10 (spec §9); filters by node, spider, status and schedule (type
+ * spider by default, spec §3); batch cancel / restart / delete; refreshed live from `GET /api/events`.
+ */
+import { useEffect, useMemo, useState } from 'react';
+import { Badge, Button, Card, Select, Space, Tooltip, Typography } from 'antd';
+import { DeleteOutlined, RedoOutlined, ReloadOutlined, StopOutlined } from '@ant-design/icons';
+import { useLocation } from 'react-router';
 import { useTranslation } from 'react-i18next';
+import { TASK_PAGE_SIZE, TASK_STATUSES, type TaskStatus } from '@crawldeck/shared';
+import { useFilterOptions, useTaskEvents, useTasks, type TaskQuery } from './api.ts';
+import TaskTable from './components/TaskTable.tsx';
+import { useTaskActions } from './components/useTaskActions.tsx';
+import TaskStatusTag from './components/TaskStatusTag.tsx';
+import './tasks.css';
+import TourFor from '../tours/TourFor.tsx';
+
+const URL_FILTERS = ['node_id', 'spider_id', 'status', 'schedule_id'] as const;
 
 export default function TaskListPage() {
-  const { t } = useTranslation(['route', 'placeholder']);
+  const { t } = useTranslation(['tasks', 'route']);
+  const location = useLocation();
+  const active = location.pathname === '/tasks';
+  const [query, setQuery] = useState<TaskQuery>({ page_num: 1, page_size: TASK_PAGE_SIZE, type: 'spider' });
+  const [selected, setSelected] = useState<string[]>([]);
+  const tasks = useTasks(query);
+  const { spiders, nodes, schedules } = useFilterOptions();
+  useTaskEvents(active);
+  const actions = useTaskActions({ done: () => setSelected([]) });
+
+  // /tasks?schedule_id=… (schedule drawer), ?spider_id=…, ?node_id=…, ?status=… preset the filters.
+  useEffect(() => {
+    if (!active) return;
+    const p = new URLSearchParams(location.search);
+    if (!URL_FILTERS.some((k) => p.has(k))) return;
+    setQuery((q) => ({ ...q, page_num: 1, ...Object.fromEntries(URL_FILTERS.map((k) => [k, p.get(k) || undefined])) }));
+  }, [active, location.search]);
+
+  const update = (patch: Partial<TaskQuery>) => {
+    setQuery((q) => ({ ...q, ...patch, page_num: 1 }));
+    setSelected([]);
+  };
+  const scheduleNames = useMemo(() => new Map((schedules.data ?? []).map((s) => [s._id, s.name])), [schedules.data]);
+
   return (
-    <div className="app-page" data-page="tasks">
-      <Typography.Title level={4} className="app-page-title">
-        {t('route:tasks')}
-      </Typography.Title>
-      <Card>
-        <Empty description={t('placeholder:tasks.text')} />
+    <div className="app-page tasks-page" data-page="tasks">
+      <TourFor name="task-list" />
+      <div className="app-page-header">
+        <Typography.Title level={4} className="app-page-title" data-tour="task-list-title">
+          {t('route:tasks')}
+        </Typography.Title>
+        <Typography.Text type="secondary" className="app-page-subtitle">
+          {t('tasks:subtitle')}
+        </Typography.Text>
+        <Tooltip title={t('tasks:liveHint')}>
+          <Badge status="processing" text={t('tasks:live')} className="tasks-live-badge" data-tour="task-list-live" />
+        </Tooltip>
+      </div>
+      <Card data-tour="task-list-table">
+        <div className="tasks-toolbar">
+          <Space wrap size={8} data-tour="task-list-filter">
+            <Select
+              allowClear
+              showSearch
+              optionFilterProp="label"
+              placeholder={t('tasks:filters.node')}
+              style={{ width: 160 }}
+              value={query.node_id}
+              onChange={(v) => update({ node_id: v })}
+              options={(nodes.data ?? []).map((n) => ({ value: n._id, label: n.name }))}
+              data-testid="task-filter-node"
+            />
+            <Select
+              allowClear
+              showSearch
+              optionFilterProp="label"
+              placeholder={t('tasks:filters.spider')}
+              style={{ width: 200 }}
+              value={query.spider_id}
+              onChange={(v) => update({ spider_id: v })}
+              options={(spiders.data ?? []).map((s) => ({ value: s._id, label: s.display_name || s.name }))}
+              data-testid="task-filter-spider"
+            />
+            <Select
+              allowClear
+              placeholder={t('tasks:filters.status')}
+              style={{ width: 150 }}
+              value={query.status}
+              onChange={(v: TaskStatus | undefined) => update({ status: v })}
+              options={TASK_STATUSES.map((s) => ({ value: s, label: <TaskStatusTag status={s} /> }))}
+              data-testid="task-filter-status"
+            />
+            <Select
+              allowClear
+              showSearch
+              optionFilterProp="label"
+              placeholder={t('tasks:filters.schedule')}
+              style={{ width: 180 }}
+              value={query.schedule_id}
+              onChange={(v) => update({ schedule_id: v })}
+              options={(schedules.data ?? []).map((s) => ({ value: s._id, label: s.name }))}
+              data-testid="task-filter-schedule"
+            />
+            <Select
+              style={{ width: 130 }}
+              value={query.type ?? 'spider'}
+              onChange={(v) => update({ type: v })}
+              options={[{ value: 'spider', label: t('tasks:filters.spiderType') }]}
+              aria-label={t('tasks:filters.type')}
+            />
+            <Tooltip title={t('tasks:refresh')}>
+              <Button data-tour="task-list-refresh" icon={<ReloadOutlined />} onClick={() => void tasks.refetch()} loading={tasks.isFetching} />
+            </Tooltip>
+          </Space>
+          <Space wrap size={8}>
+            {selected.length > 0 && (
+              <>
+                <Typography.Text type="secondary">{t('tasks:selected', { count: selected.length })}</Typography.Text>
+                <Button icon={<StopOutlined />} onClick={() => actions.cancel(selected)} data-testid="task-batch-cancel">
+                  {t('tasks:cancel')}
+                </Button>
+                <Button icon={<RedoOutlined />} onClick={() => actions.restart(selected)} data-testid="task-batch-restart">
+                  {t('tasks:restart')}
+                </Button>
+                <Button danger icon={<DeleteOutlined />} onClick={() => actions.remove(selected)} data-testid="task-batch-delete">
+                  {t('tasks:delete')}
+                </Button>
+              </>
+            )}
+          </Space>
+        </div>
+        <TaskTable
+          rows={tasks.data?.list ?? []}
+          total={tasks.data?.total ?? 0}
+          page={query.page_num}
+          pageSize={query.page_size}
+          onPage={(p) => setQuery((q) => ({ ...q, page_num: p }))}
+          loading={tasks.isLoading}
+          selected={selected}
+          onSelect={setSelected}
+          scheduleNames={scheduleNames}
+        />
       </Card>
     </div>
   );

@@ -1,0 +1,249 @@
+/** Tasks, logs, results and deploys: TanStack Query hooks over the request helper (spec §7 "Tasks"). */
+import { useEffect, useRef } from 'react';
+import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import {
+  ALL_SPIDERS_PAGE_SIZE,
+  LOG_PAGE_SIZE,
+  RESULTS_PAGE_SIZE,
+  TASK_PAGE_SIZE,
+  type DeployInfo,
+  type LogLine,
+  type NodeInfo,
+  type RunType,
+  type ScheduleInfo,
+  type TaskInfo,
+  type TaskStatus,
+} from '@crawldeck/shared';
+import { api } from '../../api/request.ts';
+import { subscribeEvents } from './sse.ts';
+
+export interface TaskQuery {
+  page_num: number;
+  page_size: number;
+  node_id?: string;
+  spider_id?: string;
+  status?: TaskStatus;
+  schedule_id?: string;
+  /** Spec §3: type defaults to spider. */
+  type?: string;
+}
+
+export interface TaskDetail extends TaskInfo {
+  spider: { _id: string; name: string; display_name?: string; cmd?: string; is_scrapy?: number | boolean } | null;
+  node: { _id: string; name: string; type: string; status: string; ip: string } | null;
+}
+
+export type DeployRow = DeployInfo & { node_name: string };
+
+export const taskKeys = {
+  all: ['tasks'] as const,
+  list: (q: TaskQuery) => ['tasks', 'list', q] as const,
+  spider: (id: string, page: number) => ['tasks', 'spider', id, page] as const,
+  node: (id: string, page: number) => ['tasks', 'node', id, page] as const,
+  detail: (id: string) => ['tasks', 'detail', id] as const,
+  log: (id: string, page: number, keyword: string) => ['tasks', 'log', id, page, keyword] as const,
+  errors: (id: string) => ['tasks', 'errors', id] as const,
+  results: (id: string, page: number) => ['tasks', 'results', id, page] as const,
+  deploys: (spiderId: string, page: number) => ['deploys', spiderId, page] as const,
+};
+
+export function useTasks(q: TaskQuery) {
+  return useQuery({
+    queryKey: taskKeys.list(q),
+    queryFn: async () => {
+      const r = await api.get<TaskInfo[]>('/tasks', { ...q, type: q.type ?? 'spider' });
+      return { list: r.data ?? [], total: r.total ?? 0 };
+    },
+    placeholderData: keepPreviousData,
+  });
+}
+
+/** Tasks of one spider (GET /spiders/{id}/tasks) or of one node (GET /nodes/{id}/tasks). */
+export function useOwnerTasks(kind: 'spider' | 'node', id: string, page: number, enabled = true) {
+  return useQuery({
+    queryKey: kind === 'spider' ? taskKeys.spider(id, page) : taskKeys.node(id, page),
+    enabled: enabled && !!id,
+    queryFn: async () => {
+      const r = await api.get<TaskInfo[]>(`/${kind === 'spider' ? 'spiders' : 'nodes'}/${id}/tasks`, { page_num: page, page_size: TASK_PAGE_SIZE });
+      return { list: r.data ?? [], total: r.total ?? 0 };
+    },
+    placeholderData: keepPreviousData,
+  });
+}
+
+export function useTask(id: string) {
+  return useQuery<TaskDetail | null>({
+    queryKey: taskKeys.detail(id),
+    enabled: !!id,
+    queryFn: async () => (await api.get<TaskDetail>(`/tasks/${id}`)).data ?? null,
+  });
+}
+
+export function useTaskLog(id: string, page: number, keyword: string, enabled = true) {
+  return useQuery({
+    queryKey: taskKeys.log(id, page, keyword),
+    enabled: enabled && !!id,
+    queryFn: async () => {
+      const r = await api.get<LogLine[]>(`/tasks/${id}/log`, { page_num: page, page_size: LOG_PAGE_SIZE, keyword: keyword || undefined });
+      return { list: r.data ?? [], total: r.total ?? 0 };
+    },
+    placeholderData: keepPreviousData,
+    staleTime: 0,
+  });
+}
+
+export function useErrorLog(id: string, enabled = true) {
+  return useQuery({
+    queryKey: taskKeys.errors(id),
+    enabled: enabled && !!id,
+    queryFn: async () => {
+      const r = await api.get<LogLine[]>(`/tasks/${id}/error-log`);
+      return { list: r.data ?? [], total: r.total ?? 0 };
+    },
+    staleTime: 0,
+  });
+}
+
+export function useTaskResults(id: string, page: number, enabled = true) {
+  return useQuery({
+    queryKey: taskKeys.results(id, page),
+    enabled: enabled && !!id,
+    queryFn: async () => {
+      const r = await api.get<Record<string, unknown>[]>(`/tasks/${id}/results`, { page_num: page, page_size: RESULTS_PAGE_SIZE });
+      return { list: r.data ?? [], total: r.total ?? 0 };
+    },
+    placeholderData: keepPreviousData,
+    staleTime: 0,
+  });
+}
+
+export function useDeploys(spiderId: string, page: number, enabled = true) {
+  return useQuery({
+    queryKey: taskKeys.deploys(spiderId, page),
+    enabled: enabled && !!spiderId,
+    queryFn: async () => {
+      const r = await api.get<DeployRow[]>('/deploys', { spider_id: spiderId, page_num: page, page_size: 10 });
+      return { list: r.data ?? [], total: r.total ?? 0 };
+    },
+    placeholderData: keepPreviousData,
+  });
+}
+
+/** Options of the list filters. */
+export function useFilterOptions() {
+  const spiders = useQuery({
+    queryKey: ['spiders', 'options'],
+    queryFn: async () => {
+      const r = await api.get<{ list: { _id: string; name: string; display_name?: string }[] }>('/spiders', { page_num: 1, page_size: ALL_SPIDERS_PAGE_SIZE });
+      return r.data?.list ?? [];
+    },
+  });
+  const nodes = useQuery({ queryKey: ['nodes', 'list'], queryFn: async () => (await api.get<NodeInfo[]>('/nodes')).data ?? [] });
+  const schedules = useQuery({ queryKey: ['schedules', 'options'], queryFn: async () => (await api.get<ScheduleInfo[]>('/schedules')).data ?? [] });
+  return { spiders, nodes, schedules };
+}
+
+/** Scrapy spider names of a Scrapy project (the Run dialog's spider select). */
+export function useScrapySpiderNames(spiderId: string, enabled: boolean) {
+  return useQuery({
+    queryKey: ['spiders', 'scrapy-names', spiderId],
+    enabled: enabled && !!spiderId,
+    queryFn: async () => (await api.get<string[]>(`/spiders/${spiderId}/scrapy/spiders`, undefined, { silent: true })).data ?? [],
+    retry: false,
+    staleTime: 60_000,
+  });
+}
+
+function useInvalidateTasks() {
+  const qc = useQueryClient();
+  return () => {
+    void qc.invalidateQueries({ queryKey: taskKeys.all });
+    void qc.invalidateQueries({ queryKey: ['nodes'] });
+  };
+}
+
+export function useRunTask() {
+  const invalidate = useInvalidateTasks();
+  return useMutation({
+    mutationFn: async (body: { spider_id: string; run_type: RunType; node_ids?: string[]; param?: string }) => (await api.put<string[]>('/tasks', body)).data ?? [],
+    onSuccess: invalidate,
+  });
+}
+
+export function useRunSpiders() {
+  const invalidate = useInvalidateTasks();
+  return useMutation({
+    mutationFn: async (body: { task_params: { spider_id: string; param?: string }[]; run_type: RunType; node_ids?: string[] }) =>
+      (await api.post<string[]>('/spiders-run', body)).data ?? [],
+    onSuccess: invalidate,
+  });
+}
+
+export function useCancelTasks() {
+  const invalidate = useInvalidateTasks();
+  return useMutation({
+    mutationFn: async (ids: string[]) => (ids.length === 1 ? await api.post(`/tasks/${ids[0]}/cancel`) : await api.post('/tasks-cancel', { ids })).data,
+    onSuccess: invalidate,
+  });
+}
+
+export function useRestartTasks() {
+  const invalidate = useInvalidateTasks();
+  return useMutation({
+    mutationFn: async (ids: string[]) => (ids.length === 1 ? await api.post<string[]>(`/tasks/${ids[0]}/restart`) : await api.post<string[]>('/tasks-restart', { ids })).data ?? [],
+    onSuccess: invalidate,
+  });
+}
+
+export function useDeleteTasks() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: async (ids: string[]) => (ids.length === 1 ? await api.delete(`/tasks/${ids[0]}`) : await api.delete('/tasks', { ids })).data,
+    onSuccess: (_d, ids) => {
+      for (const id of ids) qc.removeQueries({ queryKey: taskKeys.detail(id) });
+      void qc.invalidateQueries({ queryKey: ['tasks', 'list'] });
+      void qc.invalidateQueries({ queryKey: ['tasks', 'spider'] });
+      void qc.invalidateQueries({ queryKey: ['tasks', 'node'] });
+      void qc.invalidateQueries({ queryKey: ['nodes'] });
+    },
+  });
+}
+
+/** Saves the task's results as data.csv (blob fetched with the token header). */
+export async function downloadResultsCsv(id: string): Promise<void> {
+  const r = await api.get<Blob>(`/tasks/${id}/results/download`, undefined, { responseType: 'blob', timeout: 10 * 60_000 });
+  const url = URL.createObjectURL(r.data);
+  const a = document.createElement('a');
+  a.href = url;
+  a.download = 'data.csv';
+  document.body.appendChild(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+}
+
+/**
+ * Live task updates (no polling): every `task.status` event of `GET /api/events` refreshes the task queries and
+ * node counts (coalesced over 250 ms). Active while `enabled` (kept-alive views pass false while hidden).
+ */
+export function useTaskEvents(enabled = true, onStatus?: (ev: { taskId: string; status: string }) => void) {
+  const qc = useQueryClient();
+  const cb = useRef(onStatus);
+  cb.current = onStatus;
+  useEffect(() => {
+    if (!enabled) return;
+    let timer: ReturnType<typeof setTimeout> | null = null;
+    const flush = () => {
+      timer = null;
+      void qc.invalidateQueries({ queryKey: ['tasks', 'list'] });
+      void qc.invalidateQueries({ queryKey: ['tasks', 'spider'] });
+      void qc.invalidateQueries({ queryKey: ['tasks', 'node'] });
+      void qc.invalidateQueries({ queryKey: ['nodes'] });
+    };
+    return subscribeEvents((event, data) => {
+      if (event !== 'task.status' && event !== 'open') return;
+      if (event === 'task.status') cb.current?.(data as { taskId: string; status: string });
+      timer ??= setTimeout(flush, 250);
+    });
+  }, [enabled, qc]);
+}

@@ -1,0 +1,82 @@
+/** Task results (spec §3, §7, §9): columns from the first row's keys, page size 10, Download CSV as data.csv. */
+import { useMemo, useState } from 'react';
+import { App, Button, Empty, Table, Tooltip, Typography } from 'antd';
+import { DownloadOutlined, ReloadOutlined } from '@ant-design/icons';
+import { useTranslation } from 'react-i18next';
+import { RESULTS_PAGE_SIZE } from '@crawldeck/shared';
+import { downloadResultsCsv, useTaskResults, type TaskDetail } from '../api.ts';
+
+const HIDDEN = new Set(['_id']);
+
+function cell(v: unknown): string {
+  if (v === null || v === undefined) return '';
+  return typeof v === 'object' ? JSON.stringify(v) : String(v);
+}
+
+export default function ResultsView({ task, active }: { task: TaskDetail; active: boolean }) {
+  const { t } = useTranslation('tasks');
+  const { message } = App.useApp();
+  const [page, setPage] = useState(1);
+  const [downloading, setDownloading] = useState(false);
+  const results = useTaskResults(task._id, page, active);
+  const rows = results.data?.list ?? [];
+  const columns = useMemo(
+    () =>
+      Object.keys(rows[0] ?? {})
+        .filter((k) => !HIDDEN.has(k))
+        .map((k) => ({
+          title: k,
+          dataIndex: k,
+          key: k,
+          render: (v: unknown) => {
+            const s = cell(v);
+            return (
+              <span className="results-cell" title={s}>
+                {s}
+              </span>
+            );
+          },
+        })),
+    [rows],
+  );
+
+  const download = async () => {
+    setDownloading(true);
+    try {
+      await downloadResultsCsv(task._id);
+    } catch (err) {
+      void message.error(String((err as Error).message));
+    } finally {
+      setDownloading(false);
+    }
+  };
+
+  return (
+    <div className="results-panel" data-testid="results-panel">
+      <div className="results-toolbar">
+        <Typography.Text type="secondary" data-testid="results-total">
+          {t('results.total', { count: results.data?.total ?? 0 })}
+        </Typography.Text>
+        <span>
+          <Tooltip title={t('refresh')}>
+            <Button icon={<ReloadOutlined />} onClick={() => void results.refetch()} loading={results.isFetching} style={{ marginRight: 8 }} />
+          </Tooltip>
+          <Button type="primary" icon={<DownloadOutlined />} loading={downloading} disabled={!results.data?.total} onClick={() => void download()} data-testid="results-download">
+            {t('results.download')}
+          </Button>
+        </span>
+      </div>
+      <Table<Record<string, unknown>>
+        rowKey={(r) => String(r._id)}
+        size="small"
+        columns={columns}
+        dataSource={rows}
+        loading={results.isLoading}
+        scroll={{ x: 'max-content' }}
+        locale={{ emptyText: <Empty description={t('results.empty')} /> }}
+        pagination={{ current: page, pageSize: RESULTS_PAGE_SIZE, total: results.data?.total ?? 0, onChange: setPage, showSizeChanger: false }}
+        data-testid="results-table"
+      />
+    </div>
+  );
+}

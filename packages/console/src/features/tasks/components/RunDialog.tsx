@@ -1,0 +1,223 @@
+/**
+ * Run dialog (spec §7 PUT /tasks, POST /spiders-run): run type random / all nodes / selected nodes with a node
+ * picker, and the parameters appended to the spider's command (docs/spiders.md "Command line").
+ * Scrapy projects: the spider names come from GET /spiders/{id}/scrapy/spiders. The node runs `cmd + ' ' + param`,
+ * so when the command is a bare `scrapy crawl` (or empty) the chosen name goes into the param; when the command
+ * already names a spider (`scrapy crawl quotes`), that name is fixed and the param carries only extra options.
+ */
+import { useEffect, useMemo, useState } from 'react';
+import { App, Alert, Button, Form, Input, Modal, Radio, Select, Space, Tag, Typography } from 'antd';
+import { CaretRightOutlined } from '@ant-design/icons';
+import { useNavigate } from 'react-router';
+import { useTranslation } from 'react-i18next';
+import type { ButtonProps } from 'antd';
+import type { RunType } from '@crawldeck/shared';
+import { useFilterOptions, useRunSpiders, useRunTask, useScrapySpiderNames } from '../api.ts';
+
+export interface RunnableSpider {
+  _id: string;
+  name: string;
+  display_name?: string;
+  cmd?: string;
+  is_scrapy?: boolean | number;
+}
+
+interface FormValues {
+  run_type: RunType;
+  node_ids?: string[];
+  param?: string;
+  scrapy_spider?: string;
+}
+
+/** How the run command of a Scrapy spider is made from its command: see the file comment. */
+export function scrapyMode(cmd: string | undefined): { mode: 'none' | 'name' | 'full' | 'fixed'; fixedName?: string } {
+  const c = (cmd ?? '').trim();
+  if (!c) return { mode: 'full' };
+  if (/^scrapy\s+crawl$/.test(c)) return { mode: 'name' };
+  const m = /^scrapy\s+crawl\s+([^\s-][^\s]*)/.exec(c);
+  if (m) return { mode: 'fixed', fixedName: m[1] };
+  return { mode: 'none' };
+}
+
+export function buildParam(cmd: string | undefined, scrapy: boolean, name: string | undefined, flags: string | undefined): string {
+  const f = (flags ?? '').trim();
+  if (!scrapy) return f;
+  const { mode } = scrapyMode(cmd);
+  const join = (...p: (string | undefined)[]) => p.filter((x) => x && x.trim()).join(' ');
+  if (mode === 'name') return join(name, f);
+  if (mode === 'full') return join(name ? `scrapy crawl ${name}` : undefined, f);
+  return f;
+}
+
+export default function RunDialog({ open, spiders, onClose }: { open: boolean; spiders: RunnableSpider[]; onClose(): void }) {
+  const { t } = useTranslation(['tasks', 'common']);
+  const { message, notification } = App.useApp();
+  const navigate = useNavigate();
+  const [form] = Form.useForm<FormValues>();
+  const { nodes } = useFilterOptions();
+  const runOne = useRunTask();
+  const runMany = useRunSpiders();
+  const single = spiders.length === 1 ? spiders[0] : null;
+  const scrapy = !!single?.is_scrapy;
+  const mode = scrapy ? scrapyMode(single?.cmd) : { mode: 'none' as const };
+  const needsName = scrapy && (mode.mode === 'name' || mode.mode === 'full');
+  const names = useScrapySpiderNames(single?._id ?? '', open && scrapy);
+  const runType = Form.useWatch('run_type', form);
+  const param = Form.useWatch('param', form);
+  const scrapyName = Form.useWatch('scrapy_spider', form);
+  const [error, setError] = useState<string | null>(null);
+
+  useEffect(() => {
+    if (open) {
+      form.resetFields();
+      setError(null);
+    }
+  }, [open, form]);
+  useEffect(() => {
+    if (open && needsName && names.data?.length && !form.getFieldValue('scrapy_spider')) form.setFieldValue('scrapy_spider', names.data[0]);
+  }, [open, needsName, names.data, form]);
+
+  const preview = useMemo(() => {
+    if (!single) return '';
+    const p = buildParam(single.cmd, scrapy, scrapyName, param);
+    return [single.cmd, p].filter(Boolean).join(' ');
+  }, [single, scrapy, scrapyName, param]);
+
+  const submit = async () => {
+    const v = await form.validateFields();
+    setError(null);
+    try {
+      const node_ids = v.run_type === 'selected-nodes' ? v.node_ids : undefined;
+      const ids = single
+        ? await runOne.mutateAsync({ spider_id: single._id, run_type: v.run_type, node_ids, param: buildParam(single.cmd, scrapy, v.scrapy_spider, v.param) || undefined })
+        : await runMany.mutateAsync({ task_params: spiders.map((s) => ({ spider_id: s._id, param: v.param?.trim() || undefined })), run_type: v.run_type, node_ids });
+      onClose();
+      const key = `run-${Date.now()}`;
+      notification.success({
+        key,
+        message: t('tasks:run.started', { count: ids.length }),
+        className: 'run-started',
+        btn:
+          ids.length > 0 ? (
+            <Button
+              type="primary"
+              size="small"
+              className="run-view-task"
+              onClick={() => {
+                notification.destroy(key);
+                navigate(ids.length === 1 ? `/tasks/${ids[0]}` : '/tasks');
+              }}
+            >
+              {t('tasks:run.viewTask')}
+            </Button>
+          ) : undefined,
+      });
+    } catch (err) {
+      setError((err as Error).message);
+      void message.destroy();
+    }
+  };
+
+  const nodeOptions = (nodes.data ?? []).map((n) => ({
+    value: n._id,
+    label: n.name,
+    disabled: n.status === 'offline',
+    status: n.status,
+    type: n.type,
+  }));
+  const anyOnline = (nodes.data ?? []).some((n) => n.status !== 'offline');
+
+  return (
+    <Modal
+      open={open}
+      onCancel={onClose}
+      title={single ? `${t('tasks:run.title')} · ${single.display_name || single.name}` : t('tasks:run.titleMany', { count: spiders.length })}
+      okText={t('tasks:run.submit')}
+      cancelText={t('common:cancel')}
+      okButtonProps={{ icon: <CaretRightOutlined />, className: 'run-submit' }}
+      onOk={() => void submit()}
+      confirmLoading={runOne.isPending || runMany.isPending}
+      className="run-dialog"
+      width={600}
+      destroyOnHidden
+    >
+      {!single && (
+        <Space size={[4, 4]} wrap style={{ marginBottom: 12 }}>
+          {spiders.map((s) => (
+            <Tag key={s._id}>{s.display_name || s.name}</Tag>
+          ))}
+        </Space>
+      )}
+      {nodes.isSuccess && !anyOnline && <Alert type="warning" showIcon message={t('tasks:run.noOnline')} style={{ marginBottom: 12 }} />}
+      <Form<FormValues> form={form} layout="vertical" initialValues={{ run_type: 'random' }} requiredMark>
+        <Form.Item name="run_type" label={t('tasks:run.runType')} required>
+          <Radio.Group optionType="button" buttonStyle="solid" className="run-type">
+            <Radio.Button value="random">{t('tasks:runTypes.random')}</Radio.Button>
+            <Radio.Button value="all-nodes">{t('tasks:runTypes.all-nodes')}</Radio.Button>
+            <Radio.Button value="selected-nodes">{t('tasks:runTypes.selected-nodes')}</Radio.Button>
+          </Radio.Group>
+        </Form.Item>
+        {runType === 'selected-nodes' && (
+          <Form.Item name="node_ids" label={t('tasks:run.nodes')} rules={[{ required: true, message: t('tasks:run.nodesRequired') }]}>
+            <Select
+              mode="multiple"
+              className="run-nodes"
+              options={nodeOptions}
+              optionRender={(o) => (
+                <Space>
+                  <span>{o.label}</span>
+                  <Tag bordered={false}>{o.data.type}</Tag>
+                  {o.data.status !== 'online' && <Tag color={o.data.status === 'offline' ? 'default' : 'orange'}>{t(`tasks:run.${o.data.status}`)}</Tag>}
+                </Space>
+              )}
+            />
+          </Form.Item>
+        )}
+        {scrapy && needsName && (
+          <Form.Item name="scrapy_spider" label={t('tasks:run.scrapySpider')} rules={[{ required: true, message: t('tasks:run.scrapySpiderRequired') }]}>
+            <Select
+              showSearch
+              loading={names.isLoading}
+              className="run-scrapy-spider"
+              options={(names.data ?? []).map((n) => ({ value: n, label: n }))}
+              status={names.isError ? 'error' : undefined}
+            />
+          </Form.Item>
+        )}
+        {scrapy && names.isError && (
+          <Alert type="error" showIcon style={{ marginBottom: 12 }} message={t('tasks:run.scrapyLoadError', { error: (names.error as Error).message })} />
+        )}
+        {scrapy && mode.mode === 'fixed' && <Alert type="info" showIcon style={{ marginBottom: 12 }} message={t('tasks:run.scrapyFixed')} />}
+        <Form.Item
+          name="param"
+          label={scrapy ? t('tasks:run.scrapyFlags') : t('tasks:run.param')}
+          extra={single ? t('tasks:run.paramHint', { cmd: single.cmd || '-' }) : t('tasks:run.paramHintMany')}
+        >
+          <Input className="run-param mono" placeholder={scrapy ? '-a key=value -s LOG_LEVEL=INFO' : '--pages 3'} />
+        </Form.Item>
+        {single && (
+          <Form.Item label={t('tasks:run.preview')} style={{ marginBottom: 0 }}>
+            <Typography.Text code className="run-cmd-preview mono" data-testid="run-cmd-preview">
+              {preview || '-'}
+            </Typography.Text>
+          </Form.Item>
+        )}
+      </Form>
+      {error && <Alert type="error" showIcon message={error} style={{ marginTop: 12 }} />}
+    </Modal>
+  );
+}
+
+/** The Run button with its dialog, mounted on the spider list (row and batch) and the spider detail header. */
+export function RunSpiderButton({ spiders, batch, ...props }: { spiders: RunnableSpider[]; batch?: boolean } & Omit<ButtonProps, 'onClick'>) {
+  const { t } = useTranslation('tasks');
+  const [open, setOpen] = useState(false);
+  return (
+    <>
+      <Button icon={<CaretRightOutlined />} {...props} disabled={!spiders.length || props.disabled} onClick={() => setOpen(true)} data-testid={batch ? 'spider-batch-run' : 'spider-run'}>
+        {batch ? t('run.batch', { count: spiders.length }) : t('run.button')}
+      </Button>
+      <RunDialog open={open} spiders={spiders} onClose={() => setOpen(false)} />
+    </>
+  );
+}
