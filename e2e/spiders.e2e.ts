@@ -26,7 +26,8 @@ async function shot(page: Page, name: string): Promise<void> {
 function buildZip(files: Record<string, string | Buffer>): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const zip = new yazl.ZipFile();
-    for (const [name, content] of Object.entries(files)) zip.addBuffer(Buffer.isBuffer(content) ? content : Buffer.from(content), name);
+    for (const [name, content] of Object.entries(files))
+      zip.addBuffer(Buffer.isBuffer(content) ? content : Buffer.from(content), name);
     zip.end();
     const chunks: Buffer[] = [];
     zip.outputStream.on('data', (c: Buffer) => chunks.push(c));
@@ -36,7 +37,12 @@ function buildZip(files: Record<string, string | Buffer>): Promise<Buffer> {
 }
 
 /** Calls the API as the signed-in browser user (same token) from the test process. */
-async function apiCall<T = unknown>(page: Page, method: string, url: string, body?: unknown): Promise<{ status: number; data: T }> {
+async function apiCall<T = unknown>(
+  page: Page,
+  method: string,
+  url: string,
+  body?: unknown,
+): Promise<{ status: number; data: T }> {
   const token = await page.evaluate(() => localStorage.getItem('token'));
   const res = await fetch(`${env.url}/api${url}`, {
     method,
@@ -51,7 +57,13 @@ const toast = (page: Page, text: string) => page.locator('.ant-message-notice', 
 const modal = (page: Page) => page.locator('.ant-modal:visible').last();
 const confirmDialog = (page: Page) => page.locator('.ant-modal-confirm:visible').last();
 /** antd puts a space between the two characters of a two-character Chinese button label. */
-const label = (text: string) => new RegExp(text.split('').map((c) => c.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('\\s*'));
+const label = (text: string) =>
+  new RegExp(
+    text
+      .split('')
+      .map((c) => c.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+      .join('\\s*'),
+  );
 
 /** Opens an antd Select and picks the option with this label. */
 async function pick(page: Page, select: Locator, label: string): Promise<void> {
@@ -139,6 +151,8 @@ for (const lang of ['zh', 'en'] as const) {
 
   describe(`spiders console (${lang})`, () => {
     e2eTest(`${lang}: project, zip spider, files, environment, search, filter, delete`, async ({ page }) => {
+      // The machine is shared by several engineers' test runs: allow slow answers.
+      page.setDefaultTimeout(30_000);
       await login(page, lang);
 
       // ---- a second spider without a project, so the project filter has something to exclude
@@ -147,7 +161,10 @@ for (const lang of ['zh', 'en'] as const) {
       // ---- create a project
       await menu(page, L.projects);
       await page.waitForURL(/\/projects$/);
-      await page.getByRole('button', { name: label(L.addProject) }).first().click();
+      await page
+        .getByRole('button', { name: label(L.addProject) })
+        .first()
+        .click();
       await modal(page).locator('input#name').fill(projectName);
       await modal(page).locator('textarea#description').fill('e2e');
       const tags = modal(page).locator('.ant-select').first();
@@ -155,7 +172,9 @@ for (const lang of ['zh', 'en'] as const) {
       await page.keyboard.type('news');
       await page.keyboard.press('Enter');
       await page.keyboard.press('Escape');
-      await modal(page).getByRole('button', { name: label(L.save) }).click();
+      await modal(page)
+        .getByRole('button', { name: label(L.save) })
+        .click();
       const card = page.locator('[data-testid=project-card]', { hasText: projectName });
       await card.waitFor();
       await card.locator('.ant-tag', { hasText: 'news' }).waitFor();
@@ -178,7 +197,9 @@ for (const lang of ['zh', 'en'] as const) {
         'lib/util.py': 'def f():\n    return 1\n',
         'logo.bin': Buffer.from([0, 1, 2, 3, 0, 255, 254]),
       });
-      await add.locator('input[type=file]').setInputFiles({ name: 'spider.zip', mimeType: 'application/zip', buffer: zip });
+      await add
+        .locator('input[type=file]')
+        .setInputFiles({ name: 'spider.zip', mimeType: 'application/zip', buffer: zip });
       await add.locator('.ant-upload-list-item', { hasText: 'spider.zip' }).waitFor();
       await shot(page, `spider-add-${lang}`);
       await add.getByRole('button', { name: label(L.create) }).click();
@@ -213,7 +234,12 @@ for (const lang of ['zh', 'en'] as const) {
       await overview.locator('[data-testid=overview-dedup-field]').fill('url');
       await overview.locator('[data-testid=overview-save]').click();
       await expect
-        .poll(async () => (await apiCall<{ is_dedup: boolean; dedup_field: string }>(page, 'GET', `/spiders/${spider._id}`)).data.dedup_field, { timeout: 10_000 })
+        .poll(
+          async () =>
+            (await apiCall<{ is_dedup: boolean; dedup_field: string }>(page, 'GET', `/spiders/${spider._id}`)).data
+              .dedup_field,
+          { timeout: 10_000 },
+        )
         .toBe('url');
 
       // ---- files: tree, open main.py, edit and save with Ctrl+S
@@ -223,7 +249,9 @@ for (const lang of ['zh', 'en'] as const) {
       const node = (p: string) => tree.locator(`[data-testid=file-node][data-path="${p}"]`);
       await node('main.py').waitFor();
       // directories first, then names descending (spec §9)
-      const order = await tree.locator('[data-testid=file-node]').evaluateAll((els) => els.map((e) => e.getAttribute('data-path')));
+      const order = await tree
+        .locator('[data-testid=file-node]')
+        .evaluateAll((els) => els.map((e) => e.getAttribute('data-path')));
       expect(order).toEqual(['lib', 'notes.txt', 'main.py', 'logo.bin', 'README.md']);
       await node('main.py').click();
       const editor = page.locator('.files-editor .cm-content');
@@ -237,12 +265,16 @@ for (const lang of ['zh', 'en'] as const) {
       // unsaved-change guard: switching file asks first; cancel keeps the edit
       await node('README.md').click();
       await confirmDialog(page).locator('.ant-modal-confirm-title', { hasText: L.unsavedTitle }).waitFor();
-      await confirmDialog(page).getByRole('button', { name: label(L.cancel) }).click();
+      await confirmDialog(page)
+        .getByRole('button', { name: label(L.cancel) })
+        .click();
       expect(await page.locator('[data-testid=open-path]').innerText()).toBe('main.py');
       // ... and so does leaving the page
       await menu(page, L.spiders);
       await confirmDialog(page).locator('.ant-modal-confirm-title', { hasText: L.unsavedTitle }).waitFor();
-      await confirmDialog(page).getByRole('button', { name: label(L.cancel) }).click();
+      await confirmDialog(page)
+        .getByRole('button', { name: label(L.cancel) })
+        .click();
       await confirmDialog(page).waitFor({ state: 'detached' });
       expect(new URL(page.url()).pathname).toBe(`/spiders/${spider._id}`);
       await page.locator('[data-testid=unsaved-indicator]').waitFor();
@@ -261,7 +293,9 @@ for (const lang of ['zh', 'en'] as const) {
       await page.keyboard.press('Control+End');
       await page.keyboard.type(' (button)');
       await page.locator('[data-testid=file-save]').click();
-      await expect.poll(async () => (await apiCall<string>(page, 'GET', `/spiders/${spider._id}/file?path=main.py`)).data).toContain(`# edited-${lang} (button)`);
+      await expect
+        .poll(async () => (await apiCall<string>(page, 'GET', `/spiders/${spider._id}/file?path=main.py`)).data)
+        .toContain(`# edited-${lang} (button)`);
 
       // a binary file is not opened in the editor
       await node('logo.bin').click();
@@ -272,7 +306,9 @@ for (const lang of ['zh', 'en'] as const) {
       await expect.poll(() => page.locator('[data-testid=open-path]').innerText()).toBe('README.md');
       await page.locator('[data-testid=file-rename]').click();
       await modal(page).locator('[data-testid=path-input]').fill('GUIDE.md');
-      await modal(page).getByRole('button', { name: label(L.ok) }).click();
+      await modal(page)
+        .getByRole('button', { name: label(L.ok) })
+        .click();
       await node('GUIDE.md').waitFor();
       await expect(node('README.md').count()).resolves.toBe(0);
       const root = await apiCall<{ path: string }[]>(page, 'GET', `/spiders/${spider._id}/dir?path=`);
@@ -282,7 +318,9 @@ for (const lang of ['zh', 'en'] as const) {
       // ---- delete notes.txt with confirmation
       await node('notes.txt').click();
       await page.locator('[data-testid=file-delete]').click();
-      await confirmDialog(page).getByRole('button', { name: label(L.confirm) }).click();
+      await confirmDialog(page)
+        .getByRole('button', { name: label(L.confirm) })
+        .click();
       await toast(page, L.deleted).waitFor();
       await node('notes.txt').waitFor({ state: 'detached' });
       const afterDelete = await apiCall<{ path: string }[]>(page, 'GET', `/spiders/${spider._id}/dir?path=`);
@@ -306,7 +344,9 @@ for (const lang of ['zh', 'en'] as const) {
       // ---- back to the list: find by search, and by project filter
       await menu(page, L.spiders);
       await page.waitForURL(/\/spiders$/);
-      const search = page.locator('.spiders-toolbar input[type=search], .spiders-toolbar .ant-input-search input').first();
+      const search = page
+        .locator('.spiders-toolbar input[type=search], .spiders-toolbar .ant-input-search input')
+        .first();
       await search.fill(spiderName);
       await search.press('Enter');
       await page.locator('.ant-table-row', { hasText: spiderName }).waitFor();
@@ -324,7 +364,9 @@ for (const lang of ['zh', 'en'] as const) {
 
       // ---- delete it, with confirmation
       await page.locator('.ant-table-row', { hasText: spiderName }).locator('[data-testid=spider-delete]').click();
-      await confirmDialog(page).getByRole('button', { name: label(L.confirm) }).click();
+      await confirmDialog(page)
+        .getByRole('button', { name: label(L.confirm) })
+        .click();
       await page.locator('.ant-table-row', { hasText: spiderName }).waitFor({ state: 'detached' });
       expect((await apiCall(page, 'GET', `/spiders/${spider._id}`)).status).toBe(404);
       // the kept-alive detail view of the deleted spider is not refetched into error toasts
@@ -334,7 +376,9 @@ for (const lang of ['zh', 'en'] as const) {
       // import dialog shows the server's error (screenshot of the dialog)
       await page.getByRole('button', { name: label(L.importBtn) }).click();
       await modal(page).locator('[data-testid=import-url]').fill('http://127.0.0.1:1/owner/repo');
-      await modal(page).getByRole('button', { name: label(L.importBtn) }).click();
+      await modal(page)
+        .getByRole('button', { name: label(L.importBtn) })
+        .click();
       await modal(page).getByText(L.importFailed).waitFor({ timeout: 30_000 });
       await shot(page, `spider-import-${lang}`);
     });

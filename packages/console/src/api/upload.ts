@@ -18,7 +18,11 @@ export interface UploadOptions {
   signal?: AbortSignal;
 }
 
-export function uploadWithProgress<T = unknown>(path: string, form: FormData, options: UploadOptions = {}): Promise<ApiOk<T>> {
+export function uploadWithProgress<T = unknown>(
+  path: string,
+  form: FormData,
+  options: UploadOptions = {},
+): Promise<ApiOk<T>> {
   const { method = 'POST', onProgress, silent = false, signal } = options;
   const url = `${API_BASE.replace(/\/+$/, '')}${path.startsWith('/') ? '' : '/'}${path}`;
   return new Promise<ApiOk<T>>((resolve, reject) => {
@@ -32,7 +36,12 @@ export function uploadWithProgress<T = unknown>(path: string, form: FormData, op
     };
     signal?.addEventListener('abort', () => xhr.abort());
     xhr.onerror = () => {
-      if (!silent) void message.error({ content: i18n.t('common:request.noResponse'), duration: ERROR_TOAST_MS / 1000, key: 'no-response' });
+      if (!silent)
+        void message.error({
+          content: i18n.t('common:request.noResponse'),
+          duration: ERROR_TOAST_MS / 1000,
+          key: 'no-response',
+        });
       reject(new ApiRequestError(0, url, 'network error'));
     };
     xhr.onabort = () => reject(new ApiRequestError(0, url, 'aborted'));
@@ -48,11 +57,21 @@ export function uploadWithProgress<T = unknown>(path: string, form: FormData, op
         const status = okStatus ? 400 : xhr.status;
         const errorText = String(envelope?.error ?? envelope?.message ?? xhr.statusText ?? '');
         if (!silent) {
-          void message.error({ content: `${i18n.t('common:request.requestError')} ${status}: ${url}. ${errorText}`, duration: ERROR_TOAST_MS / 1000 });
+          void message.error({
+            content: `${i18n.t('common:request.requestError')} ${status}: ${url}. ${errorText}`,
+            duration: ERROR_TOAST_MS / 1000,
+          });
         }
         // Let the request helper open its single re-login dialog.
         if (status === 401) void request('/me', { silent: true }).catch(() => undefined);
-        reject(new ApiRequestError(status, url, errorText, envelope?.status === 'error' ? (envelope as ApiError) : undefined));
+        reject(
+          new ApiRequestError(
+            status,
+            url,
+            errorText,
+            envelope?.status === 'error' ? (envelope as ApiError) : undefined,
+          ),
+        );
         return;
       }
       onProgress?.(100);

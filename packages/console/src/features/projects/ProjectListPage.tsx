@@ -1,7 +1,29 @@
 /** Project list (spec §2 /projects): cards with tags and spider counts, add / edit / delete, filter by tag. */
 import { useState } from 'react';
-import { App, Button, Card, Col, Dropdown, Empty, Input, Row, Select, Skeleton, Space, Tag, Tooltip, Typography } from 'antd';
-import { BugOutlined, DeleteOutlined, EditOutlined, FolderOpenOutlined, MoreOutlined, PlusOutlined } from '@ant-design/icons';
+import {
+  App,
+  Button,
+  Card,
+  Col,
+  Dropdown,
+  Empty,
+  Input,
+  Row,
+  Select,
+  Skeleton,
+  Space,
+  Tag,
+  Tooltip,
+  Typography,
+} from 'antd';
+import {
+  BugOutlined,
+  DeleteOutlined,
+  EditOutlined,
+  FolderOpenOutlined,
+  MoreOutlined,
+  PlusOutlined,
+} from '@ant-design/icons';
 import { useNavigate } from 'react-router';
 import { useTranslation } from 'react-i18next';
 import { useDeleteProject, useProjects, useProjectTags } from './api.ts';
@@ -124,7 +146,14 @@ export default function ProjectListPage() {
                       },
                     }}
                   >
-                    <Button type="text" size="small" icon={<MoreOutlined />} onClick={(e) => e.stopPropagation()} aria-label={t('projects:actions')} data-testid="project-actions" />
+                    <Button
+                      type="text"
+                      size="small"
+                      icon={<MoreOutlined />}
+                      onClick={(e) => e.stopPropagation()}
+                      aria-label={t('projects:actions')}
+                      data-testid="project-actions"
+                    />
                   </Dropdown>
                 }
               >

@@ -12,7 +12,8 @@ export const projectKeys = {
 export function useProjects(q: { keyword?: string; tag?: string } = {}) {
   return useQuery({
     queryKey: projectKeys.list(q),
-    queryFn: async () => (await api.get<Project[]>('/projects', { keyword: q.keyword || undefined, tag: q.tag || undefined })).data ?? [],
+    queryFn: async () =>
+      (await api.get<Project[]>('/projects', { keyword: q.keyword || undefined, tag: q.tag || undefined })).data ?? [],
   });
 }
 
@@ -54,7 +55,8 @@ export function useDeleteProject() {
 export function useSetSpiderProjects() {
   const invalidate = useInvalidateProjects();
   return useMutation({
-    mutationFn: async (body: { project_id: string; spider_ids: string[] }) => (await api.post('/spiders-set-projects', body)).data,
+    mutationFn: async (body: { project_id: string; spider_ids: string[] }) =>
+      (await api.post('/spiders-set-projects', body)).data,
     onSuccess: invalidate,
   });
 }

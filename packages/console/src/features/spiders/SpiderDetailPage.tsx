@@ -19,11 +19,22 @@ import TasksTab from './tabs/TasksTab.tsx';
 import SchedulesTab from './tabs/SchedulesTab.tsx';
 import type { SpiderTabProps } from './tabs/types.ts';
 import './spiders.css';
+import TourFor from '../tours/TourFor.tsx';
 
 // The Files tab carries the CodeMirror editor: loaded only when first opened.
 const FilesTab = lazy(() => import('./tabs/FilesTab.tsx'));
 
-export const SPIDER_TABS = ['overview', 'files', 'environment', 'analytics', 'rules', 'config', 'deploys', 'tasks', 'schedules'] as const;
+export const SPIDER_TABS = [
+  'overview',
+  'files',
+  'environment',
+  'analytics',
+  'rules',
+  'config',
+  'deploys',
+  'tasks',
+  'schedules',
+] as const;
 export type SpiderTab = (typeof SPIDER_TABS)[number];
 
 const TAB_COMPONENTS: Record<SpiderTab, ComponentType<SpiderTabProps>> = {
@@ -96,9 +107,15 @@ export default function SpiderDetailPage() {
 
   return (
     <div className="app-page spider-detail-page" data-page="spiderDetail">
+      <TourFor name="spider-detail" />
       <div className="spider-detail-header">
-        <Button type="text" icon={<ArrowLeftOutlined />} onClick={() => navigate('/spiders')} aria-label={t('spiders:backToList')} />
-        <Typography.Title level={4} className="app-page-title spider-detail-title" data-testid="spider-title">
+        <Button
+          type="text"
+          icon={<ArrowLeftOutlined />}
+          onClick={() => navigate('/spiders')}
+          aria-label={t('spiders:backToList')}
+        />
+        <Typography.Title level={4} className="app-page-title spider-detail-title" data-testid="spider-title" data-tour="spider-detail-title">
           {s.display_name || s.name}
         </Typography.Title>
         <Space size={4} wrap>
@@ -118,7 +135,7 @@ export default function SpiderDetailPage() {
             const Comp = TAB_COMPONENTS[key];
             return {
               key,
-              label: <span data-testid={`tab-${key}`}>{t(`spiders:tabs.${key}`)}</span>,
+              label: <span data-testid={`tab-${key}`} data-tour={`spider-detail-tab-${key}`}>{t(`spiders:tabs.${key}`)}</span>,
               children: (
                 <Suspense fallback={<Spin className="spider-tab-loading" />}>
                   <Comp spider={s} active={active && tab === key} />

@@ -5,7 +5,14 @@
 import { useEffect, useMemo, useState } from 'react';
 import { App, Button, Card, Input, Select, Space, Table, Tag, Tooltip, Typography } from 'antd';
 import type { TableProps } from 'antd';
-import { CloudDownloadOutlined, DeleteOutlined, GlobalOutlined, LockOutlined, PlusOutlined, ReloadOutlined } from '@ant-design/icons';
+import {
+  CloudDownloadOutlined,
+  DeleteOutlined,
+  GlobalOutlined,
+  LockOutlined,
+  PlusOutlined,
+  ReloadOutlined,
+} from '@ant-design/icons';
 import { Link, useLocation, useNavigate } from 'react-router';
 import { useTranslation } from 'react-i18next';
 import dayjs from 'dayjs';
@@ -15,6 +22,7 @@ import SpiderAddModal from './components/SpiderAddModal.tsx';
 import ImportModal from './components/ImportModal.tsx';
 import type { Spider, SpiderListQuery, SpiderType } from './types.ts';
 import './spiders.css';
+import TourFor from '../tours/TourFor.tsx';
 
 const PAGE_SIZES = [10, 20, 50, 100];
 
@@ -37,7 +45,8 @@ export default function SpiderListPage() {
   const active = location.pathname === '/spiders';
   const urlProject = active ? (new URLSearchParams(location.search).get('project_id') ?? undefined) : undefined;
   useEffect(() => {
-    if (active && urlProject !== undefined) setQuery((q) => ({ ...q, project_id: urlProject || undefined, page_num: 1 }));
+    if (active && urlProject !== undefined)
+      setQuery((q) => ({ ...q, project_id: urlProject || undefined, page_num: 1 }));
   }, [active, urlProject]);
 
   const projectNames = useMemo(() => new Map((projects.data ?? []).map((p) => [p._id, p.name])), [projects.data]);
@@ -55,7 +64,8 @@ export default function SpiderListPage() {
   const confirmDelete = (ids: string[], label: string) => {
     modal.confirm({
       title: t('spiders:delete.title'),
-      content: ids.length === 1 ? t('spiders:delete.one', { name: label }) : t('spiders:delete.many', { count: ids.length }),
+      content:
+        ids.length === 1 ? t('spiders:delete.one', { name: label }) : t('spiders:delete.many', { count: ids.length }),
       okText: t('common:confirm'),
       okButtonProps: { danger: true, 'data-testid': 'confirm-delete' },
       cancelText: t('common:cancel'),
@@ -87,7 +97,9 @@ export default function SpiderListPage() {
       dataIndex: 'type',
       key: 'type',
       width: 120,
-      render: (v: SpiderType) => <Tag color={v === 'configurable' ? 'purple' : 'geekblue'}>{t(`spiders:types.${v}`)}</Tag>,
+      render: (v: SpiderType) => (
+        <Tag color={v === 'configurable' ? 'purple' : 'geekblue'}>{t(`spiders:types.${v}`)}</Tag>
+      ),
     },
     {
       title: t('spiders:fields.project'),
@@ -95,14 +107,19 @@ export default function SpiderListPage() {
       key: 'project',
       width: 160,
       render: (v: string | null) =>
-        v && projectNames.get(v) ? <Tag bordered={false}>{projectNames.get(v)}</Tag> : <Typography.Text type="secondary">{t('spiders:noProject')}</Typography.Text>,
+        v && projectNames.get(v) ? (
+          <Tag bordered={false}>{projectNames.get(v)}</Tag>
+        ) : (
+          <Typography.Text type="secondary">{t('spiders:noProject')}</Typography.Text>
+        ),
     },
     {
       title: t('spiders:fields.cmd'),
       dataIndex: 'cmd',
       key: 'cmd',
       ellipsis: true,
-      render: (v: string) => (v ? <code className="spider-cmd">{v}</code> : <Typography.Text type="secondary">-</Typography.Text>),
+      render: (v: string) =>
+        v ? <code className="spider-cmd">{v}</code> : <Typography.Text type="secondary">-</Typography.Text>,
     },
     {
       title: t('spiders:fields.isPublic'),
@@ -139,7 +156,13 @@ export default function SpiderListPage() {
           <Button type="link" size="small" onClick={() => navigate(`/spiders/${s._id}`)}>
             {t('spiders:view')}
           </Button>
-          <Button type="link" size="small" danger onClick={() => confirmDelete([s._id], s.display_name || s.name)} data-testid="spider-delete">
+          <Button
+            type="link"
+            size="small"
+            danger
+            onClick={() => confirmDelete([s._id], s.display_name || s.name)}
+            data-testid="spider-delete"
+          >
             {t('spiders:delete.action')}
           </Button>
         </Space>
@@ -149,6 +172,7 @@ export default function SpiderListPage() {
 
   return (
     <div className="app-page spiders-page" data-page="spiders">
+      <TourFor name="spider-list" />
       <div className="app-page-header">
         <Typography.Title level={4} className="app-page-title">
           {t('route:spiders')}
@@ -168,6 +192,7 @@ export default function SpiderListPage() {
               placeholder={t('spiders:searchPlaceholder')}
               style={{ width: 240 }}
               data-testid="spider-search"
+              data-tour="spider-list-search"
             />
             <Select
               allowClear
@@ -198,14 +223,19 @@ export default function SpiderListPage() {
           </Space>
           <Space wrap size={8}>
             {selected.length > 0 && (
-              <Button danger icon={<DeleteOutlined />} onClick={() => confirmDelete(selected, '')} data-testid="spider-batch-delete">
+              <Button
+                danger
+                icon={<DeleteOutlined />}
+                onClick={() => confirmDelete(selected, '')}
+                data-testid="spider-batch-delete"
+              >
                 {t('spiders:delete.batch', { count: selected.length })}
               </Button>
             )}
-            <Button icon={<CloudDownloadOutlined />} onClick={() => setImportOpen(true)} data-testid="spider-import">
+            <Button icon={<CloudDownloadOutlined />} onClick={() => setImportOpen(true)} data-testid="spider-import" data-tour="spider-list-import">
               {t('spiders:import.button')}
             </Button>
-            <Button type="primary" icon={<PlusOutlined />} onClick={() => setAddOpen(true)} data-testid="spider-add">
+            <Button type="primary" icon={<PlusOutlined />} onClick={() => setAddOpen(true)} data-testid="spider-add" data-tour="spider-list-add">
               {t('spiders:add.button')}
             </Button>
           </Space>
@@ -217,7 +247,11 @@ export default function SpiderListPage() {
           dataSource={spiders.data?.list ?? []}
           loading={spiders.isLoading || del.isPending}
           scroll={{ x: 960 }}
-          rowSelection={{ selectedRowKeys: selected, onChange: (keys) => setSelected(keys as string[]), preserveSelectedRowKeys: false }}
+          rowSelection={{
+            selectedRowKeys: selected,
+            onChange: (keys) => setSelected(keys as string[]),
+            preserveSelectedRowKeys: false,
+          }}
           onChange={(pagination, _filters, sorter) => {
             const s = Array.isArray(sorter) ? sorter[0] : sorter;
             const sortKey = s?.order ? String(s.columnKey ?? s.field) : undefined;
@@ -238,6 +272,7 @@ export default function SpiderListPage() {
             showTotal: (total) => t('spiders:total', { count: total }),
           }}
           data-testid="spider-table"
+          data-tour="spider-list-table"
         />
       </Card>
       <SpiderAddModal open={addOpen} defaultProjectId={query.project_id} onClose={() => setAddOpen(false)} />

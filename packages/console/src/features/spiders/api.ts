@@ -17,7 +17,11 @@ export function useSpiders(q: SpiderListQuery) {
   return useQuery({
     queryKey: spiderKeys.list(q),
     queryFn: async () => {
-      const res = await api.get<SpiderList>('/spiders', { ...q, keyword: q.keyword || undefined, project_id: q.project_id || undefined });
+      const res = await api.get<SpiderList>('/spiders', {
+        ...q,
+        keyword: q.keyword || undefined,
+        project_id: q.project_id || undefined,
+      });
       return { list: res.data?.list ?? [], total: res.data?.total ?? res.total ?? 0 };
     },
     placeholderData: (prev) => prev,
@@ -45,7 +49,15 @@ function useInvalidateSpiders() {
 export function useCreateSpider() {
   const invalidate = useInvalidateSpiders();
   return useMutation({
-    mutationFn: async ({ form, file, onProgress }: { form: SpiderForm; file?: File | null; onProgress?: (p: number) => void }) => {
+    mutationFn: async ({
+      form,
+      file,
+      onProgress,
+    }: {
+      form: SpiderForm;
+      file?: File | null;
+      onProgress?: (p: number) => void;
+    }) => {
       if (!file) return (await api.put<Spider>('/spiders', form)).data;
       const body = new FormData();
       for (const [k, v] of Object.entries(form)) {
@@ -108,7 +120,9 @@ export function useImportSpider() {
 /** Directories first, then names descending (spec §9). */
 export function sortEntries(entries: FileEntry[]): FileEntry[] {
   // Plain code-point order, the same as the server's.
-  return [...entries].sort((a, b) => (a.is_dir !== b.is_dir ? (a.is_dir ? -1 : 1) : a.name < b.name ? 1 : a.name > b.name ? -1 : 0));
+  return [...entries].sort((a, b) =>
+    a.is_dir !== b.is_dir ? (a.is_dir ? -1 : 1) : a.name < b.name ? 1 : a.name > b.name ? -1 : 0,
+  );
 }
 
 export function dirQuery(id: string, path: string) {
@@ -132,7 +146,8 @@ export async function fetchFile(id: string, path: string): Promise<FileContent> 
     const data = res.data;
     return { kind: 'text', content: typeof data === 'string' ? data : (data?.content ?? '') };
   } catch (err) {
-    if (err instanceof ApiRequestError && /binary/i.test(err.errorText)) return { kind: 'binary', message: err.errorText };
+    if (err instanceof ApiRequestError && /binary/i.test(err.errorText))
+      return { kind: 'binary', message: err.errorText };
     throw err;
   }
 }
@@ -149,7 +164,8 @@ export function useFileContent(id: string, path: string | null) {
 
 export function useFileMutations(id: string) {
   const qc = useQueryClient();
-  const refresh = () => qc.invalidateQueries({ queryKey: spiderKeys.files(id) });
+  // Listings only: the open file's text lives in the editor and is not refetched behind its back.
+  const refresh = () => qc.invalidateQueries({ queryKey: [...spiderKeys.files(id), 'dir'] });
   return {
     refresh,
     save: (path: string, content: string) => api.post(`/spiders/${id}/file`, { path, content }),

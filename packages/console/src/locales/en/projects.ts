@@ -21,6 +21,10 @@ export default {
   spiderCountHint: 'Click the card to list its spiders',
   submitErrors: 'Unable to submit because of some errors',
   fields: { name: 'Name', description: 'Description', tags: 'Tags' },
-  placeholders: { name: 'e.g. News sites', description: 'What these spiders are for', tags: 'Type a tag and press Enter' },
+  placeholders: {
+    name: 'e.g. News sites',
+    description: 'What these spiders are for',
+    tags: 'Type a tag and press Enter',
+  },
   rules: { nameRequired: 'Please enter the project name' },
 };

@@ -21,7 +21,12 @@ export default function ProjectFormModal({ open, project, onClose }: Props) {
   useEffect(() => {
     if (!open) return;
     form.resetFields();
-    if (project) form.setFieldsValue({ name: project.name, description: project.description, tags: project.tags ?? project.tag ?? [] });
+    if (project)
+      form.setFieldsValue({
+        name: project.name,
+        description: project.description,
+        tags: project.tags ?? project.tag ?? [],
+      });
   }, [open, project, form]);
 
   const onOk = async () => {
@@ -32,7 +37,10 @@ export default function ProjectFormModal({ open, project, onClose }: Props) {
       void message.error(t('projects:submitErrors'));
       return;
     }
-    await save.mutateAsync({ id: project?._id, form: { ...values, name: values.name.trim(), tags: values.tags ?? [] } });
+    await save.mutateAsync({
+      id: project?._id,
+      form: { ...values, name: values.name.trim(), tags: values.tags ?? [] },
+    });
     void message.success(t('projects:saved'));
     onClose();
   };
@@ -50,11 +58,19 @@ export default function ProjectFormModal({ open, project, onClose }: Props) {
       className="project-form-modal"
     >
       <Form form={form} layout="vertical" preserve={false}>
-        <Form.Item name="name" label={t('projects:fields.name')} rules={[{ required: true, whitespace: true, message: t('projects:rules.nameRequired') }, { max: 100 }]}>
+        <Form.Item
+          name="name"
+          label={t('projects:fields.name')}
+          rules={[{ required: true, whitespace: true, message: t('projects:rules.nameRequired') }, { max: 100 }]}
+        >
           <Input placeholder={t('projects:placeholders.name')} maxLength={100} autoFocus data-testid="project-name" />
         </Form.Item>
         <Form.Item name="description" label={t('projects:fields.description')}>
-          <Input.TextArea placeholder={t('projects:placeholders.description')} autoSize={{ minRows: 3, maxRows: 6 }} maxLength={1000} />
+          <Input.TextArea
+            placeholder={t('projects:placeholders.description')}
+            autoSize={{ minRows: 3, maxRows: 6 }}
+            maxLength={1000}
+          />
         </Form.Item>
         <Form.Item name="tags" label={t('projects:fields.tags')}>
           <Select

@@ -38,7 +38,8 @@ export default function ImportModal({ open, onClose }: Props) {
       void message.success(t('spiders:import.done'));
       onClose();
     } catch (err) {
-      const text = err instanceof ApiRequestError ? `${err.status ? `${err.status}: ` : ''}${err.errorText}` : String(err);
+      const text =
+        err instanceof ApiRequestError ? `${err.status ? `${err.status}: ` : ''}${err.errorText}` : String(err);
       setError(text || t('common:fetchError'));
     }
   };
@@ -69,7 +70,15 @@ export default function ImportModal({ open, onClose }: Props) {
         >
           <Input placeholder="https://github.com/owner/repo" data-testid="import-url" />
         </Form.Item>
-        {error && <Alert type="error" showIcon message={t('spiders:import.failed')} description={error} data-testid="import-error" />}
+        {error && (
+          <Alert
+            type="error"
+            showIcon
+            message={t('spiders:import.failed')}
+            description={error}
+            data-testid="import-error"
+          />
+        )}
       </Form>
     </Modal>
   );

@@ -7,6 +7,7 @@ import { useProjects } from '../../projects/api.ts';
 import { useCreateSpider } from '../api.ts';
 import type { Spider, SpiderForm, SpiderType } from '../types.ts';
 import ZipDragger from './ZipDragger.tsx';
+import TourFor from '../../tours/TourFor.tsx';
 
 export const SPIDER_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
 
@@ -51,7 +52,8 @@ export default function SpiderAddModal({ open, defaultProjectId, onClose, onCrea
 
   const onValuesChange = (changed: Partial<Values>) => {
     if ('col' in changed) colTouched.current = !!changed.col;
-    if ('name' in changed && !colTouched.current) form.setFieldValue('col', changed.name ? `results_${changed.name}` : '');
+    if ('name' in changed && !colTouched.current)
+      form.setFieldValue('col', changed.name ? `results_${changed.name}` : '');
   };
 
   const onOk = async () => {
@@ -98,12 +100,15 @@ export default function SpiderAddModal({ open, defaultProjectId, onClose, onCrea
       maskClosable={!create.isPending}
       destroyOnHidden
       className="spider-add-modal"
+      okButtonProps={{ 'data-tour': 'spider-add-submit' }}
     >
       <Form form={form} layout="vertical" onValuesChange={onValuesChange} preserve={false}>
+        <TourFor name="spider-list-add" />
         <Row gutter={16}>
           <Col span={12}>
             <Form.Item
               name="name"
+              data-tour="spider-add-name"
               label={t('spiders:fields.name')}
               tooltip={t('spiders:hints.name')}
               rules={[
@@ -116,12 +121,16 @@ export default function SpiderAddModal({ open, defaultProjectId, onClose, onCrea
             </Form.Item>
           </Col>
           <Col span={12}>
-            <Form.Item name="display_name" label={t('spiders:fields.displayName')}>
-              <Input placeholder={t('spiders:placeholders.displayName')} maxLength={200} data-testid="spider-display-name" />
+            <Form.Item name="display_name" data-tour="spider-add-display-name" label={t('spiders:fields.displayName')}>
+              <Input
+                placeholder={t('spiders:placeholders.displayName')}
+                maxLength={200}
+                data-testid="spider-display-name"
+              />
             </Form.Item>
           </Col>
         </Row>
-        <Form.Item name="type" label={t('spiders:fields.type')} rules={[{ required: true }]}>
+        <Form.Item name="type" data-tour="spider-add-type" label={t('spiders:fields.type')} rules={[{ required: true }]}>
           <Radio.Group optionType="button" buttonStyle="solid" data-testid="spider-type">
             <Radio.Button value="customized">{t('spiders:types.customized')}</Radio.Button>
             <Radio.Button value="configurable">{t('spiders:types.configurable')}</Radio.Button>
@@ -131,6 +140,7 @@ export default function SpiderAddModal({ open, defaultProjectId, onClose, onCrea
           <Col span={12}>
             <Form.Item
               name="cmd"
+              data-tour="spider-add-cmd"
               label={t('spiders:fields.cmd')}
               rules={[{ required: type !== 'configurable', whitespace: true, message: t('spiders:rules.cmdRequired') }]}
             >
@@ -138,14 +148,14 @@ export default function SpiderAddModal({ open, defaultProjectId, onClose, onCrea
             </Form.Item>
           </Col>
           <Col span={12}>
-            <Form.Item name="col" label={t('spiders:fields.col')} tooltip={t('spiders:hints.col')}>
+            <Form.Item name="col" data-tour="spider-add-col" label={t('spiders:fields.col')} tooltip={t('spiders:hints.col')}>
               <Input placeholder="results_<name>" className="mono-input" data-testid="spider-col" />
             </Form.Item>
           </Col>
         </Row>
         <Row gutter={16}>
           <Col span={12}>
-            <Form.Item name="project_id" label={t('spiders:fields.project')}>
+            <Form.Item name="project_id" data-tour="spider-add-project" label={t('spiders:fields.project')}>
               <Select
                 allowClear
                 showSearch
@@ -158,12 +168,23 @@ export default function SpiderAddModal({ open, defaultProjectId, onClose, onCrea
             </Form.Item>
           </Col>
           <Col span={12}>
-            <Form.Item name="is_public" label={t('spiders:fields.isPublic')} valuePropName="checked" tooltip={t('spiders:hints.isPublic')}>
+            <Form.Item
+              name="is_public"
+              data-tour="spider-add-public"
+              label={t('spiders:fields.isPublic')}
+              valuePropName="checked"
+              tooltip={t('spiders:hints.isPublic')}
+            >
               <Switch data-testid="spider-public" />
             </Form.Item>
           </Col>
         </Row>
-        <Form.Item label={t('spiders:fields.files')} tooltip={t('spiders:hints.files')} style={{ marginBottom: error ? 12 : 0 }}>
+        <Form.Item
+          data-tour="spider-add-files"
+          label={t('spiders:fields.files')}
+          tooltip={t('spiders:hints.files')}
+          style={{ marginBottom: error ? 12 : 0 }}
+        >
           <ZipDragger file={file} onChange={setFile} progress={progress} disabled={create.isPending} />
         </Form.Item>
         {error && <Alert type="error" showIcon message={error} data-testid="spider-add-error" />}

@@ -47,8 +47,15 @@ export default function ZipDragger({ file, onChange, progress, disabled }: Props
       </Upload.Dragger>
       {progress !== null && (
         <div className="zip-progress">
-          <Typography.Text type="secondary">{progress < 100 ? t('upload.uploading') : t('upload.processing')}</Typography.Text>
-          <Progress percent={progress} size="small" status={progress < 100 ? 'active' : 'normal'} data-testid="upload-progress" />
+          <Typography.Text type="secondary">
+            {progress < 100 ? t('upload.uploading') : t('upload.processing')}
+          </Typography.Text>
+          <Progress
+            percent={progress}
+            size="small"
+            status={progress < 100 ? 'active' : 'normal'}
+            data-testid="upload-progress"
+          />
         </div>
       )}
     </div>

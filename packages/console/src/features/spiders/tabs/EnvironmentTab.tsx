@@ -13,7 +13,10 @@ export default function EnvironmentTab({ spider }: SpiderTabProps) {
   const { message } = App.useApp();
   const [form] = Form.useForm<{ envs: SpiderEnv[] }>();
   const update = useUpdateSpider(spider._id);
-  const initial = useMemo(() => ({ envs: (spider.envs ?? []).map((e) => ({ name: e.name, value: e.value })) }), [spider.envs]);
+  const initial = useMemo(
+    () => ({ envs: (spider.envs ?? []).map((e) => ({ name: e.name, value: e.value })) }),
+    [spider.envs],
+  );
 
   useEffect(() => {
     form.setFieldsValue(initial);
@@ -37,7 +40,12 @@ export default function EnvironmentTab({ spider }: SpiderTabProps) {
       <Typography.Paragraph type="secondary" className="spider-env-hint">
         {t('spiders:env.hint')}
       </Typography.Paragraph>
-      <Form form={form} initialValues={initial} onFinish={() => void onSave().catch(() => undefined)} onFinishFailed={() => void message.error(t('spiders:submitErrors'))}>
+      <Form
+        form={form}
+        initialValues={initial}
+        onFinish={() => void onSave().catch(() => undefined)}
+        onFinishFailed={() => void message.error(t('spiders:submitErrors'))}
+      >
         <Form.List name="envs">
           {(fields, { add, remove }) => (
             <>
@@ -64,7 +72,8 @@ export default function EnvironmentTab({ spider }: SpiderTabProps) {
                           ({ getFieldValue }) => ({
                             validator: async (_, value: string) => {
                               const names = ((getFieldValue('envs') as SpiderEnv[]) ?? []).map((e) => e?.name?.trim());
-                              if (value && names.filter((n) => n === value.trim()).length > 1) throw new Error(t('spiders:env.duplicate'));
+                              if (value && names.filter((n) => n === value.trim()).length > 1)
+                                throw new Error(t('spiders:env.duplicate'));
                             },
                           }),
                         ]}
@@ -72,9 +81,19 @@ export default function EnvironmentTab({ spider }: SpiderTabProps) {
                         <Input className="mono-input" placeholder="API_KEY" data-testid="env-name" />
                       </Form.Item>
                       <Form.Item name={[field.name, 'value']}>
-                        <Input className="mono-input" placeholder={t('spiders:env.valuePlaceholder')} data-testid="env-value" />
+                        <Input
+                          className="mono-input"
+                          placeholder={t('spiders:env.valuePlaceholder')}
+                          data-testid="env-value"
+                        />
                       </Form.Item>
-                      <Button type="text" danger icon={<DeleteOutlined />} onClick={() => remove(field.name)} aria-label={t('spiders:env.remove')} />
+                      <Button
+                        type="text"
+                        danger
+                        icon={<DeleteOutlined />}
+                        onClick={() => remove(field.name)}
+                        aria-label={t('spiders:env.remove')}
+                      />
                     </div>
                   ))}
                 </div>
@@ -83,7 +102,13 @@ export default function EnvironmentTab({ spider }: SpiderTabProps) {
                 <Button icon={<PlusOutlined />} onClick={() => add({ name: '', value: '' })} data-testid="env-add">
                   {t('spiders:env.add')}
                 </Button>
-                <Button type="primary" htmlType="submit" icon={<SaveOutlined />} loading={update.isPending} data-testid="env-save">
+                <Button
+                  type="primary"
+                  htmlType="submit"
+                  icon={<SaveOutlined />}
+                  loading={update.isPending}
+                  data-testid="env-save"
+                >
                   {t('common:save')}
                 </Button>
               </Space>

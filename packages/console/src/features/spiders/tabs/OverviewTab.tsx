@@ -104,14 +104,16 @@ export default function OverviewTab({ spider }: SpiderTabProps) {
   return (
     <div className="spider-overview">
       <Descriptions size="small" column={{ xs: 1, md: 3 }} className="spider-overview-meta">
-        <Descriptions.Item label={t('spiders:fields.owner')}>{spider.owner || spider.owner_id || '-'}</Descriptions.Item>
+        <Descriptions.Item label={t('spiders:fields.owner')}>
+          {spider.owner || spider.owner_id || '-'}
+        </Descriptions.Item>
         <Descriptions.Item label={t('spiders:fields.createTs')}>{fmt(spider.create_ts)}</Descriptions.Item>
         <Descriptions.Item label={t('spiders:fields.updateTs')}>{fmt(spider.update_ts)}</Descriptions.Item>
       </Descriptions>
       <Form<Values>
         form={form}
         layout="vertical"
-       
+
         initialValues={initial}
         onFinish={() => void onSave().catch(() => undefined)}
         onFinishFailed={() => void message.error(t('spiders:submitErrors'))}
@@ -163,13 +165,21 @@ export default function OverviewTab({ spider }: SpiderTabProps) {
             <Form.Item
               name="cmd"
               label={t('spiders:fields.cmd')}
-              rules={[{ required: type !== 'configurable', whitespace: true, message: t('spiders:rules.cmdRequired') }, { max: 4000 }]}
+              rules={[
+                { required: type !== 'configurable', whitespace: true, message: t('spiders:rules.cmdRequired') },
+                { max: 4000 },
+              ]}
             >
               <Input className="mono-input" placeholder={t('spiders:placeholders.cmd')} data-testid="overview-cmd" />
             </Form.Item>
           </Col>
           <Col xs={24} md={12}>
-            <Form.Item name="src" label={t('spiders:fields.src')} tooltip={t('spiders:hints.src')} rules={[{ max: 1000 }]}>
+            <Form.Item
+              name="src"
+              label={t('spiders:fields.src')}
+              tooltip={t('spiders:hints.src')}
+              rules={[{ max: 1000 }]}
+            >
               <Input className="mono-input" />
             </Form.Item>
           </Col>
@@ -190,12 +200,22 @@ export default function OverviewTab({ spider }: SpiderTabProps) {
         </Divider>
         <Row gutter={24}>
           <Col xs={24} md={12}>
-            <Form.Item name="col" label={t('spiders:fields.col')} tooltip={t('spiders:hints.col')} rules={[{ max: 200 }]}>
+            <Form.Item
+              name="col"
+              label={t('spiders:fields.col')}
+              tooltip={t('spiders:hints.col')}
+              rules={[{ max: 200 }]}
+            >
               <Input className="mono-input" placeholder={`results_${spider.name}`} />
             </Form.Item>
           </Col>
           <Col xs={24} md={12}>
-            <Form.Item name="is_dedup" label={t('spiders:fields.isDedup')} valuePropName="checked" tooltip={t('spiders:hints.dedup')}>
+            <Form.Item
+              name="is_dedup"
+              label={t('spiders:fields.isDedup')}
+              valuePropName="checked"
+              tooltip={t('spiders:hints.dedup')}
+            >
               <Switch data-testid="overview-dedup" />
             </Form.Item>
           </Col>
@@ -205,9 +225,16 @@ export default function OverviewTab({ spider }: SpiderTabProps) {
                 <Form.Item
                   name="dedup_field"
                   label={t('spiders:fields.dedupField')}
-                  rules={[{ required: true, whitespace: true, message: t('spiders:rules.dedupFieldRequired') }, { max: 200 }]}
+                  rules={[
+                    { required: true, whitespace: true, message: t('spiders:rules.dedupFieldRequired') },
+                    { max: 200 },
+                  ]}
                 >
-                  <Input className="mono-input" placeholder={t('spiders:placeholders.dedupField')} data-testid="overview-dedup-field" />
+                  <Input
+                    className="mono-input"
+                    placeholder={t('spiders:placeholders.dedupField')}
+                    data-testid="overview-dedup-field"
+                  />
                 </Form.Item>
               </Col>
               <Col xs={24} md={12}>
@@ -248,7 +275,11 @@ export default function OverviewTab({ spider }: SpiderTabProps) {
               extra={spider.git_password_set ? t('spiders:hints.gitPasswordSet') : undefined}
               rules={[{ max: 1000 }]}
             >
-              <Input.Password placeholder={spider.git_password_set ? '••••' : ''} autoComplete="new-password" data-testid="overview-git-password" />
+              <Input.Password
+                placeholder={spider.git_password_set ? '••••' : ''}
+                autoComplete="new-password"
+                data-testid="overview-git-password"
+              />
             </Form.Item>
           </Col>
           <Col xs={24} md={12}>
@@ -262,7 +293,13 @@ export default function OverviewTab({ spider }: SpiderTabProps) {
             {t('spiders:hints.saveOverview')}
           </Typography.Text>
           <Button onClick={() => form.setFieldsValue(initial)}>{t('spiders:reset')}</Button>
-          <Button type="primary" htmlType="submit" icon={<SaveOutlined />} loading={update.isPending} data-testid="overview-save">
+          <Button
+            type="primary"
+            htmlType="submit"
+            icon={<SaveOutlined />}
+            loading={update.isPending}
+            data-testid="overview-save"
+          >
             {t('common:save')}
           </Button>
         </div>
