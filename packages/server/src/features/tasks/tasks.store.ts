@@ -1,5 +1,5 @@
 import { isErrorLine, type ShipBatch } from '@crawldeck/shared';
-import type { Kysely, Selectable, Transaction } from 'kysely';
+import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
 import type { DB } from '../../store/schema.ts';
 import type { Engine } from '../../store/db.ts';
 import type { LogEvent } from './runtime.ts';
@@ -8,8 +8,6 @@ export type TaskRow = Selectable<DB['tasks']>;
 
 /** Longest stored log line: the node cuts at 64 KiB (+ marker); this guards the store against any other client. */
 export const MAX_LINE_CHARS = 64 * 1024 + 1024;
-/** Rows per INSERT: well under SQLite's 32766 and PostgreSQL's 65535 bound parameters. */
-const INSERT_CHUNK = 4000;
 
 export function getTask(db: Kysely<DB>, id: string) {
   return db.selectFrom('tasks').selectAll().where('id', '=', id).executeTakeFirst();
@@ -37,7 +35,14 @@ export async function ingestLogs(db: Kysely<DB>, engine: Engine, taskId: string,
       const msg = raw.length > MAX_LINE_CHARS ? raw.slice(0, MAX_LINE_CHARS) + ` … [line cut: ${raw.length} chars]` : raw;
       return { task_id: taskId, line_no: stored + i + 1, msg, is_error: isErrorLine(msg) ? 1 : 0 };
     });
-    for (let i = 0; i < rows.length; i += INSERT_CHUNK) await trx.insertInto('task_logs').values(rows.slice(i, i + INSERT_CHUNK)).execute();
+    // One statement with the lines as one array parameter: no per-row parameters to bind or SQL to compile.
+    if (engine === 'postgres') {
+      await sql`INSERT INTO task_logs (task_id, line_no, msg, is_error)
+        SELECT ${taskId}, ${stored}::int + x.ord::int, x.m, x.f FROM unnest(${rows.map((r) => r.msg)}::text[], ${rows.map((r) => r.is_error)}::int[]) WITH ORDINALITY AS x(m, f, ord)`.execute(trx);
+    } else {
+      await sql`INSERT INTO task_logs (task_id, line_no, msg, is_error)
+        SELECT ${taskId}, ${stored} + key + 1, json_extract(value, '$[0]'), json_extract(value, '$[1]') FROM json_each(${JSON.stringify(rows.map((r) => [r.msg, r.is_error]))})`.execute(trx);
+    }
     const errors = rows.reduce((n, r) => n + r.is_error, 0);
     await trx
       .updateTable('tasks')
@@ -108,19 +113,24 @@ export async function ingestItems(
       rows.push(row);
     }
     let stored = 0;
-    for (let i = 0; i < rows.length; i += INSERT_CHUNK / 2) {
-      const chunk = rows.slice(i, i + INSERT_CHUNK / 2);
-      let q = trx.insertInto('results').values(chunk);
-      if (dedup.isDedup && dedup.field) {
-        q =
-          dedup.method === 'overwrite'
-            ? q.onConflict((oc) =>
-                oc.columns(['collection', 'dedup_key']).doUpdateSet((eb) => ({ data: eb.ref('excluded.data'), task_id: eb.ref('excluded.task_id'), create_ts: eb.ref('excluded.create_ts') })),
-              )
-            : q.onConflict((oc) => oc.columns(['collection', 'dedup_key']).doNothing());
-      }
-      const res = await q.returning('id').execute();
-      stored += res.length;
+    if (rows.length) {
+      const dedupOn = dedup.isDedup && !!dedup.field;
+      const conflict = !dedupOn
+        ? sql``
+        : dedup.method === 'overwrite'
+          ? sql`ON CONFLICT (collection, dedup_key) DO UPDATE SET data = excluded.data, task_id = excluded.task_id, create_ts = excluded.create_ts`
+          : sql`ON CONFLICT (collection, dedup_key) DO NOTHING`;
+      // One statement, the rows as one array parameter (see ingestLogs); ids follow the array order.
+      const res =
+        engine === 'postgres'
+          ? await sql<{ id: number }>`INSERT INTO results (collection, task_id, spider_id, dedup_key, data, create_ts)
+              SELECT ${dedup.collection}, ${taskId}, ${t.spider_id}, x.k, x.d, ${now}::bigint
+              FROM unnest(${rows.map((r) => r.dedup_key)}::text[], ${rows.map((r) => r.data)}::text[]) WITH ORDINALITY AS x(k, d, ord)
+              ORDER BY x.ord ${conflict} RETURNING id`.execute(trx)
+          : await sql<{ id: number }>`INSERT INTO results (collection, task_id, spider_id, dedup_key, data, create_ts)
+              SELECT ${dedup.collection}, ${taskId}, ${t.spider_id}, json_extract(value, '$[0]'), json_extract(value, '$[1]'), ${now}
+              FROM json_each(${JSON.stringify(rows.map((r) => [r.dedup_key, r.data]))}) WHERE true ${conflict} RETURNING id`.execute(trx);
+      stored = res.rows.length;
     }
     skipped += rows.length - stored;
     await trx
