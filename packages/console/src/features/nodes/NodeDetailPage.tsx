@@ -1,30 +1,162 @@
-// Placeholder screen: the spec's tabs with empty panels until the feature lands (replace this whole file).
-import { Card, Empty, Tabs, Typography } from 'antd';
+/**
+ * /nodes/{id}: Overview (information + edit form), Installation (executables found on the node), Monitor (CPU,
+ * memory, disk over time), Network (graph of all nodes, this one outlined) and the node's tasks (spec §2).
+ */
+import { useEffect, useState } from 'react';
+import { Button, Card, Descriptions, Result, Skeleton, Space, Tabs, Typography } from 'antd';
+import { ArrowLeftOutlined } from '@ant-design/icons';
+import { useLocation, useNavigate, useParams } from 'react-router';
 import { useTranslation } from 'react-i18next';
-import { useParams } from 'react-router';
+import { TASK_PAGE_SIZE } from '@crawldeck/shared';
+import { useUserStore } from '../../app/stores/user.ts';
+import { useOwnerTasks, useTaskEvents } from '../tasks/api.ts';
+import { formatTs } from '../tasks/format.ts';
+import TaskTable from '../tasks/components/TaskTable.tsx';
+import { useNode, useNodes } from './api.ts';
+import NodeStatusTag, { NodeTypeTag } from './components/NodeStatusTag.tsx';
+import NodeForm from './components/NodeForm.tsx';
+import InstallationPanel from './components/InstallationPanel.tsx';
+import MonitorCharts from './components/MonitorCharts.tsx';
+import NetworkGraph from './components/NetworkGraph.tsx';
+import '../tasks/tasks.css';
+import './nodes.css';
 
-const TABS = ['overview', 'installation', 'monitor', 'network'] as const;
+const TABS = ['overview', 'installation', 'monitor', 'network', 'tasks'] as const;
+type Tab = (typeof TABS)[number];
+
+function parseTab(search: string): Tab {
+  const v = new URLSearchParams(search).get('tab');
+  return (TABS as readonly string[]).includes(v ?? '') ? (v as Tab) : 'overview';
+}
+
+function NodeTasks({ nodeId, active }: { nodeId: string; active: boolean }) {
+  const [page, setPage] = useState(1);
+  const tasks = useOwnerTasks('node', nodeId, page, active);
+  return (
+    <TaskTable rows={tasks.data?.list ?? []} total={tasks.data?.total ?? 0} page={page} pageSize={TASK_PAGE_SIZE} onPage={setPage} loading={tasks.isLoading} hide={['node']} testId="node-task-table" />
+  );
+}
 
 export default function NodeDetailPage() {
-  const { t } = useTranslation(['route', 'placeholder']);
-  const { id } = useParams();
-  return (
-    <div className="app-page" data-page="nodeDetail">
-      <div className="app-page-header">
-        <Typography.Title level={4} className="app-page-title">
-          {t('route:nodeDetail')}
-        </Typography.Title>
-        <Typography.Text type="secondary" className="app-page-subtitle">
-          {t('placeholder:id')}: {id}
-        </Typography.Text>
+  const { t } = useTranslation(['nodes', 'route']);
+  const { id = '' } = useParams();
+  const location = useLocation();
+  const navigate = useNavigate();
+  const active = location.pathname === `/nodes/${id}`;
+  const isAdmin = useUserStore((s) => s.role) === 'admin';
+  const node = useNode(id, active);
+  const [tab, setTab] = useState<Tab>(() => parseTab(location.search));
+  useEffect(() => {
+    if (active) setTab(parseTab(location.search));
+  }, [active, location.search]);
+  const all = useNodes(active && tab === 'network');
+  useTaskEvents(active);
+
+  const selectTab = (key: string) => {
+    setTab(key as Tab);
+    const params = new URLSearchParams(location.search);
+    params.set('tab', key);
+    navigate({ pathname: location.pathname, search: `?${params.toString()}` }, { replace: true });
+  };
+
+  if (node.isLoading) {
+    return (
+      <div className="app-page" data-page="nodeDetail">
+        <Card>
+          <Skeleton active paragraph={{ rows: 8 }} />
+        </Card>
       </div>
-      <Card>
+    );
+  }
+  if (!node.data) {
+    return (
+      <div className="app-page" data-page="nodeDetail">
+        <Card>
+          <Result
+            status="404"
+            title={t('nodes:detail.notFound')}
+            extra={
+              <Button type="primary" onClick={() => navigate('/nodes')}>
+                {t('nodes:detail.backToList')}
+              </Button>
+            }
+          />
+        </Card>
+      </div>
+    );
+  }
+  const n = node.data;
+  const si = n.systemInfo;
+
+  return (
+    <div className="app-page node-detail-page" data-page="nodeDetail">
+      <div className="node-detail-header">
+        <Button type="text" icon={<ArrowLeftOutlined />} onClick={() => navigate('/nodes')} aria-label={t('nodes:detail.backToList')} />
+        <Typography.Title level={4} className="app-page-title" data-testid="node-title">
+          {n.name}
+        </Typography.Title>
+        <Space size={4}>
+          <NodeTypeTag type={n.type} />
+          <NodeStatusTag status={n.status} />
+        </Space>
+      </div>
+      <Card styles={{ body: { paddingTop: 4 } }}>
         <Tabs
-          items={TABS.map((tab) => ({
-            key: tab,
-            label: t(`placeholder:nodeDetail.tabs.${tab}`),
-            children: <Empty description={t('placeholder:tabNotAvailable', { tab: t(`placeholder:nodeDetail.tabs.${tab}`) })} />,
-          }))}
+          activeKey={tab}
+          onChange={selectTab}
+          className="node-detail-tabs"
+          items={[
+            {
+              key: 'overview',
+              label: <span data-testid="tab-overview">{t('nodes:detail.tabs.overview')}</span>,
+              children: (
+                <div className="node-overview">
+                  <Descriptions bordered size="small" column={1} data-testid="node-overview">
+                    <Descriptions.Item label={t('nodes:fields.id')}>
+                      <Typography.Text copyable className="mono">
+                        {n._id}
+                      </Typography.Text>
+                    </Descriptions.Item>
+                    <Descriptions.Item label={t('nodes:fields.type')}>
+                      <NodeTypeTag type={n.type} />
+                    </Descriptions.Item>
+                    <Descriptions.Item label={t('nodes:fields.status')}>
+                      <NodeStatusTag status={n.status} />
+                    </Descriptions.Item>
+                    <Descriptions.Item label={t('nodes:fields.ip')}>{n.ip || '-'}</Descriptions.Item>
+                    <Descriptions.Item label={t('nodes:fields.hostname')}>{si?.hostname || '-'}</Descriptions.Item>
+                    <Descriptions.Item label={t('nodes:fields.os')}>{si ? `${si.os} / ${si.arch}` : '-'}</Descriptions.Item>
+                    <Descriptions.Item label={t('nodes:fields.cpus')}>{si?.num_cpu ?? '-'}</Descriptions.Item>
+                    <Descriptions.Item label={t('nodes:fields.running')}>
+                      {n.running} / {n.max_runners}
+                    </Descriptions.Item>
+                    <Descriptions.Item label={t('nodes:fields.lastSeen')}>{formatTs(n.last_seen_ts)}</Descriptions.Item>
+                    <Descriptions.Item label={t('nodes:fields.createTs')}>{formatTs(n.create_ts)}</Descriptions.Item>
+                  </Descriptions>
+                  <div>
+                    {!isAdmin && <Typography.Paragraph type="secondary">{t('nodes:adminOnly')}</Typography.Paragraph>}
+                    <NodeForm node={n} readOnly={!isAdmin} />
+                  </div>
+                </div>
+              ),
+            },
+            { key: 'installation', label: <span data-testid="tab-installation">{t('nodes:detail.tabs.installation')}</span>, children: <InstallationPanel node={n} /> },
+            {
+              key: 'monitor',
+              label: <span data-testid="tab-monitor">{t('nodes:detail.tabs.monitor')}</span>,
+              children: <MonitorCharts nodeId={n._id} active={active && tab === 'monitor'} />,
+            },
+            {
+              key: 'network',
+              label: <span data-testid="tab-network">{t('nodes:detail.tabs.network')}</span>,
+              children: <NetworkGraph nodes={all.data ?? [n]} highlight={n._id} />,
+            },
+            {
+              key: 'tasks',
+              label: <span data-testid="tab-tasks">{t('nodes:detail.tabs.tasks')}</span>,
+              children: <NodeTasks nodeId={n._id} active={active && tab === 'tasks'} />,
+            },
+          ]}
         />
       </Card>
     </div>

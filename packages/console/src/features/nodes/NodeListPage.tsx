@@ -1,17 +1,217 @@
-// Placeholder screen: an honest empty state until the feature lands (replace this whole file).
-import { Card, Empty, Typography } from 'antd';
+/**
+ * /nodes: the master and workers with type, status, address, system info, running tasks, enabled and last
+ * heartbeat; 'How to add a node' for admins (spec §1: never added from the console); edit; delete offline
+ * workers; a Network view (ECharts graph).
+ */
+import { useState } from 'react';
+import { App, Button, Card, Form, Modal, Segmented, Space, Table, Tag, Tooltip, Typography } from 'antd';
+import type { TableProps } from 'antd';
+import { ApartmentOutlined, DeleteOutlined, EditOutlined, EyeOutlined, ReloadOutlined, TableOutlined } from '@ant-design/icons';
+import { Link, useLocation, useNavigate } from 'react-router';
 import { useTranslation } from 'react-i18next';
+import type { NodeEditBody, NodeInfo } from '@crawldeck/shared';
+import { useUserStore } from '../../app/stores/user.ts';
+import { useTaskEvents } from '../tasks/api.ts';
+import { formatTs } from '../tasks/format.ts';
+import { useDeleteNode, useNodes } from './api.ts';
+import NodeStatusTag, { NodeTypeTag } from './components/NodeStatusTag.tsx';
+import JoinPanel from './components/JoinPanel.tsx';
+import NetworkGraph from './components/NetworkGraph.tsx';
+import { NodeFormFields, useNodeForm, useSaveNode } from './components/NodeForm.tsx';
+import './nodes.css';
+
+function EditModal({ node, onClose }: { node: NodeInfo | null; onClose(): void }) {
+  const { t } = useTranslation(['nodes', 'common']);
+  const form = useNodeForm(node);
+  const { save, pending } = useSaveNode(node?._id ?? '');
+  return (
+    <Modal
+      open={!!node}
+      title={t('nodes:editTitle')}
+      onCancel={onClose}
+      okText={t('common:save')}
+      cancelText={t('common:cancel')}
+      confirmLoading={pending}
+      className="node-edit-modal"
+      forceRender
+      onOk={async () => {
+        const v = await form.validateFields();
+        await save(v as NodeEditBody);
+        onClose();
+      }}
+    >
+      <Form form={form} layout="vertical">
+        <NodeFormFields />
+      </Form>
+    </Modal>
+  );
+}
 
 export default function NodeListPage() {
-  const { t } = useTranslation(['route', 'placeholder']);
+  const { t } = useTranslation(['nodes', 'route', 'common']);
+  const { modal, message } = App.useApp();
+  const navigate = useNavigate();
+  const location = useLocation();
+  const active = location.pathname === '/nodes';
+  const isAdmin = useUserStore((s) => s.role) === 'admin';
+  const nodes = useNodes(active);
+  const del = useDeleteNode();
+  const [view, setView] = useState<'table' | 'network'>('table');
+  const [editing, setEditing] = useState<NodeInfo | null>(null);
+  useTaskEvents(active);
+
+  const confirmDelete = (n: NodeInfo) =>
+    modal.confirm({
+      title: t('nodes:deleteTitle'),
+      content: t('nodes:deleteText', { name: n.name }),
+      okText: t('common:confirm'),
+      cancelText: t('common:cancel'),
+      okButtonProps: { danger: true, className: 'confirm-delete' },
+      onOk: async () => {
+        await del.mutateAsync(n._id);
+        void message.success(t('nodes:deleted'));
+      },
+    });
+
+  const columns: TableProps<NodeInfo>['columns'] = [
+    {
+      title: t('nodes:fields.name'),
+      dataIndex: 'name',
+      key: 'name',
+      render: (name: string, n) => (
+        <div className="node-name-cell">
+          <Link to={`/nodes/${n._id}`} className="node-link" data-node-id={n._id}>
+            {name}
+          </Link>
+          {n.description && <span className="node-desc">{n.description}</span>}
+        </div>
+      ),
+    },
+    { title: t('nodes:fields.type'), dataIndex: 'type', key: 'type', width: 110, render: (v: string) => <NodeTypeTag type={v} /> },
+    { title: t('nodes:fields.status'), dataIndex: 'status', key: 'status', width: 110, render: (v: string) => <NodeStatusTag status={v} /> },
+    {
+      title: `${t('nodes:fields.ip')} / ${t('nodes:fields.hostname')}`,
+      key: 'ip',
+      width: 190,
+      render: (_: unknown, n) => (
+        <div className="node-addr">
+          <span>{n.ip || '-'}</span>
+          {n.systemInfo?.hostname && <span className="node-desc">{n.systemInfo.hostname}</span>}
+        </div>
+      ),
+    },
+    {
+      title: t('nodes:fields.system'),
+      key: 'system',
+      width: 200,
+      render: (_: unknown, n) =>
+        n.systemInfo ? (
+          <Space size={4} wrap>
+            <Tag bordered={false}>{n.systemInfo.os}</Tag>
+            <Tag bordered={false}>{n.systemInfo.arch}</Tag>
+            <Tag bordered={false}>
+              {n.systemInfo.num_cpu} {t('nodes:fields.cpus')}
+            </Tag>
+          </Space>
+        ) : (
+          '-'
+        ),
+    },
+    {
+      title: t('nodes:fields.running'),
+      key: 'running',
+      width: 110,
+      align: 'right',
+      render: (_: unknown, n) => (
+        <span className="node-running">
+          {n.running} / {n.max_runners}
+        </span>
+      ),
+    },
+    {
+      title: t('nodes:fields.enabled'),
+      dataIndex: 'enabled',
+      key: 'enabled',
+      width: 80,
+      render: (v: boolean) => <Tag color={v ? 'blue' : 'default'}>{v ? t('nodes:yes') : t('nodes:no')}</Tag>,
+    },
+    { title: t('nodes:fields.lastSeen'), dataIndex: 'last_seen_ts', key: 'last_seen_ts', width: 170, render: formatTs },
+    {
+      title: t('nodes:actions'),
+      key: 'actions',
+      width: 120,
+      fixed: 'right',
+      render: (_: unknown, n) => {
+        const deletable = n.type === 'worker' && n.status === 'offline';
+        return (
+          <Space size={0}>
+            <Tooltip title={t('nodes:view')}>
+              <Button type="text" size="small" icon={<EyeOutlined />} onClick={() => navigate(`/nodes/${n._id}`)} aria-label={t('nodes:view')} />
+            </Tooltip>
+            {isAdmin && (
+              <Tooltip title={t('nodes:edit')}>
+                <Button type="text" size="small" icon={<EditOutlined />} onClick={() => setEditing(n)} aria-label={t('nodes:edit')} className="node-edit" />
+              </Tooltip>
+            )}
+            {isAdmin && (
+              <Tooltip title={deletable ? t('nodes:delete') : t('nodes:deleteOnlyOffline')}>
+                <Button type="text" size="small" danger icon={<DeleteOutlined />} disabled={!deletable} onClick={() => confirmDelete(n)} aria-label={t('nodes:delete')} className="node-delete" />
+              </Tooltip>
+            )}
+          </Space>
+        );
+      },
+    },
+  ];
+
   return (
-    <div className="app-page" data-page="nodes">
-      <Typography.Title level={4} className="app-page-title">
-        {t('route:nodes')}
-      </Typography.Title>
+    <div className="app-page nodes-page" data-page="nodes">
+      <div className="app-page-header">
+        <Typography.Title level={4} className="app-page-title">
+          {t('route:nodes')}
+        </Typography.Title>
+        <Typography.Text type="secondary" className="app-page-subtitle">
+          {t('nodes:subtitle')}
+        </Typography.Text>
+      </div>
+      {isAdmin && <JoinPanel />}
       <Card>
-        <Empty description={t('placeholder:nodes.text')} />
+        <div className="nodes-toolbar">
+          <Segmented
+            value={view}
+            onChange={(v) => setView(v as 'table' | 'network')}
+            options={[
+              { value: 'table', label: t('nodes:views.table'), icon: <TableOutlined /> },
+              { value: 'network', label: t('nodes:views.network'), icon: <ApartmentOutlined /> },
+            ]}
+            data-testid="nodes-view"
+          />
+          <Space>
+            <Typography.Text type="secondary">{t('nodes:total', { count: nodes.data?.length ?? 0 })}</Typography.Text>
+            <Tooltip title={t('nodes:refresh')}>
+              <Button icon={<ReloadOutlined />} onClick={() => void nodes.refetch()} loading={nodes.isFetching} />
+            </Tooltip>
+          </Space>
+        </div>
+        {view === 'table' ? (
+          <Table<NodeInfo>
+            rowKey="_id"
+            size="middle"
+            columns={columns}
+            dataSource={nodes.data ?? []}
+            loading={nodes.isLoading || del.isPending}
+            pagination={false}
+            scroll={{ x: 1200 }}
+            data-testid="node-table"
+          />
+        ) : (
+          <>
+            <Typography.Paragraph type="secondary">{t('nodes:network.hint')}</Typography.Paragraph>
+            <NetworkGraph nodes={nodes.data ?? []} />
+          </>
+        )}
       </Card>
+      <EditModal node={editing} onClose={() => setEditing(null)} />
     </div>
   );
 }

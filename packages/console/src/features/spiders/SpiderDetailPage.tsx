@@ -20,6 +20,7 @@ import SchedulesTab from './tabs/SchedulesTab.tsx';
 import type { SpiderTabProps } from './tabs/types.ts';
 import './spiders.css';
 import TourFor from '../tours/TourFor.tsx';
+import { RunSpiderButton } from '../tasks/components/RunDialog.tsx';
 
 // The Files tab carries the CodeMirror editor: loaded only when first opened.
 const FilesTab = lazy(() => import('./tabs/FilesTab.tsx'));
@@ -125,6 +126,7 @@ export default function SpiderDetailPage() {
           {s.is_scrapy && <Tag color="green">Scrapy</Tag>}
           {s.git_url && <Tag color="orange">Git</Tag>}
         </Space>
+        <RunSpiderButton spiders={[s]} type="primary" style={{ marginLeft: 'auto' }} />
       </div>
       <Card className="spider-detail-card" styles={{ body: { paddingTop: 4 } }}>
         <Tabs

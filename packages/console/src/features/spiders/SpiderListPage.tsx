@@ -23,6 +23,7 @@ import ImportModal from './components/ImportModal.tsx';
 import type { Spider, SpiderListQuery, SpiderType } from './types.ts';
 import './spiders.css';
 import TourFor from '../tours/TourFor.tsx';
+import { RunSpiderButton } from '../tasks/components/RunDialog.tsx';
 
 const PAGE_SIZES = [10, 20, 50, 100];
 
@@ -149,10 +150,11 @@ export default function SpiderListPage() {
     {
       title: t('spiders:actions'),
       key: 'actions',
-      width: 150,
+      width: 210,
       fixed: 'right',
       render: (_, s) => (
         <Space size={4}>
+          <RunSpiderButton spiders={[s]} type="link" size="small" />
           <Button type="link" size="small" onClick={() => navigate(`/spiders/${s._id}`)}>
             {t('spiders:view')}
           </Button>
@@ -222,6 +224,7 @@ export default function SpiderListPage() {
             </Tooltip>
           </Space>
           <Space wrap size={8}>
+            {selected.length > 0 && <RunSpiderButton batch spiders={(spiders.data?.list ?? []).filter((x) => selected.includes(x._id))} />}
             {selected.length > 0 && (
               <Button
                 danger

@@ -1,0 +1,80 @@
+/** Network view (spec §2): ECharts graph with the master in the centre and the workers around it, by status. */
+import { useMemo } from 'react';
+import { Empty } from 'antd';
+import * as echarts from 'echarts/core';
+import { GraphChart } from 'echarts/charts';
+import { LegendComponent, TooltipComponent } from 'echarts/components';
+import { CanvasRenderer } from 'echarts/renderers';
+import { useTranslation } from 'react-i18next';
+import type { NodeInfo } from '@crawldeck/shared';
+import { EChart } from '../../home/components/EChart.tsx';
+import { NODE_STATUS_HEX } from './NodeStatusTag.tsx';
+
+echarts.use([GraphChart, TooltipComponent, LegendComponent, CanvasRenderer]);
+
+export default function NetworkGraph({ nodes, highlight, height = 460 }: { nodes: NodeInfo[]; highlight?: string; height?: number }) {
+  const { t } = useTranslation('nodes');
+  const option = useMemo(() => {
+    const masters = nodes.filter((n) => n.type === 'master');
+    const workers = nodes.filter((n) => n.type !== 'master');
+    const cx = 0;
+    const cy = 0;
+    const r = 200;
+    const statuses = ['online', 'unavailable', 'offline'];
+    const data = [
+      ...masters.map((n, i) => ({ n, x: cx + i * 60, y: cy, size: 64 })),
+      ...workers.map((n, i) => {
+        const a = (2 * Math.PI * i) / Math.max(workers.length, 1) - Math.PI / 2;
+        return { n, x: cx + r * Math.cos(a), y: cy + r * Math.sin(a), size: 44 };
+      }),
+    ].map(({ n, x, y, size }) => ({
+      id: n._id,
+      name: n.name,
+      x,
+      y,
+      symbolSize: size,
+      category: Math.max(0, statuses.indexOf(n.status)),
+      itemStyle: {
+        color: NODE_STATUS_HEX[n.status] ?? '#bfbfbf',
+        borderColor: n._id === highlight ? '#1677ff' : '#fff',
+        borderWidth: n._id === highlight ? 4 : 2,
+        shadowBlur: 8,
+        shadowColor: 'rgba(0,0,0,0.15)',
+      },
+      label: { show: true, position: 'bottom', formatter: `{b}\n{t|${t(`types.${n.type}`)}}`, rich: { t: { color: '#8c8c8c', fontSize: 11 } }, color: '#262626' },
+      value: `${t(`status.${n.status}`)} · ${n.ip || n.systemInfo?.hostname || ''}`,
+    }));
+    const hub = masters[0]?._id;
+    const links = hub
+      ? workers.map((w) => ({
+          source: hub,
+          target: w._id,
+          lineStyle: { color: w.status === 'offline' ? '#d9d9d9' : NODE_STATUS_HEX[w.status], type: w.status === 'offline' ? 'dashed' : 'solid', width: 2 },
+        }))
+      : [];
+    return {
+      tooltip: { formatter: (p: { dataType: string; name: string; value?: string }) => (p.dataType === 'node' ? `<b>${p.name}</b><br/>${p.value ?? ''}` : '') },
+      legend: { data: statuses.map((s) => t(`status.${s}`)), bottom: 0 },
+      series: [
+        {
+          type: 'graph',
+          layout: 'none',
+          roam: true,
+          data,
+          links,
+          categories: statuses.map((s) => ({ name: t(`status.${s}`), itemStyle: { color: NODE_STATUS_HEX[s] } })),
+          emphasis: { focus: 'adjacency' },
+          edgeSymbol: ['none', 'arrow'],
+          edgeSymbolSize: 6,
+        },
+      ],
+    };
+  }, [nodes, highlight, t]);
+
+  if (!nodes.length) return <Empty description={t('network.empty')} />;
+  return (
+    <div className="node-network" data-testid="node-network">
+      <EChart option={option} style={{ height, width: '100%' }} />
+    </div>
+  );
+}
