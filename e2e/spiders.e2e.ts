@@ -153,6 +153,9 @@ for (const lang of ['zh', 'en'] as const) {
     e2eTest(`${lang}: project, zip spider, files, environment, search, filter, delete`, async ({ page }) => {
       // The machine is shared by several engineers' test runs: allow slow answers.
       page.setDefaultTimeout(30_000);
+      // No guided tour over the screens (spec: the tutorial is off when enableTutorial is 0).
+      await page.goto(`${env.url}/login`);
+      await page.evaluate(() => localStorage.setItem('enableTutorial', '0'));
       await login(page, lang);
 
       // ---- a second spider without a project, so the project filter has something to exclude
@@ -179,6 +182,10 @@ for (const lang of ['zh', 'en'] as const) {
       await card.waitFor();
       await card.locator('.ant-tag', { hasText: 'news' }).waitFor();
       await shot(page, `projects-${lang}`);
+      // filter by tag
+      await pick(page, page.locator('.projects-toolbar .ant-select').first(), 'news');
+      await card.waitFor();
+      await page.locator('.projects-toolbar .ant-select-clear').first().click({ force: true });
 
       // ---- add a spider from a zip, into the project
       await menu(page, L.spiders);
@@ -325,6 +332,22 @@ for (const lang of ['zh', 'en'] as const) {
       await node('notes.txt').waitFor({ state: 'detached' });
       const afterDelete = await apiCall<{ path: string }[]>(page, 'GET', `/spiders/${spider._id}/dir?path=`);
       expect(afterDelete.data.map((e) => e.path)).not.toContain('notes.txt');
+
+      // ---- new folder, then a new file inside it (opens in the editor)
+      await page.locator('[data-testid=files-new-dir]').click();
+      await modal(page).locator('[data-testid=path-input]').fill('pkg');
+      await modal(page)
+        .getByRole('button', { name: label(L.ok) })
+        .click();
+      await node('pkg').waitFor();
+      await page.locator('[data-testid=files-new-file]').click(); // the new folder is selected
+      await modal(page).locator('[data-testid=path-input]').fill('extra.py');
+      await modal(page)
+        .getByRole('button', { name: label(L.ok) })
+        .click();
+      await node('pkg/extra.py').waitFor();
+      await expect.poll(() => page.locator('[data-testid=open-path]').innerText()).toBe('pkg/extra.py');
+      expect((await apiCall<string>(page, 'GET', `/spiders/${spider._id}/file?path=pkg/extra.py`)).status).toBe(200);
 
       // ---- environment variable
       await page.locator('[data-testid=tab-environment]').click();
