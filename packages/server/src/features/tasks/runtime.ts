@@ -138,6 +138,13 @@ export class TaskRuntime {
   /** Heartbeats stopped: the node is offline and its running tasks are abnormal. */
   private async markOffline(nodeId: string): Promise<void> {
     if (this.closed) return;
+    // Heartbeats reach whichever master the node is connected to and all of them update last_seen_ts: another
+    // master sharing the store may still be hearing from this node.
+    const seen = await this.db.selectFrom('nodes').select('last_seen_ts').where('id', '=', nodeId).executeTakeFirst();
+    if (!this.sessions.has(nodeId) && seen?.last_seen_ts != null && Date.now() - seen.last_seen_ts < this.offlineMs - 50) {
+      this.armOffline(nodeId);
+      return;
+    }
     const s = this.sessions.get(nodeId);
     if (s) {
       this.sessions.delete(nodeId);
