@@ -20,6 +20,7 @@ import MonitorCharts from './components/MonitorCharts.tsx';
 import NetworkGraph from './components/NetworkGraph.tsx';
 import '../tasks/tasks.css';
 import './nodes.css';
+import TourFor from '../tours/TourFor.tsx';
 
 const TABS = ['overview', 'installation', 'monitor', 'network', 'tasks'] as const;
 type Tab = (typeof TABS)[number];
@@ -90,9 +91,10 @@ export default function NodeDetailPage() {
 
   return (
     <div className="app-page node-detail-page" data-page="nodeDetail">
+      <TourFor name="node-detail" />
       <div className="node-detail-header">
         <Button type="text" icon={<ArrowLeftOutlined />} onClick={() => navigate('/nodes')} aria-label={t('nodes:detail.backToList')} />
-        <Typography.Title level={4} className="app-page-title" data-testid="node-title">
+        <Typography.Title level={4} className="app-page-title" data-testid="node-title" data-tour="node-detail-title">
           {n.name}
         </Typography.Title>
         <Space size={4}>
@@ -108,7 +110,7 @@ export default function NodeDetailPage() {
           items={[
             {
               key: 'overview',
-              label: <span data-testid="tab-overview">{t('nodes:detail.tabs.overview')}</span>,
+              label: <span data-testid="tab-overview" data-tour="node-detail-tab-overview">{t('nodes:detail.tabs.overview')}</span>,
               children: (
                 <div className="node-overview">
                   <Descriptions bordered size="small" column={1} data-testid="node-overview">
@@ -140,15 +142,15 @@ export default function NodeDetailPage() {
                 </div>
               ),
             },
-            { key: 'installation', label: <span data-testid="tab-installation">{t('nodes:detail.tabs.installation')}</span>, children: <InstallationPanel node={n} /> },
+            { key: 'installation', label: <span data-testid="tab-installation" data-tour="node-detail-tab-installation">{t('nodes:detail.tabs.installation')}</span>, children: <InstallationPanel node={n} /> },
             {
               key: 'monitor',
-              label: <span data-testid="tab-monitor">{t('nodes:detail.tabs.monitor')}</span>,
+              label: <span data-testid="tab-monitor" data-tour="node-detail-tab-monitor">{t('nodes:detail.tabs.monitor')}</span>,
               children: <MonitorCharts nodeId={n._id} active={active && tab === 'monitor'} />,
             },
             {
               key: 'network',
-              label: <span data-testid="tab-network">{t('nodes:detail.tabs.network')}</span>,
+              label: <span data-testid="tab-network" data-tour="node-detail-tab-network">{t('nodes:detail.tabs.network')}</span>,
               children: <NetworkGraph nodes={all.data ?? [n]} highlight={n._id} />,
             },
             {

@@ -8,6 +8,7 @@ import { useSchedules } from './api.ts';
 import ScheduleTable from './components/ScheduleTable.tsx';
 import ScheduleFormModal from './components/ScheduleFormModal.tsx';
 import ScheduleTasksDrawer from './components/ScheduleTasksDrawer.tsx';
+import TourFor from '../tours/TourFor.tsx';
 
 export default function ScheduleListPage() {
   const { t } = useTranslation(['schedules', 'route']);
@@ -25,10 +26,11 @@ export default function ScheduleListPage() {
 
   return (
     <div className="app-page" data-page="schedules">
+      <TourFor name="schedule-list" />
       <Typography.Title level={4} className="app-page-title">
         {t('route:schedules')}
       </Typography.Title>
-      <Card>
+      <Card data-tour="schedule-list-table">
         <Space style={{ marginBottom: 16, width: '100%', justifyContent: 'space-between' }} wrap>
           <Input.Search
             allowClear
@@ -40,7 +42,7 @@ export default function ScheduleListPage() {
             <Button icon={<ReloadOutlined />} onClick={() => void schedules.refetch()}>
               {t('refresh')}
             </Button>
-            <Button type="primary" icon={<PlusOutlined />} className="schedule-add" onClick={() => setEditing(null)}>
+            <Button type="primary" icon={<PlusOutlined />} className="schedule-add" data-tour="schedule-list-add" onClick={() => setEditing(null)}>
               {t('add')}
             </Button>
           </Space>

@@ -9,6 +9,7 @@ import { VariablesTab } from './components/VariablesTab.tsx';
 import { DatabaseTab } from './components/DatabaseTab.tsx';
 import { PasswordTab } from './components/PasswordTab.tsx';
 import { TokensTab } from './components/TokensTab.tsx';
+import TourFor from '../tours/TourFor.tsx';
 
 const TABS = ['general', 'notifications', 'globalVariable', 'database', 'password', 'tokens'] as const;
 type Tab = (typeof TABS)[number];
@@ -31,6 +32,7 @@ export default function SettingPage() {
   };
   return (
     <div className="app-page" data-page="setting">
+      <TourFor name="setting" />
       <div className="app-page-header">
         <Typography.Title level={4} className="app-page-title">
           {t('route:setting')}
@@ -41,7 +43,7 @@ export default function SettingPage() {
           activeKey={active}
           onChange={(k) => setActive(k as Tab)}
           destroyOnHidden
-          items={TABS.map((tab) => ({ key: tab, label: <span data-tab={tab}>{t(`tabs.${tab}`)}</span>, children: panels[tab] }))}
+          items={TABS.map((tab) => ({ key: tab, label: <span data-tab={tab} data-tour={`setting-tab-${tab}`}>{t(`tabs.${tab}`)}</span>, children: panels[tab] }))}
         />
       </Card>
     </div>

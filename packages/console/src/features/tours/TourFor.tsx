@@ -11,13 +11,16 @@ import { useEffect, useRef, useState } from 'react';
 import { Tour, type TourProps } from 'antd';
 import { useTranslation } from 'react-i18next';
 import { sendEvent } from '../../app/stats.ts';
-import { markTourFinished, shouldShowTour, TOUR_STEPS, tourEndResult, type TourName } from './tours.ts';
+import { markTourFinished, shouldShowTour, stepTarget, stepText, TOUR_STEPS, tourEndResult, type TourName, type TourStepDef } from './tours.ts';
 
 /** Delay before looking for targets (lets tables, modals and lazy tabs render and animate in). */
 const SETTLE_MS = 500;
 /** Give up waiting for a fully rendered screen after this long and use whatever targets exist. */
 const WAIT_MS = 4000;
 const POLL_MS = 150;
+
+/** One tour at a time (e.g. spider-detail and spider-detail-config on the same screen). */
+let running: string | null = null;
 
 function isVisible(el: Element): boolean {
   return el.getClientRects().length > 0;
@@ -32,7 +35,7 @@ export function findTarget(target: string): HTMLElement | null {
 export default function TourFor({ name, active = true }: { name: TourName; active?: boolean }) {
   const { t } = useTranslation('tours');
   const anchor = useRef<HTMLSpanElement>(null);
-  const [targets, setTargets] = useState<string[] | null>(null);
+  const [targets, setTargets] = useState<TourStepDef[] | null>(null);
   const [current, setCurrent] = useState(0);
   const ended = useRef(false);
 
@@ -44,13 +47,17 @@ export default function TourFor({ name, active = true }: { name: TourName; activ
     const look = () => {
       if (cancelled) return;
       if (!shouldShowTour(name)) return; // disabled or finished: never starts
+      if (running && running !== name) {
+        timer = setTimeout(look, 1000);
+        return;
+      }
       const host = anchor.current?.parentElement;
       const onScreen = !!host && isVisible(host);
-      const found = onScreen ? TOUR_STEPS[name].filter((x) => findTarget(x)) : [];
+      const found = onScreen ? TOUR_STEPS[name].filter((x) => findTarget(stepTarget(x))) : [];
       const waited = Date.now() - started;
-      if (onScreen && found.length === TOUR_STEPS[name].length) {
-        setTargets(found);
-      } else if (onScreen && found.length > 0 && waited >= WAIT_MS) {
+      if (onScreen && found.length > 0 && (found.length === TOUR_STEPS[name].length || waited >= WAIT_MS)) {
+        running = name;
+        setCurrent(0);
         setTargets(found);
       } else if (waited < WAIT_MS || !onScreen) {
         // keep waiting: the screen may render later, or become visible again (kept-alive view)
@@ -64,19 +71,28 @@ export default function TourFor({ name, active = true }: { name: TourName; activ
     };
   }, [name, active, targets]);
 
+  // Unmounted mid-tour (view closed): free the lock; the tour is not marked finished and shows again later.
+  useEffect(
+    () => () => {
+      if (running === name && !ended.current) running = null;
+    },
+    [name],
+  );
+
   const end = (at: number) => {
     if (ended.current || !targets) return;
     ended.current = true;
     const result = tourEndResult(at, targets.length - 1);
     markTourFinished(name);
+    if (running === name) running = null;
     setTargets(null);
     void sendEvent('tour_end', { name, result });
   };
 
   const steps: TourProps['steps'] = (targets ?? []).map((x) => ({
-    title: t(`${x}.title`),
-    description: t(`${x}.desc`),
-    target: () => findTarget(x) ?? document.body,
+    title: t(`${stepText(x)}.title`),
+    description: t(`${stepText(x)}.desc`),
+    target: () => findTarget(stepTarget(x)) ?? document.body,
   }));
 
   return (

@@ -7,6 +7,7 @@ import {
   TOUR_FINAL_STEPS,
   TOUR_NAMES,
   TOUR_STEPS,
+  stepText,
   tourEndResult,
 } from './tours.ts';
 import zh from '../../locales/zh/tours.ts';
@@ -34,8 +35,8 @@ describe('tours', () => {
     for (const name of TOUR_NAMES) expect(TOUR_STEPS[name].length - 1, name).toBe(TOUR_FINAL_STEPS[name]);
   });
 
-  it('has unique targets, each with a title and a description in zh and en', () => {
-    const all = TOUR_NAMES.flatMap((n) => TOUR_STEPS[n]);
+  it('has unique text keys, each with a title and a description in zh and en', () => {
+    const all = TOUR_NAMES.flatMap((n) => TOUR_STEPS[n].map(stepText));
     expect(new Set(all).size).toBe(all.length);
     for (const target of all) {
       for (const texts of [zh, en] as Array<Record<string, unknown>>) {

@@ -6,7 +6,8 @@
  * 'skipped'. When some targets are missing on screen (a screen that has not landed yet, a hidden element) those
  * steps are left out, and the final step of the tour as shown is its last shown step.
  *
- * Targets are elements with a `data-tour="<target>"` attribute; texts are `tours:<target>.title` / `.desc`.
+ * Targets are elements with a `data-tour="<target>"` attribute; texts are `tours:<text key>.title` / `.desc`
+ * (the text key is the target unless a step names its own).
  *
  * Storage: localStorage `tour` holds a JSON object mapping tour name → 1 for every finished tour (completed or
  * skipped). A legacy JSON list of names is read too; writes always use the object form.
@@ -27,8 +28,23 @@ export const TOUR_FINAL_STEPS = {
 export type TourName = keyof typeof TOUR_FINAL_STEPS;
 export type TourResult = 'completed' | 'skipped';
 
-/** Steps of each tour: the data-tour target of each step, in order (length = final step + 1). */
-export const TOUR_STEPS: Record<TourName, readonly string[]> = {
+/** A step: its data-tour target (texts under the same key), or a target with its own text key. */
+export type TourStepDef = string | { target: string; text: string };
+
+export function stepTarget(step: TourStepDef): string {
+  return typeof step === 'string' ? step : step.target;
+}
+
+export function stepText(step: TourStepDef): string {
+  return typeof step === 'string' ? step : step.text;
+}
+
+/**
+ * Steps of each tour in order (length = final step + 1). spider-detail-config runs on the Rules tab, where the
+ * configurable spider's form lives (targets placed by the spiders feature), and ends on the Config tab label
+ * (the same configuration as a Spiderfile).
+ */
+export const TOUR_STEPS: Record<TourName, readonly TourStepDef[]> = {
   'spider-list': ['spider-list-search', 'spider-list-table', 'spider-list-import', 'spider-list-add'],
   'spider-list-add': [
     'spider-add-name',
@@ -54,30 +70,30 @@ export const TOUR_STEPS: Record<TourName, readonly string[]> = {
     'spider-detail-tab-schedules',
   ],
   'spider-detail-config': [
-    'spider-config-stages',
-    'spider-config-stage-add',
-    'spider-config-stage-name',
-    'spider-config-list-selector',
-    'spider-config-page-selector',
-    'spider-config-fields',
-    'spider-config-field-add',
-    'spider-config-extract',
-    'spider-config-preview',
-    'spider-config-settings',
-    'spider-config-spiderfile',
-    'spider-config-save',
-    'spider-config-run',
+    'config-extract-fields',
+    'config-preview',
+    'config-convert',
+    'config-start-url',
+    'config-start-stage',
+    'config-engine',
+    'config-settings',
+    'config-stages',
+    'config-fields',
+    'config-add-field',
+    'config-add-stage',
+    'config-save',
+    { target: 'spider-detail-tab-config', text: 'config-yaml-tab' },
   ],
-  'task-list': ['task-list-title', 'task-list-filter', 'task-list-table', 'task-list-status', 'task-list-batch'],
+  'task-list': ['task-list-title', 'task-list-live', 'task-list-filter', 'task-list-refresh', 'task-list-table'],
   'task-detail': [
+    'task-detail-back',
     'task-detail-title',
+    'task-detail-id',
+    'task-detail-restart',
+    'task-detail-delete',
     'task-detail-tab-overview',
     'task-detail-tab-log',
     'task-detail-tab-results',
-    'task-detail-log-search',
-    'task-detail-log-autoscroll',
-    'task-detail-results-download',
-    'task-detail-actions',
   ],
   'node-detail': [
     'node-detail-title',

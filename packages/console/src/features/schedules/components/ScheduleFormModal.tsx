@@ -5,6 +5,7 @@ import { useTranslation } from 'react-i18next';
 import { RETRY_MAX, RUN_TYPES, type RunType, type ScheduleBody, type ScheduleInfo } from '@crawldeck/shared';
 import { useNodeOptions, useSaveSchedule, useScheduleMeta, useSpiderOptions } from '../api.ts';
 import { describeCron, formatInZone, nextCronRuns, validateCron } from '../cron.ts';
+import TourFor from '../../tours/TourFor.tsx';
 
 interface Props {
   open: boolean;
@@ -124,8 +125,10 @@ export default function ScheduleFormModal({ open, schedule, spiderId, onClose }:
       className="schedule-form-modal"
     >
       <Form form={form} layout="vertical" requiredMark name="schedule">
+        <TourFor name="schedule-list-add" />
         <Form.Item
           name="name"
+          data-tour="schedule-add-name"
           label={t('form.name')}
           rules={[{ required: true, whitespace: true, message: t('form.nameRequired') }]}
         >
@@ -133,6 +136,7 @@ export default function ScheduleFormModal({ open, schedule, spiderId, onClose }:
         </Form.Item>
         <Form.Item
           name="spider_id"
+          data-tour="schedule-add-spider"
           label={t('form.spider')}
           rules={[{ required: true, message: t('form.spiderRequired') }]}
         >
@@ -145,7 +149,7 @@ export default function ScheduleFormModal({ open, schedule, spiderId, onClose }:
             options={(spiders.data ?? []).map((s) => ({ value: s._id, label: s.display_name || s.name }))}
           />
         </Form.Item>
-        <Form.Item name="run_type" label={t('form.runType')}>
+        <Form.Item name="run_type" data-tour="schedule-add-run-type" label={t('form.runType')}>
           <Radio.Group options={RUN_TYPES.map((r) => ({ value: r, label: t(`runTypes.${r}`) }))} optionType="button" />
         </Form.Item>
         {runType === 'selected-nodes' && (
@@ -163,6 +167,7 @@ export default function ScheduleFormModal({ open, schedule, spiderId, onClose }:
         )}
         <Form.Item
           name="cron"
+          data-tour="schedule-add-cron"
           label={t('form.cron')}
           extra={t('form.cronHelp')}
           rules={[
@@ -196,19 +201,19 @@ export default function ScheduleFormModal({ open, schedule, spiderId, onClose }:
             }
           />
         )}
-        <Form.Item name="timezone" label={t('form.timezone')}>
+        <Form.Item name="timezone" data-tour="schedule-add-timezone" label={t('form.timezone')}>
           <Select showSearch options={zones.map((z) => ({ value: z, label: z }))} />
         </Form.Item>
-        <Form.Item name="param" label={t('form.param')}>
+        <Form.Item name="param" data-tour="schedule-add-param" label={t('form.param')}>
           <Input placeholder={t('form.paramPlaceholder')} maxLength={10000} />
         </Form.Item>
-        <Form.Item name="retries" label={t('form.retries')} extra={t('form.retriesHelp', { max: RETRY_MAX })}>
+        <Form.Item name="retries" data-tour="schedule-add-retries" label={t('form.retries')} extra={t('form.retriesHelp', { max: RETRY_MAX })}>
           <InputNumber min={0} max={RETRY_MAX} precision={0} />
         </Form.Item>
-        <Form.Item name="description" label={t('form.description')}>
+        <Form.Item name="description" data-tour="schedule-add-description" label={t('form.description')}>
           <Input.TextArea rows={2} maxLength={2000} />
         </Form.Item>
-        <Form.Item name="enabled" label={t('form.enabled')} valuePropName="checked">
+        <Form.Item name="enabled" data-tour="schedule-add-enabled" label={t('form.enabled')} valuePropName="checked">
           <Switch />
         </Form.Item>
       </Form>
