@@ -16,7 +16,7 @@ function isRelative(url: string): boolean {
 export function safeUrl(url: string, key: string): string {
   const u = url.trim();
   // control characters / whitespace inside a scheme are a classic bypass ("java\tscript:"): refuse them
-  if (/[\u0000-\u001f\u007f]/.test(u)) return '';
+  if (Array.from(u).some((c) => c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f)) return '';
   if (key === 'src') return /^https?:\/\//i.test(u) ? u : '';
   return isExternalLink(u.toLowerCase()) || isRelative(u) ? u : '';
 }
