@@ -151,9 +151,7 @@ export async function startNode(opts: NodeOptions): Promise<RunningNode> {
       return;
     }
     if (run.cancelled) {
-      run.status = 'cancelled';
-      run.fail('cancelled before start');
-      run.status = 'cancelled';
+      run.fail('cancelled before start', undefined, 'cancelled');
       return;
     }
     run.start(root);

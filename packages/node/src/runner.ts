@@ -199,10 +199,10 @@ export class TaskRun {
     });
   }
 
-  fail(error: string, writer?: SpoolWriter): void {
+  fail(error: string, writer?: SpoolWriter, status: FinalStatus = 'error'): void {
     this.note(error, writer);
     writer?.close();
-    this.status = 'error';
+    this.status = status;
     this.error = error;
     void this.complete();
   }

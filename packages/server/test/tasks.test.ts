@@ -229,6 +229,28 @@ console.log('ok');`;
     expect((await m.api('DELETE', `/nodes/${node._id}`)).status).toBe(409);
   });
 
+  it('keeps to max_runners: extra tasks wait pending, the full node is unavailable', async () => {
+    const node = (await m.api('GET', '/nodes')).body.data[0];
+    await m.api('POST', `/nodes/${node._id}`, { body: { max_runners: 1 } });
+    const id = await makeSpider(m, 'sh-slot', 'sleep 0.4');
+    const ids = [...(await runSpider(m, id)), ...(await runSpider(m, id)), ...(await runSpider(m, id))];
+    await waitTask(m, ids[0], ['running']);
+    expect((await m.api('GET', `/nodes/${node._id}`)).body.data.status).toBe('unavailable');
+    let maxRunning = 0;
+    for (;;) {
+      const list = (await m.api('GET', '/tasks', { query: { spider_id: id, page_size: 10 } })).body.data as { status: string }[];
+      maxRunning = Math.max(maxRunning, list.filter((t) => t.status === 'running').length);
+      if (list.every((t) => t.status === 'finished')) break;
+      await new Promise((r) => setTimeout(r, 30));
+    }
+    expect(maxRunning).toBe(1);
+    const done = await Promise.all(ids.map((t) => m.api('GET', `/tasks/${t}`)));
+    const starts = done.map((d) => Date.parse(d.body.data.start_ts)).sort();
+    expect(starts[2] - starts[0]).toBeGreaterThanOrEqual(700);
+    await m.api('POST', `/nodes/${node._id}`, { body: { max_runners: 8 } });
+    expect((await m.api('GET', `/nodes/${node._id}`)).body.data.status).toBe('online');
+  });
+
   it('refuses to delete a spider while its task runs (409), allows it afterwards', async () => {
     const id = await makeSpider(m, 'sh-guard', 'sleep 30');
     const [t] = await runSpider(m, id);

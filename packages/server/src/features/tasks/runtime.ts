@@ -39,6 +39,8 @@ interface Session {
   maxRunners: number;
   /** Tasks claimed for or running on this node, as the master sees them. */
   active: Set<string>;
+  /** The node refused a task (full by its own count): no new work until it reports in again. */
+  paused: boolean;
 }
 
 const ACTIVE_FOR_NODE = ['running'] as const;
@@ -236,7 +238,7 @@ export class TaskRuntime {
     const row = (await this.db.selectFrom('nodes').selectAll().where('id', '=', msg.nodeId).executeTakeFirst())!;
     const old = this.sessions.get(msg.nodeId);
     if (old && old.socket !== socket) old.socket.terminate();
-    const session: Session = { nodeId: msg.nodeId, socket, enabled: row.enabled === 1, maxRunners: row.max_runners, active: new Set() };
+    const session: Session = { nodeId: msg.nodeId, socket, enabled: row.enabled === 1, maxRunners: row.max_runners, active: new Set(), paused: false };
     this.sessions.set(msg.nodeId, session);
     this.armOffline(msg.nodeId);
     await this.reconcile(session, msg.tasks);
@@ -302,6 +304,10 @@ export class TaskRuntime {
       case 'register':
         return;
       case 'heartbeat': {
+        if (s.paused) {
+          s.paused = false;
+          this.scheduleDispatch();
+        }
         await this.heartbeat(s, msg.metrics, now);
         return;
       }
@@ -309,6 +315,7 @@ export class TaskRuntime {
         return;
       case 'task.rejected': {
         s.active.delete(msg.taskId);
+        s.paused = true;
         const t = await this.db.selectFrom('tasks').select(['run_type']).where('id', '=', msg.taskId).executeTakeFirst();
         if (t) await this.unassign(msg.taskId, t.run_type);
         await this.saveStatus(s.nodeId);
@@ -351,6 +358,7 @@ export class TaskRuntime {
       }
       case 'task.finished': {
         s.active.delete(msg.taskId);
+        s.paused = false;
         const t = await this.db.selectFrom('tasks').select(['status', 'log_lines', 'item_offset']).where('id', '=', msg.taskId).executeTakeFirst();
         if (t) {
           // A user cancel wins over how the process ended; otherwise the node's word is final (also over abnormal).
@@ -460,7 +468,7 @@ export class TaskRuntime {
   private async dispatchPass(): Promise<void> {
     for (;;) {
       if (this.closed) return;
-      const free = [...this.sessions.values()].filter((s) => s.enabled && s.active.size < s.maxRunners && s.socket.readyState === 1);
+      const free = [...this.sessions.values()].filter((s) => s.enabled && !s.paused && s.active.size < s.maxRunners && s.socket.readyState === 1);
       if (!free.length) return;
       // Least loaded first: a random task goes to the node with the fewest active tasks.
       free.sort((a, b) => a.active.size / a.maxRunners - b.active.size / b.maxRunners || a.active.size - b.active.size);
