@@ -6,6 +6,8 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect } from 'vitest';
 import type { Page } from 'playwright-core';
+import Database from 'better-sqlite3';
+import { newId } from '@crawldeck/shared';
 import { ADMIN_PASSWORD, e2eTest, loginByApi, useE2E } from './harness.ts';
 
 const SCREENS = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../test-output/screens');
@@ -15,6 +17,13 @@ async function shot(page: Page, name: string): Promise<void> {
   await page.evaluate(() => window.scrollTo(0, 0));
   await page.waitForTimeout(400); // let transitions and charts settle
   await page.screenshot({ path: path.join(SCREENS, `${name}.png`), fullPage: true });
+}
+
+/** Signs in through the API with the tutorial tours switched off (they are tested in their own journey). */
+async function signIn(page: Page, lang: 'zh' | 'en', credentials?: { username?: string; password?: string }): Promise<string> {
+  const token = await loginByApi(page, lang, credentials);
+  await page.evaluate(() => localStorage.setItem('enableTutorial', '0'));
+  return token;
 }
 
 describe('admin console', () => {
@@ -35,7 +44,7 @@ describe('admin console', () => {
   const tab = (page: Page, key: string) => page.locator(`[data-tab="${key}"]`);
 
   e2eTest('admin creates a user; that normal user sees no Users entry and gets 403', async ({ page }) => {
-    await loginByApi(page, 'en');
+    await signIn(page, 'en');
     await page.goto(`${env.url}/users`);
     await page.locator('[data-page="users"] .ant-table-row').first().waitFor();
     await page.locator('[data-testid="add-user"]').click();
@@ -55,7 +64,7 @@ describe('admin console', () => {
     expect(await page.locator('.ant-table-row', { hasText: 'e2e_normal' }).innerText()).toContain('Normal User');
 
     // The normal user: no Users entry in the menu; the API answers 403.
-    const t = await loginByApi(page, 'en', { username: 'e2e_normal', password: 'normal-pass' });
+    const t = await signIn(page, 'en', { username: 'e2e_normal', password: 'normal-pass' });
     await page.goto(`${env.url}/home`);
     await page.locator('.sidebar-container .ant-menu-item', { hasText: 'Settings' }).waitFor();
     expect(await page.locator('.sidebar-container .ant-menu-item', { hasText: /^Users$/ }).count()).toBe(0);
@@ -64,7 +73,7 @@ describe('admin console', () => {
   });
 
   e2eTest('an API token created in Settings works raw and with Bearer, then revoked → 401', async ({ page }) => {
-    await loginByApi(page, 'en');
+    await signIn(page, 'en');
     await page.goto(`${env.url}/setting`);
     await tab(page, 'tokens').click();
     await page.locator('[data-testid="add-token"]').click();
@@ -87,7 +96,7 @@ describe('admin console', () => {
     const admin = await adminToken();
     expect((await apiCall('PUT', '/users-add', admin, { username: 'pw_user', password: 'first-pass', role: 'normal' })).status).toBe(200);
     const other = (await apiCall('POST', '/login', null, { username: 'pw_user', password: 'first-pass' })).body.data as string;
-    const mine = await loginByApi(page, 'en', { username: 'pw_user', password: 'first-pass' });
+    const mine = await signIn(page, 'en', { username: 'pw_user', password: 'first-pass' });
     await page.goto(`${env.url}/setting`);
     await tab(page, 'password').click();
     await page.locator('[data-testid="new-password"]').fill('1234');
@@ -106,7 +115,7 @@ describe('admin console', () => {
   });
 
   e2eTest('feedback is validated, submitted and listed for the admin', async ({ page }) => {
-    await loginByApi(page, 'en');
+    await signIn(page, 'en');
     await page.goto(`${env.url}/feedback`);
     await page.locator('[data-testid="feedback-email"]').fill('bad');
     await page.locator('[data-testid="feedback-submit"]').click();
@@ -123,6 +132,49 @@ describe('admin console', () => {
     expect(stored.body.data[0]).toMatchObject({ email: 'ops@example.com', chat_account: 'ops_wechat' });
   });
 
+  e2eTest('dashboard numbers equal the store counts', async ({ page }) => {
+    // Seed the tables of the tasks feature straight into the store (every required column filled generically).
+    const db = new Database(path.join(env.dataDir, 'crawldeck.db'));
+    try {
+      db.pragma('busy_timeout = 5000');
+      const insert = (table: string, given: Record<string, unknown>) => {
+        const row: Record<string, unknown> = { ...given };
+        for (const c of db.prepare(`SELECT name, "notnull", dflt_value, type FROM pragma_table_info(?)`).all(table) as { name: string; notnull: number; dflt_value: unknown; type: string }[]) {
+          if (c.name in row || !c.notnull || c.dflt_value != null) continue;
+          row[c.name] = c.name === 'id' ? newId() : /int|real/i.test(c.type) ? Date.now() : `x-${newId().slice(-6)}`;
+        }
+        const keys = Object.keys(row);
+        db.prepare(`INSERT INTO ${table} (${keys.map((k) => `"${k}"`).join(',')}) VALUES (${keys.map(() => '?').join(',')})`).run(...keys.map((k) => row[k]));
+      };
+      const owner = (db.prepare("SELECT id FROM users WHERE username = 'admin'").get() as { id: string }).id;
+      const spider = newId();
+      insert('spiders', { id: spider, owner_id: owner });
+      const now = Date.now();
+      for (const [i, status] of ['finished', 'finished', 'error', 'running', 'pending'].entries()) {
+        insert('tasks', { id: newId(), spider_id: spider, node_id: '000000000000000000000000', status, create_ts: now - i * 86400_000 });
+      }
+      for (const status of ['online', 'offline']) insert('nodes', { id: newId(), status, type: 'worker' });
+      insert('deploys', { id: newId(), spider_id: spider, node_id: 'n', create_ts: now, finish_ts: now });
+      const count = (q: string) => (db.prepare(q).get() as { n: number }).n;
+      const expected = {
+        tasks: count('SELECT COUNT(*) AS n FROM tasks'),
+        nodes: count("SELECT COUNT(*) AS n FROM nodes WHERE status = 'online'"),
+        deploys: count('SELECT COUNT(*) AS n FROM deploys'),
+        spiders: count('SELECT COUNT(*) AS n FROM spiders'),
+      };
+      await signIn(page, 'en');
+      await page.goto(`${env.url}/home`);
+      for (const [metric, n] of Object.entries(expected)) {
+        const value = page.locator(`[data-metric="${metric}"] .ant-statistic-content-value`);
+        await expect.poll(async () => Number((await value.innerText()).replace(/[^0-9]/g, ''))).toBe(n);
+      }
+      expect(expected.tasks).toBeGreaterThanOrEqual(5);
+      await page.locator('[data-page="home"] canvas').nth(1).waitFor();
+    } finally {
+      db.close();
+    }
+  });
+
   e2eTest('screenshots of every screen in zh and en', async ({ page }) => {
     const admin = await adminToken();
     // Some data to look at.
@@ -134,7 +186,7 @@ describe('admin console', () => {
     for (const type of ['visit', 'page_view', 'page_view']) await apiCall('PUT', '/actions', admin, { type });
 
     for (const lang of ['zh', 'en'] as const) {
-      await loginByApi(page, lang);
+      await signIn(page, lang);
       await page.goto(`${env.url}/home`);
       await page.locator('[data-metric="tasks"]').waitFor();
       await page.locator('[data-page="home"] canvas').first().waitFor();

@@ -63,7 +63,12 @@ describe('dashboard stats', () => {
   it('stays fast with many tasks', async () => {
     const db = m.master.store.db;
     if (!(await tableExists(db, 'tasks'))) return;
-    const spider = (await sql<{ id: string }>`SELECT id FROM spiders LIMIT 1`.execute(db)).rows[0].id;
+    let spider = (await sql<{ id: string }>`SELECT id FROM spiders LIMIT 1`.execute(db)).rows[0]?.id;
+    if (!spider) {
+      const owner = (await db.selectFrom('users').select('id').where('username', '=', 'admin').executeTakeFirstOrThrow()).id;
+      await insertRow(db, 'spiders', { id: (spider = newId()), owner_id: owner });
+    }
+    const before = await storeCount('SELECT COUNT(*) AS n FROM tasks');
     const n = Number(process.env.CRAWLDECK_STATS_ROWS ?? 100_000);
     const now = Date.now();
     const statuses = ['finished', 'finished', 'finished', 'error', 'cancelled'];
@@ -75,7 +80,8 @@ describe('dashboard stats', () => {
     const started = performance.now();
     const r = (await m.api('GET', '/stats/home')).body.data;
     const ms = performance.now() - started;
-    expect(r.tasks).toBe(n + 6);
+    expect(r.tasks).toBe(n + before);
+    console.log(`GET /stats/home with ${r.tasks} tasks on ${m.master.store.engine}: ${ms.toFixed(0)} ms`);
     expect(ms).toBeLessThan(2000);
   }, 180_000);
 });

@@ -112,4 +112,22 @@ describe('users administration', () => {
     const again = await m.api('DELETE', `/users/${u5}`, { token: u5Token });
     expect(again.status).toBe(400);
   });
+
+  it('never leaves zero admins when two admins demote each other at the same time', async () => {
+    const a = await m.createUser('race_a', 'password1', 'admin');
+    const b = await m.createUser('race_b', 'password1', 'admin');
+    // Demote every other admin first so exactly race_a and race_b remain.
+    for (const u of await m.master.store.db.selectFrom('users').select(['id', 'username']).where('role', '=', 'admin').execute()) {
+      if (!u.username.startsWith('race_')) expect((await m.api('POST', `/users/${u.id}`, { token: a, body: { role: 'normal' } })).status).toBe(200);
+    }
+    const [ra, rb] = await Promise.all([
+      m.api('POST', `/users/${await idOf('race_b')}`, { token: a, body: { role: 'normal' } }),
+      m.api('POST', `/users/${await idOf('race_a')}`, { token: b, body: { role: 'normal' } }),
+    ]);
+    const statuses = [ra.status, rb.status].sort();
+    expect(statuses[0]).toBe(200);
+    expect([403, 409]).toContain(statuses[1]); // 403 when the loser was already demoted before its own call ran
+    const admins = await m.master.store.db.selectFrom('users').select('id').where('role', '=', 'admin').execute();
+    expect(admins).toHaveLength(1);
+  });
 });

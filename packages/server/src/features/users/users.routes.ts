@@ -8,11 +8,23 @@ import {
   isValidPassword,
   isValidUsername,
 } from '@crawldeck/shared';
+import type { Transaction } from 'kysely';
 import type { Feature } from '../../context.ts';
+import type { DB } from '../../store/schema.ts';
 import { ok, paging } from '../../http/envelope.ts';
 import { badRequest, conflict, notFound } from '../../http/errors.ts';
 import { hashPassword } from '../session/passwords.ts';
 import { findUserById, findUserByUsername, insertUser, isUniqueViolation, presentUser } from './users.store.ts';
+
+/**
+ * Number of admins, read inside the caller's transaction. On PostgreSQL the admin rows are locked (FOR UPDATE) so
+ * two concurrent demotions/deletions cannot both see "2 admins" and leave none; SQLite serialises writers anyway.
+ */
+async function adminCount(trx: Transaction<DB>, engine: 'sqlite' | 'postgres'): Promise<number> {
+  let q = trx.selectFrom('users').select('id').where('role', '=', 'admin');
+  if (engine === 'postgres') q = q.forUpdate();
+  return (await q.execute()).length;
+}
 
 const IdParams = Type.Object({ id: Type.String({ maxLength: 64 }) });
 const admin = { role: 'admin' as const };
@@ -55,8 +67,7 @@ export const usersFeature: Feature = (app, ctx) => {
       const user = await trx.selectFrom('users').selectAll().where('id', '=', req.params.id).executeTakeFirst();
       if (!user) throw notFound('user');
       if (role === 'normal' && user.role === 'admin') {
-        const admins = await trx.selectFrom('users').select((eb) => eb.fn.countAll<number>().as('n')).where('role', '=', 'admin').executeTakeFirstOrThrow();
-        if (Number(admins.n) <= 1) throw conflict(USER_ERRORS.lastAdmin);
+        if ((await adminCount(trx, ctx.store.engine)) <= 1) throw conflict(USER_ERRORS.lastAdmin);
       }
       const patch: { update_ts: number; role?: 'normal' | 'admin'; email?: string; password_hash?: string } = { update_ts: Date.now() };
       if (role) patch.role = role;
@@ -78,8 +89,7 @@ export const usersFeature: Feature = (app, ctx) => {
       const user = await trx.selectFrom('users').select(['id', 'role']).where('id', '=', req.params.id).executeTakeFirst();
       if (!user) throw notFound('user');
       if (user.role === 'admin') {
-        const admins = await trx.selectFrom('users').select((eb) => eb.fn.countAll<number>().as('n')).where('role', '=', 'admin').executeTakeFirstOrThrow();
-        if (Number(admins.n) <= 1) throw conflict(USER_ERRORS.lastAdmin);
+        if ((await adminCount(trx, ctx.store.engine)) <= 1) throw conflict(USER_ERRORS.lastAdmin);
       }
       await trx.deleteFrom('tokens').where('user_id', '=', user.id).execute();
       await trx.deleteFrom('users').where('id', '=', user.id).execute();
