@@ -100,7 +100,7 @@ describe('collected URLs', () => {
     expect(us.body.data).toHaveLength(5);
     expect(us.body.data[0]).toMatchObject({ regionCode: 'US', url: expect.stringMatching(/^https:\/\/example.com\/p\//) });
     expect((await m.api('GET', '/queryUrl', { query: { page: 2, limited: 5, regionCode: 'US' } })).body.data).toHaveLength(3);
-    expect((await m.api('GET', '/queryUrl')).body.totalCount).toBe(12);
+    expect((await m.api('GET', '/queryUrl')).body.total).toBe(12);
 
     const upd = await m.api('POST', '/updateUrl', { body: { id: ids[0], title: 'Renamed', regionCode: 'jp' } });
     expect(upd.body.data).toMatchObject({ title: 'Renamed', regionCode: 'JP', url: 'https://example.com/p/0' });
@@ -110,6 +110,6 @@ describe('collected URLs', () => {
 
     expect((await m.api('GET', '/deleteUrl', { query: { id: ids[1] } })).status).toBe(200);
     expect((await m.api('GET', '/deleteUrl', { query: { id: ids[1] } })).status).toBe(404);
-    expect((await m.api('GET', '/queryUrl')).body.totalCount).toBe(11);
+    expect((await m.api('GET', '/queryUrl')).body.total).toBe(11);
   });
 });
