@@ -103,7 +103,7 @@ export default function NodeListPage() {
     {
       title: t('nodes:fields.system'),
       key: 'system',
-      width: 200,
+      width: 240,
       render: (_: unknown, n) =>
         n.systemInfo ? (
           <Space size={4} wrap>
@@ -139,8 +139,7 @@ export default function NodeListPage() {
     {
       title: t('nodes:actions'),
       key: 'actions',
-      width: 120,
-      fixed: 'right',
+      width: 110,
       render: (_: unknown, n) => {
         const deletable = n.type === 'worker' && n.status === 'offline';
         return (
@@ -201,7 +200,7 @@ export default function NodeListPage() {
             dataSource={nodes.data ?? []}
             loading={nodes.isLoading || del.isPending}
             pagination={false}
-            scroll={{ x: 1200 }}
+            scroll={{ x: 'max-content' }}
             data-testid="node-table"
           />
         ) : (

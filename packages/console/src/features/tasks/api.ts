@@ -240,10 +240,16 @@ export function useTaskEvents(enabled = true, onStatus?: (ev: { taskId: string; 
       void qc.invalidateQueries({ queryKey: ['tasks', 'node'] });
       void qc.invalidateQueries({ queryKey: ['nodes'] });
     };
-    return subscribeEvents((event, data) => {
+    // Becoming active (or a kept-alive view shown again): resync once, events may have been missed meanwhile.
+    timer = setTimeout(flush, 0);
+    const unsubscribe = subscribeEvents((event, data) => {
       if (event !== 'task.status' && event !== 'open') return;
       if (event === 'task.status') cb.current?.(data as { taskId: string; status: string });
       timer ??= setTimeout(flush, 250);
     });
+    return () => {
+      unsubscribe();
+      if (timer) clearTimeout(timer);
+    };
   }, [enabled, qc]);
 }

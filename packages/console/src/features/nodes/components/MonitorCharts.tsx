@@ -32,7 +32,7 @@ export default function MonitorCharts({ nodeId, active }: { nodeId: string; acti
       tooltip: { trigger: 'axis', valueFormatter: (v: number) => `${Number(v).toFixed(1)}%` },
       legend: { top: 0 },
       grid: { left: 48, right: 24, top: 40, bottom: 56 },
-      xAxis: { type: 'time', axisLabel: { formatter: (v: number) => dayjs(v).format('HH:mm') } },
+      xAxis: { type: 'time', axisLabel: { formatter: (v: number) => dayjs(v).format(minutes <= 60 ? 'HH:mm:ss' : minutes < 1440 ? 'HH:mm' : 'MM-DD HH:mm'), hideOverlap: true } },
       yAxis: { type: 'value', min: 0, max: 100, axisLabel: { formatter: '{value}%' } },
       dataZoom: [{ type: 'inside' }, { type: 'slider', height: 18, bottom: 8 }],
       series: series.map((s) => ({
@@ -46,7 +46,7 @@ export default function MonitorCharts({ nodeId, active }: { nodeId: string; acti
         data: samples.map((m) => [Date.parse(m.ts), m[s.key]]),
       })),
     };
-  }, [samples, t]);
+  }, [samples, t, minutes]);
 
   const cards = [
     { k: 'cpu', label: t('monitor.cpu'), v: current?.cpu, extra: '' },
@@ -68,7 +68,7 @@ export default function MonitorCharts({ nodeId, active }: { nodeId: string; acti
       <Row gutter={[12, 12]} style={{ marginBottom: 12 }}>
         {cards.map((c) => (
           <Col xs={12} md={6} key={c.k}>
-            <Card size="small">
+            <Card size="small" style={{ height: '100%' }}>
               <Statistic
                 title={`${c.label} · ${t('monitor.current')}`}
                 value={c.v ?? '-'}

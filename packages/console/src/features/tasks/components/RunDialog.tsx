@@ -13,6 +13,7 @@ import { useTranslation } from 'react-i18next';
 import type { ButtonProps } from 'antd';
 import type { RunType } from '@crawldeck/shared';
 import { useFilterOptions, useRunSpiders, useRunTask, useScrapySpiderNames } from '../api.ts';
+import { buildParam, scrapyMode } from '../run-param.ts';
 
 export interface RunnableSpider {
   _id: string;
@@ -27,26 +28,6 @@ interface FormValues {
   node_ids?: string[];
   param?: string;
   scrapy_spider?: string;
-}
-
-/** How the run command of a Scrapy spider is made from its command: see the file comment. */
-export function scrapyMode(cmd: string | undefined): { mode: 'none' | 'name' | 'full' | 'fixed'; fixedName?: string } {
-  const c = (cmd ?? '').trim();
-  if (!c) return { mode: 'full' };
-  if (/^scrapy\s+crawl$/.test(c)) return { mode: 'name' };
-  const m = /^scrapy\s+crawl\s+([^\s-][^\s]*)/.exec(c);
-  if (m) return { mode: 'fixed', fixedName: m[1] };
-  return { mode: 'none' };
-}
-
-export function buildParam(cmd: string | undefined, scrapy: boolean, name: string | undefined, flags: string | undefined): string {
-  const f = (flags ?? '').trim();
-  if (!scrapy) return f;
-  const { mode } = scrapyMode(cmd);
-  const join = (...p: (string | undefined)[]) => p.filter((x) => x && x.trim()).join(' ');
-  if (mode === 'name') return join(name, f);
-  if (mode === 'full') return join(name ? `scrapy crawl ${name}` : undefined, f);
-  return f;
 }
 
 export default function RunDialog({ open, spiders, onClose }: { open: boolean; spiders: RunnableSpider[]; onClose(): void }) {

@@ -35,7 +35,7 @@ export default function TaskTable({ rows, total, page, pageSize, onPage, loading
       title: t('fields.status'),
       dataIndex: 'status',
       key: 'status',
-      width: 112,
+      width: 116,
       fixed: 'left',
       render: (s: string, r) => (
         <Link to={`/tasks/${r._id}`} className="task-link" data-task-id={r._id}>
@@ -50,6 +50,7 @@ export default function TaskTable({ rows, total, page, pageSize, onPage, loading
             title: t('fields.spider'),
             dataIndex: 'spider_name',
             key: 'spider',
+            width: 180,
             ellipsis: true,
             render: (n: string, r: TaskInfo) => (
               <Link to={`/spiders/${r.spider_id}`} className="task-spider-link">
@@ -133,7 +134,7 @@ export default function TaskTable({ rows, total, page, pageSize, onPage, loading
       columns={columns}
       dataSource={rows}
       loading={loading || actions.pending}
-      scroll={{ x: 1400 }}
+      scroll={{ x: 1520 }}
       rowSelection={onSelect ? { selectedRowKeys: selected ?? [], onChange: (keys) => onSelect(keys as string[]) } : undefined}
       pagination={{ current: page, pageSize, total, onChange: onPage, showSizeChanger: false, showTotal: (n) => t('total', { count: n }) }}
     />
