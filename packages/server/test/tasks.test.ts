@@ -49,7 +49,8 @@ describe('tasks on the embedded node', () => {
     expect(t).toMatchObject({ spider_id: spiderId, spider_name: 'py-basic', run_type: 'random', exit_code: 0, result_count: 3, type: 'spider' });
     expect(t.node_id).not.toBe(EMPTY_ID);
     expect(t.node).toMatchObject({ type: 'master' });
-    expect(t.spider).toMatchObject({ _id: spiderId });
+    expect(t.spider).toMatchObject({ _id: spiderId, name: 'py-basic' });
+    expect(JSON.stringify(t.spider)).not.toContain('git_password_enc');
     expect(t.cmd).toMatch(/main\.py --depth 2$/);
     expect(t.wait_duration).toBeGreaterThanOrEqual(0);
     expect(t.runtime_duration).toBeGreaterThan(0);

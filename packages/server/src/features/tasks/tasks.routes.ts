@@ -24,6 +24,7 @@ import { getRuntime, type LogEvent, type TaskStatusEvent } from './runtime.ts';
 import { createTasks, presentTask } from './tasks.service.ts';
 import { escapeLike, getTask, type TaskRow } from './tasks.store.ts';
 import { registerSpiderDeleteGuard, spiderFor } from '../spiders/spiders.service.ts';
+import { getSpider, presentSpider } from '../spiders/spiders.store.ts';
 
 // A spider whose task is pending or running cannot be deleted (its process would lose its files and rows).
 registerSpiderDeleteGuard(async (db, spiderId) => {
@@ -37,7 +38,7 @@ const PageQuery = Type.Object({ page_num: Type.Optional(Type.Integer({ minimum: 
 async function spiderNames(db: Kysely<DB>, ids: string[]): Promise<Map<string, string>> {
   const uniq = [...new Set(ids)];
   if (!uniq.length) return new Map();
-  const rows = (await (db as unknown as Kysely<any>).selectFrom('spiders').select(['id', 'name']).where('id', 'in', uniq).execute()) as { id: string; name: string }[];
+  const rows = await db.selectFrom('spiders').select(['id', 'name']).where('id', 'in', uniq).execute();
   return new Map(rows.map((r) => [r.id, r.name]));
 }
 
@@ -153,11 +154,11 @@ export const tasksFeature: Feature = (app, ctx) => {
   app.get('/api/tasks/:id', { schema: { params: IdParams } }, async (req) => {
     const t = await mustTask(db, req.params.id);
     const [task] = await presentTasks(db, [t]);
-    const spider = t.type === 'spider' ? await (db as unknown as Kysely<any>).selectFrom('spiders').selectAll().where('id', '=', t.spider_id).executeTakeFirst() : undefined;
+    const spider = t.type === 'spider' ? await getSpider(db, t.spider_id) : undefined;
     const node = t.node_id && !/^0+$/.test(t.node_id) ? await db.selectFrom('nodes').select(['id', 'name', 'type', 'status', 'ip']).where('id', '=', t.node_id).executeTakeFirst() : undefined;
     return ok({
       ...task,
-      spider: spider ? { ...spider, _id: spider.id } : null,
+      spider: spider ? presentSpider(spider) : null,
       node: node ? { _id: node.id, name: node.name, type: node.type, status: node.status, ip: node.ip } : null,
     });
   });
