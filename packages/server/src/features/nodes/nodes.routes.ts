@@ -12,7 +12,7 @@ import { onMasterListening, type RunningMaster } from '../../master.ts';
 import { getRuntime } from '../tasks/runtime.ts';
 import { blobContent, spiderForTask } from '../tasks/spider-source.ts';
 import { ingestItems, ingestLogs } from '../tasks/tasks.store.ts';
-import { presentTasks } from '../tasks/tasks.routes.ts';
+import { presentTasks, visibleTasks } from '../tasks/tasks.routes.ts';
 
 const IdParams = Type.Object({ id: Type.String({ pattern: '^[0-9a-f]{24}$' }) });
 const ShipBody = Type.Object({ from: Type.Integer({ minimum: 0 }), lines: Type.Array(Type.String(), { maxItems: 100000 }) });
@@ -185,7 +185,7 @@ export const nodesFeature: Feature = async (app, ctx) => {
   app.get('/api/nodes/:id/tasks', { schema: { params: IdParams, querystring: Type.Object({ page_num: Type.Optional(Type.Integer({ minimum: 1 })), page_size: Type.Optional(Type.Integer({ minimum: 1, maximum: 100000 })) }) } }, async (req) => {
     await mustNode(req.params.id);
     const { limit, offset } = paging(req.query, 10);
-    const base = db.selectFrom('tasks').where('node_id', '=', req.params.id);
+    const base = visibleTasks(db.selectFrom('tasks').where('node_id', '=', req.params.id), req.user);
     const [rows, count] = await Promise.all([
       base.selectAll().orderBy('create_ts', 'desc').orderBy('id', 'desc').limit(limit).offset(offset).execute(),
       base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),

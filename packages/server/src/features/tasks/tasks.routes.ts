@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import { Type } from '@sinclair/typebox';
 import { stringify as stringifySync } from 'csv-stringify/sync';
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type SelectQueryBuilder } from 'kysely';
 import {
   DEFAULT_MAX_ERROR_LOG,
   IdsBody,
@@ -54,13 +54,32 @@ export async function presentTasks(db: Kysely<DB>, rows: TaskRow[]) {
   return rows.map((r) => presentTask({ ...r, spider_name: spiders.get(r.spider_id) ?? '', node_name: nodes.get(r.node_id) ?? null }));
 }
 
+/** Normal users see tasks they started and tasks of spiders they may read (own or public); admins see all. */
+export function visibleTasks<QB>(qb: QB, user: AuthUser): QB {
+  if (user.role === 'admin') return qb;
+  const q = qb as unknown as SelectQueryBuilder<DB, 'tasks', object>;
+  return q.where((eb) =>
+    eb.or([
+      eb('tasks.owner_id', '=', user.id),
+      eb('tasks.spider_id', 'in', eb.selectFrom('spiders').select('spiders.id').where((e) => e.or([e('spiders.owner_id', '=', user.id), e('spiders.is_public', '=', 1)]))),
+    ]),
+  ) as unknown as QB;
+}
+
+async function mustSee(db: Kysely<DB>, user: AuthUser, t: TaskRow): Promise<void> {
+  if (user.role === 'admin' || t.owner_id === user.id) return;
+  const s = await db.selectFrom('spiders').select(['owner_id', 'is_public']).where('id', '=', t.spider_id).executeTakeFirst();
+  if (!s || (s.owner_id !== user.id && s.is_public !== 1)) throw forbidden('forbidden: this task belongs to a private spider of another user');
+}
+
 function mayChange(user: AuthUser, t: TaskRow): void {
   if (user.role !== 'admin' && t.owner_id !== user.id) throw forbidden('forbidden: only the owner of a task or an administrator may change it');
 }
 
-async function mustTask(db: Kysely<DB>, id: string): Promise<TaskRow> {
+async function mustTask(db: Kysely<DB>, id: string, user: AuthUser): Promise<TaskRow> {
   const t = await getTask(db, id);
   if (!t) throw notFound('task');
+  await mustSee(db, user, t);
   return t;
 }
 
@@ -132,7 +151,7 @@ export const tasksFeature: Feature = (app, ctx) => {
   app.get('/api/tasks', { schema: { querystring: TaskListQuery } }, async (req) => {
     const q = req.query;
     const { limit, offset } = paging(q, 10);
-    let base = db.selectFrom('tasks');
+    let base = visibleTasks(db.selectFrom('tasks'), req.user);
     if (q.node_id) base = base.where('node_id', '=', q.node_id);
     if (q.spider_id) base = base.where('spider_id', '=', q.spider_id);
     if (q.status) {
@@ -152,7 +171,7 @@ export const tasksFeature: Feature = (app, ctx) => {
   app.delete('/api/tasks', { schema: { body: IdsBody } }, async (req) => ok({ deleted: await deleteTasks(ctx, req.user, req.body.ids) }));
 
   app.get('/api/tasks/:id', { schema: { params: IdParams } }, async (req) => {
-    const t = await mustTask(db, req.params.id);
+    const t = await mustTask(db, req.params.id, req.user);
     const [task] = await presentTasks(db, [t]);
     const spider = t.type === 'spider' ? await getSpider(db, t.spider_id) : undefined;
     const node = t.node_id && !/^0+$/.test(t.node_id) ? await db.selectFrom('nodes').select(['id', 'name', 'type', 'status', 'ip']).where('id', '=', t.node_id).executeTakeFirst() : undefined;
@@ -164,20 +183,20 @@ export const tasksFeature: Feature = (app, ctx) => {
   });
 
   app.delete('/api/tasks/:id', { schema: { params: IdParams } }, async (req) => {
-    await mustTask(db, req.params.id);
+    await mustTask(db, req.params.id, req.user);
     await deleteTasks(ctx, req.user, [req.params.id]);
     return ok(null);
   });
 
   app.post('/api/tasks/:id/cancel', { schema: { params: IdParams } }, async (req) => {
-    const t = await mustTask(db, req.params.id);
+    const t = await mustTask(db, req.params.id, req.user);
     mayChange(req.user, t);
     await rt.cancel(t.id);
     return ok(presentTask((await getTask(db, t.id))!));
   });
 
   app.post('/api/tasks/:id/restart', { schema: { params: IdParams } }, async (req) => {
-    const t = await mustTask(db, req.params.id);
+    const t = await mustTask(db, req.params.id, req.user);
     return ok(await restartTask(ctx, req.user, t));
   });
 
@@ -200,7 +219,7 @@ export const tasksFeature: Feature = (app, ctx) => {
   // ------------------------------------------------------------------------------------------------ logs
 
   app.get('/api/tasks/:id/log', { schema: { params: IdParams, querystring: LogQuery } }, async (req) => {
-    const t = await mustTask(db, req.params.id);
+    const t = await mustTask(db, req.params.id, req.user);
     const { limit, offset } = paging(req.query, LOG_PAGE_SIZE);
     const keyword = req.query.keyword?.trim();
     const toLine = (r: { line_no: number; msg: string; is_error: number }): LogLine => ({ _id: `${t.id}-${r.line_no}`, line_no: r.line_no, msg: r.msg, is_error: r.is_error === 1 });
@@ -227,7 +246,7 @@ export const tasksFeature: Feature = (app, ctx) => {
   });
 
   app.get('/api/tasks/:id/error-log', { schema: { params: IdParams } }, async (req) => {
-    const t = await mustTask(db, req.params.id);
+    const t = await mustTask(db, req.params.id, req.user);
     const user = await db.selectFrom('users').select('settings').where('id', '=', req.user.id).executeTakeFirst();
     let max = DEFAULT_MAX_ERROR_LOG;
     try {
@@ -249,7 +268,7 @@ export const tasksFeature: Feature = (app, ctx) => {
   // ------------------------------------------------------------------------------------------------ results
 
   app.get('/api/tasks/:id/results', { schema: { params: IdParams, querystring: PageQuery } }, async (req) => {
-    const t = await mustTask(db, req.params.id);
+    const t = await mustTask(db, req.params.id, req.user);
     const { limit, offset } = paging(req.query, 10);
     const [rows, count] = await Promise.all([
       db.selectFrom('results').select(['id', 'data']).where('task_id', '=', t.id).orderBy('id').limit(limit).offset(offset).execute(),
@@ -259,7 +278,7 @@ export const tasksFeature: Feature = (app, ctx) => {
   });
 
   app.get('/api/tasks/:id/results/download', { schema: { params: IdParams, querystring: Type.Object({ bom: Type.Optional(Type.String()) }) } }, async (req, reply) => {
-    const t = await mustTask(db, req.params.id);
+    const t = await mustTask(db, req.params.id, req.user);
     const PAGE = 5000;
     // Columns: the union of the keys of the first rows, in order of appearance (spec: "the first row's keys").
     const head = await db.selectFrom('results').select('data').where('task_id', '=', t.id).orderBy('id').limit(100).execute();
@@ -300,7 +319,7 @@ export const tasksFeature: Feature = (app, ctx) => {
       const raw = tokenFromRequest(req) ?? req.query.token;
       const user = raw ? await resolveToken(ctx.store, raw) : undefined;
       if (!user) throw unauthorized();
-      const t = await mustTask(db, req.params.id);
+      const t = await mustTask(db, req.params.id, user);
       const sse = openSse(req, reply);
       let lastSent = req.query.from ?? t.log_lines;
       let backlogDone = false;
@@ -354,7 +373,7 @@ export const tasksFeature: Feature = (app, ctx) => {
 
   app.get('/api/spiders/:id/tasks', { schema: { params: IdParams, querystring: PageQuery } }, async (req) => {
     const { limit, offset } = paging(req.query, 10);
-    const base = db.selectFrom('tasks').where('spider_id', '=', req.params.id);
+    const base = visibleTasks(db.selectFrom('tasks').where('spider_id', '=', req.params.id), req.user);
     const [rows, count] = await Promise.all([
       base.selectAll().orderBy('create_ts', 'desc').orderBy('id', 'desc').limit(limit).offset(offset).execute(),
       base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
