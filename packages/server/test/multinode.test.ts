@@ -64,6 +64,24 @@ describe('multi-node on loopback', () => {
     expect([...per.values()]).toEqual([2, 2]);
   });
 
+  it('a frozen node goes offline (task abnormal) and, back again, reconciles: the task runs on and finishes', async () => {
+    const id = await makeSpider(m, 'survives', "sh -c 'for i in 1 2 3 4 5 6; do echo tick$i; sleep 0.5; done'");
+    const frozen = nodes[0];
+    const frozenId = ((await m.api('GET', '/nodes')).body.data as { _id: string; name: string }[]).find((n) => n.name === 'w1')!._id;
+    const [t] = await runSpider(m, id, { run_type: 'selected-nodes', node_ids: [frozenId] });
+    await waitTask(m, t, ['running']);
+    frozen.proc.kill('SIGSTOP');
+    try {
+      await waitTask(m, t, ['abnormal'], 10_000);
+    } finally {
+      frozen.proc.kill('SIGCONT');
+    }
+    const done = await waitTask(m, t, ['finished'], 20_000);
+    expect(done.log_count).toBe(6);
+    const log = await m.api('GET', `/tasks/${t}/log`);
+    expect(log.body.data.map((l: { msg: string }) => l.msg)).toEqual(['tick1', 'tick2', 'tick3', 'tick4', 'tick5', 'tick6']);
+  });
+
   it('kill -9 of a node mid-task turns the task abnormal within the offline timeout', async () => {
     const id = await makeSpider(m, 'long', 'sleep 60');
     const victim = nodes[1];
