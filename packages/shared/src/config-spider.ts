@@ -291,7 +291,9 @@ export const SpiderfileSchema = Type.Object({
   start_url: Type.String({ maxLength: 4000 }),
   start_stage: Type.Optional(Type.String({ maxLength: 200 })),
   engine: Type.Optional(Type.String({ maxLength: 50 })),
-  settings: Type.Optional(Type.Record(Type.String(), Type.Union([Type.String(), Type.Number(), Type.Boolean()]))),
+  // Unknown, not a union: with the server's coerceTypes a String-first union turned true/10 into 'true'/'10';
+  // validateSpiderfile refuses non-scalar values.
+  settings: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
   stages: Type.Array(StageSchema, { maxItems: 50 }),
 });
 export const SpiderfileTextBody = Type.Object({ content: Type.String({ maxLength: 1024 * 1024 }) });

@@ -3,7 +3,7 @@
  * TanStack Query hooks over the request helper. All calls are `silent`: the panels show the server's message
  * themselves (per section for Scrapy, spec §7), so no generic toast doubles it.
  */
-import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import {
   SPIDERFILE_NAME,
   parseSpiderfile,
@@ -50,20 +50,43 @@ export function useScrapySection<S extends ScrapySection>(id: string, section: S
     enabled,
     retry: false,
     staleTime: 30_000,
-    queryFn: async () => (await api.get<SectionData[S]>(`/spiders/${id}/scrapy/${section}`, undefined, { silent: true, timeout: LONG_TIMEOUT_MS })).data ?? ([] as unknown as SectionData[S]),
+    queryFn: async () =>
+      (
+        await api.get<SectionData[S]>(`/spiders/${id}/scrapy/${section}`, undefined, {
+          silent: true,
+          timeout: LONG_TIMEOUT_MS,
+        })
+      ).data ?? ([] as unknown as SectionData[S]),
   });
 }
 
-export async function saveScrapySection<S extends Exclude<ScrapySection, 'spiders'>>(id: string, section: S, body: unknown): Promise<SectionData[S]> {
-  return (await api.post<SectionData[S]>(`/spiders/${id}/scrapy/${section}`, body, { silent: true, timeout: LONG_TIMEOUT_MS })).data;
+export async function saveScrapySection<S extends Exclude<ScrapySection, 'spiders'>>(
+  id: string,
+  section: S,
+  body: unknown,
+): Promise<SectionData[S]> {
+  return (
+    await api.post<SectionData[S]>(`/spiders/${id}/scrapy/${section}`, body, { silent: true, timeout: LONG_TIMEOUT_MS })
+  ).data;
 }
 
 export async function addScrapySpider(id: string, form: { name: string; domain: string; template?: string }) {
-  return (await api.put<ScrapySpiderCreated>(`/spiders/${id}/scrapy/spiders`, form, { silent: true, timeout: LONG_TIMEOUT_MS })).data;
+  return (
+    await api.put<ScrapySpiderCreated>(`/spiders/${id}/scrapy/spiders`, form, {
+      silent: true,
+      timeout: LONG_TIMEOUT_MS,
+    })
+  ).data;
 }
 
 export async function scrapySpiderFilepath(id: string, spiderName: string): Promise<string> {
-  return (await api.get<string>(`/spiders/${id}/scrapy/spider/filepath`, { spider_name: spiderName }, { silent: true, timeout: LONG_TIMEOUT_MS })).data;
+  return (
+    await api.get<string>(
+      `/spiders/${id}/scrapy/spider/filepath`,
+      { spider_name: spiderName },
+      { silent: true, timeout: LONG_TIMEOUT_MS },
+    )
+  ).data;
 }
 
 // ---------- Git ----------
@@ -78,7 +101,12 @@ export function useGitInfo(spider: Spider) {
 }
 
 export async function gitAction(id: string, action: 'sync' | 'reset', branch?: string): Promise<GitSyncResult> {
-  return (await api.post<GitSyncResult>(`/spiders/${id}/git/${action}`, branch ? { branch } : {}, { silent: true, timeout: LONG_TIMEOUT_MS })).data;
+  return (
+    await api.post<GitSyncResult>(`/spiders/${id}/git/${action}`, branch ? { branch } : {}, {
+      silent: true,
+      timeout: LONG_TIMEOUT_MS,
+    })
+  ).data;
 }
 
 // ---------- configurable spiders ----------
@@ -100,7 +128,11 @@ export function useSpiderfile(spider: Spider) {
     queryFn: async () => {
       let content: string | null = null;
       try {
-        const res = await api.get<string | { content: string }>(`/spiders/${id}/file`, { path: SPIDERFILE_NAME }, { silent: true });
+        const res = await api.get<string | { content: string }>(
+          `/spiders/${id}/file`,
+          { path: SPIDERFILE_NAME },
+          { silent: true },
+        );
         content = typeof res.data === 'string' ? res.data : (res.data?.content ?? '');
       } catch (err) {
         if (!(err instanceof ApiRequestError && err.status === 404)) throw err;
@@ -109,7 +141,11 @@ export function useSpiderfile(spider: Spider) {
         const parsed = parseSpiderfile(content);
         return parsed.ok
           ? { spiderfile: parsed.spiderfile, content, problems: [] }
-          : { spiderfile: null, content, problems: parsed.problems.map((p) => (p.line ? `line ${p.line}: ${p.message}` : p.message)) };
+          : {
+              spiderfile: null,
+              content,
+              problems: parsed.problems.map((p) => (p.line ? `line ${p.line}: ${p.message}` : p.message)),
+            };
       }
       const fromConfig = validateSpiderfile({ name: spider.name, ...spider.config });
       return { spiderfile: fromConfig.ok ? fromConfig.spiderfile : null, content: '', problems: [] };
@@ -121,7 +157,11 @@ export function useSpiderfile(spider: Spider) {
 export function useSpiderfileSaved(id: string) {
   const qc = useQueryClient();
   return (saved: { spiderfile: Spiderfile; content: string }) => {
-    qc.setQueryData<SpiderfileState>(toolKeys.spiderfile(id), { spiderfile: saved.spiderfile, content: saved.content, problems: [] });
+    qc.setQueryData<SpiderfileState>(toolKeys.spiderfile(id), {
+      spiderfile: saved.spiderfile,
+      content: saved.content,
+      problems: [],
+    });
     void qc.invalidateQueries({ queryKey: spiderKeys.file(id, SPIDERFILE_NAME) });
     void qc.invalidateQueries({ queryKey: spiderKeys.dir(id, '') });
     void qc.invalidateQueries({ queryKey: spiderKeys.detail(id), exact: true });
@@ -129,11 +169,19 @@ export function useSpiderfileSaved(id: string) {
 }
 
 export async function saveSpiderfileForm(id: string, sf: Spiderfile) {
-  return (await api.post<{ spiderfile: Spiderfile; content: string }>(`/config_spiders/${id}/config`, sf, { silent: true })).data;
+  return (
+    await api.post<{ spiderfile: Spiderfile; content: string }>(`/config_spiders/${id}/config`, sf, { silent: true })
+  ).data;
 }
 
 export async function saveSpiderfileText(id: string, content: string) {
-  return (await api.post<{ spiderfile: Spiderfile; content: string }>(`/config_spiders/${id}/spiderfile`, { content }, { silent: true })).data;
+  return (
+    await api.post<{ spiderfile: Spiderfile; content: string }>(
+      `/config_spiders/${id}/spiderfile`,
+      { content },
+      { silent: true },
+    )
+  ).data;
 }
 
 export interface PreviewResult {
@@ -143,15 +191,31 @@ export interface PreviewResult {
 }
 
 export async function previewCrawl(id: string, spiderfile: Spiderfile, items = 10) {
-  return (await api.post<PreviewResult>(`/spiders/${id}/preview_crawl`, { items, spiderfile }, { silent: true, timeout: 60_000 })).data;
+  return (
+    await api.post<PreviewResult>(
+      `/spiders/${id}/preview_crawl`,
+      { items, spiderfile },
+      { silent: true, timeout: 60_000 },
+    )
+  ).data;
 }
 
 export async function extractFields(id: string, url?: string) {
-  return (await api.post<ExtractFieldsResult>(`/spiders/${id}/extract_fields`, url ? { url } : {}, { silent: true, timeout: 60_000 })).data;
+  return (
+    await api.post<ExtractFieldsResult>(`/spiders/${id}/extract_fields`, url ? { url } : {}, {
+      silent: true,
+      timeout: 60_000,
+    })
+  ).data;
 }
 
 export async function convertToCustomized(id: string) {
-  return (await api.post<Spider & { files: string[] }>(`/config_spiders/${id}/convert`, undefined, { silent: true, timeout: LONG_TIMEOUT_MS })).data;
+  return (
+    await api.post<Spider & { files: string[] }>(`/config_spiders/${id}/convert`, undefined, {
+      silent: true,
+      timeout: LONG_TIMEOUT_MS,
+    })
+  ).data;
 }
 
 export function useConfigTemplates(enabled = true) {
@@ -173,4 +237,34 @@ export async function createConfigSpider(body: {
   is_public?: boolean;
 }) {
   return (await api.put<Spider>('/config_spiders', body, { silent: true })).data;
+}
+
+// ---------- import (spec §3 Import form, §7 POST /spiders/import/github) ----------
+
+export interface ImportAnswer extends Spider {
+  git: GitSyncResult;
+}
+
+/** One endpoint for every host: `type` (github, gitlab, gitee, git) only labels the source. */
+export function useImportRepo() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: async (body: { url: string; type: string; branch?: string; name?: string }) =>
+      (await api.post<ImportAnswer>('/spiders/import/github', body, { silent: true, timeout: LONG_TIMEOUT_MS })).data,
+    onSuccess: () => {
+      void qc.invalidateQueries({ queryKey: ['spiders', 'list'] });
+      void qc.invalidateQueries({ queryKey: ['projects'] });
+    },
+  });
+}
+
+export function useCreateConfigSpider() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: createConfigSpider,
+    onSuccess: () => {
+      void qc.invalidateQueries({ queryKey: ['spiders', 'list'] });
+      void qc.invalidateQueries({ queryKey: ['projects'] });
+    },
+  });
 }

@@ -40,4 +40,6 @@ export default {
   resultReset_one: 'reset, {{count}} file',
   resultReset_other: 'reset, {{count}} files',
   neverSynced: 'Not synced yet',
+  importUrlHint: 'https://, http://, ssh:// or git@host:path of GitHub, GitLab, Gitee or any Git server',
+  importing: 'Cloning the repository and storing its files… {{seconds}} s',
 };

@@ -40,4 +40,6 @@ export default {
   resultReset_one: '重置，{{count}} 个文件',
   resultReset_other: '重置，{{count}} 个文件',
   neverSynced: '尚未同步',
+  importUrlHint: 'GitHub、GitLab、Gitee 或任意 Git 服务器的 https://、http://、ssh:// 或 git@host:path 地址',
+  importing: '正在克隆仓库并保存文件…… {{seconds}} 秒',
 };

@@ -9,6 +9,7 @@ import { useEffect, useMemo, useRef, useState, type HTMLAttributes, type ReactNo
 import { Alert, App, AutoComplete, Button, Card, Empty, Form, Input, InputNumber, List, Select, Space, Spin, Switch, Table, Tabs, Tag, Tooltip, Tree, Typography } from 'antd';
 import type { TreeDataNode } from 'antd';
 import {
+  BugOutlined,
   CheckOutlined,
   CloseOutlined,
   DeleteOutlined,
@@ -757,7 +758,7 @@ export default function ScrapyPanel({ spider }: { spider: Spider }) {
       data-testid="scrapy-panel"
       title={
         <Space>
-          <span className="tool-panel-logo">Scrapy</span>
+          <BugOutlined className="tool-panel-logo" />
           <span>{t('title')}</span>
         </Space>
       }

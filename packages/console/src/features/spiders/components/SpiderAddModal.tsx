@@ -8,6 +8,8 @@ import { useCreateSpider } from '../api.ts';
 import type { Spider, SpiderForm, SpiderType } from '../types.ts';
 import ZipDragger from './ZipDragger.tsx';
 import TourFor from '../../tours/TourFor.tsx';
+import ConfigTemplateFields from './ConfigTemplateFields.tsx';
+import { useCreateConfigSpider } from '../toolsApi.ts';
 
 export const SPIDER_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
 
@@ -26,6 +28,9 @@ interface Values {
   col?: string;
   project_id?: string;
   is_public: boolean;
+  /** configurable spiders without a zip: Spiderfile template and start URL (PUT /config_spiders) */
+  template?: string;
+  start_url?: string;
 }
 
 export default function SpiderAddModal({ open, defaultProjectId, onClose, onCreated }: Props) {
@@ -34,6 +39,7 @@ export default function SpiderAddModal({ open, defaultProjectId, onClose, onCrea
   const [form] = Form.useForm<Values>();
   const projects = useProjects();
   const create = useCreateSpider();
+  const createConfig = useCreateConfigSpider();
   const [file, setFile] = useState<File | null>(null);
   const [progress, setProgress] = useState<number | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -77,7 +83,18 @@ export default function SpiderAddModal({ open, defaultProjectId, onClose, onCrea
     };
     try {
       if (file) setProgress(0);
-      const spider = await create.mutateAsync({ form: body, file, onProgress: setProgress });
+      const spider =
+        values.type === 'configurable' && !file
+          ? await createConfig.mutateAsync({
+              name,
+              display_name: body.display_name,
+              col: body.col,
+              project_id: body.project_id,
+              is_public: body.is_public,
+              template: values.template,
+              start_url: values.start_url?.trim() || undefined,
+            })
+          : await create.mutateAsync({ form: body, file, onProgress: setProgress });
       void message.success(t('spiders:created'));
       onCreated?.(spider);
       onClose();
@@ -95,7 +112,7 @@ export default function SpiderAddModal({ open, defaultProjectId, onClose, onCrea
       okText={t('spiders:add.submit')}
       cancelText={t('common:cancel')}
       onOk={() => void onOk()}
-      confirmLoading={create.isPending}
+      confirmLoading={create.isPending || createConfig.isPending}
       onCancel={() => !create.isPending && onClose()}
       maskClosable={!create.isPending}
       destroyOnHidden
@@ -136,6 +153,7 @@ export default function SpiderAddModal({ open, defaultProjectId, onClose, onCrea
             <Radio.Button value="configurable">{t('spiders:types.configurable')}</Radio.Button>
           </Radio.Group>
         </Form.Item>
+        {type === 'configurable' && !file && <ConfigTemplateFields />}
         <Row gutter={16}>
           <Col span={12}>
             <Form.Item

@@ -30,7 +30,7 @@ import {
   ReloadOutlined,
   SaveOutlined,
 } from '@ant-design/icons';
-import { useBlocker } from 'react-router';
+import { useBlocker, useLocation, useNavigate } from 'react-router';
 import { useTranslation } from 'react-i18next';
 import { useQueryClient } from '@tanstack/react-query';
 import { ApiRequestError } from '../../../api/request.ts';
@@ -99,7 +99,7 @@ function UnsavedBlocker({ onBlocked }: { onBlocked: (proceed: () => void, reset:
   return null;
 }
 
-export default function FilesTab({ spider }: SpiderTabProps) {
+export default function FilesTab({ spider, active }: SpiderTabProps) {
   const id = spider._id;
   const { t } = useTranslation(['spiders', 'common']);
   const { modal, message } = App.useApp();
@@ -196,6 +196,24 @@ export default function FilesTab({ spider }: SpiderTabProps) {
       setSelected(path);
     });
   };
+
+  // `?file=<path>` (e.g. the Scrapy panel's "Open file"): open it with its folders expanded, then drop the param.
+  const location = useLocation();
+  const navigate = useNavigate();
+  const fileParam = active ? new URLSearchParams(location.search).get('file') : null;
+  useEffect(() => {
+    if (!fileParam) return;
+    const parents = fileParam
+      .split('/')
+      .slice(0, -1)
+      .map((_, i, parts) => parts.slice(0, i + 1).join('/'));
+    setExpanded((xs) => [...xs, ...parents.filter((p) => !xs.includes(p))]);
+    openFile(fileParam);
+    const params = new URLSearchParams(location.search);
+    params.delete('file');
+    navigate({ pathname: location.pathname, search: `?${params.toString()}` }, { replace: true });
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [fileParam]);
 
   const docRef = useRef(doc);
   docRef.current = doc;

@@ -9,6 +9,8 @@ import { useUpdateSpider } from '../api.ts';
 import { SPIDER_NAME_PATTERN } from '../components/SpiderAddModal.tsx';
 import type { DedupMethod, Spider, SpiderForm, SpiderType } from '../types.ts';
 import type { SpiderTabProps } from './types.ts';
+import ScrapyPanel from '../components/ScrapyPanel.tsx';
+import GitPanel from '../components/GitPanel.tsx';
 
 interface Values {
   name: string;
@@ -304,6 +306,9 @@ export default function OverviewTab({ spider }: SpiderTabProps) {
           </Button>
         </div>
       </Form>
+      {/* issue 7: Scrapy project and Git repository panels (components/ScrapyPanel.tsx, GitPanel.tsx) */}
+      {spider.is_scrapy && <ScrapyPanel spider={spider} />}
+      <GitPanel spider={spider} />
     </div>
   );
 }
