@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, rmSync, watch, writeFileSync, type FSWatcher } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { FinalStatus, ShipAck, ShipBatch, TaskAssignment } from '@crawldeck/shared';
+import { withCrawldeckPipeline, type FinalStatus, type ShipAck, type ShipBatch, type TaskAssignment } from '@crawldeck/shared';
 import { LineSplitter, Shipper, SpoolWriter, writeJson } from './spool.ts';
 
 export interface RunnerEnv {
@@ -98,7 +98,10 @@ export class TaskRun {
 
   start(workspace: string): void {
     const t = this.task;
-    const cmd = resolveCommand(t.param ? `${t.cmd} ${t.param}` : t.cmd, this.env.python);
+    // `scrapy crawl` gets our item pipeline added (merged with the project's own); a spider opts out with the
+    // environment variable CRAWLDECK_SCRAPY_PIPELINE=0 (docs/spiders.md "Scrapy spiders").
+    const full = withCrawldeckPipeline(t.param ? `${t.cmd} ${t.param}` : t.cmd, t.env.CRAWLDECK_SCRAPY_PIPELINE === '0');
+    const cmd = resolveCommand(full, this.env.python);
     const envPath = (name: string, add: string) => [add, process.env[name]].filter(Boolean).join(path.delimiter);
     const env: NodeJS.ProcessEnv = {
       ...process.env,

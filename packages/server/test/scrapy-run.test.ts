@@ -33,7 +33,7 @@ afterAll(async () => {
 });
 
 describe('a real Scrapy spider', () => {
-  it('crawls a local site and the Crawldeck pipeline delivers every item', async () => {
+  it('crawls a local site and the automatically added Crawldeck pipeline delivers every item (settings.py untouched)', async () => {
     const files = {
       'scrapy.cfg': '[settings]\ndefault = shop.settings\n',
       'shop/__init__.py': '',
@@ -42,7 +42,6 @@ describe('a real Scrapy spider', () => {
         "SPIDER_MODULES = ['shop.spiders']",
         'ROBOTSTXT_OBEY = False',
         'TELNETCONSOLE_ENABLED = False',
-        "ITEM_PIPELINES = {'crawldeck.scrapy.CrawldeckPipeline': 300}",
         "REQUEST_FINGERPRINTER_IMPLEMENTATION = '2.7'",
       ].join('\n'),
       'shop/spiders/__init__.py': '',

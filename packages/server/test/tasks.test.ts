@@ -291,6 +291,28 @@ console.log('ok');`;
     for (const st of ['pending', 'running', 'finished']) expect(text).toContain(`"taskId":"${t}","status":"${st}"`);
   });
 
+  it('tells a normal user on GET /api/events only of tasks of spiders they may read', async () => {
+    const normal = await m.createUser('events-viewer');
+    const res = await fetch(`${m.url}/api/events`, { headers: { authorization: normal } });
+    expect(res.status).toBe(200);
+    const hidden = await makeSpider(m, 'sh-events-private', 'echo private');
+    const shown = await makeSpider(m, 'sh-events-public', 'echo public', {}, { is_public: true });
+    const [h] = await runSpider(m, hidden);
+    await waitTask(m, h, ['finished']);
+    const [p] = await runSpider(m, shown);
+    const reader = res.body!.getReader();
+    const dec = new TextDecoder();
+    let text = '';
+    while (!text.includes(`"taskId":"${p}","status":"finished"`)) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      text += dec.decode(value);
+    }
+    await reader.cancel();
+    expect(text).toContain(`"taskId":"${p}","status":"running"`);
+    expect(text).not.toContain(h);
+  });
+
   it('streams status and log lines over SSE with ?token=', async () => {
     const id = await makeSpider(m, 'sh-stream', "sh -c 'for i in 1 2 3; do echo line$i; sleep 0.2; done'");
     const [t] = await runSpider(m, id);

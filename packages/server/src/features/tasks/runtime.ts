@@ -169,6 +169,7 @@ export class TaskRuntime {
         .executeTakeFirst();
       if (Number(r.numUpdatedRows) > 0) await this.afterFinal(t.id);
     }
+    this.ctx.events.emit('node.status', { nodeId, status: 'offline' });
     this.ctx.log.warn({ nodeId, abnormal: lost.length }, 'node went offline');
   }
 

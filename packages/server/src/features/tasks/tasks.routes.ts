@@ -364,7 +364,25 @@ export const tasksFeature: Feature = (app, ctx) => {
 
   app.get('/api/events', async (req, reply) => {
     const sse = openSse(req, reply);
-    const onStatus = (ev: TaskStatusEvent) => sse.send('task.status', ev);
+    // A normal user hears only of tasks of spiders they may read (own or public), as the task list shows them;
+    // judged by spider so that deletions (whose rows are gone) still reach them. One look-up per spider.
+    const user = req.user;
+    const seen = new Map<string, boolean>();
+    const canSee = async (spiderId: string): Promise<boolean> => {
+      if (user.role === 'admin') return true;
+      let yes = seen.get(spiderId);
+      if (yes === undefined) {
+        const s = await db.selectFrom('spiders').select(['owner_id', 'is_public']).where('id', '=', spiderId).executeTakeFirst();
+        yes = !!s && (s.owner_id === user.id || s.is_public === 1);
+        seen.set(spiderId, yes);
+      }
+      return yes;
+    };
+    const onStatus = (ev: TaskStatusEvent) => {
+      canSee(ev.spiderId)
+        .then((yes) => yes && sse.send('task.status', ev))
+        .catch((err: unknown) => req.log.warn({ err }, 'task event filter failed'));
+    };
     ctx.events.on('task.status', onStatus);
     sse.onClose(() => ctx.events.off('task.status', onStatus));
   });
