@@ -57,7 +57,10 @@ beforeAll(async () => {
     if (u.pathname === '/list') {
       const p = Number(u.searchParams.get('page') ?? '1');
       const items = Array.from({ length: PER_PAGE }, (_, i) => (p - 1) * PER_PAGE + i + 1)
-        .map((n) => `<li class="product"><a class="title" href="/item/${n}">Product ${n}</a><span class="price">$${n}.00</span></li>`)
+        .map(
+          (n) =>
+            `<li class="product"><a class="title" href="/item/${n}">Product ${n}</a><span class="price">$${n}.00</span></li>`,
+        )
         .join('');
       const next = p < PAGES ? `<a class="next" href="/list?page=${p + 1}">Next</a>` : '';
       return html(`<h1>Products, page ${p}</h1><ul class="products">${items}</ul>${next}`);
@@ -134,7 +137,8 @@ describe('configurable spider', () => {
       const detail = rules.locator('[data-testid=rules-stage]').nth(1);
       await list.locator('[data-testid=rules-list-selector]').fill('li.product');
       await list.locator('[data-testid=rules-page-selector]').fill('a.next');
-      const f = (stage: typeof list, i: number, tid: string) => stage.locator('[data-testid=rules-field]').nth(i).locator(`[data-testid=${tid}]`);
+      const f = (stage: typeof list, i: number, tid: string) =>
+        stage.locator('[data-testid=rules-field]').nth(i).locator(`[data-testid=${tid}]`);
       await f(list, 0, 'rules-field-selector').fill('a.title');
       await f(list, 1, 'rules-field-selector').fill('a.title');
       expect(await f(list, 1, 'rules-field-attr').inputValue()).toBe('href');
@@ -183,24 +187,30 @@ describe('configurable spider', () => {
       await page.keyboard.insertText(saved.replace(/MAX_PAGES: \d+/, 'MAX_PAGES: 2'));
       await config.locator('[data-testid=config-valid]').waitFor();
       await config.locator('[data-testid=config-save]').click();
-      await expect.poll(async () => (await readSpiderFile(token, id, 'Spiderfile')).includes('MAX_PAGES: 2')).toBe(true);
+      await expect
+        .poll(async () => (await readSpiderFile(token, id, 'Spiderfile')).includes('MAX_PAGES: 2'))
+        .toBe(true);
       await page.locator('[data-testid=tab-rules]').click();
       await expect.poll(() => rules.locator('#max_pages').inputValue()).toBe('2');
       // back to all pages in the form
       await rules.locator('#max_pages').fill('10');
       await rules.locator('[data-testid=rules-save]').click();
-      await expect.poll(async () => (await readSpiderFile(token, id, 'Spiderfile')).includes('MAX_PAGES: 10')).toBe(true);
+      await expect
+        .poll(async () => (await readSpiderFile(token, id, 'Spiderfile')).includes('MAX_PAGES: 10'))
+        .toBe(true);
 
       // run it: every item of the site, the first rows equal the preview's
       // with the detail page's Run button (tasks feature), then to the new task
-      await page.locator('[data-testid=spider-run]').click();
+      await page.locator('[data-testid=spider-run]:visible').click();
       await page.locator('.run-dialog .ant-modal-footer .ant-btn-primary').click();
       await page.locator('.run-started .run-view-task').click();
       await page.waitForURL(/\/tasks\/[0-9a-f]{24}/);
       const taskId = /\/tasks\/([0-9a-f]{24})/.exec(page.url())![1];
       const task = await waitTask(token, taskId);
       expect(task.status, task.error).toBe('finished');
-      const results = await fetch(`${env.url}/api/tasks/${taskId}/results?page_num=1&page_size=100`, { headers: { authorization: token } });
+      const results = await fetch(`${env.url}/api/tasks/${taskId}/results?page_num=1&page_size=100`, {
+        headers: { authorization: token },
+      });
       const body = (await results.json()) as { data: Record<string, string>[]; total: number };
       expect(body.total).toBe(PAGES * PER_PAGE);
       const titles = body.data.map((r) => r.title).sort();
@@ -219,7 +229,11 @@ describe('configurable spider', () => {
     'zh: convert a configurable spider to customized; failure says Converted unsuccessfully',
     async ({ page }) => {
       const token = await signIn(page, 'zh');
-      const sp = await call<{ _id: string }>(token, 'PUT', '/config_spiders', { name: 'e2e_convert', template: 'list', start_url: `${siteUrl}/list` });
+      const sp = await call<{ _id: string }>(token, 'PUT', '/config_spiders', {
+        name: 'e2e_convert',
+        template: 'list',
+        start_url: `${siteUrl}/list`,
+      });
       // a broken Spiderfile in the files: conversion fails with the catalogue message
       await call(token, 'POST', `/spiders/${sp._id}/file`, { path: 'Spiderfile', content: 'name: [unclosed' });
       await page.goto(`${env.url}/spiders/${sp._id}?tab=config`);
@@ -237,7 +251,11 @@ describe('configurable spider', () => {
         route.fulfill({
           status: 422,
           contentType: 'application/json',
-          body: JSON.stringify({ status: 'error', message: 'Converted unsuccessfully: boom', error: 'Converted unsuccessfully: boom' }),
+          body: JSON.stringify({
+            status: 'error',
+            message: 'Converted unsuccessfully: boom',
+            error: 'Converted unsuccessfully: boom',
+          }),
         }),
       );
       await page.locator('[data-testid=rules-convert]').click();
@@ -302,13 +320,20 @@ describe('scrapy panel', () => {
         path.join(proj, 'shop/spiders/products.py'),
         `import scrapy\n\n\nclass ProductsSpider(scrapy.Spider):\n    name = "products"\n    start_urls = ["${siteUrl}/list"]\n\n    def parse(self, response):\n        for li in response.css("li.product"):\n            yield {"title": li.css("a::text").get()}\n`,
       );
-      writeFileSync(path.join(proj, 'shop/items.py'), 'import scrapy\n\n\nclass ShopItem(scrapy.Item):\n    title = scrapy.Field()\n');
+      writeFileSync(
+        path.join(proj, 'shop/items.py'),
+        'import scrapy\n\n\nclass ShopItem(scrapy.Item):\n    title = scrapy.Field()\n',
+      );
       const zip = await zipDir(proj);
       const form = new FormData();
       form.append('name', 'e2e_scrapy');
       form.append('cmd', 'scrapy crawl products');
       form.append('file', new Blob([zip]), 'shop.zip');
-      const up = await fetch(`${env.url}/api/spiders`, { method: 'PUT', headers: { authorization: token }, body: form });
+      const up = await fetch(`${env.url}/api/spiders`, {
+        method: 'PUT',
+        headers: { authorization: token },
+        body: form,
+      });
       const created = ((await up.json()) as { data: { _id: string; is_scrapy: boolean } }).data;
       expect(created.is_scrapy).toBe(true);
       const id = created._id;
@@ -337,14 +362,20 @@ describe('scrapy panel', () => {
       await settings.locator('[data-testid=scrapy-setting-add]').click();
       const newRow = settings.locator('tr[data-key=""]');
       await newRow.locator('[data-testid=setting-key] input').fill('DOWNLOAD_DEL');
-      await page.locator('.ant-select-dropdown:visible .ant-select-item-option', { hasText: 'DOWNLOAD_DELAY' }).first().click();
+      await page
+        .locator('.ant-select-dropdown:visible .ant-select-item-option', { hasText: 'DOWNLOAD_DELAY' })
+        .first()
+        .click();
       const delay = settings.locator('tr[data-key=DOWNLOAD_DELAY]');
       expect(await delay.locator('[data-testid=setting-type]').innerText()).toContain('数字');
       await delay.locator('input[data-testid=setting-value], [data-testid=setting-value] input').first().fill('2');
       // an object setting with invalid JSON is refused before saving
       await settings.locator('[data-testid=scrapy-setting-add]').click();
       await settings.locator('tr[data-key=""] [data-testid=setting-key] input').fill('DEFAULT_REQUEST_HEAD');
-      await page.locator('.ant-select-dropdown:visible .ant-select-item-option', { hasText: 'DEFAULT_REQUEST_HEADERS' }).first().click();
+      await page
+        .locator('.ant-select-dropdown:visible .ant-select-item-option', { hasText: 'DEFAULT_REQUEST_HEADERS' })
+        .first()
+        .click();
       const headers = settings.locator('tr[data-key=DEFAULT_REQUEST_HEADERS]');
       await headers.locator('textarea[data-testid=setting-value]').fill('{"Accept": ');
       await headers.locator('.scrapy-json-error').waitFor();
@@ -376,7 +407,9 @@ describe('scrapy panel', () => {
 
       // items: add a field to ShopItem and a new item class, save to items.py
       await panel.locator('[data-testid=scrapy-tab-items]').click();
-      const shopItem = items.locator('.ant-tree-treenode', { has: page.locator('[data-testid=item-node][data-name=ShopItem]') });
+      const shopItem = items.locator('.ant-tree-treenode', {
+        has: page.locator('[data-testid=item-node][data-name=ShopItem]'),
+      });
       await shopItem.hover();
       await shopItem.locator('[data-testid=item-add-field]').click();
       await items.locator('[data-testid=item-name-input]').fill('price');
@@ -395,15 +428,23 @@ describe('scrapy panel', () => {
       await panel.locator('[data-testid=scrapy-tab-pipelines]').click();
       const pipes = panel.locator('[data-testid=scrapy-pipelines]');
       await pipes.locator('.ant-table-row', { hasText: 'shop.pipelines.ShopPipeline' }).waitFor({ timeout: 30_000 });
-      await pipes.locator('.ant-table-row', { hasText: 'shop.pipelines.ShopPipeline' }).locator('[data-testid=pipeline-enabled]').click();
+      await pipes
+        .locator('.ant-table-row', { hasText: 'shop.pipelines.ShopPipeline' })
+        .locator('[data-testid=pipeline-enabled]')
+        .click();
       await pipes.locator('[data-testid=scrapy-pipelines-save]').click();
       await page.locator('.ant-message-notice', { hasText: 'Pipelines' }).waitFor({ timeout: 30_000 });
-      expect(await readSpiderFile(token, id, 'shop/settings.py')).toMatch(/ITEM_PIPELINES = \{[^}]*shop\.pipelines\.ShopPipeline/);
+      expect(await readSpiderFile(token, id, 'shop/settings.py')).toMatch(
+        /ITEM_PIPELINES = \{[^}]*shop\.pipelines\.ShopPipeline/,
+      );
       await shot(page, 'scrapy-panel-pipelines-zh');
 
       // jump to a spider's file
       await panel.locator('[data-testid=scrapy-tab-spiders]').click();
-      await panel.locator('[data-testid=scrapy-spider-row]', { hasText: 'products' }).locator('[data-testid=scrapy-jump]').click();
+      await panel
+        .locator('[data-testid=scrapy-spider-row]', { hasText: 'products' })
+        .locator('[data-testid=scrapy-jump]')
+        .click();
       await page.waitForURL(/tab=files/);
       await page.locator('.files-editor-path', { hasText: 'shop/spiders/products.py' }).waitFor();
       expect(await page.locator('.cm-content').innerText()).toContain('class ProductsSpider');
@@ -426,13 +467,16 @@ describe('git panel and import', () => {
   });
 
   for (const lang of ['en', 'zh'] as const) {
-        e2eTest(
+    e2eTest(
       `${lang}: connect a repository, sync shows the last commit, reset discards console edits, import opens the new spider`,
       async ({ page }) => {
         const token = await signIn(page, lang);
         const repo = `demo_${lang}`;
         const url = srv.createRepo(repo, { 'main.py': 'print("v1")\n' });
-        const sp = await call<{ _id: string }>(token, 'PUT', '/spiders', { name: `e2e_git_${lang}`, cmd: 'python3 main.py' });
+        const sp = await call<{ _id: string }>(token, 'PUT', '/spiders', {
+          name: `e2e_git_${lang}`,
+          cmd: 'python3 main.py',
+        });
         await page.goto(`${env.url}/spiders/${sp._id}`);
         const panel = page.locator('[data-testid=git-panel]');
         await panel.waitFor();
@@ -442,13 +486,17 @@ describe('git panel and import', () => {
         await panel.locator('.ant-form-item-explain-error').first().waitFor();
         await panel.locator('[data-testid=git-url]').fill(url);
         await panel.locator('[data-testid=git-sync]').click();
-        await expect.poll(() => panel.locator('[data-testid=git-commit-message]').innerText(), { timeout: 30_000 }).toBe('initial commit');
+        await expect
+          .poll(() => panel.locator('[data-testid=git-commit-message]').innerText(), { timeout: 30_000 })
+          .toBe('initial commit');
         expect(await readSpiderFile(token, sp._id, 'main.py')).toBe('print("v1")\n');
 
         // a new commit arrives with the next sync
         const hash = srv.commit(repo, { 'main.py': 'print("v2")\n' }, 'second commit');
         await panel.locator('[data-testid=git-sync]').click();
-        await expect.poll(() => panel.locator('[data-testid=git-commit-message]').innerText(), { timeout: 30_000 }).toBe('second commit');
+        await expect
+          .poll(() => panel.locator('[data-testid=git-commit-message]').innerText(), { timeout: 30_000 })
+          .toBe('second commit');
         expect(await panel.locator('[data-testid=git-commit-hash]').innerText()).toBe(hash.slice(0, 10));
         expect(await panel.locator('[data-testid=git-last-sync]').innerText()).toMatch(/^\d{4}-\d{2}-\d{2} /);
         await panel.scrollIntoViewIfNeeded();
@@ -480,7 +528,9 @@ describe('git panel and import', () => {
         await dlg.locator('.ant-modal-footer .ant-btn-primary').click();
         await page.waitForURL(/\/spiders\/[0-9a-f]{24}$/, { timeout: 60_000 });
         await page.locator('[data-testid=spider-title]', { hasText: `imported_${lang}` }).waitFor();
-        await expect.poll(() => page.locator('[data-testid=git-commit-message]').innerText(), { timeout: 30_000 }).toBe('initial commit');
+        await expect
+          .poll(() => page.locator('[data-testid=git-commit-message]').innerText(), { timeout: 30_000 })
+          .toBe('initial commit');
         await shot(page, `git-imported-${lang}`);
       },
       { timeout: 180_000 },

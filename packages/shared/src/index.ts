@@ -21,3 +21,4 @@ export * from './git.ts';
 export * from './schedules.ts';
 export * from './webhooks.ts';
 export * from './config-spider.ts';
+export * from './spider-stats.ts';

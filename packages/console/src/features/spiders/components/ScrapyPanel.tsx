@@ -6,7 +6,28 @@
  * save leaves the edited form as it is (the failed result is not applied).
  */
 import { useEffect, useMemo, useRef, useState, type HTMLAttributes, type ReactNode } from 'react';
-import { Alert, App, AutoComplete, Button, Card, Empty, Form, Input, InputNumber, List, Select, Space, Spin, Switch, Table, Tabs, Tag, Tooltip, Tree, Typography } from 'antd';
+import {
+  Alert,
+  App,
+  AutoComplete,
+  Button,
+  Card,
+  Empty,
+  Form,
+  Input,
+  InputNumber,
+  List,
+  Select,
+  Space,
+  Spin,
+  Switch,
+  Table,
+  Tabs,
+  Tag,
+  Tooltip,
+  Tree,
+  Typography,
+} from 'antd';
 import type { TreeDataNode } from 'antd';
 import {
   BugOutlined,
@@ -75,7 +96,15 @@ function SectionError({ section, error }: { section: ScrapySection; error: strin
   );
 }
 
-function SectionToolbar({ children, onReload, loading }: { children?: ReactNode; onReload: () => void; loading: boolean }) {
+function SectionToolbar({
+  children,
+  onReload,
+  loading,
+}: {
+  children?: ReactNode;
+  onReload: () => void;
+  loading: boolean;
+}) {
   const { t } = useTranslation('scrapy');
   return (
     <div className="scrapy-toolbar">
@@ -139,18 +168,46 @@ function SpidersSection({ spider }: { spider: Spider }) {
   return (
     <div className="scrapy-section" data-testid="scrapy-spiders">
       <SectionError section="spiders" error={error} />
-      <Form form={form} layout="inline" className="scrapy-add-spider" initialValues={{ template: 'basic' }} onFinish={() => void add()}>
-        <Form.Item name="name" rules={[{ required: true, message: t('spiders.nameRequired') }, { pattern: IDENT, message: t('identifier') }]}>
+      <Form
+        form={form}
+        layout="inline"
+        className="scrapy-add-spider"
+        initialValues={{ template: 'basic' }}
+        onFinish={() => void add()}
+      >
+        <Form.Item
+          name="name"
+          rules={[
+            { required: true, message: t('spiders.nameRequired') },
+            { pattern: IDENT, message: t('identifier') },
+          ]}
+        >
           <Input placeholder={t('spiders.name')} className="mono-input" data-testid="scrapy-spider-name" />
         </Form.Item>
-        <Form.Item name="domain" rules={[{ required: true, message: t('spiders.domainRequired') }, { pattern: /^[A-Za-z0-9][A-Za-z0-9.:/_-]*$/, message: t('spiders.domainPattern') }]}>
+        <Form.Item
+          name="domain"
+          rules={[
+            { required: true, message: t('spiders.domainRequired') },
+            { pattern: /^[A-Za-z0-9][A-Za-z0-9.:/_-]*$/, message: t('spiders.domainPattern') },
+          ]}
+        >
           <Input placeholder={t('spiders.domain')} className="mono-input" data-testid="scrapy-spider-domain" />
         </Form.Item>
         <Form.Item name="template">
-          <Select style={{ width: 120 }} options={SCRAPY_SPIDER_TEMPLATES.map((x) => ({ value: x, label: x }))} aria-label={t('spiders.template')} />
+          <Select
+            style={{ width: 120 }}
+            options={SCRAPY_SPIDER_TEMPLATES.map((x) => ({ value: x, label: x }))}
+            aria-label={t('spiders.template')}
+          />
         </Form.Item>
         <Form.Item>
-          <Button type="primary" htmlType="submit" icon={<PlusOutlined />} loading={adding} data-testid="scrapy-spider-add">
+          <Button
+            type="primary"
+            htmlType="submit"
+            icon={<PlusOutlined />}
+            loading={adding}
+            data-testid="scrapy-spider-add"
+          >
             {t('spiders.add')}
           </Button>
         </Form.Item>
@@ -166,7 +223,15 @@ function SpidersSection({ spider }: { spider: Spider }) {
           <List.Item
             data-testid="scrapy-spider-row"
             actions={[
-              <Button key="file" type="link" size="small" icon={<FileSearchOutlined />} loading={jumping === name} onClick={() => void jump(name)} data-testid="scrapy-jump">
+              <Button
+                key="file"
+                type="link"
+                size="small"
+                icon={<FileSearchOutlined />}
+                loading={jumping === name}
+                onClick={() => void jump(name)}
+                data-testid="scrapy-jump"
+              >
                 {t('spiders.jump')}
               </Button>,
             ]}
@@ -196,7 +261,13 @@ interface SettingRow {
 
 let uidSeq = 0;
 const toRows = (list: ScrapySetting[]): SettingRow[] =>
-  list.map((s) => ({ uid: ++uidSeq, key: s.key, type: s.type, expression: s.expression, value: toDraft(s.type, s.value, s.expression) }));
+  list.map((s) => ({
+    uid: ++uidSeq,
+    key: s.key,
+    type: s.type,
+    expression: s.expression,
+    value: toDraft(s.type, s.value, s.expression),
+  }));
 
 function SettingsSection({ spider }: { spider: Spider }) {
   const id = spider._id;
@@ -224,11 +295,13 @@ function SettingsSection({ spider }: { spider: Spider }) {
 
   const setKey = (row: SettingRow, key: string) => {
     const known = SCRAPY_SETTING_TYPES[key];
-    if (known && known !== row.type && !row.expression) patch(row.uid, { key, type: known, value: toDraft(known, fromDraftSafe(row)) });
+    if (known && known !== row.type && !row.expression)
+      patch(row.uid, { key, type: known, value: toDraft(known, fromDraftSafe(row)) });
     else patch(row.uid, { key });
   };
 
-  const setType = (row: SettingRow, type: ScrapySettingType) => patch(row.uid, { type, value: toDraft(type, fromDraftSafe(row)) });
+  const setType = (row: SettingRow, type: ScrapySettingType) =>
+    patch(row.uid, { type, value: toDraft(type, fromDraftSafe(row)) });
 
   const problems = useMemo(() => {
     const out = new Map<number, string>();
@@ -239,7 +312,8 @@ function SettingsSection({ spider }: { spider: Spider }) {
       else if (!IDENT.test(k)) out.set(r.uid, t('identifier'));
       else if (seen.has(k)) out.set(r.uid, t('settings.keyTwice', { key: k }));
       else if (!r.expression && r.type === 'object' && objectProblem(r.value)) out.set(r.uid, t('settings.badJson'));
-      else if (!r.expression && r.type === 'number' && (r.value === null || r.value === '')) out.set(r.uid, t('settings.badNumber'));
+      else if (!r.expression && r.type === 'number' && (r.value === null || r.value === ''))
+        out.set(r.uid, t('settings.badNumber'));
       seen.add(k);
     }
     return out;
@@ -252,7 +326,12 @@ function SettingsSection({ spider }: { spider: Spider }) {
     }
     setSaving(true);
     try {
-      const body = rows.map((r) => ({ key: r.key.trim(), type: r.type, value: fromDraft(r.type, r.value, r.expression), ...(r.expression ? { expression: true } : {}) }));
+      const body = rows.map((r) => ({
+        key: r.key.trim(),
+        type: r.type,
+        value: fromDraft(r.type, r.value, r.expression),
+        ...(r.expression ? { expression: true } : {}),
+      }));
       const saved = await saveScrapySection(id, 'settings', body);
       setError('');
       qc.setQueryData(toolKeys.scrapy(id, 'settings'), saved);
@@ -272,7 +351,12 @@ function SettingsSection({ spider }: { spider: Spider }) {
     <div className="scrapy-section" data-testid="scrapy-settings">
       <SectionError section="settings" error={error} />
       <SectionToolbar onReload={() => void query.refetch()} loading={query.isFetching}>
-        <Input.Search allowClear placeholder={t('settings.filter')} onChange={(e) => setFilter(e.target.value)} style={{ width: 220 }} />
+        <Input.Search
+          allowClear
+          placeholder={t('settings.filter')}
+          onChange={(e) => setFilter(e.target.value)}
+          style={{ width: 220 }}
+        />
         <Button
           icon={<PlusOutlined />}
           onClick={() => {
@@ -284,7 +368,14 @@ function SettingsSection({ spider }: { spider: Spider }) {
         >
           {t('settings.add')}
         </Button>
-        <Button type="primary" icon={<SaveOutlined />} onClick={() => void save()} loading={saving} disabled={!query.data && !rows.length} data-testid="scrapy-settings-save">
+        <Button
+          type="primary"
+          icon={<SaveOutlined />}
+          onClick={() => void save()}
+          loading={saving}
+          disabled={!query.data && !rows.length}
+          data-testid="scrapy-settings-save"
+        >
           {t('save')}
         </Button>
         {dirty && <Typography.Text className="scrapy-unsaved">{t('unsaved')}</Typography.Text>}
@@ -346,7 +437,14 @@ function SettingsSection({ spider }: { spider: Spider }) {
           {
             title: t('settings.value'),
             dataIndex: 'value',
-            render: (_, r) => <ScrapySettingValue type={r.type} value={r.value} expression={r.expression} onChange={(v) => patch(r.uid, { value: v })} />,
+            render: (_, r) => (
+              <ScrapySettingValue
+                type={r.type}
+                value={r.value}
+                expression={r.expression}
+                onChange={(v) => patch(r.uid, { value: v })}
+              />
+            ),
           },
           {
             title: '',
@@ -433,7 +531,8 @@ function ItemsSection({ spider }: { spider: Spider }) {
     if (!IDENT.test(v)) return t('identifier');
     if (e.field === undefined) {
       if (items.some((x, i) => i !== e.item && x.name === v)) return t('items.itemTwice', { name: v });
-    } else if (items[e.item]?.fields.some((f, j) => j !== e.field && f === v)) return t('items.fieldTwice', { name: v });
+    } else if (items[e.item]?.fields.some((f, j) => j !== e.field && f === v))
+      return t('items.fieldTwice', { name: v });
     return '';
   };
 
@@ -458,7 +557,8 @@ function ItemsSection({ spider }: { spider: Spider }) {
     if (editing && !editing.value.trim()) {
       const e = editing;
       if (e.field === undefined && !items[e.item]?.name) change((xs) => xs.filter((_, i) => i !== e.item));
-      else if (e.field !== undefined && !items[e.item]?.fields[e.field]) change((xs) => ((xs[e.item].fields = xs[e.item].fields.filter((_, j) => j !== e.field)), xs));
+      else if (e.field !== undefined && !items[e.item]?.fields[e.field])
+        change((xs) => ((xs[e.item].fields = xs[e.item].fields.filter((_, j) => j !== e.field)), xs));
     }
     setEditing(null);
   };
@@ -511,8 +611,19 @@ function ItemsSection({ spider }: { spider: Spider }) {
         onClick={(e) => e.stopPropagation()}
         data-testid="item-name-input"
       />
-      <Button size="small" icon={<CheckOutlined />} onClick={(e) => (e.stopPropagation(), commit())} aria-label={t('ok')} data-testid="item-name-ok" />
-      <Button size="small" icon={<CloseOutlined />} onClick={(e) => (e.stopPropagation(), cancelEdit())} aria-label={t('cancel')} />
+      <Button
+        size="small"
+        icon={<CheckOutlined />}
+        onClick={(e) => (e.stopPropagation(), commit())}
+        aria-label={t('ok')}
+        data-testid="item-name-ok"
+      />
+      <Button
+        size="small"
+        icon={<CloseOutlined />}
+        onClick={(e) => (e.stopPropagation(), cancelEdit())}
+        aria-label={t('cancel')}
+      />
     </Space.Compact>
   );
 
@@ -520,10 +631,25 @@ function ItemsSection({ spider }: { spider: Spider }) {
     <span className="scrapy-tree-actions" onClick={(e) => e.stopPropagation()}>
       {extra}
       <Tooltip title={t('items.rename')}>
-        <Button type="text" size="small" icon={<EditOutlined />} onClick={onEdit} aria-label={t('items.rename')} data-testid="item-rename" />
+        <Button
+          type="text"
+          size="small"
+          icon={<EditOutlined />}
+          onClick={onEdit}
+          aria-label={t('items.rename')}
+          data-testid="item-rename"
+        />
       </Tooltip>
       <Tooltip title={t('remove')}>
-        <Button type="text" size="small" danger icon={<DeleteOutlined />} onClick={onDelete} aria-label={t('remove')} data-testid="item-delete" />
+        <Button
+          type="text"
+          size="small"
+          danger
+          icon={<DeleteOutlined />}
+          onClick={onDelete}
+          aria-label={t('remove')}
+          data-testid="item-delete"
+        />
       </Tooltip>
     </span>
   );
@@ -541,7 +667,14 @@ function ItemsSection({ spider }: { spider: Spider }) {
             () => setEditing({ item: i, value: it.name }),
             () => change((xs) => xs.filter((_, k) => k !== i)),
             <Tooltip title={t('items.addField')}>
-              <Button type="text" size="small" icon={<PlusOutlined />} onClick={() => addField(i)} aria-label={t('items.addField')} data-testid="item-add-field" />
+              <Button
+                type="text"
+                size="small"
+                icon={<PlusOutlined />}
+                onClick={() => addField(i)}
+                aria-label={t('items.addField')}
+                data-testid="item-add-field"
+              />
             </Tooltip>,
           )}
         </span>
@@ -572,7 +705,13 @@ function ItemsSection({ spider }: { spider: Spider }) {
         <Button icon={<PlusOutlined />} onClick={addItem} data-testid="item-add">
           {t('items.add')}
         </Button>
-        <Button type="primary" icon={<SaveOutlined />} onClick={() => void save()} loading={saving} data-testid="scrapy-items-save">
+        <Button
+          type="primary"
+          icon={<SaveOutlined />}
+          onClick={() => void save()}
+          loading={saving}
+          data-testid="scrapy-items-save"
+        >
           {t('save')}
         </Button>
         {dirty && <Typography.Text className="scrapy-unsaved">{t('unsaved')}</Typography.Text>}
@@ -581,7 +720,13 @@ function ItemsSection({ spider }: { spider: Spider }) {
         {query.isLoading ? (
           <Spin />
         ) : items.length ? (
-          <Tree blockNode selectable={false} treeData={treeData} expandedKeys={expanded} onExpand={(k) => setExpanded(k as string[])} />
+          <Tree
+            blockNode
+            selectable={false}
+            treeData={treeData}
+            expandedKeys={expanded}
+            onExpand={(k) => setExpanded(k as string[])}
+          />
         ) : (
           <Empty image={Empty.PRESENTED_IMAGE_SIMPLE} description={t('items.empty')} />
         )}
@@ -627,7 +772,10 @@ function PipelinesSection({ spider }: { spider: Spider }) {
     if (!validName(n)) return void message.error(t('pipelines.badName'));
     if (rows.some((r) => r.name === n)) return void message.error(t('pipelines.twice', { name: n }));
     const max = Math.max(0, ...rows.map((r) => r.priority ?? 0));
-    setRows((rs) => [...rs, { uid: ++uidSeq, name: n, priority: Math.min(1000, max + 100), enabled: true, defined: false }]);
+    setRows((rs) => [
+      ...rs,
+      { uid: ++uidSeq, name: n, priority: Math.min(1000, max + 100), enabled: true, defined: false },
+    ]);
     setNewName('');
     setDirty(true);
   };
@@ -673,7 +821,13 @@ function PipelinesSection({ spider }: { spider: Spider }) {
             {t('pipelines.add')}
           </Button>
         </Space.Compact>
-        <Button type="primary" icon={<SaveOutlined />} onClick={() => void save()} loading={saving} data-testid="scrapy-pipelines-save">
+        <Button
+          type="primary"
+          icon={<SaveOutlined />}
+          onClick={() => void save()}
+          loading={saving}
+          data-testid="scrapy-pipelines-save"
+        >
           {t('save')}
         </Button>
         {dirty && <Typography.Text className="scrapy-unsaved">{t('unsaved')}</Typography.Text>}
@@ -705,7 +859,15 @@ function PipelinesSection({ spider }: { spider: Spider }) {
             dataIndex: 'priority',
             width: 140,
             render: (p: number | null, r) => (
-              <InputNumber size="small" min={0} max={1000} precision={0} value={p} onChange={(v) => patch(r.uid, { priority: v === null ? null : Number(v) })} disabled={!r.enabled} />
+              <InputNumber
+                size="small"
+                min={0}
+                max={1000}
+                precision={0}
+                value={p}
+                onChange={(v) => patch(r.uid, { priority: v === null ? null : Number(v) })}
+                disabled={!r.enabled}
+              />
             ),
           },
           {
@@ -713,7 +875,12 @@ function PipelinesSection({ spider }: { spider: Spider }) {
             dataIndex: 'enabled',
             width: 100,
             render: (e: boolean, r) => (
-              <Switch size="small" checked={e} onChange={(v) => patch(r.uid, { enabled: v, priority: v && r.priority === null ? 300 : r.priority })} data-testid="pipeline-enabled" />
+              <Switch
+                size="small"
+                checked={e}
+                onChange={(v) => patch(r.uid, { enabled: v, priority: v && r.priority === null ? 300 : r.priority })}
+                data-testid="pipeline-enabled"
+              />
             ),
           },
           {

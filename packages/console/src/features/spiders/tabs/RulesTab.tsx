@@ -6,7 +6,28 @@
  * project. The Config tab edits the same Spiderfile as text through the same query (toolsApi.useSpiderfile).
  */
 import { useEffect, useMemo, useRef, useState } from 'react';
-import { Alert, App, Button, Card, Col, Collapse, Empty, Form, Input, InputNumber, Result, Row, Select, Skeleton, Space, Switch, Table, Tag, Tooltip, Typography } from 'antd';
+import {
+  Alert,
+  App,
+  Button,
+  Card,
+  Col,
+  Collapse,
+  Empty,
+  Form,
+  Input,
+  InputNumber,
+  Result,
+  Row,
+  Select,
+  Skeleton,
+  Space,
+  Switch,
+  Table,
+  Tag,
+  Tooltip,
+  Typography,
+} from 'antd';
 import {
   CaretRightOutlined,
   DeleteOutlined,
@@ -32,7 +53,14 @@ import {
   useSpiderfileSaved,
   type PreviewResult,
 } from '../toolsApi.ts';
-import { emptyStage, toRulesValues, toSpiderfile, type RulesField, type RulesStage, type RulesValues } from './rulesModel.ts';
+import {
+  emptyStage,
+  toRulesValues,
+  toSpiderfile,
+  type RulesField,
+  type RulesStage,
+  type RulesValues,
+} from './rulesModel.ts';
 import type { SpiderTabProps } from './types.ts';
 import '../components/tools.css';
 import TourFor from '../../tours/TourFor.tsx';
@@ -40,13 +68,9 @@ import TourFor from '../../tours/TourFor.tsx';
 export function NotConfigurable({ tab }: { tab: 'rules' | 'config' }) {
   const { t } = useTranslation('configSpider');
   return (
-    <Result
-      className={`${tab}-not-config`}
-      status="info"
-      title={t('notConfigurableTitle')}
-      subTitle={t('notConfigurableText')}
-      data-testid={`${tab}-not-configurable`}
-    />
+    <div className={`${tab}-not-config`} data-testid={`${tab}-not-configurable`}>
+      <Result status="info" title={t('notConfigurableTitle')} subTitle={t('notConfigurableText')} />
+    </div>
   );
 }
 
@@ -104,7 +128,10 @@ export default function RulesTab({ spider }: SpiderTabProps) {
 
   if (spider.type !== 'configurable') return <NotConfigurable tab="rules" />;
   if (sfQuery.isLoading) return <Skeleton active paragraph={{ rows: 10 }} />;
-  if (sfQuery.isError) return <Alert type="error" showIcon message={t('configSpider:loadFailed')} description={errorText(sfQuery.error)} />;
+  if (sfQuery.isError)
+    return (
+      <Alert type="error" showIcon message={t('configSpider:loadFailed')} description={errorText(sfQuery.error)} />
+    );
   if (!base) {
     return (
       <Alert
@@ -113,7 +140,11 @@ export default function RulesTab({ spider }: SpiderTabProps) {
         message={t('configSpider:invalidStored')}
         description={
           <>
-            <ul className="config-problems">{(sfQuery.data?.problems ?? []).map((p) => <li key={p}>{p}</li>)}</ul>
+            <ul className="config-problems">
+              {(sfQuery.data?.problems ?? []).map((p) => (
+                <li key={p}>{p}</li>
+              ))}
+            </ul>
             <Button size="small" onClick={() => goTo('config')}>
               {t('configSpider:openConfig')}
             </Button>
@@ -179,7 +210,13 @@ export default function RulesTab({ spider }: SpiderTabProps) {
       // keep fields that lead to another stage (detail links); the suggestion replaces the rest
       const follow = target.fields.filter((f) => f.next_stage);
       const fields: RulesField[] = [
-        ...found.fields.map((f) => ({ name: f.name, sel: (f.xpath ? 'xpath' : 'css') as RulesField['sel'], selector: f.xpath || f.css, attr: f.attr, remark: f.remark })),
+        ...found.fields.map((f) => ({
+          name: f.name,
+          sel: (f.xpath ? 'xpath' : 'css') as RulesField['sel'],
+          selector: f.xpath || f.css,
+          attr: f.attr,
+          remark: f.remark,
+        })),
         ...follow.filter((f) => !found.fields.some((x) => x.name === f.name)),
       ];
       const next: RulesStage = {
@@ -194,7 +231,9 @@ export default function RulesTab({ spider }: SpiderTabProps) {
       copy[idx] = next;
       form.setFieldValue('stages', copy);
       setDirty(true);
-      void message.success(t('configSpider:extracted', { count: found.count, selector: found.list_css, fields: found.fields.length }));
+      void message.success(
+        t('configSpider:extracted', { count: found.count, selector: found.list_css, fields: found.fields.length }),
+      );
     } catch (err) {
       modal.error({ title: t('configSpider:extractFailed'), content: errorText(err) });
     } finally {
@@ -266,14 +305,32 @@ export default function RulesTab({ spider }: SpiderTabProps) {
         <Typography.Text type="secondary">{t('configSpider:rulesIntro')}</Typography.Text>
         <Space wrap>
           <Tooltip title={t('configSpider:extractHint')}>
-            <Button icon={<ThunderboltOutlined />} onClick={() => void onExtract()} loading={busy === 'extract'} data-tour="config-extract-fields" data-testid="rules-extract">
+            <Button
+              icon={<ThunderboltOutlined />}
+              onClick={() => void onExtract()}
+              loading={busy === 'extract'}
+              data-tour="config-extract-fields"
+              data-testid="rules-extract"
+            >
               {t('configSpider:extract')}
             </Button>
           </Tooltip>
-          <Button icon={<EyeOutlined />} onClick={() => void onPreview()} loading={busy === 'preview'} data-tour="config-preview" data-testid="rules-preview">
+          <Button
+            icon={<EyeOutlined />}
+            onClick={() => void onPreview()}
+            loading={busy === 'preview'}
+            data-tour="config-preview"
+            data-testid="rules-preview"
+          >
             {t('configSpider:preview')}
           </Button>
-          <Button icon={<SwapOutlined />} onClick={onConvert} loading={busy === 'convert'} data-tour="config-convert" data-testid="rules-convert">
+          <Button
+            icon={<SwapOutlined />}
+            onClick={onConvert}
+            loading={busy === 'convert'}
+            data-tour="config-convert"
+            data-testid="rules-convert"
+          >
             {t('configSpider:convert')}
           </Button>
         </Space>
@@ -320,20 +377,37 @@ export default function RulesTab({ spider }: SpiderTabProps) {
             </Form.Item>
           </Col>
           <Col xs={12} md={6}>
-            <Form.Item name="engine" label={t('configSpider:engine')} tooltip={t('configSpider:engineHint')} data-tour="config-engine">
+            <Form.Item
+              name="engine"
+              label={t('configSpider:engine')}
+              tooltip={t('configSpider:engineHint')}
+              data-tour="config-engine"
+            >
               <Select options={[{ value: 'cheerio', label: 'cheerio (undici + CSS/XPath)' }]} />
             </Form.Item>
           </Col>
         </Row>
         <Row gutter={16} data-tour="config-settings">
           <Col xs={12} md={5}>
-            <Form.Item name="robots" label={t('configSpider:robots')} tooltip={t('configSpider:robotsHint')} valuePropName="checked">
+            <Form.Item
+              name="robots"
+              label={t('configSpider:robots')}
+              tooltip={t('configSpider:robotsHint')}
+              valuePropName="checked"
+            >
               <Switch data-testid="rules-robots" />
             </Form.Item>
           </Col>
           <Col xs={12} md={5}>
             <Form.Item name="delay" label={t('configSpider:delay')} tooltip={t('configSpider:delayHint')}>
-              <InputNumber min={0} max={3600} step={0.5} style={{ width: '100%' }} addonAfter="s" data-testid="rules-delay" />
+              <InputNumber
+                min={0}
+                max={3600}
+                step={0.5}
+                style={{ width: '100%' }}
+                addonAfter="s"
+                data-testid="rules-delay"
+              />
             </Form.Item>
           </Col>
           <Col xs={12} md={5}>
@@ -364,7 +438,9 @@ export default function RulesTab({ spider }: SpiderTabProps) {
                         <span>{t('configSpider:stage', { n: si + 1 })}</span>
                         {st?.name && <Tag className="mono-tag">{st.name}</Tag>}
                         {st?.is_list && <Tag color="blue">{t('configSpider:list')}</Tag>}
-                        {st?.name && st.name === form.getFieldValue('start_stage') && <Tag color="green">{t('configSpider:startTag')}</Tag>}
+                        {st?.name && st.name === form.getFieldValue('start_stage') && (
+                          <Tag color="green">{t('configSpider:startTag')}</Tag>
+                        )}
                       </Space>
                     }
                     extra={
@@ -401,18 +477,32 @@ export default function RulesTab({ spider }: SpiderTabProps) {
                         </Form.Item>
                       </Col>
                       <Col xs={8} md={3}>
-                        <Form.Item name={[stageItem.name, 'is_list']} label={t('configSpider:isList')} valuePropName="checked">
+                        <Form.Item
+                          name={[stageItem.name, 'is_list']}
+                          label={t('configSpider:isList')}
+                          valuePropName="checked"
+                        >
                           <Switch data-testid="rules-stage-is-list" />
                         </Form.Item>
                       </Col>
                       {st?.is_list && (
                         <Col xs={16} md={7}>
-                          <Form.Item label={t('configSpider:listSelector')} tooltip={t('configSpider:listSelectorHint')} required>
+                          <Form.Item
+                            label={t('configSpider:listSelector')}
+                            tooltip={t('configSpider:listSelectorHint')}
+                            required
+                          >
                             <div className="rules-selector-pair">
                               <Form.Item name={[stageItem.name, 'list_sel']} noStyle>
                                 <Select options={SELECTOR_KINDS} />
                               </Form.Item>
-                              <Form.Item name={[stageItem.name, 'list_selector']} noStyle rules={[{ required: true, whitespace: true, message: t('configSpider:listSelectorRequired') }]}>
+                              <Form.Item
+                                name={[stageItem.name, 'list_selector']}
+                                noStyle
+                                rules={[
+                                  { required: true, whitespace: true, message: t('configSpider:listSelectorRequired') },
+                                ]}
+                              >
                                 <Input className="mono-input" placeholder="ul > li" data-testid="rules-list-selector" />
                               </Form.Item>
                             </div>
@@ -469,16 +559,26 @@ export default function RulesTab({ spider }: SpiderTabProps) {
                                 <Select options={SELECTOR_KINDS} data-testid="rules-field-sel" />
                               </Form.Item>
                               <Form.Item name={[fi.name, 'selector']}>
-                                <Input className="mono-input" placeholder={t('configSpider:selectorPlaceholder')} data-testid="rules-field-selector" />
+                                <Input
+                                  className="mono-input"
+                                  placeholder={t('configSpider:selectorPlaceholder')}
+                                  data-testid="rules-field-selector"
+                                />
                               </Form.Item>
                               <Form.Item name={[fi.name, 'attr']}>
-                                <Input className="mono-input" placeholder={t('configSpider:attrPlaceholder')} data-testid="rules-field-attr" />
+                                <Input
+                                  className="mono-input"
+                                  placeholder={t('configSpider:attrPlaceholder')}
+                                  data-testid="rules-field-attr"
+                                />
                               </Form.Item>
                               <Form.Item name={[fi.name, 'next_stage']}>
                                 <Select
                                   allowClear
                                   placeholder="-"
-                                  options={stageNames.filter((n) => n !== st?.name).map((n) => ({ value: n, label: n }))}
+                                  options={stageNames
+                                    .filter((n) => n !== st?.name)
+                                    .map((n) => ({ value: n, label: n }))}
                                   data-testid="rules-field-next"
                                 />
                               </Form.Item>
@@ -532,7 +632,15 @@ export default function RulesTab({ spider }: SpiderTabProps) {
         </Form.List>
 
         {error && (
-          <Alert type="error" showIcon className="rules-error" message={t('configSpider:saveFailed')} description={error} style={{ marginTop: 16 }} data-testid="rules-error" />
+          <Alert
+            type="error"
+            showIcon
+            className="rules-error"
+            message={t('configSpider:saveFailed')}
+            description={error}
+            style={{ marginTop: 16 }}
+            data-testid="rules-error"
+          />
         )}
         <div className="rules-actions">
           <Typography.Text type={dirty ? 'warning' : 'secondary'} className="rules-actions-hint">
@@ -541,14 +649,26 @@ export default function RulesTab({ spider }: SpiderTabProps) {
           <Button icon={<UndoOutlined />} onClick={onReset} disabled={!dirty}>
             {t('configSpider:reset')}
           </Button>
-          <Button type="primary" icon={<SaveOutlined />} onClick={() => void onSave()} loading={saving} data-tour="config-save" data-testid="rules-save">
+          <Button
+            type="primary"
+            icon={<SaveOutlined />}
+            onClick={() => void onSave()}
+            loading={saving}
+            data-tour="config-save"
+            data-testid="rules-save"
+          >
             {t('common:save')}
           </Button>
         </div>
       </Form>
 
       {(preview || previewError) && (
-        <Card size="small" className="rules-preview" title={t('configSpider:previewTitle')} data-testid="rules-preview-result">
+        <Card
+          size="small"
+          className="rules-preview"
+          title={t('configSpider:previewTitle')}
+          data-testid="rules-preview-result"
+        >
           {previewError ? (
             <Alert type="error" showIcon message={t('configSpider:previewFailed')} description={previewError} />
           ) : preview && preview.rows.length ? (
@@ -574,7 +694,13 @@ export default function RulesTab({ spider }: SpiderTabProps) {
               ghost
               size="small"
               expandIcon={({ isActive }) => <CaretRightOutlined rotate={isActive ? 90 : 0} />}
-              items={[{ key: 'log', label: t('configSpider:previewLog'), children: <pre className="rules-preview-log">{preview.log.join('\n')}</pre> }]}
+              items={[
+                {
+                  key: 'log',
+                  label: t('configSpider:previewLog'),
+                  children: <pre className="rules-preview-log">{preview.log.join('\n')}</pre>,
+                },
+              ]}
             />
           )}
         </Card>

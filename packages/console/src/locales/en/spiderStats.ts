@@ -1,0 +1,35 @@
+export default {
+  window: 'Period',
+  days: '{{count}} days',
+  cards: {
+    tasks: 'Total Tasks',
+    successRate: 'Success Rate',
+    avgDuration: 'Average Duration',
+    results: 'Results',
+  },
+  successHint: '{{finished}} finished of {{ended}} ended',
+  lastRun: 'Last run: {{time}}',
+  neverRun: 'Never run',
+  statuses: {
+    finished: 'Finished',
+    error: 'Error',
+    cancelled: 'Cancelled',
+    abnormal: 'Abnormal',
+    running: 'Running',
+    pending: 'Pending',
+  },
+  charts: {
+    tasks: 'Tasks per Day',
+    results: 'Results per Day',
+    duration: 'Average Duration per Day',
+  },
+  series: {
+    tasks: 'Tasks',
+    errors: 'Errors',
+    results: 'Results',
+    duration: 'Average duration',
+  },
+  timezone: 'Days are calendar days in your browser’s time zone (UTC{{offset}}), by task creation time.',
+  noTasks: 'This spider has no tasks yet',
+  loadFailed: 'Could not load the statistics',
+};

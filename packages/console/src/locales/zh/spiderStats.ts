@@ -1,0 +1,35 @@
+export default {
+  window: '时间范围',
+  days: '{{count}} 天',
+  cards: {
+    tasks: '总任务数',
+    successRate: '成功率',
+    avgDuration: '平均运行时长',
+    results: '结果数',
+  },
+  successHint: '已结束 {{ended}} 个，其中完成 {{finished}} 个',
+  lastRun: '最近运行：{{time}}',
+  neverRun: '尚未运行',
+  statuses: {
+    finished: '已完成',
+    error: '错误',
+    cancelled: '已取消',
+    abnormal: '异常',
+    running: '进行中',
+    pending: '待定',
+  },
+  charts: {
+    tasks: '每日任务数',
+    results: '每日结果数',
+    duration: '每日平均运行时长',
+  },
+  series: {
+    tasks: '任务数',
+    errors: '错误数',
+    results: '结果数',
+    duration: '平均运行时长',
+  },
+  timezone: '按任务创建时间、以浏览器所在时区（UTC{{offset}}）的自然日统计。',
+  noTasks: '该爬虫还没有任务',
+  loadFailed: '无法加载统计数据',
+};
