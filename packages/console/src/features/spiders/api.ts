@@ -106,15 +106,6 @@ export function useDeleteSpiders() {
   });
 }
 
-export function useImportSpider() {
-  const invalidate = useInvalidateSpiders();
-  return useMutation({
-    mutationFn: async ({ url, type }: { url: string; type: string }) =>
-      (await api.post<Spider>(`/spiders/import/${encodeURIComponent(type)}`, { url, type }, { silent: true })).data,
-    onSuccess: invalidate,
-  });
-}
-
 // ---------- files ----------
 
 /** Directories first, then names descending (spec §9). */

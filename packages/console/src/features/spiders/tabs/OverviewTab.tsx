@@ -1,4 +1,4 @@
-/** Spider detail, Overview tab: the spider's fields with spec §5 validation, git settings, save. */
+/** Spider detail, Overview tab: the spider's fields with spec §5 validation and save; Scrapy and Git panels below. */
 import { useEffect, useMemo } from 'react';
 import { App, Button, Col, Descriptions, Divider, Form, Input, Radio, Row, Select, Switch, Typography } from 'antd';
 import { SaveOutlined } from '@ant-design/icons';
@@ -25,11 +25,6 @@ interface Values {
   is_dedup: boolean;
   dedup_field: string;
   dedup_method: DedupMethod;
-  git_url: string;
-  git_branch: string;
-  git_username: string;
-  git_password: string;
-  git_auto_sync: boolean;
 }
 
 function toValues(s: Spider): Values {
@@ -46,11 +41,6 @@ function toValues(s: Spider): Values {
     is_dedup: s.is_dedup,
     dedup_field: s.dedup_field,
     dedup_method: s.dedup_method || 'ignore',
-    git_url: s.git_url,
-    git_branch: s.git_branch,
-    git_username: s.git_username,
-    git_password: '',
-    git_auto_sync: s.git_auto_sync,
   };
 }
 
@@ -91,15 +81,9 @@ export default function OverviewTab({ spider }: SpiderTabProps) {
       is_dedup: !!v.is_dedup,
       dedup_field: v.dedup_field?.trim() ?? '',
       dedup_method: v.dedup_method,
-      git_url: v.git_url?.trim() ?? '',
-      git_branch: v.git_branch?.trim() ?? '',
-      git_username: v.git_username?.trim() ?? '',
-      git_auto_sync: !!v.git_auto_sync,
     };
-    // Write-only: an empty field keeps the stored password.
-    if (v.git_password) body.git_password = v.git_password;
+    // Git settings are saved by the Git panel below (components/GitPanel.tsx), not by this form.
     await update.mutateAsync(body);
-    form.setFieldValue('git_password', '');
     void message.success(t('spiders:saved'));
   };
 
@@ -251,45 +235,6 @@ export default function OverviewTab({ spider }: SpiderTabProps) {
           )}
         </Row>
 
-        <Divider orientation="left" orientationMargin={0} className="form-section">
-          {t('spiders:sections.git')}
-        </Divider>
-        <Row gutter={24}>
-          <Col xs={24} md={12}>
-            <Form.Item name="git_url" label={t('spiders:fields.gitUrl')} rules={[{ max: 2000 }]}>
-              <Input className="mono-input" placeholder="https://github.com/owner/repo.git" />
-            </Form.Item>
-          </Col>
-          <Col xs={24} md={12}>
-            <Form.Item name="git_branch" label={t('spiders:fields.gitBranch')} rules={[{ max: 255 }]}>
-              <Input className="mono-input" placeholder="main" />
-            </Form.Item>
-          </Col>
-          <Col xs={24} md={12}>
-            <Form.Item name="git_username" label={t('spiders:fields.gitUsername')} rules={[{ max: 255 }]}>
-              <Input autoComplete="off" />
-            </Form.Item>
-          </Col>
-          <Col xs={24} md={12}>
-            <Form.Item
-              name="git_password"
-              label={t('spiders:fields.gitPassword')}
-              extra={spider.git_password_set ? t('spiders:hints.gitPasswordSet') : undefined}
-              rules={[{ max: 1000 }]}
-            >
-              <Input.Password
-                placeholder={spider.git_password_set ? '••••' : ''}
-                autoComplete="new-password"
-                data-testid="overview-git-password"
-              />
-            </Form.Item>
-          </Col>
-          <Col xs={24} md={12}>
-            <Form.Item name="git_auto_sync" label={t('spiders:fields.gitAutoSync')} valuePropName="checked">
-              <Switch />
-            </Form.Item>
-          </Col>
-        </Row>
         <div className="form-actions">
           <Typography.Text type="secondary" className="form-actions-hint">
             {t('spiders:hints.saveOverview')}
