@@ -5,7 +5,7 @@
 import { message, Modal } from 'antd';
 import { QueryClient } from '@tanstack/react-query';
 import type { ApiError, ApiOk } from '@crawldeck/shared';
-import { ERROR_TOAST_MS, REQUEST_TIMEOUT_MS } from '@crawldeck/shared';
+import { ERROR_TOAST_MS, REQUEST_TIMEOUT_MS } from '@crawldeck/shared/core';
 import i18n from '../locales/index.ts';
 
 export const API_BASE: string = (import.meta.env.VITE_API_BASE as string | undefined) ?? '/api';

@@ -5,7 +5,7 @@
  */
 import { message } from 'antd';
 import type { ApiError, ApiOk } from '@crawldeck/shared';
-import { ERROR_TOAST_MS } from '@crawldeck/shared';
+import { ERROR_TOAST_MS } from '@crawldeck/shared/core';
 import i18n from '../locales/index.ts';
 import { API_BASE, ApiRequestError, getToken, request } from './request.ts';
 

@@ -2,7 +2,7 @@
 import { useEffect } from 'react';
 import { Navigate, Outlet, useLocation, useMatches } from 'react-router';
 import { useTranslation } from 'react-i18next';
-import { PRODUCT_NAME } from '@crawldeck/shared';
+import { PRODUCT_NAME } from '@crawldeck/shared/core';
 import { PUBLIC_PATHS } from './routes.tsx';
 import type { RouteHandle } from './router.tsx';
 import { useUserStore } from './stores/user.ts';

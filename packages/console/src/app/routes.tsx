@@ -15,7 +15,7 @@ import {
   TrophyOutlined,
   UnorderedListOutlined,
 } from '@ant-design/icons';
-import { CHUNK_LOAD_TIMEOUT_MS } from '@crawldeck/shared';
+import { CHUNK_LOAD_TIMEOUT_MS } from '@crawldeck/shared/core';
 
 export interface RouteMeta {
   /** i18n key, e.g. 'route:spiders'. Views without a title get no tab, crumb or title suffix. */

@@ -4,7 +4,7 @@
  */
 import i18n from 'i18next';
 import { initReactI18next } from 'react-i18next';
-import { DEFAULT_LANGUAGE, LANGUAGES, type Language } from '@crawldeck/shared';
+import { DEFAULT_LANGUAGE, LANGUAGES, type Language } from '@crawldeck/shared/core';
 
 export type Messages = { [key: string]: string | Messages };
 

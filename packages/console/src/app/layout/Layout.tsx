@@ -1,7 +1,7 @@
 /** Common layout (spec §2 "Layout shell"): sidebar, navbar, tab strip and the kept-alive main area. */
 import { useEffect, useRef } from 'react';
 import { useLocation } from 'react-router';
-import { MOBILE_BREAKPOINT, MOBILE_TOLERANCE } from '@crawldeck/shared';
+import { MOBILE_BREAKPOINT, MOBILE_TOLERANCE } from '@crawldeck/shared/core';
 import { useAppStore } from '../stores/app.ts';
 import Sidebar from './Sidebar.tsx';
 import Navbar from './Navbar.tsx';

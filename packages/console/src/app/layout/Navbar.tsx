@@ -3,7 +3,7 @@ import { Dropdown, Popover, Typography } from 'antd';
 import { DownOutlined, GlobalOutlined, LogoutOutlined, MenuFoldOutlined, MenuUnfoldOutlined, MessageOutlined, UserOutlined } from '@ant-design/icons';
 import { useNavigate } from 'react-router';
 import { useTranslation } from 'react-i18next';
-import { LANGUAGES, QR_IMAGE_WIDTH, type Language } from '@crawldeck/shared';
+import { LANGUAGES, QR_IMAGE_WIDTH, type Language } from '@crawldeck/shared/core';
 import { useAppStore } from '../stores/app.ts';
 import { useUserStore } from '../stores/user.ts';
 import { switchLanguage } from '../language.ts';

@@ -3,7 +3,7 @@ import { useMemo, type ReactNode } from 'react';
 import { Menu, type MenuProps } from 'antd';
 import { useLocation, useNavigate } from 'react-router';
 import { useTranslation } from 'react-i18next';
-import { isExternalLink, PRODUCT_NAME, VERSION_LABEL } from '@crawldeck/shared';
+import { isExternalLink, PRODUCT_NAME, VERSION_LABEL } from '@crawldeck/shared/core';
 import { accessibleRoutes, resolvePath, routes, type AppRoute } from '../routes.tsx';
 import { useAppStore } from '../stores/app.ts';
 import { useUserStore } from '../stores/user.ts';

@@ -6,7 +6,7 @@ import { useEffect, useRef, useState, type MouseEvent } from 'react';
 import { CloseOutlined } from '@ant-design/icons';
 import { useLocation, useMatches, useNavigate } from 'react-router';
 import { useTranslation } from 'react-i18next';
-import { CONTEXT_MENU_MIN_WIDTH, CONTEXT_MENU_OFFSET } from '@crawldeck/shared';
+import { CONTEXT_MENU_MIN_WIDTH, CONTEXT_MENU_OFFSET } from '@crawldeck/shared/core';
 import { affixRoutes } from '../routes.tsx';
 import type { RouteHandle } from '../router.tsx';
 import { useTagsViewStore, type VisitedView } from '../stores/tagsView.ts';

@@ -1,6 +1,6 @@
 import { create } from 'zustand';
 import Cookies from 'js-cookie';
-import { DEFAULT_LANGUAGE, LANGUAGES, type Language } from '@crawldeck/shared';
+import { DEFAULT_LANGUAGE, LANGUAGES, type Language } from '@crawldeck/shared/core';
 
 export type Device = 'desktop' | 'mobile';
 

@@ -11,7 +11,7 @@ import { FileTextOutlined, FolderOutlined, QuestionCircleOutlined } from '@ant-d
 import { useQuery } from '@tanstack/react-query';
 import { useLocation } from 'react-router';
 import { useTranslation } from 'react-i18next';
-import { DOCS_TREE_DELAY_MS, DRAWER_WIDTH } from '@crawldeck/shared';
+import { DOCS_TREE_DELAY_MS, DRAWER_WIDTH } from '@crawldeck/shared/core';
 import { get } from '../../api/request.ts';
 import { sendEvent } from '../../app/stats.ts';
 import { activeKeys, buildDocsTree, firstSegment, parseDocsString, type DocNode } from './docsTree.ts';

@@ -3,7 +3,7 @@
  * pass only if relative or with a safe protocol (spec §5 external-link rule: http, https, mailto, tel). Images
  * only over http(s).
  */
-import { isExternalLink } from '@crawldeck/shared';
+import { isExternalLink } from '@crawldeck/shared/core';
 
 /** Relative URLs: no scheme before the first '/', '?' or '#'. */
 function isRelative(url: string): boolean {

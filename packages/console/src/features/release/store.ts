@@ -1,6 +1,6 @@
 /** Upgrade dialog state (spec §4): visible or hidden, tab release-note (default) or how-to-upgrade. */
 import { create } from 'zustand';
-import { isNewerVersion } from '@crawldeck/shared';
+import { isNewerVersion } from '@crawldeck/shared/core';
 import type { LatestRelease } from '../../app/stores/app.ts';
 
 export type ReleaseTab = 'release-note' | 'how-to-upgrade';
