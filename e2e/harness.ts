@@ -59,6 +59,8 @@ export async function startE2E(options: StartOptions = {}): Promise<E2EEnv & { c
     adminPassword: ADMIN_PASSWORD,
     consoleDir: CONSOLE_DIR,
     embeddedNode: false,
+    // Journeys click through screens; the guided tours' masks would cover them. The tours suite turns it on.
+    enableTutorial: false,
     logLevel: 'warn',
     ...(options.master ?? {}),
   } as Parameters<typeof startMaster>[0]);

@@ -221,7 +221,7 @@ describe('console shell', () => {
     await mark();
     await tab(page, '/home').click();
     await page.waitForURL(/\/home$/);
-    expect(await settingsView.isVisible()).toBe(false);
+    await expect.poll(() => settingsView.isVisible()).toBe(false); // after the fade-slide transition
     expect(await settingsView.count()).toBe(1); // still mounted, hidden
     await tab(page, '/setting').click();
     await page.waitForURL(/\/setting$/);

@@ -171,10 +171,12 @@ for (const lang of ['zh', 'en'] as const) {
       await modal(page).locator('input#name').fill(projectName);
       await modal(page).locator('textarea#description').fill('e2e');
       const tags = modal(page).locator('.ant-select').first();
-      await tags.click();
-      await page.keyboard.type('news');
-      await page.keyboard.press('Enter');
-      await page.keyboard.press('Escape');
+      const tagInput = tags.locator('input');
+      await tagInput.click();
+      await tagInput.fill('news');
+      await tagInput.press('Enter');
+      await tags.locator('.ant-select-selection-item', { hasText: 'news' }).waitFor();
+      await tagInput.press('Escape');
       await modal(page)
         .getByRole('button', { name: label(L.save) })
         .click();
@@ -360,9 +362,9 @@ for (const lang of ['zh', 'en'] as const) {
       const withEnv = await apiCall<SpiderRow>(page, 'GET', `/spiders/${spider._id}`);
       expect(withEnv.data.envs).toEqual([{ name: 'MY_VAR', value: `value-${lang}` }]);
 
-      // placeholder tabs are labelled
+      // the Analytics tab shows the spider's statistics
       await page.locator('[data-testid=tab-analytics]').click();
-      await page.locator('[data-testid=tab-placeholder-analytics]').waitFor();
+      await page.locator('[data-testid=spider-stats]').waitFor();
 
       // ---- back to the list: find by search, and by project filter
       await menu(page, L.spiders);

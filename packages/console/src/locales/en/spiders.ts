@@ -17,7 +17,6 @@ export default {
   notFound: 'This spider does not exist or you cannot see it',
   backToList: 'Back to spiders',
   submitErrors: 'Unable to submit because of some errors',
-  tabNotAvailable: 'The "{{tab}}" tab is not available yet.',
   types: { customized: 'Customized', configurable: 'Configurable' },
   dedupMethods: { ignore: 'Ignore duplicates', overwrite: 'Overwrite duplicates' },
   tabs: {

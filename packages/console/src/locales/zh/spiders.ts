@@ -17,7 +17,6 @@ export default {
   notFound: '该爬虫不存在或您无权查看',
   backToList: '返回爬虫列表',
   submitErrors: '存在错误，无法提交',
-  tabNotAvailable: '「{{tab}}」标签页暂未开放。',
   types: { customized: '自定义', configurable: '可配置' },
   dedupMethods: { ignore: '忽略重复', overwrite: '覆盖重复' },
   tabs: {
