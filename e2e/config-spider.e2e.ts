@@ -328,7 +328,7 @@ describe('scrapy panel', () => {
       const form = new FormData();
       form.append('name', 'e2e_scrapy');
       form.append('cmd', 'scrapy crawl products');
-      form.append('file', new Blob([zip]), 'shop.zip');
+      form.append('file', new Blob([new Uint8Array(zip)]), 'shop.zip');
       const up = await fetch(`${env.url}/api/spiders`, {
         method: 'PUT',
         headers: { authorization: token },

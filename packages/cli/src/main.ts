@@ -7,7 +7,8 @@ import { parseArgs } from 'node:util';
 
 const usage = `usage:
   crawldeck start [--port N] [--data-dir DIR]
-  crawldeck node --master URL --key KEY [--data-dir DIR] [--name NAME]`;
+  crawldeck node --master URL --key KEY [--data-dir DIR] [--name NAME] [--max-runners N]
+                 [--python PATH] [--grace-seconds N]`;
 
 async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
@@ -34,10 +35,8 @@ async function main(argv: string[]): Promise<void> {
       return;
     }
     case 'node': {
-      const nodeModule = '@crawldeck/node';
-      const mod = (await import(nodeModule).catch(() => undefined)) as { runNodeCli?: (args: string[]) => Promise<void> } | undefined;
-      if (!mod?.runNodeCli) throw new Error('the node service is not part of this build');
-      await mod.runNodeCli(rest);
+      const { runNodeCli } = await import('@crawldeck/node');
+      await runNodeCli(rest);
       return;
     }
     default:
