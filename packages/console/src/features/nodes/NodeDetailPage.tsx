@@ -2,8 +2,10 @@
  * /nodes/{id}: Overview (information + edit form), Installation (executables found on the node), Monitor (CPU,
  * memory, disk over time), Network (graph of all nodes, this one outlined) and the node's tasks (spec §2).
  */
-import { useEffect, useState } from 'react';
-import { Button, Card, Descriptions, Result, Skeleton, Space, Tabs, Typography } from 'antd';
+import { useState } from 'react';
+import { useUrlTab } from '../../app/useUrlTab.ts';
+import { DetailFallback } from '../../app/DetailFallback.tsx';
+import { Button, Card, Descriptions, Space, Tabs, Typography } from 'antd';
 import { ArrowLeftOutlined } from '@ant-design/icons';
 import { useLocation, useNavigate, useParams } from 'react-router';
 import { useTranslation } from 'react-i18next';
@@ -23,12 +25,7 @@ import './nodes.css';
 import TourFor from '../tours/TourFor.tsx';
 
 const TABS = ['overview', 'installation', 'monitor', 'network', 'tasks'] as const;
-type Tab = (typeof TABS)[number];
 
-function parseTab(search: string): Tab {
-  const v = new URLSearchParams(search).get('tab');
-  return (TABS as readonly string[]).includes(v ?? '') ? (v as Tab) : 'overview';
-}
 
 function NodeTasks({ nodeId, active }: { nodeId: string; active: boolean }) {
   const [page, setPage] = useState(1);
@@ -46,44 +43,14 @@ export default function NodeDetailPage() {
   const active = location.pathname === `/nodes/${id}`;
   const isAdmin = useUserStore((s) => s.role) === 'admin';
   const node = useNode(id, active);
-  const [tab, setTab] = useState<Tab>(() => parseTab(location.search));
-  useEffect(() => {
-    if (active) setTab(parseTab(location.search));
-  }, [active, location.search]);
+  const [tab, selectTab] = useUrlTab(TABS, active);
   const all = useNodes(active && tab === 'network');
   useTaskEvents(active);
 
-  const selectTab = (key: string) => {
-    setTab(key as Tab);
-    const params = new URLSearchParams(location.search);
-    params.set('tab', key);
-    navigate({ pathname: location.pathname, search: `?${params.toString()}` }, { replace: true });
-  };
 
-  if (node.isLoading) {
-    return (
-      <div className="app-page" data-page="nodeDetail">
-        <Card>
-          <Skeleton active paragraph={{ rows: 8 }} />
-        </Card>
-      </div>
-    );
-  }
   if (!node.data) {
     return (
-      <div className="app-page" data-page="nodeDetail">
-        <Card>
-          <Result
-            status="404"
-            title={t('nodes:detail.notFound')}
-            extra={
-              <Button type="primary" onClick={() => navigate('/nodes')}>
-                {t('nodes:detail.backToList')}
-              </Button>
-            }
-          />
-        </Card>
-      </div>
+      <DetailFallback page="nodeDetail" loading={node.isLoading} notFound={t('nodes:detail.notFound')} backTo="/nodes" backLabel={t('nodes:detail.backToList')} />
     );
   }
   const n = node.data;

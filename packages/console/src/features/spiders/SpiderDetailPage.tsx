@@ -2,8 +2,10 @@
  * Spider detail (spec §2 /spiders/{id}): the nine tabs, the selected one kept in the URL (`?tab=`).
  * Overview, Files and Environment live here; the other tabs are one file each under tabs/ (other features).
  */
-import { lazy, Suspense, useEffect, useState, type ComponentType } from 'react';
-import { Button, Card, Result, Skeleton, Space, Spin, Tabs, Tag, Typography } from 'antd';
+import { lazy, Suspense, type ComponentType } from 'react';
+import { useUrlTab } from '../../app/useUrlTab.ts';
+import { DetailFallback } from '../../app/DetailFallback.tsx';
+import { Button, Card, Space, Spin, Tabs, Tag, Typography } from 'antd';
 import { ArrowLeftOutlined } from '@ant-design/icons';
 import { useLocation, useNavigate, useParams } from 'react-router';
 import { useTranslation } from 'react-i18next';
@@ -50,10 +52,6 @@ const TAB_COMPONENTS: Record<SpiderTab, ComponentType<SpiderTabProps>> = {
   schedules: SchedulesTab,
 };
 
-function parseTab(search: string): SpiderTab {
-  const v = new URLSearchParams(search).get('tab');
-  return (SPIDER_TABS as readonly string[]).includes(v ?? '') ? (v as SpiderTab) : 'overview';
-}
 
 export default function SpiderDetailPage() {
   const { t } = useTranslation(['spiders', 'route']);
@@ -64,42 +62,12 @@ export default function SpiderDetailPage() {
   const projects = useProjects();
   // Kept alive while hidden: follow the URL only while this view is the current one.
   const active = location.pathname === `/spiders/${id}`;
-  const [tab, setTab] = useState<SpiderTab>(() => parseTab(location.search));
-  useEffect(() => {
-    if (active) setTab(parseTab(location.search));
-  }, [active, location.search]);
+  const [tab, selectTab] = useUrlTab(SPIDER_TABS, active);
 
-  const selectTab = (key: string) => {
-    setTab(key as SpiderTab);
-    const params = new URLSearchParams(location.search);
-    params.set('tab', key);
-    navigate({ pathname: location.pathname, search: `?${params.toString()}` }, { replace: true });
-  };
 
-  if (spider.isLoading) {
-    return (
-      <div className="app-page" data-page="spiderDetail">
-        <Card>
-          <Skeleton active paragraph={{ rows: 8 }} />
-        </Card>
-      </div>
-    );
-  }
   if (!spider.data) {
     return (
-      <div className="app-page" data-page="spiderDetail">
-        <Card>
-          <Result
-            status="404"
-            title={t('spiders:notFound')}
-            extra={
-              <Button type="primary" onClick={() => navigate('/spiders')}>
-                {t('spiders:backToList')}
-              </Button>
-            }
-          />
-        </Card>
-      </div>
+      <DetailFallback page="spiderDetail" loading={spider.isLoading} notFound={t('spiders:notFound')} backTo="/spiders" backLabel={t('spiders:backToList')} />
     );
   }
 

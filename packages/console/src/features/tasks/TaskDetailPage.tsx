@@ -4,7 +4,9 @@
  * Cancel reloads the task; restart opens the new task; delete goes back to the list (spec §4).
  */
 import { useEffect, useRef, useState } from 'react';
-import { Button, Card, Result, Skeleton, Space, Tabs, Typography } from 'antd';
+import { useUrlTab } from '../../app/useUrlTab.ts';
+import { DetailFallback } from '../../app/DetailFallback.tsx';
+import { Button, Card, Space, Tabs, Typography } from 'antd';
 import { ArrowLeftOutlined, DeleteOutlined, RedoOutlined, StopOutlined } from '@ant-design/icons';
 import { useQueryClient } from '@tanstack/react-query';
 import { useLocation, useNavigate, useParams } from 'react-router';
@@ -22,13 +24,8 @@ import './tasks.css';
 import TourFor from '../tours/TourFor.tsx';
 
 const TABS = ['overview', 'log', 'results'] as const;
-type Tab = (typeof TABS)[number];
 const LIVE_KEEP = 20_000;
 
-function parseTab(search: string): Tab {
-  const v = new URLSearchParams(search).get('tab');
-  return (TABS as readonly string[]).includes(v ?? '') ? (v as Tab) : 'overview';
-}
 
 /** Live tail + status of one task while it is active. Lines are kept in order, deduplicated by line number. */
 function useTaskStream(task: TaskDetail | null | undefined, enabled: boolean): LiveLine[] {
@@ -90,10 +87,7 @@ export default function TaskDetailPage() {
   const qc = useQueryClient();
   const task = useTask(id);
   const active = location.pathname === `/tasks/${id}`;
-  const [tab, setTab] = useState<Tab>(() => parseTab(location.search));
-  useEffect(() => {
-    if (active) setTab(parseTab(location.search));
-  }, [active, location.search]);
+  const [tab, selectTab] = useUrlTab(TABS, active);
   const live = useTaskStream(task.data, active);
   // A finished task is no longer streamed: its later changes (restart elsewhere, delete) come from /api/events.
   useTaskEvents(active, (ev) => {
@@ -105,37 +99,10 @@ export default function TaskDetailPage() {
     done: () => void qc.invalidateQueries({ queryKey: taskKeys.detail(id) }),
   });
 
-  const selectTab = (key: string) => {
-    setTab(key as Tab);
-    const params = new URLSearchParams(location.search);
-    params.set('tab', key);
-    navigate({ pathname: location.pathname, search: `?${params.toString()}` }, { replace: true });
-  };
 
-  if (task.isLoading) {
-    return (
-      <div className="app-page" data-page="taskDetail">
-        <Card>
-          <Skeleton active paragraph={{ rows: 8 }} />
-        </Card>
-      </div>
-    );
-  }
   if (!task.data) {
     return (
-      <div className="app-page" data-page="taskDetail">
-        <Card>
-          <Result
-            status="404"
-            title={t('tasks:detail.notFound')}
-            extra={
-              <Button type="primary" onClick={() => navigate('/tasks')}>
-                {t('tasks:detail.backToList')}
-              </Button>
-            }
-          />
-        </Card>
-      </div>
+      <DetailFallback page="taskDetail" loading={task.isLoading} notFound={t('tasks:detail.notFound')} backTo="/tasks" backLabel={t('tasks:detail.backToList')} />
     );
   }
   const d = task.data;
