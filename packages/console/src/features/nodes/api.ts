@@ -1,13 +1,37 @@
 /** Nodes: TanStack Query hooks over the request helper (spec §7 "Nodes", GET /nodes-join). */
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useEffect } from 'react';
+import { useMutation, useQuery, useQueryClient, type QueryKey } from '@tanstack/react-query';
 import type { NodeEditBody, NodeInfo, NodeMetrics, SystemInfo } from '@crawldeck/shared';
 import { api } from '../../api/request.ts';
+import { subscribeEvents } from '../tasks/sse.ts';
 
 /**
- * Node status (online / offline / unavailable) comes from heartbeats on the master, which pushes no node event to
- * the console; task changes (running counts) arrive over /api/events. Lists refresh every 10 s while shown.
+ * Node views follow the master's pushes on `GET /api/events` instead of polling: `node.status` when a node comes,
+ * goes or changes availability, `node.heartbeat` every heartbeat (with its metrics). A shown query is refetched at
+ * most once per NODE_EVENT_COALESCE_MS; task changes (running counts) arrive as `task.status` (useTaskEvents).
  */
-export const NODE_REFRESH_MS = 10_000;
+export const NODE_EVENT_COALESCE_MS = 2_000;
+
+function useNodeEventRefresh(enabled: boolean, queryKey: QueryKey, nodeId?: string) {
+  const qc = useQueryClient();
+  const key = JSON.stringify(queryKey);
+  useEffect(() => {
+    if (!enabled) return;
+    let timer: ReturnType<typeof setTimeout> | null = null;
+    const unsubscribe = subscribeEvents((event, data) => {
+      const isNodeEvent = event === 'node.status' || event === 'node.heartbeat' || event === 'open';
+      if (!isNodeEvent || (nodeId && event !== 'open' && (data as { nodeId?: string })?.nodeId !== nodeId)) return;
+      timer ??= setTimeout(() => {
+        timer = null;
+        void qc.invalidateQueries({ queryKey: JSON.parse(key) as QueryKey });
+      }, NODE_EVENT_COALESCE_MS);
+    });
+    return () => {
+      unsubscribe();
+      if (timer) clearTimeout(timer);
+    };
+  }, [enabled, key, nodeId, qc]);
+}
 
 export interface NodeJoin {
   master_url: string;
@@ -40,28 +64,28 @@ export const nodeKeys = {
 };
 
 export function useNodes(refresh = true) {
+  useNodeEventRefresh(refresh, nodeKeys.list);
   return useQuery({
     queryKey: nodeKeys.list,
     queryFn: async () => (await api.get<NodeInfo[]>('/nodes')).data ?? [],
-    refetchInterval: refresh ? NODE_REFRESH_MS : false,
   });
 }
 
 export function useNode(id: string, refresh = true) {
+  useNodeEventRefresh(refresh && !!id, nodeKeys.detail(id), id);
   return useQuery<NodeInfo | null>({
     queryKey: nodeKeys.detail(id),
     enabled: !!id,
     queryFn: async () => (await api.get<NodeInfo>(`/nodes/${id}`)).data ?? null,
-    refetchInterval: refresh ? NODE_REFRESH_MS : false,
   });
 }
 
 export function useNodeSystem(id: string, minutes: number, enabled: boolean) {
+  useNodeEventRefresh(enabled && !!id, nodeKeys.system(id, minutes), id);
   return useQuery({
     queryKey: nodeKeys.system(id, minutes),
     enabled: enabled && !!id,
     queryFn: async () => (await api.get<NodeSystem>(`/nodes/${id}/system`, { minutes })).data,
-    refetchInterval: enabled ? NODE_REFRESH_MS : false,
   });
 }
 

@@ -27,6 +27,18 @@ export interface TaskStatusEvent {
   error: string;
 }
 
+/** A node's status changed (registered, disabled, full, offline): the console's node views refresh. */
+export interface NodeStatusEvent {
+  nodeId: string;
+  status: NodeStatus;
+}
+
+/** Every heartbeat, so the node list and the Monitor charts follow without polling. */
+export interface NodeHeartbeatEvent extends NodeStatusEvent {
+  ts: number;
+  metrics: NodeMetrics;
+}
+
 export interface LogEvent {
   taskId: string;
   lines: { line_no: number; msg: string; is_error: boolean }[];
@@ -124,6 +136,7 @@ export class TaskRuntime {
       .set({ status: this.statusOf(s), running: s?.active.size ?? 0, update_ts: Date.now() })
       .where('id', '=', nodeId)
       .execute();
+    this.ctx.events.emit('node.status', { nodeId, status: this.statusOf(s) } satisfies NodeStatusEvent);
   }
 
   private armOffline(nodeId: string): void {
@@ -169,7 +182,7 @@ export class TaskRuntime {
         .executeTakeFirst();
       if (Number(r.numUpdatedRows) > 0) await this.afterFinal(t.id);
     }
-    this.ctx.events.emit('node.status', { nodeId, status: 'offline' });
+    this.ctx.events.emit('node.status', { nodeId, status: 'offline' } satisfies NodeStatusEvent);
     this.ctx.log.warn({ nodeId, abnormal: lost.length }, 'node went offline');
   }
 
@@ -393,6 +406,7 @@ export class TaskRuntime {
       .where('id', '=', s.nodeId)
       .execute();
     await this.db.insertInto('node_metrics').values({ node_id: s.nodeId, ts: now, cpu: m.cpu, mem: m.mem, disk: m.disk, running: m.running }).onConflict((oc) => oc.doNothing()).execute();
+    this.ctx.events.emit('node.heartbeat', { nodeId: s.nodeId, status: this.statusOf(s), ts: now, metrics: m } satisfies NodeHeartbeatEvent);
     if (++this.heartbeatCount % 500 === 0) {
       await this.db.deleteFrom('node_metrics').where('ts', '<', now - 24 * 3600_000).execute();
     }

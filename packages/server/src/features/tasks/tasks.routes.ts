@@ -20,7 +20,7 @@ import type { DB } from '../../store/schema.ts';
 import { iso, ok, paging } from '../../http/envelope.ts';
 import { badRequest, forbidden, notFound, unauthorized } from '../../http/errors.ts';
 import { resolveToken, tokenFromRequest, type AuthUser } from '../../http/auth.ts';
-import { getRuntime, type LogEvent, type TaskStatusEvent } from './runtime.ts';
+import { getRuntime, type LogEvent, type NodeHeartbeatEvent, type NodeStatusEvent, type TaskStatusEvent } from './runtime.ts';
 import { createTasks, presentTask } from './tasks.service.ts';
 import { escapeLike, getTask, type TaskRow } from './tasks.store.ts';
 import { registerSpiderDeleteGuard, spiderFor } from '../spiders/spiders.service.ts';
@@ -383,8 +383,17 @@ export const tasksFeature: Feature = (app, ctx) => {
         .then((yes) => yes && sse.send('task.status', ev))
         .catch((err: unknown) => req.log.warn({ err }, 'task event filter failed'));
     };
+    // Nodes are visible to every signed-in user (GET /api/nodes), so their events go to everyone.
+    const onNodeStatus = (ev: NodeStatusEvent) => sse.send('node.status', ev);
+    const onHeartbeat = (ev: NodeHeartbeatEvent) => sse.send('node.heartbeat', ev);
     ctx.events.on('task.status', onStatus);
-    sse.onClose(() => ctx.events.off('task.status', onStatus));
+    ctx.events.on('node.status', onNodeStatus);
+    ctx.events.on('node.heartbeat', onHeartbeat);
+    sse.onClose(() => {
+      ctx.events.off('task.status', onStatus);
+      ctx.events.off('node.status', onNodeStatus);
+      ctx.events.off('node.heartbeat', onHeartbeat);
+    });
   });
 
   // ------------------------------------------------------------------------------------------------ spider views
