@@ -17,3 +17,4 @@ export * from './schedules.ts';
 export * from './webhooks.ts';
 export * from './config-spider.ts';
 export * from './spider-stats.ts';
+export * from './paging.ts';

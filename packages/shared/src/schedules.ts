@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { pageFields } from './paging.ts';
 import { Cron } from 'croner';
 import { RETRY_MAX } from './constants.ts';
 import { RUN_TYPES, type RunType } from './tasks.ts';
@@ -135,8 +136,7 @@ export const ScheduleUpdateBody = Type.Partial(ScheduleBody);
 export type ScheduleUpdateBody = Static<typeof ScheduleUpdateBody>;
 
 export const ScheduleListQuery = Type.Object({
-  page_num: Type.Optional(Type.Integer({ minimum: 1 })),
-  page_size: Type.Optional(Type.Integer({ minimum: 1, maximum: 99999999 })),
+  ...pageFields(99999999),
   spider_id: Type.Optional(Type.String()),
   keyword: Type.Optional(Type.String({ maxLength: 200 })),
 });

@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { pageFields } from './paging.ts';
 import { MAX_PAGE_SIZE } from './constants.ts';
 
 /**
@@ -27,8 +28,7 @@ export interface SiteList {
 }
 
 export const SiteListQuery = Type.Object({
-  page_num: Type.Optional(Type.Integer({ minimum: 1 })),
-  page_size: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PAGE_SIZE })),
+  ...pageFields(MAX_PAGE_SIZE),
   keyword: Type.Optional(Type.String({ maxLength: 200 })),
   /** JSON string `{ "main_category"?: string, "category"?: string }`. */
   filter: Type.Optional(Type.String({ maxLength: 1000 })),

@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { pageFields } from './paging.ts';
 import { MAX_PAGE_SIZE, RETRY_MAX } from './constants.ts';
 
 /**
@@ -61,8 +62,7 @@ export type UpdateSpiderBody = Static<typeof UpdateSpiderBody>;
 export const SPIDER_SORT_KEYS = ['name', 'display_name', 'type', 'create_ts', 'update_ts', 'project_id', 'col'] as const;
 
 export const SpiderListQuery = Type.Object({
-  page_num: Type.Optional(Type.Integer({ minimum: 1 })),
-  page_size: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PAGE_SIZE })),
+  ...pageFields(MAX_PAGE_SIZE),
   /** Case-insensitive substring of name or display_name. */
   keyword: Type.Optional(Type.String({ maxLength: 200 })),
   /** A project id; the all-zero id (or "none") lists spiders without a project. */

@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { pageFields } from './paging.ts';
 import type { NodeStatus, NodeType, SystemInfo, NodeMetrics } from './node-protocol.ts';
 
 /** Task, node and deploy shapes of the API (spec §3, §7 "Nodes", "Tasks"). */
@@ -26,8 +27,7 @@ export const RunSpidersBody = Type.Object({
 export type RunSpidersBody = Static<typeof RunSpidersBody>;
 
 export const TaskListQuery = Type.Object({
-  page_num: Type.Optional(Type.Integer({ minimum: 1 })),
-  page_size: Type.Optional(Type.Integer({ minimum: 1, maximum: 99999999 })),
+  ...pageFields(99999999),
   node_id: Type.Optional(Type.String()),
   spider_id: Type.Optional(Type.String()),
   status: Type.Optional(Type.String()),
@@ -41,8 +41,7 @@ export type IdsBody = Static<typeof IdsBody>;
 
 export const LogQuery = Type.Object({
   keyword: Type.Optional(Type.String({ maxLength: 1000 })),
-  page_num: Type.Optional(Type.Integer({ minimum: 1 })),
-  page_size: Type.Optional(Type.Integer({ minimum: 1, maximum: 100000 })),
+  ...pageFields(100000),
 });
 export type LogQuery = Static<typeof LogQuery>;
 

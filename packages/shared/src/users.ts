@@ -1,12 +1,12 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { pageFields } from './paging.ts';
 import { MAX_PAGE_SIZE, PASSWORD_MIN_LENGTH } from './constants.ts';
 
 /** Users administration (spec §7 "Users and variables"; admin only, enforced by the master). */
 export const RoleSchema = Type.Union([Type.Literal('normal'), Type.Literal('admin')]);
 
 export const UserListQuery = Type.Object({
-  page_num: Type.Optional(Type.Integer({ minimum: 1 })),
-  page_size: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PAGE_SIZE })),
+  ...pageFields(MAX_PAGE_SIZE),
 });
 export type UserListQuery = Static<typeof UserListQuery>;
 

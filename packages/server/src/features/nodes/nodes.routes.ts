@@ -3,7 +3,7 @@ import path from 'node:path';
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import type { Selectable } from 'kysely';
-import { NODE_ID_HEADER, NODE_KEY_HEADER, NodeEditBody, type NodeInfo, type ShipAck } from '@crawldeck/shared';
+import { NODE_ID_HEADER, NODE_KEY_HEADER, NodeEditBody, type NodeInfo, type ShipAck, pageFields } from '@crawldeck/shared';
 import type { AppContext, Feature } from '../../context.ts';
 import type { DB } from '../../store/schema.ts';
 import { iso, ok, paging } from '../../http/envelope.ts';
@@ -182,7 +182,7 @@ export const nodesFeature: Feature = async (app, ctx) => {
     return ok(null);
   });
 
-  app.get('/api/nodes/:id/tasks', { schema: { params: IdParams, querystring: Type.Object({ page_num: Type.Optional(Type.Integer({ minimum: 1 })), page_size: Type.Optional(Type.Integer({ minimum: 1, maximum: 100000 })) }) } }, async (req) => {
+  app.get('/api/nodes/:id/tasks', { schema: { params: IdParams, querystring: Type.Object({ ...pageFields(100000) }) } }, async (req) => {
     await mustNode(req.params.id);
     const { limit, offset } = paging(req.query, 10);
     const base = visibleTasks(db.selectFrom('tasks').where('node_id', '=', req.params.id), req.user);

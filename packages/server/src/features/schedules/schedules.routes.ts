@@ -11,6 +11,7 @@ import {
   nextCronRuns,
   validateCron,
   type RunType,
+  pageFields,
 } from '@crawldeck/shared';
 import type { AppContext, Feature } from '../../context.ts';
 import { iso, ok, paging } from '../../http/envelope.ts';
@@ -291,8 +292,7 @@ export const schedulesFeature: Feature = (app, ctx) => {
       schema: {
         params: IdParams,
         querystring: Type.Object({
-          page_num: Type.Optional(Type.Integer({ minimum: 1 })),
-          page_size: Type.Optional(Type.Integer({ minimum: 1, maximum: 10000 })),
+          ...pageFields(10000),
         }),
       },
     },
@@ -351,8 +351,7 @@ export const schedulesFeature: Feature = (app, ctx) => {
       schema: {
         params: IdParams,
         querystring: Type.Object({
-          page_num: Type.Optional(Type.Integer({ minimum: 1 })),
-          page_size: Type.Optional(Type.Integer({ minimum: 1, maximum: 10000 })),
+          ...pageFields(10000),
         }),
       },
     },

@@ -13,6 +13,7 @@ import {
   TaskListQuery,
   type DeployInfo,
   type LogLine,
+  pageFields,
 } from '@crawldeck/shared';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext, Feature } from '../../context.ts';
@@ -33,7 +34,7 @@ registerSpiderDeleteGuard(async (db, spiderId) => {
 });
 
 const IdParams = Type.Object({ id: Type.String({ pattern: '^[0-9a-f]{24}$' }) });
-const PageQuery = Type.Object({ page_num: Type.Optional(Type.Integer({ minimum: 1 })), page_size: Type.Optional(Type.Integer({ minimum: 1, maximum: 100000 })) });
+const PageQuery = Type.Object({ ...pageFields(100000) });
 
 async function spiderNames(db: Kysely<DB>, ids: string[]): Promise<Map<string, string>> {
   const uniq = [...new Set(ids)];
@@ -408,7 +409,7 @@ export const tasksFeature: Feature = (app, ctx) => {
     return ok(await presentTasks(db, rows), Number(count.n));
   });
 
-  app.get('/api/deploys', { schema: { querystring: Type.Object({ spider_id: Type.Optional(Type.String()), page_num: Type.Optional(Type.Integer({ minimum: 1 })), page_size: Type.Optional(Type.Integer({ minimum: 1, maximum: 100000 })) }) } }, async (req) => {
+  app.get('/api/deploys', { schema: { querystring: Type.Object({ spider_id: Type.Optional(Type.String()), ...pageFields(100000) }) } }, async (req) => {
     const { limit, offset } = paging(req.query, 10);
     let base = db.selectFrom('deploys');
     if (req.query.spider_id) base = base.where('spider_id', '=', req.query.spider_id);

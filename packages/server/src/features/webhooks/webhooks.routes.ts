@@ -10,6 +10,7 @@ import {
   type WebhookDeliveryInfo,
   type WebhookEvent,
   type WebhookInfo,
+  pageFields,
 } from '@crawldeck/shared';
 import type { Selectable } from 'kysely';
 import type { Feature } from '../../context.ts';
@@ -211,8 +212,7 @@ export const webhooksFeature: Feature = (app, ctx) => {
       schema: {
         params: IdParams,
         querystring: Type.Object({
-          page_num: Type.Optional(Type.Integer({ minimum: 1 })),
-          page_size: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
+          ...pageFields(1000),
         }),
       },
     },

@@ -1,0 +1,12 @@
+import { Type } from '@sinclair/typebox';
+
+/**
+ * The `page_num` / `page_size` pair of every list call (spec §7), as TypeBox fields to spread into a query schema.
+ * Each list keeps its own largest page (the all-spiders call needs 99999999, a delivery log far less).
+ */
+export function pageFields(maxPageSize: number) {
+  return {
+    page_num: Type.Optional(Type.Integer({ minimum: 1 })),
+    page_size: Type.Optional(Type.Integer({ minimum: 1, maximum: maxPageSize })),
+  };
+}
