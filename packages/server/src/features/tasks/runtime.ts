@@ -16,6 +16,7 @@ import {
 } from '@crawldeck/shared';
 import type { AppContext } from '../../context.ts';
 import { globalEnv, spiderForTask, spiderManifest } from './spider-source.ts';
+import { TaskBus, type BusMessage } from './task-bus.ts';
 
 export interface TaskStatusEvent {
   taskId: string;
@@ -75,7 +76,26 @@ export class TaskRuntime {
   private heartbeatCount = 0;
   readonly offlineMs = nodeOfflineMs();
 
-  constructor(private ctx: AppContext) {}
+  private readonly bus: TaskBus;
+
+  constructor(private ctx: AppContext) {
+    this.bus = new TaskBus(ctx, (m) => this.onBusMessage(m));
+  }
+
+  /** A notice from another master (PostgreSQL only): act on it where this master holds the node. */
+  private onBusMessage(m: BusMessage): void {
+    switch (m.type) {
+      case 'dispatch':
+        this.scheduleDispatch();
+        return;
+      case 'cancel':
+        this.sendTo(m.nodeId, { type: 'task.cancel', taskId: m.taskId });
+        return;
+      case 'drop':
+        this.dropLocal(m.taskId, m.nodeId);
+        return;
+    }
+  }
 
   private get db() {
     return this.ctx.store.db;
@@ -90,12 +110,14 @@ export class TaskRuntime {
     const rows = await this.db.selectFrom('nodes').select('id').where('status', '!=', 'offline').execute();
     const busy = await this.db.selectFrom('tasks').select('node_id').distinct().where('status', '=', 'running').execute();
     for (const id of new Set([...rows.map((r) => r.id), ...busy.map((b) => b.node_id)])) this.armOffline(id);
+    await this.bus.start();
     // Tasks that were claimed but never reached a node before the restart go back to the queue once nodes report.
     this.scheduleDispatch();
   }
 
-  close(): void {
+  async close(): Promise<void> {
     this.closed = true;
+    await this.bus.close();
     for (const t of this.offlineTimers.values()) clearTimeout(t);
     this.offlineTimers.clear();
     for (const s of this.sessions.values()) s.socket.close(1001, 'master shutting down');
@@ -428,14 +450,26 @@ export class TaskRuntime {
     if (Number(r.numUpdatedRows) === 0) return false;
     if (t.status === 'running' || t.assign_ts != null) {
       const sent = this.sendTo(t.node_id, { type: 'task.cancel', taskId });
-      if (!sent) this.sessions.get(t.node_id)?.active.delete(taskId);
+      if (!sent) {
+        this.sessions.get(t.node_id)?.active.delete(taskId);
+        // The node may hold its connection to another master.
+        if (!this.sessions.has(t.node_id)) await this.bus.publish({ type: 'cancel', taskId, nodeId: t.node_id });
+      }
     }
     await this.emitStatus(taskId);
     return true;
   }
 
-  /** Tells a node to stop and forget a deleted task. */
+  /** Tells a node to stop and forget a deleted task (through another master when the node is connected there). */
   drop(taskId: string, nodeId: string): void {
+    if (!this.sessions.has(nodeId)) {
+      void this.bus.publish({ type: 'drop', taskId, nodeId });
+      return;
+    }
+    this.dropLocal(taskId, nodeId);
+  }
+
+  private dropLocal(taskId: string, nodeId: string): void {
     const s = this.sessions.get(nodeId);
     if (!s) return;
     this.send(s, { type: 'task.drop', taskId });
@@ -457,6 +491,12 @@ export class TaskRuntime {
   }
 
   // ---------------------------------------------------------------- dispatch
+
+  /** New pending tasks: dispatch here, and wake the other masters, whose nodes may have free slots. */
+  async tasksCreated(): Promise<void> {
+    this.scheduleDispatch();
+    await this.bus.publish({ type: 'dispatch' });
+  }
 
   /** Push dispatch: called whenever a task is created or a slot frees up; runs one pass at a time. */
   scheduleDispatch(): void {

@@ -75,7 +75,7 @@ export async function createTasks(ctx: AppContext, input: CreateTasksInput): Pro
   await db.insertInto('tasks').values(rows).execute();
   const rt = getRuntime(ctx);
   for (const r of rows) await rt.emitStatus(r.id);
-  rt.scheduleDispatch();
+  await rt.tasksCreated();
   return rows.map((r) => r.id);
 }
 

@@ -1,0 +1,92 @@
+import { randomUUID } from 'node:crypto';
+import pg from 'pg';
+import { sql } from 'kysely';
+import type { AppContext } from '../../context.ts';
+
+/**
+ * Cross-master notices for task execution on PostgreSQL (ARCHITECTURE.md: wake-ups use LISTEN/NOTIFY). Each node
+ * holds its WebSocket to one master, so a task created, cancelled or deleted through another master must reach the
+ * master that holds the node: `dispatch` wakes every master's dispatch pass (claims stay safe with SKIP LOCKED),
+ * `cancel` and `drop` are delivered by whichever master holds the task's node. On SQLite there is one master and
+ * the bus does nothing.
+ */
+export const TASK_CHANNEL = 'crawldeck_tasks';
+
+export type BusMessage = { type: 'dispatch' } | { type: 'cancel'; taskId: string; nodeId: string } | { type: 'drop'; taskId: string; nodeId: string };
+
+const RECONNECT_MS = 1000;
+
+export class TaskBus {
+  private client: pg.Client | undefined;
+  private closed = false;
+  private retry: NodeJS.Timeout | undefined;
+  /** Lets a master skip its own notices, which it has already acted on. */
+  private readonly origin = randomUUID();
+
+  constructor(
+    private ctx: AppContext,
+    private onMessage: (m: BusMessage) => void,
+  ) {}
+
+  private get enabled(): boolean {
+    return this.ctx.store.engine === 'postgres';
+  }
+
+  async start(): Promise<void> {
+    if (this.enabled) await this.connect();
+  }
+
+  private async connect(): Promise<void> {
+    const client = new pg.Client({ connectionString: this.ctx.config.databaseUrl });
+    const lost = () => {
+      if (this.client !== client || this.closed) return;
+      this.client = undefined;
+      void client.end().catch(() => undefined);
+      this.retry = setTimeout(() => void this.connect().catch((err: unknown) => this.ctx.log.warn({ err }, 'task bus reconnect failed')), RECONNECT_MS);
+      this.retry.unref();
+    };
+    client.on('error', (err) => {
+      this.ctx.log.warn({ err }, 'task bus connection error');
+      lost();
+    });
+    client.on('end', lost);
+    client.on('notification', (msg) => {
+      if (msg.channel !== TASK_CHANNEL || !msg.payload) return;
+      try {
+        const m = JSON.parse(msg.payload) as BusMessage & { origin?: string };
+        if (m.origin !== this.origin) this.onMessage(m);
+      } catch (err) {
+        this.ctx.log.warn({ err }, 'task bus: unreadable notice');
+      }
+    });
+    this.client = client;
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${TASK_CHANNEL}`);
+    } catch (err) {
+      this.ctx.log.warn({ err }, 'task bus could not listen');
+      lost();
+      return;
+    }
+    // Notices sent while this master was not listening are gone: one dispatch pass picks up their tasks.
+    this.onMessage({ type: 'dispatch' });
+  }
+
+  /** Tells the other masters; errors are logged, never thrown (the sender already acted locally). */
+  async publish(m: BusMessage): Promise<void> {
+    if (!this.enabled || this.closed) return;
+    try {
+      await sql`SELECT pg_notify(${TASK_CHANNEL}, ${JSON.stringify({ ...m, origin: this.origin })})`.execute(this.ctx.store.db);
+    } catch (err) {
+      this.ctx.log.warn({ err, notice: m.type }, 'task bus publish failed');
+    }
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    clearTimeout(this.retry);
+    const client = this.client;
+    this.client = undefined;
+    await client?.end().catch(() => undefined);
+  }
+}
