@@ -6,7 +6,7 @@ import { ok } from '../../http/envelope.ts';
 import { HttpError, badRequest } from '../../http/errors.ts';
 import { createSpider, deleteSpider, spiderFor } from '../spiders/spiders.service.ts';
 import { getSpider, getSpiderWithOwner, presentSpider } from '../spiders/spiders.store.ts';
-import { autoSyncIntervalMs, cacheDirOf, gitInfo, publicUrl, syncSpider } from './git.service.ts';
+import { autoSyncIntervalMs, cacheDirOf, claimAutoSync, gitInfo, publicUrl, syncSpider } from './git.service.ts';
 
 /** Optional `{branch}` body of sync/reset (the console may send no body at all). */
 function branchOf(body: unknown): string | undefined {
@@ -87,6 +87,8 @@ export const gitFeature: Feature = (app, ctx) => {
           .where((eb) => eb.or([eb('git_state.attempt_ts', 'is', null), eb('git_state.attempt_ts', '<', due)]))
           .execute();
         for (const row of rows) {
+          // With several masters on one store each runs this loop; whoever claims the attempt syncs.
+          if (!(await claimAutoSync(db, row.id, due))) continue;
           await syncSpider(db, dataDir, row, 'sync').catch((err) => ctx.log.warn({ spider: row.id, err: (err as Error).message }, 'git auto-sync failed'));
         }
       } catch (err) {

@@ -28,6 +28,27 @@ export const autoSyncIntervalMs = () => {
 
 export const gitFailed = (message: string) => new HttpError(422, message);
 
+/**
+ * Claims the next auto-sync attempt of a spider: true for exactly one caller (one master of several on a shared
+ * store) once the last attempt is older than `due`, by moving attempt_ts forward in one conditional write.
+ */
+export async function claimAutoSync(db: Kysely<DB>, spiderId: string, due: number): Promise<boolean> {
+  const now = Date.now();
+  const inserted = await db
+    .insertInto('git_state')
+    .values({ spider_id: spiderId, remote: '', branch: '', branches: '[]', commit_info: null, base_commit: '', sync_ts: null, attempt_ts: now, error: '' })
+    .onConflict((oc) => oc.column('spider_id').doNothing())
+    .executeTakeFirst();
+  if (Number(inserted.numInsertedOrUpdatedRows ?? 0) > 0) return true;
+  const updated = await db
+    .updateTable('git_state')
+    .set({ attempt_ts: now })
+    .where('spider_id', '=', spiderId)
+    .where((eb) => eb.or([eb('attempt_ts', 'is', null), eb('attempt_ts', '<', due)]))
+    .executeTakeFirst();
+  return Number(updated.numUpdatedRows) > 0;
+}
+
 export interface GitSource {
   url: string;
   branch: string;
