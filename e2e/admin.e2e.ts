@@ -132,6 +132,20 @@ describe('admin console', () => {
     expect(stored.body.data[0]).toMatchObject({ email: 'ops@example.com', chat_account: 'ops_wechat' });
   });
 
+  e2eTest('the default page size chosen in Settings → General is what the lists ask for', async ({ page }) => {
+    await signIn(page, 'en');
+    await page.goto(`${env.url}/setting`);
+    await page.locator('[data-testid="setting-page-size"]').click();
+    await page.locator('.ant-select-dropdown:visible .ant-select-item-option', { hasText: /^20$/ }).click();
+    expect(await page.evaluate(() => localStorage.getItem('pageSize'))).toBe('20');
+    const asked = page.waitForRequest((r) => /\/api\/tasks\?/.test(r.url()) && r.method() === 'GET');
+    await page.goto(`${env.url}/tasks`);
+    expect(new URL((await asked).url()).searchParams.get('page_size')).toBe('20');
+    const usersAsked = page.waitForRequest((r) => /\/api\/users\?/.test(r.url()) && r.method() === 'GET');
+    await page.goto(`${env.url}/users`);
+    expect(new URL((await usersAsked).url()).searchParams.get('page_size')).toBe('20');
+  });
+
   e2eTest('dashboard numbers equal the store counts', async ({ page }) => {
     // Seed the tables of the tasks feature straight into the store (every required column filled generically).
     const db = new Database(path.join(env.dataDir, 'crawldeck.db'));

@@ -24,6 +24,7 @@ import type { Spider, SpiderListQuery, SpiderType } from './types.ts';
 import './spiders.css';
 import TourFor from '../tours/TourFor.tsx';
 import { RunSpiderButton } from '../tasks/components/RunDialog.tsx';
+import { getDefaultPageSize } from '../setting/preferences.ts';
 
 const PAGE_SIZES = [10, 20, 50, 100];
 
@@ -32,7 +33,7 @@ export default function SpiderListPage() {
   const { modal, message } = App.useApp();
   const navigate = useNavigate();
   const location = useLocation();
-  const [query, setQuery] = useState<SpiderListQuery>({ page_num: 1, page_size: 10 });
+  const [query, setQuery] = useState<SpiderListQuery>(() => ({ page_num: 1, page_size: getDefaultPageSize(10) }));
   const [keywordInput, setKeywordInput] = useState('');
   const [selected, setSelected] = useState<string[]>([]);
   const [addOpen, setAddOpen] = useState(false);

@@ -14,6 +14,7 @@ import { useTaskActions } from './components/useTaskActions.tsx';
 import TaskStatusTag from './components/TaskStatusTag.tsx';
 import './tasks.css';
 import TourFor from '../tours/TourFor.tsx';
+import { getDefaultPageSize } from '../setting/preferences.ts';
 
 const URL_FILTERS = ['node_id', 'spider_id', 'status', 'schedule_id'] as const;
 
@@ -21,7 +22,7 @@ export default function TaskListPage() {
   const { t } = useTranslation(['tasks', 'route']);
   const location = useLocation();
   const active = location.pathname === '/tasks';
-  const [query, setQuery] = useState<TaskQuery>({ page_num: 1, page_size: TASK_PAGE_SIZE, type: 'spider' });
+  const [query, setQuery] = useState<TaskQuery>(() => ({ page_num: 1, page_size: getDefaultPageSize(TASK_PAGE_SIZE), type: 'spider' }));
   const [selected, setSelected] = useState<string[]>([]);
   const tasks = useTasks(query);
   const { spiders, nodes, schedules } = useFilterOptions();

@@ -8,13 +8,16 @@ import { USER_PAGE_SIZE, type UserInfo } from '@crawldeck/shared';
 import { useUserStore } from '../../app/stores/user.ts';
 import { useDeleteUser, useUsers } from './api.ts';
 import { UserFormDialog } from './components/UserFormDialog.tsx';
+import { getDefaultPageSize } from '../setting/preferences.ts';
 
 export default function UserListPage() {
   const { t } = useTranslation(['users', 'route']);
   const me = useUserStore((s) => s.user_info);
   const [page, setPage] = useState(1);
+  // Settings → General chooses the page size of lists in this browser; the spec's 10 otherwise.
+  const [pageSize] = useState(() => getDefaultPageSize(USER_PAGE_SIZE));
   const [dialog, setDialog] = useState<{ open: boolean; user: UserInfo | null }>({ open: false, user: null });
-  const users = useUsers(page, USER_PAGE_SIZE);
+  const users = useUsers(page, pageSize);
   const del = useDeleteUser();
 
   return (
@@ -36,7 +39,7 @@ export default function UserListPage() {
           dataSource={users.data?.data ?? []}
           pagination={{
             current: page,
-            pageSize: USER_PAGE_SIZE,
+            pageSize,
             total: users.data?.total ?? 0,
             showSizeChanger: false,
             showTotal: (total) => t('total', { total }),

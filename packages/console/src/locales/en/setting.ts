@@ -14,7 +14,7 @@ export default {
     tutorialLocal: 'Show tutorial in this browser',
     language: 'Language',
     pageSize: 'Default page size',
-    pageSizeHint: 'Kept in this browser.',
+    pageSizeHint: 'First page size of the spider, task and user lists; kept in this browser.',
     statsEndpoint: 'Usage statistics endpoint',
     statsEndpointHint: 'Optional http(s) URL. When set, the master forwards usage events to it; the browser never contacts it. Leave empty to keep statistics on this master only.',
     useStats: 'Send usage statistics from this browser',

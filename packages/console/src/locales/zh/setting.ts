@@ -14,7 +14,7 @@ export default {
     tutorialLocal: '在此浏览器中显示教程',
     language: '语言',
     pageSize: '默认每页条数',
-    pageSizeHint: '保存在此浏览器中。',
+    pageSizeHint: '爬虫、任务和用户列表的初始每页条数；保存在此浏览器中。',
     statsEndpoint: '使用统计上报地址',
     statsEndpointHint: '可选的 http(s) 地址。设置后由主节点转发使用事件，浏览器从不直接访问。留空则统计仅保存在本主节点。',
     useStats: '从此浏览器发送使用统计',

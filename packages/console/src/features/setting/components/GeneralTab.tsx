@@ -70,6 +70,7 @@ export function GeneralTab({ isAdmin }: { isAdmin: boolean }) {
               saved();
             }}
             options={PAGE_SIZE_OPTIONS.map((n) => ({ value: n, label: n }))}
+            data-testid="setting-page-size"
           />
         </Form.Item>
         <Form.Item label={t('general.useStats')}>
