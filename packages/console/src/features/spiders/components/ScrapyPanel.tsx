@@ -81,6 +81,39 @@ function useSectionError(query: { error: Error | null; dataUpdatedAt: number; is
   return [error, setError] as const;
 }
 
+/**
+ * Saving an editable section (settings, items, pipelines): on success the answer becomes the section's data, the
+ * error is cleared and the files (and `alsoRefresh` sections) reload; on failure the error is kept and the draft
+ * stays as edited (spec §7: the result is not applied).
+ */
+function useSectionSave(
+  id: string,
+  section: Exclude<ScrapySection, 'spiders'>,
+  setError: (e: string) => void,
+  successText: string,
+  alsoRefresh: ScrapySection[] = [],
+) {
+  const { message } = App.useApp();
+  const qc = useQueryClient();
+  const [saving, setSaving] = useState(false);
+  const persist = async (body: unknown) => {
+    setSaving(true);
+    try {
+      const saved = await saveScrapySection(id, section, body);
+      setError('');
+      qc.setQueryData(toolKeys.scrapy(id, section), saved);
+      for (const other of alsoRefresh) void qc.invalidateQueries({ queryKey: toolKeys.scrapy(id, other) });
+      void qc.invalidateQueries({ queryKey: spiderKeys.files(id) });
+      void message.success(successText);
+    } catch (err) {
+      setError(errorText(err));
+    } finally {
+      setSaving(false);
+    }
+  };
+  return { saving, persist };
+}
+
 function SectionError({ section, error }: { section: ScrapySection; error: string }) {
   const { t } = useTranslation('scrapy');
   if (!error) return null;
@@ -273,12 +306,11 @@ function SettingsSection({ spider }: { spider: Spider }) {
   const id = spider._id;
   const { t } = useTranslation('scrapy');
   const { message } = App.useApp();
-  const qc = useQueryClient();
   const query = useScrapySection(id, 'settings');
   const [error, setError] = useSectionError(query);
   const [rows, setRows] = useState<SettingRow[]>([]);
   const [dirty, setDirty] = useState(false);
-  const [saving, setSaving] = useState(false);
+  const { saving, persist } = useSectionSave(id, 'settings', setError, t('settings.saved'));
   const [filter, setFilter] = useState('');
 
   useEffect(() => {
@@ -324,25 +356,14 @@ function SettingsSection({ spider }: { spider: Spider }) {
       void message.error(t('fixRows'));
       return;
     }
-    setSaving(true);
-    try {
-      const body = rows.map((r) => ({
+    await persist(
+      rows.map((r) => ({
         key: r.key.trim(),
         type: r.type,
         value: fromDraft(r.type, r.value, r.expression),
         ...(r.expression ? { expression: true } : {}),
-      }));
-      const saved = await saveScrapySection(id, 'settings', body);
-      setError('');
-      qc.setQueryData(toolKeys.scrapy(id, 'settings'), saved);
-      void qc.invalidateQueries({ queryKey: spiderKeys.files(id) });
-      void message.success(t('settings.saved'));
-    } catch (err) {
-      // spec §7: keep the error, do not apply the result; the edited rows stay as they are
-      setError(errorText(err));
-    } finally {
-      setSaving(false);
-    }
+      })),
+    );
   };
 
   const shown = filter ? rows.filter((r) => r.key.toLowerCase().includes(filter.toLowerCase())) : rows;
@@ -499,12 +520,11 @@ function ItemsSection({ spider }: { spider: Spider }) {
   const id = spider._id;
   const { t } = useTranslation('scrapy');
   const { message } = App.useApp();
-  const qc = useQueryClient();
   const query = useScrapySection(id, 'items');
   const [error, setError] = useSectionError(query);
   const [items, setItems] = useState<ScrapyItem[]>([]);
   const [dirty, setDirty] = useState(false);
-  const [saving, setSaving] = useState(false);
+  const { saving, persist } = useSectionSave(id, 'items', setError, t('items.saved'));
   const [editing, setEditing] = useState<Editing>(null);
   const [expanded, setExpanded] = useState<string[]>([]);
   const expandedInit = useRef(false);
@@ -584,18 +604,7 @@ function ItemsSection({ spider }: { spider: Spider }) {
       void message.error(t('fixRows'));
       return;
     }
-    setSaving(true);
-    try {
-      const saved = await saveScrapySection(id, 'items', items);
-      setError('');
-      qc.setQueryData(toolKeys.scrapy(id, 'items'), saved);
-      void qc.invalidateQueries({ queryKey: spiderKeys.files(id) });
-      void message.success(t('items.saved'));
-    } catch (err) {
-      setError(errorText(err));
-    } finally {
-      setSaving(false);
-    }
+    await persist(items);
   };
 
   const editor = (
@@ -745,12 +754,11 @@ function PipelinesSection({ spider }: { spider: Spider }) {
   const id = spider._id;
   const { t } = useTranslation('scrapy');
   const { message } = App.useApp();
-  const qc = useQueryClient();
   const query = useScrapySection(id, 'pipelines');
   const [error, setError] = useSectionError(query);
   const [rows, setRows] = useState<PipelineRow[]>([]);
   const [dirty, setDirty] = useState(false);
-  const [saving, setSaving] = useState(false);
+  const { saving, persist } = useSectionSave(id, 'pipelines', setError, t('pipelines.saved'), ['settings']);
   const [newName, setNewName] = useState('');
 
   useEffect(() => {
@@ -780,25 +788,8 @@ function PipelinesSection({ spider }: { spider: Spider }) {
     setDirty(true);
   };
 
-  const save = async () => {
-    setSaving(true);
-    try {
-      const saved = await saveScrapySection(
-        id,
-        'pipelines',
-        rows.map((r) => ({ name: r.name, priority: r.priority ?? null, enabled: r.enabled })),
-      );
-      setError('');
-      qc.setQueryData(toolKeys.scrapy(id, 'pipelines'), saved);
-      void qc.invalidateQueries({ queryKey: toolKeys.scrapy(id, 'settings') });
-      void qc.invalidateQueries({ queryKey: spiderKeys.files(id) });
-      void message.success(t('pipelines.saved'));
-    } catch (err) {
-      setError(errorText(err));
-    } finally {
-      setSaving(false);
-    }
-  };
+  // Pipelines live in settings.py's ITEM_PIPELINES: the settings section reloads too.
+  const save = () => persist(rows.map((r) => ({ name: r.name, priority: r.priority ?? null, enabled: r.enabled })));
 
   return (
     <div className="scrapy-section" data-testid="scrapy-pipelines">
