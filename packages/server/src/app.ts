@@ -11,7 +11,7 @@ import { VERSION } from '@crawldeck/shared';
 import type { MasterConfig } from './config.ts';
 import type { AppContext, TypedApp } from './context.ts';
 import type { Store } from './store/db.ts';
-import { authPlugin } from './http/auth.ts';
+import { authPlugin, registerWithAccess } from './http/auth.ts';
 import { fail } from './http/envelope.ts';
 import { HttpError } from './http/errors.ts';
 import { features } from './features/index.ts';
@@ -37,6 +37,18 @@ function errorReply(err: FastifyError | HttpError | Error): { status: number; me
   return { status: 500, message: 'internal server error' };
 }
 
+/** Whether a raw URL names an /api path in any spelling the router or a proxy might normalise. */
+function looksLikeApi(url: string): boolean {
+  let p = url.split('?')[0];
+  try {
+    p = decodeURIComponent(p);
+  } catch {
+    return true;
+  }
+  // Any `api` segment counts, so dot-segments (`/x/../api/…`) are caught too; console deep links have none.
+  return /(^|[/\\])api([/\\]|$)/i.test(p);
+}
+
 export async function buildApp(config: MasterConfig, store: Store): Promise<BuiltApp> {
   const app = Fastify({
     logger: { level: config.logLevel },
@@ -59,19 +71,22 @@ export async function buildApp(config: MasterConfig, store: Store): Promise<Buil
   await app.register(fastifySwagger, {
     openapi: { info: { title: 'Crawldeck API', version: VERSION }, components: { securitySchemes: { token: { type: 'apiKey', in: 'header', name: 'Authorization' } } }, security: [{ token: [] }] },
   });
-  await app.register(fastifySwaggerUi, { routePrefix: '/api/openapi' });
-  await app.register(authPlugin, { store });
+  await app.register(authPlugin, { store, nodeKey: config.nodeKey });
+  // The OpenAPI page documents the API and holds no data: readable without a token.
+  await registerWithAccess(app, 'public', (pub) => pub.register(fastifySwaggerUi, { routePrefix: '/api/openapi' }));
   await app.register(fastifyMultipart, { limits: { fileSize: 512 * 1024 * 1024, files: 1, fields: 50 } });
   await app.register(fastifyWebsocket, { options: { maxPayload: 16 * 1024 * 1024 } });
 
   for (const feature of features) await feature(app, ctx);
 
   const hasConsole = existsSync(`${config.consoleDir}/index.html`);
-  if (hasConsole) await app.register(fastifyStatic, { root: config.consoleDir, wildcard: false, index: ['index.html'] });
+  // The console's files are public; the not-found handler below is public too (the auth hook lets 404s through).
+  if (hasConsole) await registerWithAccess(app, 'public', (pub) => pub.register(fastifyStatic, { root: config.consoleDir, wildcard: false, index: ['index.html'] }));
 
-  // Unknown API paths answer JSON; any other GET serves the SPA so deep links work after a reload.
+  // Unknown API paths (also encoded, doubled-slash or other-case spellings) answer JSON; any other GET serves the
+  // SPA so deep links work after a reload.
   app.setNotFoundHandler((req, reply) => {
-    if (req.url.startsWith('/api/') || req.method !== 'GET') {
+    if (looksLikeApi(req.url) || req.method !== 'GET') {
       return reply.status(404).send(fail(`no such route: ${req.method} ${req.url.split('?')[0]}`));
     }
     if (!hasConsole) return reply.status(404).type('text/plain').send('The console is not built: run `npm run build`.');

@@ -4,6 +4,8 @@ import path from 'node:path';
 import pg from 'pg';
 import { startMaster, type RunningMaster } from '../src/master.ts';
 import type { MasterConfig } from '../src/config.ts';
+import { insertUser } from '../src/features/users/users.store.ts';
+import { hashPassword } from '../src/features/session/passwords.ts';
 
 /**
  * API test harness: a real master over real HTTP on a real store. The Vitest projects `api-sqlite` and
@@ -53,7 +55,7 @@ export interface TestMaster {
   /** JSON call with an optional token (default: the admin's; pass null for none). */
   api<T = any>(method: string, route: string, opts?: { token?: string | null; body?: unknown; query?: Record<string, unknown> }): Promise<ApiResult<T>>;
   login(username: string, password: string): Promise<string>;
-  /** Signs up a normal user (or makes an admin) and returns its token. */
+  /** Creates a normal user (or an admin) in the store and returns its session token. */
   createUser(username: string, password?: string, role?: 'normal' | 'admin'): Promise<string>;
   /**
    * Stops this master and starts a new one on the same store (same data dir, same PostgreSQL database), as a
@@ -132,9 +134,8 @@ async function openTestMaster(dataDir: string, databaseUrl: string, overrides: P
     api,
     login,
     async createUser(username, password = 'password1', role = 'normal') {
-      const r = await api('PUT', '/users', { token: null, body: { username, password } });
-      if (r.status !== 200) throw new Error(`sign-up ${username} failed: ${r.status} ${r.body.error}`);
-      if (role === 'admin') await master.store.db.updateTable('users').set({ role: 'admin' }).where('username', '=', username).execute();
+      // Written to the store: anonymous sign-up is rate-limited per address, and tests create many users.
+      await insertUser(master.store.db, { username, passwordHash: await hashPassword(password), role });
       return login(username, password);
     },
     async restart(extra = {}, downMs = 0) {

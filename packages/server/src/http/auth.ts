@@ -1,7 +1,7 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import fp from 'fastify-plugin';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { Role } from '@crawldeck/shared';
+import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
+import { NODE_KEY_HEADER, type Role } from '@crawldeck/shared';
 import type { Store } from '../store/db.ts';
 import { forbidden, unauthorized } from './errors.ts';
 
@@ -13,15 +13,27 @@ export interface AuthUser {
   tokenKind: 'session' | 'api';
 }
 
+/**
+ * Who may call a route. Every route declares one; the master refuses to start when a route declares none.
+ * - `public`: anyone (sign-in, sign-up, version, setting, the console files, the OpenAPI page).
+ * - `user`: any signed-in user or API token; the handler's policy decides which rows they see.
+ * - `admin`: administrators only.
+ * - `node`: worker nodes, checked by the shared node key header, never by a user token.
+ */
+export type RouteAccess = 'public' | 'user' | 'admin' | 'node';
+
 declare module 'fastify' {
   interface FastifyContextConfig {
-    /** Reachable without a token (login, sign-up, version, setting, the node WebSocket with its own key). */
-    public?: boolean;
-    /** Minimum role; the server enforces it whatever the console shows. */
-    role?: Role;
+    access?: RouteAccess;
+    /** EventSource cannot set headers: the token may also come as `?token=` (redacted from the logs). */
+    queryToken?: boolean;
   }
   interface FastifyRequest {
     user: AuthUser;
+  }
+  interface FastifyInstance {
+    /** Access given to every route registered in this plugin context (third-party plugins that take no route config). */
+    routeAccess: RouteAccess | null;
   }
 }
 
@@ -34,6 +46,15 @@ export function tokenFromRequest(req: FastifyRequest): string | undefined {
   if (!header) return undefined;
   const m = /^Bearer\s+(.+)$/i.exec(header);
   return (m ? m[1] : header).trim() || undefined;
+}
+
+/** Constant-time comparison of a presented node key with the master's. */
+export function nodeKeyMatches(expected: string, presented: string | string[] | undefined): boolean {
+  const key = Array.isArray(presented) ? presented[0] : presented;
+  if (!key) return false;
+  const a = createHash('sha256').update(key).digest();
+  const b = createHash('sha256').update(expected).digest();
+  return timingSafeEqual(a, b);
 }
 
 // Writing last_used_ts on every request would turn every read into a write; once a minute is enough for display.
@@ -54,17 +75,51 @@ export async function resolveToken(store: Store, raw: string): Promise<AuthUser 
   return { id: row.id, username: row.username, role: row.role, tokenId: row.token_id, tokenKind: row.kind };
 }
 
-/** Every /api route needs a valid token unless its config says `public`; `role: 'admin'` routes need an admin. */
-export const authPlugin = fp(async (app: FastifyInstance, opts: { store: Store }) => {
+const ACCESS = new Set<RouteAccess>(['public', 'user', 'admin', 'node']);
+
+/** Makes every route registered by `plugin` reachable with `access` (for plugins that take no route config). */
+export async function registerWithAccess(app: FastifyInstance, access: RouteAccess, register: (child: FastifyInstance) => PromiseLike<unknown>) {
+  await app.register(async (child) => {
+    child.routeAccess = access;
+    await register(child);
+  });
+}
+
+/**
+ * Deny by default. Checks act on the route the router matched (after it decoded the path), never on the raw URL,
+ * so `/%61pi/…` gets exactly the checks of `/api/…`. Paths that match no route only ever reach the not-found handler.
+ */
+export const authPlugin = fp(async (app: FastifyInstance, opts: { store: Store; nodeKey: string }) => {
   app.decorateRequest('user', null as unknown as AuthUser);
+  app.decorate('routeAccess', null);
+  app.addHook('onRoute', function (this: FastifyInstance, route: RouteOptions) {
+    const access = route.config?.access ?? this.routeAccess;
+    if (!access || !ACCESS.has(access)) {
+      throw new Error(`route ${String(route.method)} ${route.url} declares no access (config.access: public | user | admin | node)`);
+    }
+    route.config = { ...route.config, access };
+  });
   app.addHook('onRequest', async (req) => {
+    // The not-found handler is public: it only answers 404 (or the console page for deep links).
+    if (req.is404) return;
     const config = req.routeOptions.config;
-    // The OpenAPI description documents the API; it holds no data, so it is readable without a token.
-    if (!req.url.startsWith('/api/') || config?.public || req.url.startsWith('/api/openapi')) return;
-    const raw = tokenFromRequest(req);
+    const access = config.access;
+    if (access === 'public') return;
+    if (access === 'node') {
+      // The node socket checks the key itself so it can close with a code the node reports.
+      if (req.ws) return;
+      if (!nodeKeyMatches(opts.nodeKey, req.headers[NODE_KEY_HEADER])) throw unauthorized('unauthorized: bad node key');
+      return;
+    }
+    if (access !== 'user' && access !== 'admin') throw unauthorized();
+    let raw = tokenFromRequest(req);
+    if (!raw && config.queryToken) {
+      const q = req.query as { token?: unknown } | undefined;
+      if (typeof q?.token === 'string' && q.token) raw = q.token;
+    }
     const user = raw ? await resolveToken(opts.store, raw) : undefined;
     if (!user) throw unauthorized();
     req.user = user;
-    if (config?.role === 'admin' && user.role !== 'admin') throw forbidden('forbidden: administrators only');
+    if (access === 'admin' && user.role !== 'admin') throw forbidden('forbidden: administrators only');
   });
 });

@@ -32,9 +32,9 @@ export const configSpiderFeature: Feature = (app, ctx) => {
     return row;
   };
 
-  app.get('/api/config_spiders_templates', async () => ok(CONFIG_SPIDER_TEMPLATES));
+  app.get('/api/config_spiders_templates', { config: { access: 'user' } }, async () => ok(CONFIG_SPIDER_TEMPLATES));
 
-  app.put('/api/config_spiders', { schema: { body: CreateConfigSpiderBody } }, async (req) => {
+  app.put('/api/config_spiders', { config: { access: 'user' }, schema: { body: CreateConfigSpiderBody } }, async (req) => {
     const b = req.body;
     const template = CONFIG_SPIDER_TEMPLATES.find((t) => t.name === (b.template || 'list'));
     if (!template) throw badRequest(`unknown template "${b.template}" (templates: ${CONFIG_SPIDER_TEMPLATES.map((t) => t.name).join(', ')})`);
@@ -58,14 +58,14 @@ export const configSpiderFeature: Feature = (app, ctx) => {
     return ok(presentSpider((await getSpiderWithOwner(db, id))!));
   });
 
-  app.post('/api/config_spiders/:id/config', { schema: { params: IdParams, body: SpiderfileSchema } }, async (req) => {
+  app.post('/api/config_spiders/:id/config', { config: { access: 'user' }, schema: { params: IdParams, body: SpiderfileSchema } }, async (req) => {
     const row = await configurable(await spiderFor(db, req.user, req.params.id, 'write'));
     const checked = validateSpiderfile({ ...req.body, name: req.body.name || row.name });
     if (!checked.ok) throw invalidSpiderfile(checked.problems);
     return ok(await saveSpiderfile(db, row, checked.spiderfile));
   });
 
-  app.post('/api/config_spiders/:id/spiderfile', { schema: { params: IdParams, body: SpiderfileTextBody } }, async (req) => {
+  app.post('/api/config_spiders/:id/spiderfile', { config: { access: 'user' }, schema: { params: IdParams, body: SpiderfileTextBody } }, async (req) => {
     const row = await configurable(await spiderFor(db, req.user, req.params.id, 'write'));
     const parsed = parseSpiderfile(req.body.content);
     if (!parsed.ok) throw invalidSpiderfile(parsed.problems);
@@ -73,7 +73,7 @@ export const configSpiderFeature: Feature = (app, ctx) => {
     return ok(await saveSpiderfile(db, row, parsed.spiderfile, req.body.content));
   });
 
-  app.post('/api/spiders/:id/preview_crawl', { schema: { params: IdParams } }, async (req) => {
+  app.post('/api/spiders/:id/preview_crawl', { config: { access: 'user' }, schema: { params: IdParams } }, async (req) => {
     const body = parseWith(PreviewBody, req.body ?? {});
     const row = await configurable(await spiderFor(db, req.user, req.params.id, 'read'));
     let sf: Spiderfile;
@@ -88,14 +88,14 @@ export const configSpiderFeature: Feature = (app, ctx) => {
     return ok({ rows, stats, log }, rows.length);
   });
 
-  app.post('/api/spiders/:id/extract_fields', { schema: { params: IdParams } }, async (req) => {
+  app.post('/api/spiders/:id/extract_fields', { config: { access: 'user' }, schema: { params: IdParams } }, async (req) => {
     const body = parseWith(ExtractFieldsBody, req.body ?? {});
     const row = await configurable(await spiderFor(db, req.user, req.params.id, 'read'));
     const sf = await loadSpiderfile(db, row);
     return ok(await suggestFields(sf, body.url));
   });
 
-  app.post('/api/config_spiders/:id/convert', { schema: { params: IdParams } }, async (req) => {
+  app.post('/api/config_spiders/:id/convert', { config: { access: 'user' }, schema: { params: IdParams } }, async (req) => {
     const row = await configurable(await spiderFor(db, req.user, req.params.id, 'write'));
     try {
       const sf = await loadSpiderfile(db, row);

@@ -5,7 +5,7 @@ import { putSetting } from '../system/settings.store.ts';
 import { RETENTION_KEY, cleanupTaskLogs, databaseInfo } from './database.service.ts';
 
 const CLEANUP_EVERY_MS = 3600_000;
-const admin = { role: 'admin' as const };
+const admin = { access: 'admin' as const };
 
 /** Settings → Database: engine, location, size, health, row counts, task-log retention and its cleanup job. */
 export const databaseFeature: Feature = (app, ctx) => {

@@ -7,7 +7,7 @@ import { badRequest } from '../../http/errors.ts';
 export const feedbackFeature: Feature = (app, ctx) => {
   const { db } = ctx.store;
 
-  app.put('/api/feedback', { schema: { body: FeedbackBody } }, async (req) => {
+  app.put('/api/feedback', { config: { access: 'user' }, schema: { body: FeedbackBody } }, async (req) => {
     const email = req.body.email.trim();
     const chat = req.body.chat_account.trim();
     const content = req.body.content.trim();
@@ -21,7 +21,7 @@ export const feedbackFeature: Feature = (app, ctx) => {
     return ok({ _id: row.id });
   });
 
-  app.get('/api/feedback', { config: { role: 'admin' }, schema: { querystring: UserListQuery } }, async (req) => {
+  app.get('/api/feedback', { config: { access: 'admin' }, schema: { querystring: UserListQuery } }, async (req) => {
     const { limit, offset } = paging(req.query);
     const [rows, count] = await Promise.all([
       db

@@ -24,22 +24,22 @@ export const gitFeature: Feature = (app, ctx) => {
   const { db } = ctx.store;
   const dataDir = ctx.config.dataDir;
 
-  app.get('/api/spiders/:id/git', { schema: { params: IdParams } }, async (req) => {
+  app.get('/api/spiders/:id/git', { config: { access: 'user' }, schema: { params: IdParams } }, async (req) => {
     const row = await spiderFor(db, req.user, req.params.id, 'read');
     return ok(await gitInfo(db, row));
   });
 
-  app.post('/api/spiders/:id/git/sync', { schema: { params: IdParams } }, async (req) => {
+  app.post('/api/spiders/:id/git/sync', { config: { access: 'user' }, schema: { params: IdParams } }, async (req) => {
     const row = await spiderFor(db, req.user, req.params.id, 'write');
     return ok(await syncSpider(db, dataDir, row, 'sync', branchOf(req.body)));
   });
 
-  app.post('/api/spiders/:id/git/reset', { schema: { params: IdParams } }, async (req) => {
+  app.post('/api/spiders/:id/git/reset', { config: { access: 'user' }, schema: { params: IdParams } }, async (req) => {
     const row = await spiderFor(db, req.user, req.params.id, 'write');
     return ok(await syncSpider(db, dataDir, row, 'reset', branchOf(req.body)));
   });
 
-  app.post('/api/spiders/import/github', { schema: { body: ImportBody } }, async (req) => {
+  app.post('/api/spiders/import/github', { config: { access: 'user' }, schema: { body: ImportBody } }, async (req) => {
     const url = req.body.url.trim();
     const problem = gitUrlProblem(url);
     if (problem) throw badRequest(problem);

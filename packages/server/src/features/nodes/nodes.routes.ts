@@ -82,7 +82,7 @@ export const nodesFeature: Feature = async (app, ctx) => {
 
   // ------------------------------------------------------------------------ node control + bulk (node key)
 
-  app.get('/api/nodes/connect', { websocket: true, config: { public: true } }, (socket, req) => {
+  app.get('/api/nodes/connect', { websocket: true, config: { access: 'node' } }, (socket, req) => {
     const key = req.headers[NODE_KEY_HEADER];
     if (!nodeKeyMatches(ctx, Array.isArray(key) ? key[0] : key)) {
       socket.close(4401, 'bad node key');
@@ -91,7 +91,7 @@ export const nodesFeature: Feature = async (app, ctx) => {
     rt.attach(socket, req.ip);
   });
 
-  app.get('/api/node-api/blobs/:hash', { config: { public: true }, schema: { params: Type.Object({ hash: Type.String({ pattern: '^[0-9a-f]{64}$' }) }) } }, async (req, reply) => {
+  app.get('/api/node-api/blobs/:hash', { config: { access: 'node' }, schema: { params: Type.Object({ hash: Type.String({ pattern: '^[0-9a-f]{64}$' }) }) } }, async (req, reply) => {
     nodeAuth(ctx, req);
     const content = await blobContent(db, req.params.hash);
     if (!content) throw notFound('blob');
@@ -106,7 +106,7 @@ export const nodesFeature: Feature = async (app, ctx) => {
     return t;
   }
 
-  app.post('/api/node-api/tasks/:id/logs', { config: { public: true }, schema: { params: IdParams, body: ShipBody } }, async (req) => {
+  app.post('/api/node-api/tasks/:id/logs', { config: { access: 'node' }, schema: { params: IdParams, body: ShipBody } }, async (req) => {
     await taskForNode(req, req.params.id);
     const r = await ingestLogs(db, ctx.store.engine, req.params.id, req.body);
     if (!r) throw new HttpError(410, 'task gone');
@@ -114,7 +114,7 @@ export const nodesFeature: Feature = async (app, ctx) => {
     return ok({ acked: r.acked } satisfies ShipAck);
   });
 
-  app.post('/api/node-api/tasks/:id/items', { config: { public: true }, schema: { params: IdParams, body: ShipBody } }, async (req) => {
+  app.post('/api/node-api/tasks/:id/items', { config: { access: 'node' }, schema: { params: IdParams, body: ShipBody } }, async (req) => {
     const t = await taskForNode(req, req.params.id);
     const spider = await spiderForTask(db, t.spider_id);
     if (!spider) throw new HttpError(410, 'spider gone');
@@ -128,12 +128,12 @@ export const nodesFeature: Feature = async (app, ctx) => {
 
   const live = (id: string) => (rt.sessions.has(id) ? rt.statusOf(rt.sessions.get(id)) : undefined);
 
-  app.get('/api/nodes', async () => {
+  app.get('/api/nodes', { config: { access: 'user' } }, async () => {
     const rows = await db.selectFrom('nodes').selectAll().orderBy('type').orderBy('create_ts').execute();
     return ok(rows.map((r) => presentNode(r, live(r.id))), rows.length);
   });
 
-  app.get('/api/nodes-join', { config: { role: 'admin' } }, async (req) => {
+  app.get('/api/nodes-join', { config: { access: 'admin' } }, async (req) => {
     const host = req.headers.host ?? `127.0.0.1:${ctx.config.port}`;
     const url = `${req.protocol}://${host}`;
     return ok({
@@ -151,12 +151,12 @@ export const nodesFeature: Feature = async (app, ctx) => {
     return n;
   }
 
-  app.get('/api/nodes/:id', { schema: { params: IdParams } }, async (req) => {
+  app.get('/api/nodes/:id', { config: { access: 'user' }, schema: { params: IdParams } }, async (req) => {
     const n = await mustNode(req.params.id);
     return ok(presentNode(n, live(n.id)));
   });
 
-  app.post('/api/nodes/:id', { config: { role: 'admin' }, schema: { params: IdParams, body: NodeEditBody } }, async (req) => {
+  app.post('/api/nodes/:id', { config: { access: 'admin' }, schema: { params: IdParams, body: NodeEditBody } }, async (req) => {
     const n = await mustNode(req.params.id);
     const b = req.body;
     await db
@@ -175,14 +175,14 @@ export const nodesFeature: Feature = async (app, ctx) => {
     return ok(presentNode((await mustNode(n.id))!, live(n.id)));
   });
 
-  app.delete('/api/nodes/:id', { config: { role: 'admin' }, schema: { params: IdParams } }, async (req) => {
+  app.delete('/api/nodes/:id', { config: { access: 'admin' }, schema: { params: IdParams } }, async (req) => {
     const n = await mustNode(req.params.id);
     if (rt.sessions.has(n.id)) throw conflict('node is online: stop its node service first');
     await db.deleteFrom('nodes').where('id', '=', n.id).execute();
     return ok(null);
   });
 
-  app.get('/api/nodes/:id/tasks', { schema: { params: IdParams, querystring: Type.Object({ ...pageFields(100000) }) } }, async (req) => {
+  app.get('/api/nodes/:id/tasks', { config: { access: 'user' }, schema: { params: IdParams, querystring: Type.Object({ ...pageFields(100000) }) } }, async (req) => {
     await mustNode(req.params.id);
     const { limit, offset } = paging(req.query, 10);
     const base = visibleTasks(db.selectFrom('tasks').where('node_id', '=', req.params.id), req.user);
@@ -193,7 +193,7 @@ export const nodesFeature: Feature = async (app, ctx) => {
     return ok(await presentTasks(db, rows), Number(count.n));
   });
 
-  app.get('/api/nodes/:id/system', { schema: { params: IdParams, querystring: Type.Object({ minutes: Type.Optional(Type.Integer({ minimum: 1, maximum: 1440 })) }) } }, async (req) => {
+  app.get('/api/nodes/:id/system', { config: { access: 'user' }, schema: { params: IdParams, querystring: Type.Object({ minutes: Type.Optional(Type.Integer({ minimum: 1, maximum: 1440 })) }) } }, async (req) => {
     const n = await mustNode(req.params.id);
     const since = Date.now() - (req.query.minutes ?? 60) * 60_000;
     const metrics = await db.selectFrom('node_metrics').select(['ts', 'cpu', 'mem', 'disk', 'running']).where('node_id', '=', n.id).where('ts', '>=', since).orderBy('ts').execute();

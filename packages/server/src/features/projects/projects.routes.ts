@@ -22,14 +22,14 @@ export const projectsFeature: Feature = (app, ctx) => {
   const { db } = ctx.store;
   const one = async (id: string, user: AuthUser) => (await listProjects(db, user, { id }))[0];
 
-  app.get('/api/projects', { schema: { querystring: ProjectListQuery } }, async (req) => {
+  app.get('/api/projects', { config: { access: 'user' }, schema: { querystring: ProjectListQuery } }, async (req) => {
     const list = await listProjects(db, req.user, req.query);
     return ok(list, list.length);
   });
 
-  app.get('/api/projects/tags', async () => ok(await listTags(db)));
+  app.get('/api/projects/tags', { config: { access: 'user' } }, async () => ok(await listTags(db)));
 
-  app.put('/api/projects', { schema: { body: ProjectBody } }, async (req) => {
+  app.put('/api/projects', { config: { access: 'user' }, schema: { body: ProjectBody } }, async (req) => {
     const name = req.body.name.trim();
     if (!name) throw badRequest('project name is required');
     const tags = cleanTags(req.body.tags ?? req.body.tag) ?? [];
@@ -47,7 +47,7 @@ export const projectsFeature: Feature = (app, ctx) => {
     return ok(await one(id, req.user));
   });
 
-  app.post('/api/projects/:id', { schema: { params: IdParams, body: UpdateProjectBody } }, async (req) => {
+  app.post('/api/projects/:id', { config: { access: 'user' }, schema: { params: IdParams, body: UpdateProjectBody } }, async (req) => {
     const row = await getProject(db, req.params.id);
     if (!row) throw notFound('project');
     mayChange(req.user, row);
@@ -70,7 +70,7 @@ export const projectsFeature: Feature = (app, ctx) => {
     return ok(await one(row.id, req.user));
   });
 
-  app.delete('/api/projects/:id', { schema: { params: IdParams } }, async (req) => {
+  app.delete('/api/projects/:id', { config: { access: 'user' }, schema: { params: IdParams } }, async (req) => {
     const row = await getProject(db, req.params.id);
     if (!row) throw notFound('project');
     mayChange(req.user, row);
@@ -81,7 +81,7 @@ export const projectsFeature: Feature = (app, ctx) => {
     return ok(null);
   });
 
-  app.post('/api/spiders-set-projects', { schema: { body: SetSpiderProjectsBody } }, async (req) => {
+  app.post('/api/spiders-set-projects', { config: { access: 'user' }, schema: { body: SetSpiderProjectsBody } }, async (req) => {
     const { project_id, spider_ids } = req.body;
     const target = project_id === null || project_id === '' || project_id === EMPTY_ID ? null : project_id;
     if (target && !(await getProject(db, target))) throw notFound('project');

@@ -101,7 +101,7 @@ export const schedulesFeature: Feature = (app, ctx) => {
     if (spiderChanged) await checkSpiderAccess(ctx, user, s.spider_id);
   }
 
-  app.get('/api/schedules', { schema: { querystring: ScheduleListQuery } }, async (req) => {
+  app.get('/api/schedules', { config: { access: 'user' }, schema: { querystring: ScheduleListQuery } }, async (req) => {
     const { limit, offset } = paging(req.query, 99999999);
     let q = schedulesWithSpider(db);
     let c = db.selectFrom('schedules');
@@ -121,7 +121,7 @@ export const schedulesFeature: Feature = (app, ctx) => {
     return ok(rows.map(presentSchedule), Number(count?.n ?? 0));
   });
 
-  app.get('/api/schedules/meta', async () =>
+  app.get('/api/schedules/meta', { config: { access: 'user' } }, async () =>
     ok({
       default_timezone: cfg.defaultTimezone,
       grace_seconds: cfg.graceMs / 1000,
@@ -131,7 +131,7 @@ export const schedulesFeature: Feature = (app, ctx) => {
   );
 
   /** Cron check for scripts and the CLI: validity, message and the next run times. */
-  app.get('/api/schedules/cron', { schema: { querystring: CronCheckQuery } }, async (req) => {
+  app.get('/api/schedules/cron', { config: { access: 'user' }, schema: { querystring: CronCheckQuery } }, async (req) => {
     const tz = req.query.timezone || cfg.defaultTimezone;
     const error = validateCron(req.query.cron, tz);
     return ok({
@@ -142,11 +142,11 @@ export const schedulesFeature: Feature = (app, ctx) => {
     });
   });
 
-  app.get('/api/schedules/:id', { schema: { params: IdParams } }, async (req) =>
+  app.get('/api/schedules/:id', { config: { access: 'user' }, schema: { params: IdParams } }, async (req) =>
     ok(presentSchedule(await load(req.params.id))),
   );
 
-  app.put('/api/schedules', { schema: { body: ScheduleBody } }, async (req) => {
+  app.put('/api/schedules', { config: { access: 'user' }, schema: { body: ScheduleBody } }, async (req) => {
     const b = req.body;
     const s = {
       cron: b.cron.trim().split(/\s+/).join(' '),
@@ -186,7 +186,7 @@ export const schedulesFeature: Feature = (app, ctx) => {
     return ok(presentSchedule(await load(row.id)));
   });
 
-  app.post('/api/schedules/:id', { schema: { params: IdParams, body: ScheduleUpdateBody } }, async (req) => {
+  app.post('/api/schedules/:id', { config: { access: 'user' }, schema: { params: IdParams, body: ScheduleUpdateBody } }, async (req) => {
     const cur = await load(req.params.id);
     if (!canEdit(req.user, cur))
       throw forbidden('forbidden: only the owner or an administrator may change this schedule');
@@ -231,7 +231,7 @@ export const schedulesFeature: Feature = (app, ctx) => {
     return ok(presentSchedule(await load(cur.id)));
   });
 
-  app.delete('/api/schedules/:id', { schema: { params: IdParams } }, async (req) => {
+  app.delete('/api/schedules/:id', { config: { access: 'user' }, schema: { params: IdParams } }, async (req) => {
     const cur = await load(req.params.id);
     if (!canEdit(req.user, cur))
       throw forbidden('forbidden: only the owner or an administrator may delete this schedule');
@@ -242,7 +242,7 @@ export const schedulesFeature: Feature = (app, ctx) => {
   });
 
   for (const action of ['enable', 'disable'] as const) {
-    app.post(`/api/schedules/:id/${action}`, { schema: { params: IdParams } }, async (req) => {
+    app.post(`/api/schedules/:id/${action}`, { config: { access: 'user' }, schema: { params: IdParams } }, async (req) => {
       const cur = await load(req.params.id);
       if (!canEdit(req.user, cur))
         throw forbidden('forbidden: only the owner or an administrator may change this schedule');
@@ -268,7 +268,7 @@ export const schedulesFeature: Feature = (app, ctx) => {
   }
 
   /** Run now: one fire of kind manual on this master (recorded like any fire), whatever the enabled state. */
-  app.post('/api/schedules/:id/run', { schema: { params: IdParams } }, async (req) => {
+  app.post('/api/schedules/:id/run', { config: { access: 'user' }, schema: { params: IdParams } }, async (req) => {
     const cur = await load(req.params.id);
     if (!canEdit(req.user, cur)) throw forbidden('forbidden: only the owner or an administrator may run this schedule');
     let ts = Date.now();
@@ -289,6 +289,7 @@ export const schedulesFeature: Feature = (app, ctx) => {
   app.get(
     '/api/schedules/:id/tasks',
     {
+      config: { access: 'user' },
       schema: {
         params: IdParams,
         querystring: Type.Object({
@@ -348,6 +349,7 @@ export const schedulesFeature: Feature = (app, ctx) => {
   app.get(
     '/api/schedules/:id/fires',
     {
+      config: { access: 'user' },
       schema: {
         params: IdParams,
         querystring: Type.Object({
@@ -367,7 +369,7 @@ export const schedulesFeature: Feature = (app, ctx) => {
     },
   );
 
-  app.get('/api/spiders/:id/schedules', { schema: { params: IdParams } }, async (req) => {
+  app.get('/api/spiders/:id/schedules', { config: { access: 'user' }, schema: { params: IdParams } }, async (req) => {
     const rows = await schedulesWithSpider(db)
       .where('schedules.spider_id', '=', req.params.id)
       .orderBy('schedules.create_ts', 'desc')

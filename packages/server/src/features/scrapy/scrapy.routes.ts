@@ -23,27 +23,27 @@ const IdParams = Type.Object({ id: Type.String({ pattern: '^[0-9a-f]{24}$' }) })
 export const scrapyFeature: Feature = (app, ctx) => {
   const { db } = ctx.store;
 
-  app.get('/api/spiders/:id/scrapy/spiders', { schema: { params: IdParams } }, async (req) => {
+  app.get('/api/spiders/:id/scrapy/spiders', { config: { access: 'user' }, schema: { params: IdParams } }, async (req) => {
     await spiderFor(db, req.user, req.params.id, 'read');
     return ok(await scrapyCall<string[]>(db, req.params.id, 'list'));
   });
 
-  app.put('/api/spiders/:id/scrapy/spiders', { schema: { params: IdParams, body: ScrapySpiderForm } }, async (req) => {
+  app.put('/api/spiders/:id/scrapy/spiders', { config: { access: 'user' }, schema: { params: IdParams, body: ScrapySpiderForm } }, async (req) => {
     await spiderFor(db, req.user, req.params.id, 'write');
     return ok(await scrapyCall<ScrapySpiderCreated>(db, req.params.id, 'genspider', req.body, true));
   });
 
-  app.get('/api/spiders/:id/scrapy/spider/filepath', { schema: { params: IdParams, querystring: ScrapyFilepathQuery } }, async (req) => {
+  app.get('/api/spiders/:id/scrapy/spider/filepath', { config: { access: 'user' }, schema: { params: IdParams, querystring: ScrapyFilepathQuery } }, async (req) => {
     await spiderFor(db, req.user, req.params.id, 'read');
     return ok(await scrapyCall<string>(db, req.params.id, 'filepath', { spider_name: req.query.spider_name }));
   });
 
-  app.get('/api/spiders/:id/scrapy/settings', { schema: { params: IdParams } }, async (req) => {
+  app.get('/api/spiders/:id/scrapy/settings', { config: { access: 'user' }, schema: { params: IdParams } }, async (req) => {
     await spiderFor(db, req.user, req.params.id, 'read');
     return ok(await scrapyCall<ScrapySetting[]>(db, req.params.id, 'settings'));
   });
 
-  app.post('/api/spiders/:id/scrapy/settings', { schema: { params: IdParams, body: ScrapySettingsBody } }, async (req) => {
+  app.post('/api/spiders/:id/scrapy/settings', { config: { access: 'user' }, schema: { params: IdParams, body: ScrapySettingsBody } }, async (req) => {
     await spiderFor(db, req.user, req.params.id, 'write');
     const list = req.body as ScrapySetting[];
     const seen = new Set<string>();
@@ -63,12 +63,12 @@ export const scrapyFeature: Feature = (app, ctx) => {
     return ok(await scrapyCall<ScrapySetting[]>(db, req.params.id, 'set-settings', settings, true));
   });
 
-  app.get('/api/spiders/:id/scrapy/items', { schema: { params: IdParams } }, async (req) => {
+  app.get('/api/spiders/:id/scrapy/items', { config: { access: 'user' }, schema: { params: IdParams } }, async (req) => {
     await spiderFor(db, req.user, req.params.id, 'read');
     return ok(await scrapyCall<ScrapyItem[]>(db, req.params.id, 'items'));
   });
 
-  app.post('/api/spiders/:id/scrapy/items', { schema: { params: IdParams, body: ScrapyItemsBody } }, async (req) => {
+  app.post('/api/spiders/:id/scrapy/items', { config: { access: 'user' }, schema: { params: IdParams, body: ScrapyItemsBody } }, async (req) => {
     await spiderFor(db, req.user, req.params.id, 'write');
     const items = req.body;
     const names = new Set<string>();
@@ -80,12 +80,12 @@ export const scrapyFeature: Feature = (app, ctx) => {
     return ok(await scrapyCall<ScrapyItem[]>(db, req.params.id, 'set-items', items, true));
   });
 
-  app.get('/api/spiders/:id/scrapy/pipelines', { schema: { params: IdParams } }, async (req) => {
+  app.get('/api/spiders/:id/scrapy/pipelines', { config: { access: 'user' }, schema: { params: IdParams } }, async (req) => {
     await spiderFor(db, req.user, req.params.id, 'read');
     return ok(await scrapyCall<ScrapyPipeline[]>(db, req.params.id, 'pipelines'));
   });
 
-  app.post('/api/spiders/:id/scrapy/pipelines', { schema: { params: IdParams, body: ScrapyPipelinesBody } }, async (req) => {
+  app.post('/api/spiders/:id/scrapy/pipelines', { config: { access: 'user' }, schema: { params: IdParams, body: ScrapyPipelinesBody } }, async (req) => {
     await spiderFor(db, req.user, req.params.id, 'write');
     const list = req.body;
     return ok(await scrapyCall<ScrapyPipeline[]>(db, req.params.id, 'set-pipelines', list, true));

@@ -22,7 +22,7 @@ export const sessionFeature: Feature = (app, ctx) => {
   const { db } = ctx.store;
   const limiter = new LoginLimiter();
 
-  app.post('/api/login', { config: { public: true }, schema: { body: LoginBody } }, async (req, reply) => {
+  app.post('/api/login', { config: { access: 'public' }, schema: { body: LoginBody } }, async (req, reply) => {
     const username = req.body.username.trim();
     const wait = limiter.retryAfter(username, req.ip);
     if (wait > 0) {
@@ -44,18 +44,18 @@ export const sessionFeature: Feature = (app, ctx) => {
     return ok(raw);
   });
 
-  app.post('/api/logout', async (req) => {
+  app.post('/api/logout', { config: { access: 'user' } }, async (req) => {
     await db.deleteFrom('tokens').where('id', '=', req.user.tokenId).where('kind', '=', 'session').execute();
     return ok(null);
   });
 
-  app.get('/api/me', async (req) => {
+  app.get('/api/me', { config: { access: 'user' } }, async (req) => {
     const user = await findUserById(db, req.user.id);
     if (!user) throw unauthorized();
     return ok(presentUser(user));
   });
 
-  app.post('/api/me', { schema: { body: UpdateMeBody } }, async (req) => {
+  app.post('/api/me', { config: { access: 'user' }, schema: { body: UpdateMeBody } }, async (req) => {
     const user = await findUserById(db, req.user.id);
     if (!user) throw unauthorized();
     const patch: { update_ts: number; password_hash?: string; email?: string; settings?: string } = { update_ts: Date.now() };
@@ -80,7 +80,7 @@ export const sessionFeature: Feature = (app, ctx) => {
     return ok(presentUser((await findUserById(db, user.id))!));
   });
 
-  app.put('/api/users', { config: { public: true }, schema: { body: SignUpBody } }, async (req) => {
+  app.put('/api/users', { config: { access: 'public' }, schema: { body: SignUpBody } }, async (req) => {
     const username = req.body.username.trim();
     if (!isValidUsername(username)) throw badRequest('Please enter the correct username');
     if (!isValidPassword(req.body.password)) throw badRequest('password must be at least 5 characters');
@@ -95,14 +95,14 @@ export const sessionFeature: Feature = (app, ctx) => {
     }
   });
 
-  app.put('/api/actions', { schema: { body: ActionBody } }, async (req) => {
+  app.put('/api/actions', { config: { access: 'user' }, schema: { body: ActionBody } }, async (req) => {
     const params = JSON.stringify(req.body.params ?? {});
     if (params.length > 4000) throw badRequest('action params are too large (4000 bytes at most)');
     await db.insertInto('actions').values({ id: newId(), user_id: req.user.id, type: req.body.type, params, create_ts: Date.now() }).execute();
     return ok(null);
   });
 
-  app.get('/api/actions/summary', { config: { role: 'admin' }, schema: { querystring: Type.Object({ days: Type.Optional(Type.Integer({ minimum: 1, maximum: 365 })) }) } }, async (req) => {
+  app.get('/api/actions/summary', { config: { access: 'admin' }, schema: { querystring: Type.Object({ days: Type.Optional(Type.Integer({ minimum: 1, maximum: 365 })) }) } }, async (req) => {
     const since = Date.now() - (req.query.days ?? 30) * 86400_000;
     const rows = await db
       .selectFrom('actions')

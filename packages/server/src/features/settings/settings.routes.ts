@@ -5,7 +5,7 @@ import { badRequest } from '../../http/errors.ts';
 import { getSetting, putSetting } from '../system/settings.store.ts';
 import { StatsForwarder, isValidStatsEndpoint } from './stats-forwarder.ts';
 
-const admin = { role: 'admin' as const };
+const admin = { access: 'admin' as const };
 const ENDPOINT_CACHE_MS = 10_000;
 
 /**

@@ -72,7 +72,7 @@ function parseFilter(raw: string | undefined): SiteFilter {
 export const sitesFeature: Feature = (app, ctx) => {
   const { db } = ctx.store;
 
-  app.get('/api/sites', { schema: { querystring: SiteListQuery } }, async (req) => {
+  app.get('/api/sites', { config: { access: 'user' }, schema: { querystring: SiteListQuery } }, async (req) => {
     const { limit, offset } = paging(req.query, SITE_PAGE_SIZE);
     const filter = parseFilter(req.query.filter);
     const keyword = req.query.keyword?.trim();
@@ -98,19 +98,19 @@ export const sitesFeature: Feature = (app, ctx) => {
     return ok(data, data.total_count);
   });
 
-  app.get('/api/sites/get/get_main_category_list', async () => {
+  app.get('/api/sites/get/get_main_category_list', { config: { access: 'user' } }, async () => {
     const rows = await db.selectFrom('sites').select('main_category').distinct().where('main_category', '!=', '').orderBy('main_category').execute();
     return ok({ items: rows.map((r) => r.main_category) });
   });
 
-  app.get('/api/sites/get/get_category_list', { schema: { querystring: Type.Object({ main_category: Type.Optional(Type.String({ maxLength: 200 })) }) } }, async (req) => {
+  app.get('/api/sites/get/get_category_list', { config: { access: 'user' }, schema: { querystring: Type.Object({ main_category: Type.Optional(Type.String({ maxLength: 200 })) }) } }, async (req) => {
     let q = db.selectFrom('sites').select('category').distinct().where('category', '!=', '');
     if (req.query.main_category) q = q.where('main_category', '=', req.query.main_category);
     const rows = await q.orderBy('category').execute();
     return ok({ items: rows.map((r) => r.category) });
   });
 
-  app.post('/api/sites/:id', { schema: { params: IdParams, body: UpdateSiteBody } }, async (req) => {
+  app.post('/api/sites/:id', { config: { access: 'user' }, schema: { params: IdParams, body: UpdateSiteBody } }, async (req) => {
     const category = req.body.category.trim();
     const res = await db.updateTable('sites').set({ category, update_ts: Date.now() }).where('id', '=', req.params.id).executeTakeFirst();
     if (!Number(res.numUpdatedRows)) throw notFound('site');
@@ -119,7 +119,7 @@ export const sitesFeature: Feature = (app, ctx) => {
   });
 
   // All-or-nothing: the whole file is validated first, then written in one transaction (upsert by domain).
-  app.post('/api/sites/import', { config: { role: 'admin' } }, async (req) => {
+  app.post('/api/sites/import', { config: { access: 'admin' } }, async (req) => {
     if (!req.isMultipart()) throw badRequest('send the CSV as multipart/form-data with a file field');
     const file = await req.file({ limits: { fileSize: MAX_CSV_BYTES } });
     if (!file) throw badRequest('no file in the upload');
@@ -160,7 +160,7 @@ export const sitesFeature: Feature = (app, ctx) => {
 
   // ---- collected URLs ----
 
-  app.get('/api/queryUrl', { schema: { querystring: QueryUrlQuery } }, async (req, reply) => {
+  app.get('/api/queryUrl', { config: { access: 'user' }, schema: { querystring: QueryUrlQuery } }, async (req, reply) => {
     const { limit, offset } = paging({ page_num: req.query.page, page_size: req.query.limited }, 10);
     let q = db.selectFrom('collected_urls');
     if (req.query.regionCode) q = q.where('region_code', '=', req.query.regionCode.toUpperCase());
@@ -177,7 +177,7 @@ export const sitesFeature: Feature = (app, ctx) => {
     if (!isValidRegionCode(regionCode)) throw badRequest('regionCode must be a 2–3 letter or 3 digit region code such as US, CN or 419');
   }
 
-  app.post('/api/insertUrl', { schema: { body: InsertUrlBody } }, async (req) => {
+  app.post('/api/insertUrl', { config: { access: 'user' }, schema: { body: InsertUrlBody } }, async (req) => {
     const url = req.body.url.trim();
     const region = req.body.regionCode.trim().toUpperCase();
     checkUrl(url, region);
@@ -187,7 +187,7 @@ export const sitesFeature: Feature = (app, ctx) => {
     return ok(presentUrl(row));
   });
 
-  app.post('/api/updateUrl', { schema: { body: UpdateUrlBody } }, async (req) => {
+  app.post('/api/updateUrl', { config: { access: 'user' }, schema: { body: UpdateUrlBody } }, async (req) => {
     const cur = await db.selectFrom('collected_urls').selectAll().where('id', '=', req.body.id).executeTakeFirst();
     if (!cur) throw notFound('collected URL');
     const url = req.body.url?.trim() ?? cur.url;
@@ -198,7 +198,7 @@ export const sitesFeature: Feature = (app, ctx) => {
     return ok(presentUrl({ ...cur, ...patch }));
   });
 
-  app.get('/api/deleteUrl', { schema: { querystring: Type.Object({ id: Type.String({ maxLength: 64 }) }) } }, async (req) => {
+  app.get('/api/deleteUrl', { config: { access: 'user' }, schema: { querystring: Type.Object({ id: Type.String({ maxLength: 64 }) }) } }, async (req) => {
     const res = await db.deleteFrom('collected_urls').where('id', '=', req.query.id).executeTakeFirst();
     if (!Number(res.numDeletedRows)) throw notFound('collected URL');
     return ok(null);

@@ -11,7 +11,7 @@ const IdParams = Type.Object({ id: Type.String({ maxLength: 24 }) });
 /** Spider Analytics tab (spec §7 GET /spiders/{id}/stats): readable by whoever may read the spider. */
 export const spiderStatsFeature: Feature = (app, ctx) => {
   const db = ctx.store.db;
-  app.get('/api/spiders/:id/stats', { schema: { params: IdParams, querystring: SpiderStatsQuery } }, async (req) => {
+  app.get('/api/spiders/:id/stats', { config: { access: 'user' }, schema: { params: IdParams, querystring: SpiderStatsQuery } }, async (req) => {
     const spider = await spiderFor(db, req.user, req.params.id, 'read');
     return ok(await spiderStats(db, spider.id, req.query.days, req.query.tz_offset ?? 0));
   });

@@ -119,14 +119,14 @@ export const spidersFeature: Feature = (app, ctx) => {
 
   const answerSpider = async (id: string) => presentSpider((await getSpiderWithOwner(db, id))!);
 
-  app.get('/api/spiders', { schema: { querystring: SpiderListQuery } }, async (req) => {
+  app.get('/api/spiders', { config: { access: 'user' }, schema: { querystring: SpiderListQuery } }, async (req) => {
     const q = req.query;
     const page = paging(q, 10);
     const { list, total } = await listSpiders(db, req.user, q, page);
     return ok({ list, total }, total);
   });
 
-  app.put('/api/spiders', async (req) => {
+  app.put('/api/spiders', { config: { access: 'user' } }, async (req) => {
     let input: CreateSpiderBody;
     let zip: ZipContents | undefined;
     if (req.isMultipart()) {
@@ -142,7 +142,7 @@ export const spidersFeature: Feature = (app, ctx) => {
     return ok(result);
   });
 
-  app.get('/api/spiders/:id', { schema: { params: IdParams } }, async (req) => {
+  app.get('/api/spiders/:id', { config: { access: 'user' }, schema: { params: IdParams } }, async (req) => {
     await spiderFor(db, req.user, req.params.id, 'read');
     return ok(await answerSpider(req.params.id));
   });
@@ -150,6 +150,7 @@ export const spidersFeature: Feature = (app, ctx) => {
   // Schema coercion would turn `git_password: null` (clear it) into '' (keep it): look before validation.
   const clearsPassword = new WeakSet<object>();
   app.post('/api/spiders/:id', {
+    config: { access: 'user' },
     schema: { params: IdParams, body: UpdateSpiderBody },
     preValidation: async (req) => {
       const body = req.body as { git_password?: unknown } | null;
@@ -161,13 +162,13 @@ export const spidersFeature: Feature = (app, ctx) => {
     return ok(await answerSpider(row.id));
   });
 
-  app.delete('/api/spiders/:id', { schema: { params: IdParams } }, async (req) => {
+  app.delete('/api/spiders/:id', { config: { access: 'user' }, schema: { params: IdParams } }, async (req) => {
     const row = await spiderFor(db, req.user, req.params.id, 'write');
     await deleteSpider(ctx, row.id);
     return ok(null);
   });
 
-  app.post('/api/spiders/:id/upload', { schema: { params: IdParams } }, async (req) => {
+  app.post('/api/spiders/:id/upload', { config: { access: 'user' }, schema: { params: IdParams } }, async (req) => {
     const row = await spiderFor(db, req.user, req.params.id, 'write');
     if (!req.isMultipart()) throw badRequest('send the zip as multipart/form-data in the field "file"');
     const { file } = await readMultipart(req, maxZipUpload);
@@ -180,7 +181,7 @@ export const spidersFeature: Feature = (app, ctx) => {
 
   // ---- files ----
 
-  app.get('/api/spiders/:id/dir', { schema: { params: IdParams, querystring: PathQuery } }, async (req) => {
+  app.get('/api/spiders/:id/dir', { config: { access: 'user' }, schema: { params: IdParams, querystring: PathQuery } }, async (req) => {
     const row = await spiderFor(db, req.user, req.params.id, 'read');
     const dir = normalisePath(req.query.path ?? '', { allowRoot: true });
     if (dir) {
@@ -194,18 +195,18 @@ export const spidersFeature: Feature = (app, ctx) => {
     return ok(children.map(present).sort(byDirsThenNameDesc));
   });
 
-  app.put('/api/spiders/:id/dir', { schema: { params: IdParams, body: PathBody } }, async (req) => {
+  app.put('/api/spiders/:id/dir', { config: { access: 'user' }, schema: { params: IdParams, body: PathBody } }, async (req) => {
     const row = await spiderFor(db, req.user, req.params.id, 'write');
     await makeDir(db, row.id, req.body.path);
     return ok(null);
   });
 
-  app.get('/api/spiders/:id/file/tree', { schema: { params: IdParams } }, async (req) => {
+  app.get('/api/spiders/:id/file/tree', { config: { access: 'user' }, schema: { params: IdParams } }, async (req) => {
     const row = await spiderFor(db, req.user, req.params.id, 'read');
     return ok(buildTree(await listFiles(db, row.id)));
   });
 
-  app.get('/api/spiders/:id/file', { schema: { params: IdParams, querystring: FileQuery } }, async (req, reply) => {
+  app.get('/api/spiders/:id/file', { config: { access: 'user' }, schema: { params: IdParams, querystring: FileQuery } }, async (req, reply) => {
     const row = await spiderFor(db, req.user, req.params.id, 'read');
     const p = normalisePath(req.query.path);
     const entry = await getEntry(db, row.id, p);
@@ -224,7 +225,7 @@ export const spidersFeature: Feature = (app, ctx) => {
     return ok(content.toString('utf8'));
   });
 
-  app.post('/api/spiders/:id/file', { schema: { params: IdParams, body: SaveFileBody } }, async (req) => {
+  app.post('/api/spiders/:id/file', { config: { access: 'user' }, schema: { params: IdParams, body: SaveFileBody } }, async (req) => {
     const row = await spiderFor(db, req.user, req.params.id, 'write');
     const p = normalisePath(req.body.path);
     const content = Buffer.from(req.body.content, 'utf8');
@@ -233,14 +234,14 @@ export const spidersFeature: Feature = (app, ctx) => {
     return ok(null);
   });
 
-  app.put('/api/spiders/:id/file', { schema: { params: IdParams, body: PathBody } }, async (req) => {
+  app.put('/api/spiders/:id/file', { config: { access: 'user' }, schema: { params: IdParams, body: PathBody } }, async (req) => {
     const row = await spiderFor(db, req.user, req.params.id, 'write');
     await createFile(db, row.id, req.body.path);
     return ok(null);
   });
 
   // The path may come as a JSON body (the console's delete helper) or as a query parameter.
-  app.delete('/api/spiders/:id/file', { schema: { params: IdParams, querystring: PathQuery } }, async (req) => {
+  app.delete('/api/spiders/:id/file', { config: { access: 'user' }, schema: { params: IdParams, querystring: PathQuery } }, async (req) => {
     const row = await spiderFor(db, req.user, req.params.id, 'write');
     const body = req.body as { path?: unknown } | undefined;
     const raw = body && typeof body === 'object' && body.path !== undefined ? body.path : req.query.path;
@@ -248,7 +249,7 @@ export const spidersFeature: Feature = (app, ctx) => {
     return ok({ deleted: count });
   });
 
-  app.post('/api/spiders/:id/file/rename', { schema: { params: IdParams, body: RenameFileBody } }, async (req) => {
+  app.post('/api/spiders/:id/file/rename', { config: { access: 'user' }, schema: { params: IdParams, body: RenameFileBody } }, async (req) => {
     const row = await spiderFor(db, req.user, req.params.id, 'write');
     await renamePath(db, row.id, req.body.path, req.body.new_path);
     return ok(null);

@@ -5,5 +5,5 @@ import { homeStats } from './stats.service.ts';
 
 /** Dashboard numbers (spec §1, §2 /home) in one call. */
 export const statsFeature: Feature = (app, ctx) => {
-  app.get('/api/stats/home', { schema: { querystring: HomeStatsQuery } }, async (req) => ok(await homeStats(ctx.store, req.query.tz_offset ?? 0)));
+  app.get('/api/stats/home', { config: { access: 'user' }, schema: { querystring: HomeStatsQuery } }, async (req) => ok(await homeStats(ctx.store, req.query.tz_offset ?? 0)));
 };

@@ -12,9 +12,9 @@ const RELEASE_TIMEOUT_MS = 3000;
 export const systemFeature: Feature = (app, ctx) => {
   let release: { at: number; value: LatestRelease } | undefined;
 
-  app.get('/api/version', { config: { public: true } }, async () => ok(VERSION));
+  app.get('/api/version', { config: { access: 'public' } }, async () => ok(VERSION));
 
-  app.get('/api/setting', { config: { public: true } }, async () => {
+  app.get('/api/setting', { config: { access: 'public' } }, async () => {
     const enable = await getSetting(ctx.store.db, 'enable_tutorial', ctx.config.enableTutorial);
     const setting: SystemSetting = { enable_tutorial: enable ? 'Y' : 'N' };
     return ok(setting);
@@ -22,7 +22,7 @@ export const systemFeature: Feature = (app, ctx) => {
 
   // Works without any network: with no source configured or the source unreachable it answers an error and the
   // console stores nothing (spec §7).
-  app.get('/api/releases/latest', async () => {
+  app.get('/api/releases/latest', { config: { access: 'user' } }, async () => {
     if (!ctx.config.releasesUrl) throw new HttpError(503, 'no release source is configured (CRAWLDECK_RELEASES_URL)');
     if (release && Date.now() - release.at < RELEASE_CACHE_MS) return ok(release.value);
     let json: { name?: string; tag_name?: string; body?: string };
@@ -39,5 +39,5 @@ export const systemFeature: Feature = (app, ctx) => {
     return ok(release.value);
   });
 
-  app.get('/api/docs', async () => ok({ string: JSON.stringify(docsIndex(ctx.config.docsUrl)) }));
+  app.get('/api/docs', { config: { access: 'user' } }, async () => ok({ string: JSON.stringify(docsIndex(ctx.config.docsUrl)) }));
 };

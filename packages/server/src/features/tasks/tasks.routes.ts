@@ -19,8 +19,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext, Feature } from '../../context.ts';
 import type { DB } from '../../store/schema.ts';
 import { iso, ok, paging } from '../../http/envelope.ts';
-import { badRequest, forbidden, notFound, unauthorized } from '../../http/errors.ts';
-import { resolveToken, tokenFromRequest, type AuthUser } from '../../http/auth.ts';
+import { badRequest, forbidden, notFound } from '../../http/errors.ts';
+import type { AuthUser } from '../../http/auth.ts';
 import { getRuntime, type LogEvent, type NodeHeartbeatEvent, type NodeStatusEvent, type TaskStatusEvent } from './runtime.ts';
 import { createTasks, presentTask } from './tasks.service.ts';
 import { escapeLike, getTask, type TaskRow } from './tasks.store.ts';
@@ -134,13 +134,13 @@ export const tasksFeature: Feature = (app, ctx) => {
   const { db } = ctx.store;
   const rt = getRuntime(ctx);
 
-  app.put('/api/tasks', { schema: { body: RunTaskBody } }, async (req) => {
+  app.put('/api/tasks', { config: { access: 'user' }, schema: { body: RunTaskBody } }, async (req) => {
     await spiderFor(db, req.user, req.body.spider_id, 'read');
     const ids = await createTasks(ctx, { spiderId: req.body.spider_id, runType: req.body.run_type, nodeIds: req.body.node_ids, param: req.body.param, ownerId: req.user.id });
     return ok(ids);
   });
 
-  app.post('/api/spiders-run', { schema: { body: RunSpidersBody } }, async (req) => {
+  app.post('/api/spiders-run', { config: { access: 'user' }, schema: { body: RunSpidersBody } }, async (req) => {
     const ids: string[] = [];
     for (const p of req.body.task_params) await spiderFor(db, req.user, p.spider_id, 'read');
     for (const p of req.body.task_params) {
@@ -149,7 +149,7 @@ export const tasksFeature: Feature = (app, ctx) => {
     return ok(ids);
   });
 
-  app.get('/api/tasks', { schema: { querystring: TaskListQuery } }, async (req) => {
+  app.get('/api/tasks', { config: { access: 'user' }, schema: { querystring: TaskListQuery } }, async (req) => {
     const q = req.query;
     const { limit, offset } = paging(q, 10);
     let base = visibleTasks(db.selectFrom('tasks'), req.user);
@@ -169,9 +169,9 @@ export const tasksFeature: Feature = (app, ctx) => {
     return ok(await presentTasks(db, rows), Number(count.n));
   });
 
-  app.delete('/api/tasks', { schema: { body: IdsBody } }, async (req) => ok({ deleted: await deleteTasks(ctx, req.user, req.body.ids) }));
+  app.delete('/api/tasks', { config: { access: 'user' }, schema: { body: IdsBody } }, async (req) => ok({ deleted: await deleteTasks(ctx, req.user, req.body.ids) }));
 
-  app.get('/api/tasks/:id', { schema: { params: IdParams } }, async (req) => {
+  app.get('/api/tasks/:id', { config: { access: 'user' }, schema: { params: IdParams } }, async (req) => {
     const t = await mustTask(db, req.params.id, req.user);
     const [task] = await presentTasks(db, [t]);
     const spider = t.type === 'spider' ? await getSpider(db, t.spider_id) : undefined;
@@ -183,25 +183,25 @@ export const tasksFeature: Feature = (app, ctx) => {
     });
   });
 
-  app.delete('/api/tasks/:id', { schema: { params: IdParams } }, async (req) => {
+  app.delete('/api/tasks/:id', { config: { access: 'user' }, schema: { params: IdParams } }, async (req) => {
     await mustTask(db, req.params.id, req.user);
     await deleteTasks(ctx, req.user, [req.params.id]);
     return ok(null);
   });
 
-  app.post('/api/tasks/:id/cancel', { schema: { params: IdParams } }, async (req) => {
+  app.post('/api/tasks/:id/cancel', { config: { access: 'user' }, schema: { params: IdParams } }, async (req) => {
     const t = await mustTask(db, req.params.id, req.user);
     mayChange(req.user, t);
     await rt.cancel(t.id);
     return ok(presentTask((await getTask(db, t.id))!));
   });
 
-  app.post('/api/tasks/:id/restart', { schema: { params: IdParams } }, async (req) => {
+  app.post('/api/tasks/:id/restart', { config: { access: 'user' }, schema: { params: IdParams } }, async (req) => {
     const t = await mustTask(db, req.params.id, req.user);
     return ok(await restartTask(ctx, req.user, t));
   });
 
-  app.post('/api/tasks-cancel', { schema: { body: IdsBody } }, async (req) => {
+  app.post('/api/tasks-cancel', { config: { access: 'user' }, schema: { body: IdsBody } }, async (req) => {
     const rows = await db.selectFrom('tasks').selectAll().where('id', 'in', req.body.ids).execute();
     for (const t of rows) mayChange(req.user, t);
     let cancelled = 0;
@@ -209,7 +209,7 @@ export const tasksFeature: Feature = (app, ctx) => {
     return ok({ cancelled });
   });
 
-  app.post('/api/tasks-restart', { schema: { body: IdsBody } }, async (req) => {
+  app.post('/api/tasks-restart', { config: { access: 'user' }, schema: { body: IdsBody } }, async (req) => {
     const rows = await db.selectFrom('tasks').selectAll().where('id', 'in', req.body.ids).execute();
     for (const t of rows) mayChange(req.user, t);
     const ids: string[] = [];
@@ -219,7 +219,7 @@ export const tasksFeature: Feature = (app, ctx) => {
 
   // ------------------------------------------------------------------------------------------------ logs
 
-  app.get('/api/tasks/:id/log', { schema: { params: IdParams, querystring: LogQuery } }, async (req) => {
+  app.get('/api/tasks/:id/log', { config: { access: 'user' }, schema: { params: IdParams, querystring: LogQuery } }, async (req) => {
     const t = await mustTask(db, req.params.id, req.user);
     const { limit, offset } = paging(req.query, LOG_PAGE_SIZE);
     const keyword = req.query.keyword?.trim();
@@ -246,7 +246,7 @@ export const tasksFeature: Feature = (app, ctx) => {
     return ok(rows.map(toLine), Number(count.n));
   });
 
-  app.get('/api/tasks/:id/error-log', { schema: { params: IdParams } }, async (req) => {
+  app.get('/api/tasks/:id/error-log', { config: { access: 'user' }, schema: { params: IdParams } }, async (req) => {
     const t = await mustTask(db, req.params.id, req.user);
     const user = await db.selectFrom('users').select('settings').where('id', '=', req.user.id).executeTakeFirst();
     let max = DEFAULT_MAX_ERROR_LOG;
@@ -268,7 +268,7 @@ export const tasksFeature: Feature = (app, ctx) => {
 
   // ------------------------------------------------------------------------------------------------ results
 
-  app.get('/api/tasks/:id/results', { schema: { params: IdParams, querystring: PageQuery } }, async (req) => {
+  app.get('/api/tasks/:id/results', { config: { access: 'user' }, schema: { params: IdParams, querystring: PageQuery } }, async (req) => {
     const t = await mustTask(db, req.params.id, req.user);
     const { limit, offset } = paging(req.query, 10);
     const [rows, count] = await Promise.all([
@@ -278,7 +278,7 @@ export const tasksFeature: Feature = (app, ctx) => {
     return ok(rows.map((r) => ({ ...JSON.parse(r.data), _id: String(r.id), task_id: t.id })), Number(count.n));
   });
 
-  app.get('/api/tasks/:id/results/download', { schema: { params: IdParams, querystring: Type.Object({ bom: Type.Optional(Type.String()) }) } }, async (req, reply) => {
+  app.get('/api/tasks/:id/results/download', { config: { access: 'user' }, schema: { params: IdParams, querystring: Type.Object({ bom: Type.Optional(Type.String()) }) } }, async (req, reply) => {
     const t = await mustTask(db, req.params.id, req.user);
     const PAGE = 5000;
     // Columns: the union of the keys of the first rows, in order of appearance (spec: "the first row's keys").
@@ -315,12 +315,9 @@ export const tasksFeature: Feature = (app, ctx) => {
   // EventSource cannot set headers, so this one route also takes the token as `?token=`.
   app.get(
     '/api/tasks/:id/stream',
-    { config: { public: true }, schema: { params: IdParams, querystring: Type.Object({ token: Type.Optional(Type.String()), from: Type.Optional(Type.Integer({ minimum: 0 })) }) } },
+    { config: { access: 'user', queryToken: true }, schema: { params: IdParams, querystring: Type.Object({ token: Type.Optional(Type.String()), from: Type.Optional(Type.Integer({ minimum: 0 })) }) } },
     async (req, reply) => {
-      const raw = tokenFromRequest(req) ?? req.query.token;
-      const user = raw ? await resolveToken(ctx.store, raw) : undefined;
-      if (!user) throw unauthorized();
-      const t = await mustTask(db, req.params.id, user);
+      const t = await mustTask(db, req.params.id, req.user);
       const sse = openSse(req, reply);
       let lastSent = req.query.from ?? t.log_lines;
       let backlogDone = false;
@@ -363,7 +360,7 @@ export const tasksFeature: Feature = (app, ctx) => {
     },
   );
 
-  app.get('/api/events', async (req, reply) => {
+  app.get('/api/events', { config: { access: 'user' } }, async (req, reply) => {
     const sse = openSse(req, reply);
     // A normal user hears only of tasks of spiders they may read (own or public), as the task list shows them;
     // judged by spider so that deletions (whose rows are gone) still reach them. One look-up per spider.
@@ -399,7 +396,7 @@ export const tasksFeature: Feature = (app, ctx) => {
 
   // ------------------------------------------------------------------------------------------------ spider views
 
-  app.get('/api/spiders/:id/tasks', { schema: { params: IdParams, querystring: PageQuery } }, async (req) => {
+  app.get('/api/spiders/:id/tasks', { config: { access: 'user' }, schema: { params: IdParams, querystring: PageQuery } }, async (req) => {
     const { limit, offset } = paging(req.query, 10);
     const base = visibleTasks(db.selectFrom('tasks').where('spider_id', '=', req.params.id), req.user);
     const [rows, count] = await Promise.all([
@@ -409,7 +406,7 @@ export const tasksFeature: Feature = (app, ctx) => {
     return ok(await presentTasks(db, rows), Number(count.n));
   });
 
-  app.get('/api/deploys', { schema: { querystring: Type.Object({ spider_id: Type.Optional(Type.String()), ...pageFields(100000) }) } }, async (req) => {
+  app.get('/api/deploys', { config: { access: 'user' }, schema: { querystring: Type.Object({ spider_id: Type.Optional(Type.String()), ...pageFields(100000) }) } }, async (req) => {
     const { limit, offset } = paging(req.query, 10);
     let base = db.selectFrom('deploys');
     if (req.query.spider_id) base = base.where('spider_id', '=', req.query.spider_id);

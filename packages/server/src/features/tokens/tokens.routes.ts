@@ -20,12 +20,12 @@ function present(row: Selectable<DB['tokens']>): ApiToken {
 export const tokensFeature: Feature = (app, ctx) => {
   const { db } = ctx.store;
 
-  app.get('/api/tokens', async (req) => {
+  app.get('/api/tokens', { config: { access: 'user' } }, async (req) => {
     const rows = await db.selectFrom('tokens').selectAll().where('user_id', '=', req.user.id).where('kind', '=', 'api').orderBy('create_ts', 'desc').execute();
     return ok(rows.map(present), rows.length);
   });
 
-  app.put('/api/tokens', { schema: { body: CreateTokenBody } }, async (req) => {
+  app.put('/api/tokens', { config: { access: 'user' }, schema: { body: CreateTokenBody } }, async (req) => {
     const name = req.body.name.trim();
     if (!name) throw badRequest('a token needs a name');
     const count = await db.selectFrom('tokens').select((eb) => eb.fn.countAll<number>().as('n')).where('user_id', '=', req.user.id).where('kind', '=', 'api').executeTakeFirstOrThrow();
@@ -47,7 +47,7 @@ export const tokensFeature: Feature = (app, ctx) => {
     return ok(created);
   });
 
-  app.delete('/api/tokens/:id', { schema: { params: Type.Object({ id: Type.String({ maxLength: 64 }) }) } }, async (req) => {
+  app.delete('/api/tokens/:id', { config: { access: 'user' }, schema: { params: Type.Object({ id: Type.String({ maxLength: 64 }) }) } }, async (req) => {
     const res = await db.deleteFrom('tokens').where('id', '=', req.params.id).where('user_id', '=', req.user.id).where('kind', '=', 'api').executeTakeFirst();
     if (!Number(res.numDeletedRows)) throw notFound('API token');
     return ok(null);

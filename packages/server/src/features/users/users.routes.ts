@@ -27,7 +27,7 @@ async function adminCount(trx: Transaction<DB>, engine: 'sqlite' | 'postgres'): 
 }
 
 const IdParams = Type.Object({ id: Type.String({ maxLength: 64 }) });
-const admin = { role: 'admin' as const };
+const admin = { access: 'admin' as const };
 
 /** User administration (spec §7 "Users and variables"): admin only, enforced here whatever the console shows. */
 export const usersFeature: Feature = (app, ctx) => {

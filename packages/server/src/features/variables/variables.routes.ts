@@ -12,12 +12,12 @@ const IdParams = Type.Object({ id: Type.String({ maxLength: 24 }) });
 export const variablesFeature: Feature = (app, ctx) => {
   const { db } = ctx.store;
 
-  app.get('/api/variables', async () => {
+  app.get('/api/variables', { config: { access: 'user' } }, async () => {
     const rows = await listVariables(db);
     return ok(rows.map(presentVariable), rows.length);
   });
 
-  app.put('/api/variable', { config: { role: 'admin' }, schema: { body: VariableBody } }, async (req) => {
+  app.put('/api/variable', { config: { access: 'admin' }, schema: { body: VariableBody } }, async (req) => {
     const key = req.body.key.trim();
     if (!isValidEnvName(key)) throw badRequest(`variable key "${key}" is invalid: letters, digits and _, not starting with a digit`);
     const now = Date.now();
@@ -45,7 +45,7 @@ export const variablesFeature: Feature = (app, ctx) => {
     return ok(presentVariable(row));
   });
 
-  app.delete('/api/variable/:id', { config: { role: 'admin' }, schema: { params: IdParams } }, async (req) => {
+  app.delete('/api/variable/:id', { config: { access: 'admin' }, schema: { params: IdParams } }, async (req) => {
     const res = await db.deleteFrom('variables').where('id', '=', req.params.id).executeTakeFirst();
     if (!Number(res.numDeletedRows)) throw notFound('variable');
     return ok(null);

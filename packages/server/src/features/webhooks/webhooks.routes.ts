@@ -22,7 +22,7 @@ import { parseIds } from '../schedules/schedules.store.ts';
 import { TASK_EVENT_OF, WebhookDispatcher } from './webhooks.service.ts';
 
 const IdParams = Type.Object({ id: Type.String({ pattern: '^[0-9a-f]{24}$' }) });
-const admin = { role: 'admin' as const };
+const admin = { access: 'admin' as const };
 
 function present(r: Selectable<DB['webhooks']>): WebhookInfo {
   return {
