@@ -27,6 +27,12 @@ export interface MasterConfig {
   /** Server default for the console tutorial (GET /setting enable_tutorial). */
   enableTutorial: boolean;
   logLevel: string;
+  /** Failed sign-ins per (username, address) before each further attempt waits a doubling delay. */
+  loginFreeFailures: number;
+  /** Longest such delay. */
+  loginMaxDelayMs: number;
+  /** Anonymous sign-ups allowed per client address and hour. */
+  signupsPerHour: number;
 }
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -43,6 +49,14 @@ function readOrCreateSecret(dataDir: string, file: string): string {
 function bool(value: string | undefined, fallback: boolean): boolean {
   if (value === undefined || value === '') return fallback;
   return ['1', 'true', 'yes', 'y', 'on'].includes(value.toLowerCase());
+}
+
+function positiveInt(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1) throw new Error(`${name} must be a positive integer, got ${raw}`);
+  return n;
 }
 
 /** Builds the config from overrides (tests, CLI flags) over environment variables over defaults. */
@@ -69,5 +83,8 @@ export function loadConfig(overrides: Partial<MasterConfig> = {}, env: NodeJS.Pr
     docsUrl: overrides.docsUrl ?? env.CRAWLDECK_DOCS_URL ?? '/docs',
     enableTutorial: overrides.enableTutorial ?? bool(env.CRAWLDECK_ENABLE_TUTORIAL, true),
     logLevel: overrides.logLevel ?? env.CRAWLDECK_LOG_LEVEL ?? 'info',
+    loginFreeFailures: overrides.loginFreeFailures ?? positiveInt(env, 'CRAWLDECK_LOGIN_FREE_FAILURES', 5),
+    loginMaxDelayMs: overrides.loginMaxDelayMs ?? positiveInt(env, 'CRAWLDECK_LOGIN_MAX_DELAY_SECONDS', 60) * 1000,
+    signupsPerHour: overrides.signupsPerHour ?? positiveInt(env, 'CRAWLDECK_SIGNUPS_PER_HOUR', 10),
   };
 }

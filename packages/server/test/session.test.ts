@@ -62,7 +62,7 @@ describe('session and general calls', () => {
   it('changes own password and settings; other sessions end, this one stays', async () => {
     const t1 = await m.createUser('dave', 'first-pass');
     const t2 = await m.login('dave', 'first-pass');
-    const upd = await m.api('POST', '/me', { token: t1, body: { password: 'second-pass', setting: { max_error_log: 50 } } });
+    const upd = await m.api('POST', '/me', { token: t1, body: { password: 'second-pass', current_password: 'first-pass', setting: { max_error_log: 50 } } });
     expect(upd.status).toBe(200);
     expect(upd.body.data.setting.max_error_log).toBe(50);
     expect((await m.api('GET', '/me', { token: t1 })).status).toBe(200);
@@ -77,9 +77,9 @@ describe('session and general calls', () => {
     expect((await m.api('GET', '/me', { token: t })).status).toBe(401);
   });
 
-  it('rate-limits failed logins per username', async () => {
+  it('slows failed logins per username and address', async () => {
     await m.createUser('erin', 'erin-pass');
-    for (let i = 0; i < 10; i++) await m.api('POST', '/login', { token: null, body: { username: 'erin', password: 'wrong-pass' } });
+    for (let i = 0; i < 6; i++) await m.api('POST', '/login', { token: null, body: { username: 'erin', password: 'wrong-pass' } });
     const r = await m.api('POST', '/login', { token: null, body: { username: 'erin', password: 'erin-pass' } });
     expect(r.status).toBe(429);
     expect(r.headers.get('retry-after')).toBeTruthy();

@@ -31,17 +31,17 @@ describe('settings', () => {
   });
 
   it('switches the tutorial default, seen by the public GET /setting', async () => {
-    expect((await m.api('POST', '/setting', { body: { enable_tutorial: 'N' } })).body.data).toEqual({ enable_tutorial: 'N', stats_endpoint: '' });
+    expect((await m.api('POST', '/setting', { body: { enable_tutorial: 'N' } })).body.data).toEqual({ enable_tutorial: 'N', stats_endpoint: '', allow_signup: 'Y' });
     expect((await m.api('GET', '/setting', { token: null })).body.data.enable_tutorial).toBe('N');
     expect((await m.api('POST', '/setting', { body: { enable_tutorial: 'maybe' } })).status).toBe(400);
     await m.api('POST', '/setting', { body: { enable_tutorial: 'Y' } });
-    expect((await m.api('GET', '/setting', { token: null })).body.data).toEqual({ enable_tutorial: 'Y' });
+    expect((await m.api('GET', '/setting', { token: null })).body.data).toEqual({ enable_tutorial: 'Y', allow_signup: 'Y' });
   });
 
   it('changes the own password (≥ 5) through POST /me', async () => {
     const t = await m.login('nick', 'password1');
     expect((await m.api('POST', '/me', { token: t, body: { password: 'abc' } })).status).toBe(400);
-    expect((await m.api('POST', '/me', { token: t, body: { password: 'nick-new-pass' } })).status).toBe(200);
+    expect((await m.api('POST', '/me', { token: t, body: { password: 'nick-new-pass', current_password: 'password1' } })).status).toBe(200);
     expect((await m.api('GET', '/me', { token: normal })).status).toBe(401);
     normal = await m.login('nick', 'nick-new-pass');
   });

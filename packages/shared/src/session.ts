@@ -22,6 +22,10 @@ export type UserSetting = Static<typeof UserSetting>;
 
 export const UpdateMeBody = Type.Object({
   password: Type.Optional(Type.String({ minLength: PASSWORD_MIN_LENGTH, maxLength: 1000 })),
+  /** Required with `password`: the password being replaced. */
+  current_password: Type.Optional(Type.String({ maxLength: 1000 })),
+  /** With `password`: also revoke this user's API tokens (other sessions always end). */
+  revoke_tokens: Type.Optional(Type.Boolean()),
   email: Type.Optional(Type.String({ maxLength: 320 })),
   setting: Type.Optional(UserSetting),
 });
@@ -44,6 +48,8 @@ export type ActionBody = Static<typeof ActionBody>;
 
 export interface SystemSetting {
   enable_tutorial: 'Y' | 'N';
+  /** Whether the login screen offers sign-up (an administrator may close it). */
+  allow_signup: 'Y' | 'N';
 }
 
 export interface LatestRelease {

@@ -22,6 +22,8 @@ export const UpdateUserBody = Type.Object({
   role: Type.Optional(RoleSchema),
   /** A reset ends every session of that user. */
   password: Type.Optional(Type.String({ minLength: PASSWORD_MIN_LENGTH, maxLength: 1000 })),
+  /** With `password`: also revoke that user's API tokens. */
+  revoke_tokens: Type.Optional(Type.Boolean()),
   email: Type.Optional(Type.String({ maxLength: 320 })),
 });
 export type UpdateUserBody = Static<typeof UpdateUserBody>;

@@ -24,3 +24,14 @@ export async function verifyPassword(password: string, stored: string): Promise<
   const key = await derive(password, Buffer.from(salt, 'base64'), Number(n), Number(r), Number(p));
   return key.length === expected.length && timingSafeEqual(key, expected);
 }
+
+// A hash of a random password, so unknown usernames cost one scrypt run like known ones (no timing oracle).
+let dummyHash: Promise<string> | undefined;
+
+/** Verifies against the user's hash, or against a dummy hash (always false) when there is no such user. */
+export async function verifyUserPassword(password: string, stored: string | undefined): Promise<boolean> {
+  if (stored !== undefined) return verifyPassword(password, stored);
+  dummyHash ??= hashPassword(randomBytes(16).toString('base64'));
+  await verifyPassword(password, await dummyHash);
+  return false;
+}

@@ -11,30 +11,39 @@ import {
 } from '@crawldeck/shared';
 import type { Feature } from '../../context.ts';
 import { ok } from '../../http/envelope.ts';
-import { HttpError, badRequest, conflict, unauthorized } from '../../http/errors.ts';
+import { HttpError, badRequest, conflict, forbidden, unauthorized } from '../../http/errors.ts';
 import { hashToken, newRawToken } from '../../http/auth.ts';
 import { findUserById, findUserByUsername, insertUser, isUniqueViolation, presentUser } from '../users/users.store.ts';
-import { hashPassword, verifyPassword } from './passwords.ts';
-import { LoginLimiter } from './login-limiter.ts';
+import { getSetting } from '../system/settings.store.ts';
+import { hashPassword, verifyUserPassword } from './passwords.ts';
+import { LoginThrottle, WindowLimiter } from './login-limiter.ts';
+import { endSessions } from './revoke.ts';
+
+/** Settings key: whether anyone may sign up (PUT /users) without an administrator. */
+export const ALLOW_SIGNUP_KEY = 'allow_signup';
 
 /** Sign in/out, own account, sign-up and the usage-statistics collector (spec §7 "Session and general"). */
 export const sessionFeature: Feature = (app, ctx) => {
   const { db } = ctx.store;
-  const limiter = new LoginLimiter();
+  const limiter = new LoginThrottle({ freeFailures: ctx.config.loginFreeFailures, maxDelayMs: ctx.config.loginMaxDelayMs });
+  const signups = new WindowLimiter(ctx.config.signupsPerHour, 3600_000);
+  // Computes the dummy hash now, so the first unknown username costs the same as any other.
+  void verifyUserPassword('', undefined);
 
+  const tooMany = (reply: { header(k: string, v: string): unknown }, wait: number, what: string) => {
+    reply.header('retry-after', String(wait));
+    return new HttpError(429, `too many ${what}; try again in ${wait} s`);
+  };
   app.post('/api/login', { config: { access: 'public' }, schema: { body: LoginBody } }, async (req, reply) => {
     const username = req.body.username.trim();
     const wait = limiter.retryAfter(username, req.ip);
-    if (wait > 0) {
-      reply.header('retry-after', String(wait));
-      throw new HttpError(429, `too many failed sign-in attempts; try again in ${wait} s`);
-    }
+    if (wait > 0) throw tooMany(reply, wait, 'failed sign-in attempts');
     const user = await findUserByUsername(db, username);
-    if (!user || !(await verifyPassword(req.body.password, user.password_hash))) {
+    if (!(await verifyUserPassword(req.body.password, user?.password_hash)) || !user) {
       limiter.fail(username, req.ip);
       throw unauthorized('username or password is incorrect');
     }
-    limiter.succeed(username);
+    limiter.succeed(username, req.ip);
     const raw = newRawToken();
     const now = Date.now();
     await db
@@ -55,12 +64,13 @@ export const sessionFeature: Feature = (app, ctx) => {
     return ok(presentUser(user));
   });
 
-  app.post('/api/me', { config: { access: 'user' }, schema: { body: UpdateMeBody } }, async (req) => {
+  app.post('/api/me', { config: { access: 'user' }, schema: { body: UpdateMeBody } }, async (req, reply) => {
     const user = await findUserById(db, req.user.id);
     if (!user) throw unauthorized();
     const patch: { update_ts: number; password_hash?: string; email?: string; settings?: string } = { update_ts: Date.now() };
     if (req.body.password !== undefined) {
       if (!isValidPassword(req.body.password)) throw badRequest('password must be at least 5 characters');
+      await checkCurrentPassword(req.body.current_password, user, req.ip, reply);
       patch.password_hash = await hashPassword(req.body.password);
     }
     if (req.body.email !== undefined) {
@@ -72,15 +82,28 @@ export const sessionFeature: Feature = (app, ctx) => {
     }
     await db.transaction().execute(async (trx) => {
       await trx.updateTable('users').set(patch).where('id', '=', user.id).execute();
-      // A new password ends every other session of this user; the one that changed it stays signed in.
-      if (patch.password_hash) {
-        await trx.deleteFrom('tokens').where('user_id', '=', user.id).where('kind', '=', 'session').where('id', '!=', req.user.tokenId).execute();
-      }
+      // A new password ends every other session of this user (and, when asked, its API tokens); the one that
+      // changed it stays signed in.
+      if (patch.password_hash) await endSessions(trx, user.id, { keepTokenId: req.user.tokenId, apiTokens: req.body.revoke_tokens === true });
     });
     return ok(presentUser((await findUserById(db, user.id))!));
   });
 
-  app.put('/api/users', { config: { access: 'public' }, schema: { body: SignUpBody } }, async (req) => {
+  /** Changing the password needs the current one; wrong guesses count like failed sign-ins. */
+  async function checkCurrentPassword(current: string | undefined, user: { username: string; password_hash: string }, ip: string, reply: { header(k: string, v: string): unknown }) {
+    if (!current) throw badRequest('current_password is required to change the password');
+    const wait = limiter.retryAfter(user.username, ip);
+    if (wait > 0) throw tooMany(reply, wait, 'failed sign-in attempts');
+    if (!(await verifyUserPassword(current, user.password_hash))) {
+      limiter.fail(user.username, ip);
+      throw forbidden('current password is incorrect');
+    }
+  }
+
+  app.put('/api/users', { config: { access: 'public' }, schema: { body: SignUpBody } }, async (req, reply) => {
+    if (!(await getSetting(db, ALLOW_SIGNUP_KEY, true))) throw forbidden('sign-up is closed; ask an administrator for an account');
+    const wait = signups.take(req.ip);
+    if (wait > 0) throw tooMany(reply, wait, 'sign-ups from this address');
     const username = req.body.username.trim();
     if (!isValidUsername(username)) throw badRequest('Please enter the correct username');
     if (!isValidPassword(req.body.password)) throw badRequest('password must be at least 5 characters');

@@ -3,6 +3,7 @@ import type { Feature } from '../../context.ts';
 import { ok } from '../../http/envelope.ts';
 import { badRequest } from '../../http/errors.ts';
 import { getSetting, putSetting } from '../system/settings.store.ts';
+import { ALLOW_SIGNUP_KEY } from '../session/session.routes.ts';
 import { StatsForwarder, isValidStatsEndpoint } from './stats-forwarder.ts';
 
 const admin = { access: 'admin' as const };
@@ -18,8 +19,8 @@ export const settingsFeature: Feature = (app, ctx) => {
   let endpoint: { at: number; value: string } | undefined;
 
   async function adminSetting(): Promise<AdminSetting> {
-    const [tutorial, stats] = await Promise.all([getSetting(db, 'enable_tutorial', ctx.config.enableTutorial), getSetting(db, 'stats_endpoint', '')]);
-    return { enable_tutorial: tutorial ? 'Y' : 'N', stats_endpoint: stats };
+    const [tutorial, stats, signup] = await Promise.all([getSetting(db, 'enable_tutorial', ctx.config.enableTutorial), getSetting(db, 'stats_endpoint', ''), getSetting(db, ALLOW_SIGNUP_KEY, true)]);
+    return { enable_tutorial: tutorial ? 'Y' : 'N', stats_endpoint: stats, allow_signup: signup ? 'Y' : 'N' };
   }
 
   app.get('/api/system/setting', { config: admin }, async () => ok(await adminSetting()));
@@ -30,6 +31,7 @@ export const settingsFeature: Feature = (app, ctx) => {
       throw badRequest('stats_endpoint must be an http:// or https:// URL, or empty');
     }
     if (enable_tutorial !== undefined) await putSetting(db, 'enable_tutorial', enable_tutorial === 'Y');
+    if (req.body.allow_signup !== undefined) await putSetting(db, ALLOW_SIGNUP_KEY, req.body.allow_signup === 'Y');
     if (stats_endpoint !== undefined) {
       await putSetting(db, 'stats_endpoint', stats_endpoint.trim());
       endpoint = undefined;

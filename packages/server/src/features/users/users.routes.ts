@@ -13,6 +13,7 @@ import type { Feature } from '../../context.ts';
 import type { DB } from '../../store/schema.ts';
 import { ok, paging } from '../../http/envelope.ts';
 import { badRequest, conflict, notFound } from '../../http/errors.ts';
+import { endSessions } from '../session/revoke.ts';
 import { hashPassword } from '../session/passwords.ts';
 import { findUserById, findUserByUsername, insertUser, isUniqueViolation, presentUser } from './users.store.ts';
 
@@ -74,10 +75,10 @@ export const usersFeature: Feature = (app, ctx) => {
       if (email !== undefined) patch.email = email;
       if (passwordHash) patch.password_hash = passwordHash;
       await trx.updateTable('users').set(patch).where('id', '=', user.id).execute();
-      // A password reset ends every session of that user (API tokens stay: they are revoked explicitly).
+      // A password reset ends every session of that user; its API tokens too when asked (`revoke_tokens`).
       if (passwordHash) {
         const keep = req.user.id === user.id ? req.user.tokenId : '';
-        await trx.deleteFrom('tokens').where('user_id', '=', user.id).where('kind', '=', 'session').where('id', '!=', keep).execute();
+        await endSessions(trx, user.id, { keepTokenId: keep, apiTokens: req.body.revoke_tokens === true });
       }
     });
     return ok(presentUser((await findUserById(db, req.params.id))!));
