@@ -13,6 +13,7 @@ import type { AppContext, TypedApp } from './context.ts';
 import type { Store } from './store/db.ts';
 import { authPlugin, registerWithAccess } from './http/auth.ts';
 import { fail } from './http/envelope.ts';
+import { loggerOptions } from './http/log.ts';
 import { HttpError } from './http/errors.ts';
 import { features } from './features/index.ts';
 
@@ -51,7 +52,7 @@ function looksLikeApi(url: string): boolean {
 
 export async function buildApp(config: MasterConfig, store: Store): Promise<BuiltApp> {
   const app = Fastify({
-    logger: { level: config.logLevel },
+    logger: loggerOptions(config),
     bodyLimit: 16 * 1024 * 1024,
     ajv: { customOptions: { removeAdditional: true, coerceTypes: 'array', useDefaults: true, allErrors: false } },
     return503OnClosing: true,

@@ -33,6 +33,8 @@ export interface MasterConfig {
   loginMaxDelayMs: number;
   /** Anonymous sign-ups allowed per client address and hour. */
   signupsPerHour: number;
+  /** Where the log goes instead of stdout (tests read it). */
+  logStream?: NodeJS.WritableStream;
 }
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -86,5 +88,6 @@ export function loadConfig(overrides: Partial<MasterConfig> = {}, env: NodeJS.Pr
     loginFreeFailures: overrides.loginFreeFailures ?? positiveInt(env, 'CRAWLDECK_LOGIN_FREE_FAILURES', 5),
     loginMaxDelayMs: overrides.loginMaxDelayMs ?? positiveInt(env, 'CRAWLDECK_LOGIN_MAX_DELAY_SECONDS', 60) * 1000,
     signupsPerHour: overrides.signupsPerHour ?? positiveInt(env, 'CRAWLDECK_SIGNUPS_PER_HOUR', 10),
+    logStream: overrides.logStream,
   };
 }

@@ -1,0 +1,31 @@
+import type { FastifyRequest } from 'fastify';
+import { NODE_KEY_HEADER } from '@crawldeck/shared';
+import type { MasterConfig } from '../config.ts';
+
+const REDACTED = '[redacted]';
+// `?token=` (task log stream) and any other credential-like query parameter.
+const SECRET_QUERY = /([?&](?:token|access_token|key|password)=)[^&#]*/gi;
+
+/** The request URL as logged: credentials in the query string are replaced. */
+export function redactUrl(url: string): string {
+  return url.replace(SECRET_QUERY, `$1${REDACTED}`);
+}
+
+/** What a request log line shows: never a header (no Authorization, no node key), never a query-string token. */
+function requestSerializer(req: FastifyRequest) {
+  return { method: req.method, url: redactUrl(req.url), host: req.host, remoteAddress: req.ip, remotePort: req.socket?.remotePort };
+}
+
+/** Options of the master's pino logger. */
+export function loggerOptions(config: MasterConfig) {
+  return {
+    level: config.logLevel,
+    serializers: { req: requestSerializer },
+    // Whatever else gets logged with headers attached, the credentials in them are not written.
+    redact: {
+      paths: ['req.headers.authorization', 'headers.authorization', `req.headers["${NODE_KEY_HEADER}"]`, `headers["${NODE_KEY_HEADER}"]`, 'req.headers.cookie', 'headers.cookie'],
+      censor: REDACTED,
+    },
+    ...(config.logStream ? { stream: config.logStream } : {}),
+  };
+}
