@@ -4,7 +4,7 @@
  */
 import type { AppContext } from '../../context.ts';
 import { createTasks as createTasksImpl, type CreateTasksInput } from '../tasks/tasks.service.ts';
-import { spiderFor } from '../spiders/spiders.service.ts';
+import { spiderFor } from '../../policies/index.ts';
 import type { AuthUser } from '../../http/auth.ts';
 
 export type { CreateTasksInput };
@@ -33,7 +33,7 @@ export async function existingNodeIds(ctx: AppContext, ids: string[]): Promise<s
   return ids.filter((id) => found.has(id));
 }
 
-/** A user may schedule a spider they may run (same rule as PUT /tasks): 404 when missing, 403 when private. */
+/** A user may schedule a spider they may run (spider policy, as PUT /tasks): 404 when missing, 403 when private. */
 export async function checkSpiderAccess(ctx: AppContext, user: AuthUser, spiderId: string): Promise<void> {
-  await spiderFor(ctx.store.db, user, spiderId, 'read');
+  await spiderFor(ctx.store.db, user, spiderId, 'run');
 }
