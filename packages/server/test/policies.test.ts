@@ -116,6 +116,29 @@ describe('policies: a private spider stays private in every route that hangs off
   });
 });
 
+describe('policies: schedules follow the spider policy when they fire', () => {
+  it('stops creating tasks for a schedule whose owner lost access to the spider (made private)', async () => {
+    const pub = await makeSpider(m, 'alice-was-public', 'echo ok', {}, { is_public: true }, alice);
+    const s = await m.api('PUT', '/schedules', {
+      token: bob,
+      body: { name: 'bob-on-alice', cron: '0 0 5 * * *', spider_id: pub, timezone: 'UTC' },
+    });
+    expect(s.status, JSON.stringify(s.body)).toBe(200);
+    expect((await m.api('POST', `/spiders/${pub}`, { token: alice, body: { is_public: false } })).status).toBe(200);
+    const run = await m.api('POST', `/schedules/${s.body.data._id}/run`, { token: bob });
+    expect(run.status).toBe(400);
+    expect(run.body.error).toMatch(/may no longer run its spider/);
+    const tasks = await m.master.store.db.selectFrom('tasks').select('id').where('spider_id', '=', pub).execute();
+    expect(tasks).toEqual([]);
+    // The owner of the spider still runs it.
+    const own = await m.api('PUT', '/schedules', {
+      token: alice,
+      body: { name: 'alice-own', cron: '0 0 5 * * *', spider_id: pub, timezone: 'UTC' },
+    });
+    expect((await m.api('POST', `/schedules/${own.body.data._id}/run`, { token: alice })).status).toBe(200);
+  });
+});
+
 describe('policies: result collections are owned', () => {
   const js = `const { saveItems } = require('crawldeck');
 saveItems([{ url: 'u1', owner: process.argv[2] }, { url: 'u2', owner: process.argv[2] }]);`;
