@@ -124,11 +124,23 @@ describe('policies: schedules follow the spider policy when they fire', () => {
       body: { name: 'bob-on-alice', cron: '0 0 5 * * *', spider_id: pub, timezone: 'UTC' },
     });
     expect(s.status, JSON.stringify(s.body)).toBe(200);
+    const [bobTask] = await runSpider(m, pub, {}, bob);
+    expect((await m.api('GET', `/tasks/${bobTask}`, { token: bob })).body.data.spider).toMatchObject({
+      name: 'alice-was-public',
+    });
     expect((await m.api('POST', `/spiders/${pub}`, { token: alice, body: { is_public: false } })).status).toBe(200);
+    // Bob still sees the task he started, but no longer the details of the now private spider.
+    const task = await m.api('GET', `/tasks/${bobTask}`, { token: bob });
+    expect(task.status).toBe(200);
+    expect(task.body.data.spider).toBeNull();
     const run = await m.api('POST', `/schedules/${s.body.data._id}/run`, { token: bob });
     expect(run.status).toBe(400);
     expect(run.body.error).toMatch(/may no longer run its spider/);
-    const tasks = await m.master.store.db.selectFrom('tasks').select('id').where('spider_id', '=', pub).execute();
+    const tasks = await m.master.store.db
+      .selectFrom('tasks')
+      .select('id')
+      .where('schedule_id', '=', s.body.data._id)
+      .execute();
     expect(tasks).toEqual([]);
     // The owner of the spider still runs it.
     const own = await m.api('PUT', '/schedules', {

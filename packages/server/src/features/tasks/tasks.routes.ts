@@ -26,7 +26,7 @@ import { createTasks, presentTask } from './tasks.service.ts';
 import { escapeLike, getTask, type TaskRow } from './tasks.store.ts';
 import { registerSpiderDeleteGuard, spiderFor } from '../spiders/spiders.service.ts';
 import { getSpider, presentSpider } from '../spiders/spiders.store.ts';
-import { assertTaskChange, canReadSpiderId, deployReadFilter, taskFor, taskReadFilter } from '../../policies/index.ts';
+import { assertTaskChange, canReadSpiderId, canSpider, deployReadFilter, taskFor, taskReadFilter } from '../../policies/index.ts';
 
 // A spider whose task is pending or running cannot be deleted (its process would lose its files and rows).
 registerSpiderDeleteGuard(async (db, spiderId) => {
@@ -151,7 +151,8 @@ export const tasksFeature: Feature = (app, ctx) => {
     const node = t.node_id && !/^0+$/.test(t.node_id) ? await db.selectFrom('nodes').select(['id', 'name', 'type', 'status', 'ip']).where('id', '=', t.node_id).executeTakeFirst() : undefined;
     return ok({
       ...task,
-      spider: spider ? presentSpider(spider) : null,
+      // The task's starter may no longer read its spider (made private since): then no spider details.
+      spider: spider && canSpider(req.user, spider, 'read') ? presentSpider(spider) : null,
       node: node ? { _id: node.id, name: node.name, type: node.type, status: node.status, ip: node.ip } : null,
     });
   });
