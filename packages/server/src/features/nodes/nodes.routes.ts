@@ -146,7 +146,6 @@ export const nodesFeature: Feature = async (app, ctx) => {
     });
   });
 
-
   app.get('/api/nodes/:id', { schema: { params: IdParams } }, async (req) => {
     const n = await nodeFor(db, req.user, req.params.id, 'read');
     return ok(presentNode(n, live(n.id)));
