@@ -139,6 +139,8 @@ export interface TaskTables {
     data: string;
     create_ts: number;
   };
+  /** Who owns a results collection name (the user whose spider first used it). */
+  result_collections: { name: string; owner_id: string; create_ts: number };
   deploys: {
     id: string;
     spider_id: string;

@@ -12,7 +12,8 @@ import { onMasterListening, type RunningMaster } from '../../master.ts';
 import { getRuntime } from '../tasks/runtime.ts';
 import { blobContent, spiderForTask } from '../tasks/spider-source.ts';
 import { ingestItems, ingestLogs } from '../tasks/tasks.store.ts';
-import { presentTasks, visibleTasks } from '../tasks/tasks.routes.ts';
+import { presentTasks } from '../tasks/tasks.routes.ts';
+import { nodeFor, taskReadFilter } from '../../policies/index.ts';
 
 const IdParams = Type.Object({ id: Type.String({ pattern: '^[0-9a-f]{24}$' }) });
 const ShipBody = Type.Object({ from: Type.Integer({ minimum: 0 }), lines: Type.Array(Type.String(), { maxItems: 100000 }) });
@@ -145,19 +146,13 @@ export const nodesFeature: Feature = async (app, ctx) => {
     });
   });
 
-  async function mustNode(id: string) {
-    const n = await db.selectFrom('nodes').selectAll().where('id', '=', id).executeTakeFirst();
-    if (!n) throw notFound('node');
-    return n;
-  }
-
   app.get('/api/nodes/:id', { config: { access: 'user' }, schema: { params: IdParams } }, async (req) => {
-    const n = await mustNode(req.params.id);
+    const n = await nodeFor(db, req.user, req.params.id, 'read');
     return ok(presentNode(n, live(n.id)));
   });
 
   app.post('/api/nodes/:id', { config: { access: 'admin' }, schema: { params: IdParams, body: NodeEditBody } }, async (req) => {
-    const n = await mustNode(req.params.id);
+    const n = await nodeFor(db, req.user, req.params.id, 'change');
     const b = req.body;
     await db
       .updateTable('nodes')
@@ -170,22 +165,22 @@ export const nodesFeature: Feature = async (app, ctx) => {
       })
       .where('id', '=', n.id)
       .execute();
-    const after = await mustNode(n.id);
+    const after = await nodeFor(db, req.user, n.id, 'read');
     await rt.setNodeConfig(n.id, after.enabled === 1, after.max_runners);
-    return ok(presentNode((await mustNode(n.id))!, live(n.id)));
+    return ok(presentNode((await nodeFor(db, req.user, n.id, 'read'))!, live(n.id)));
   });
 
   app.delete('/api/nodes/:id', { config: { access: 'admin' }, schema: { params: IdParams } }, async (req) => {
-    const n = await mustNode(req.params.id);
+    const n = await nodeFor(db, req.user, req.params.id, 'change');
     if (rt.sessions.has(n.id)) throw conflict('node is online: stop its node service first');
     await db.deleteFrom('nodes').where('id', '=', n.id).execute();
     return ok(null);
   });
 
   app.get('/api/nodes/:id/tasks', { config: { access: 'user' }, schema: { params: IdParams, querystring: Type.Object({ ...pageFields(100000) }) } }, async (req) => {
-    await mustNode(req.params.id);
+    await nodeFor(db, req.user, req.params.id, 'read');
     const { limit, offset } = paging(req.query, 10);
-    const base = visibleTasks(db.selectFrom('tasks').where('node_id', '=', req.params.id), req.user);
+    const base = db.selectFrom('tasks').where('node_id', '=', req.params.id).where(taskReadFilter(req.user));
     const [rows, count] = await Promise.all([
       base.selectAll().orderBy('create_ts', 'desc').orderBy('id', 'desc').limit(limit).offset(offset).execute(),
       base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
@@ -194,7 +189,7 @@ export const nodesFeature: Feature = async (app, ctx) => {
   });
 
   app.get('/api/nodes/:id/system', { config: { access: 'user' }, schema: { params: IdParams, querystring: Type.Object({ minutes: Type.Optional(Type.Integer({ minimum: 1, maximum: 1440 })) }) } }, async (req) => {
-    const n = await mustNode(req.params.id);
+    const n = await nodeFor(db, req.user, req.params.id, 'read');
     const since = Date.now() - (req.query.minutes ?? 60) * 60_000;
     const metrics = await db.selectFrom('node_metrics').select(['ts', 'cpu', 'mem', 'disk', 'running']).where('node_id', '=', n.id).where('ts', '>=', since).orderBy('ts').execute();
     const info = JSON.parse(n.system_info || 'null') ?? {};

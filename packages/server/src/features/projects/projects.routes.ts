@@ -5,13 +5,14 @@ import type { AuthUser } from '../../http/auth.ts';
 import { ok } from '../../http/envelope.ts';
 import { badRequest, conflict, forbidden, notFound } from '../../http/errors.ts';
 import { isUniqueViolation } from '../users/users.store.ts';
+import { assertProject, canSpider } from '../../policies/index.ts';
 import { cleanTags, getProject, listProjects, listTags, setTags, type ProjectRow } from './projects.store.ts';
 
 const IdParams = Type.Object({ id: Type.String({ maxLength: 24 }) });
 const dupName = (name: string) => conflict(`a project named "${name}" already exists`);
 
 function mayChange(user: AuthUser, row: ProjectRow): void {
-  if (user.role !== 'admin' && row.owner_id !== user.id) throw forbidden('forbidden: only the owner or an administrator may change this project');
+  assertProject(user, row, 'change');
 }
 
 /**
@@ -91,12 +92,12 @@ export const projectsFeature: Feature = (app, ctx) => {
       let n = 0;
       for (let i = 0; i < ids.length; i += 500) {
         const chunk = ids.slice(i, i + 500);
-        const rows = await trx.selectFrom('spiders').select(['id', 'owner_id']).where('id', 'in', chunk).execute();
+        const rows = await trx.selectFrom('spiders').select(['id', 'owner_id', 'is_public']).where('id', 'in', chunk).execute();
         if (rows.length !== chunk.length) {
           const found = new Set(rows.map((r) => r.id));
           throw notFound(`spider ${chunk.find((id) => !found.has(id))}`);
         }
-        if (req.user.role !== 'admin' && rows.some((r) => r.owner_id !== req.user.id)) {
+        if (rows.some((r) => !canSpider(req.user, r, 'change'))) {
           throw forbidden('forbidden: only the owner or an administrator may move a spider');
         }
         const res = await trx.updateTable('spiders').set({ project_id: target, update_ts: Date.now() }).where('id', 'in', chunk).executeTakeFirst();

@@ -2,7 +2,8 @@ import { sql, type Kysely, type Selectable, type SqlBool } from 'kysely';
 import type { Project, ProjectTag } from '@crawldeck/shared';
 import type { DB } from '../../store/schema.ts';
 import { iso } from '../../http/envelope.ts';
-import { visibleTo, type Viewer } from '../spiders/spiders.store.ts';
+import type { Viewer } from '../spiders/spiders.store.ts';
+import { spiderReadFilter } from '../../policies/index.ts';
 
 export type ProjectRow = Selectable<DB['projects']>;
 
@@ -36,7 +37,7 @@ export async function listProjects(db: Kysely<DB>, viewer: Viewer, f: { tag?: st
   const ids = rows.map((r) => r.id);
   const [tags, spiders] = await Promise.all([
     db.selectFrom('project_tags').select(['project_id', 'tag']).where('project_id', 'in', ids).execute(),
-    db.selectFrom('spiders').select(['id', 'project_id']).where('project_id', 'in', ids).where(visibleTo(viewer)).orderBy('id').execute(),
+    db.selectFrom('spiders').select(['id', 'project_id']).where('project_id', 'in', ids).where(spiderReadFilter(viewer)).orderBy('id').execute(),
   ]);
   const tagsBy = new Map<string, string[]>();
   for (const t of tags) tagsBy.set(t.project_id, [...(tagsBy.get(t.project_id) ?? []), t.tag]);

@@ -8,7 +8,7 @@
  */
 import { RETRY_MAX, type RunType } from '@crawldeck/shared';
 import type { AppContext } from '../../context.ts';
-import { createTasks } from './tasks-port.ts';
+import { createTasks, ownerMayRun } from './tasks-port.ts';
 
 export const RETRY_STATUSES = ['error', 'abnormal'];
 
@@ -46,6 +46,8 @@ export async function retryIfNeeded(ctx: AppContext, ev: TaskStatusLike): Promis
     .executeTakeFirst();
   const attempt = Number(done?.n ?? 0);
   if (attempt >= limit) return null;
+  // Same rule as a fire: no retry for a user who may no longer run the spider.
+  if (!(await ownerMayRun(ctx, task.owner_id, task.spider_id))) return null;
 
   const claimed = await db
     .insertInto('task_retries')

@@ -14,7 +14,7 @@ import { SCHEDULE_ERRORS, newId, type RunType } from '@crawldeck/shared';
 import type { AppContext } from '../../context.ts';
 import type { ScheduleConfig } from './schedules.config.ts';
 import { claimFire, parseIds, type ScheduleRow } from './schedules.store.ts';
-import { createTasks, existingNodeIds, spiderExists } from './tasks-port.ts';
+import { createTasks, existingNodeIds, ownerMayRun, spiderExists } from './tasks-port.ts';
 
 /** setTimeout's ceiling; longer waits are re-armed in steps. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
@@ -239,6 +239,8 @@ export async function runFire(
   };
 
   if (!(await spiderExists(ctx, row.spider_id))) return fail(SCHEDULE_ERRORS.notFoundSpider, true);
+  if (!(await ownerMayRun(ctx, row.owner_id, row.spider_id)))
+    return fail('forbidden: the owner of this schedule may no longer run its spider', false);
   let nodeIds = parseIds(row.node_ids);
   if (row.run_type === 'selected-nodes') {
     nodeIds = await existingNodeIds(ctx, nodeIds);

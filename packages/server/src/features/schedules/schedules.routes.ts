@@ -15,7 +15,7 @@ import {
 } from '@crawldeck/shared';
 import type { AppContext, Feature } from '../../context.ts';
 import { iso, ok, paging } from '../../http/envelope.ts';
-import { badRequest, forbidden, notFound } from '../../http/errors.ts';
+import { badRequest, notFound } from '../../http/errors.ts';
 import type { AuthUser } from '../../http/auth.ts';
 import { loadScheduleConfig } from './schedules.config.ts';
 import { getSchedule, presentFire, presentSchedule, schedulesWithSpider, type ScheduleRow } from './schedules.store.ts';
@@ -23,6 +23,7 @@ import { Scheduler, nextFireTs, runFire } from './scheduler.ts';
 import { SchedulerLeader, notifyScheduleChanged } from './leader.ts';
 import { retryIfNeeded } from './retries.ts';
 import { checkSpiderAccess } from './tasks-port.ts';
+import { scheduleFor, scheduleReadFilter, taskReadFilter } from '../../policies/index.ts';
 
 const IdParams = Type.Object({ id: Type.String({ pattern: '^[0-9a-f]{24}$' }) });
 
@@ -30,10 +31,6 @@ const IdParams = Type.Object({ id: Type.String({ pattern: '^[0-9a-f]{24}$' }) })
 const schedulers = new WeakMap<AppContext, { scheduler: Scheduler; leader: SchedulerLeader }>();
 export function schedulerOf(ctx: AppContext) {
   return schedulers.get(ctx);
-}
-
-function canEdit(user: AuthUser, row: { owner_id: string | null }): boolean {
-  return user.role === 'admin' || !row.owner_id || row.owner_id === user.id;
 }
 
 /** Schedules (spec §7 "Schedules", GET /spiders/{id}/schedules), the scheduler and automatic retries. */
@@ -103,8 +100,8 @@ export const schedulesFeature: Feature = (app, ctx) => {
 
   app.get('/api/schedules', { config: { access: 'user' }, schema: { querystring: ScheduleListQuery } }, async (req) => {
     const { limit, offset } = paging(req.query, 99999999);
-    let q = schedulesWithSpider(db);
-    let c = db.selectFrom('schedules');
+    let q = schedulesWithSpider(db, scheduleReadFilter(req.user));
+    let c = db.selectFrom('schedules').where(scheduleReadFilter(req.user));
     if (req.query.spider_id) {
       q = q.where('schedules.spider_id', '=', req.query.spider_id);
       c = c.where('schedules.spider_id', '=', req.query.spider_id);
@@ -143,7 +140,7 @@ export const schedulesFeature: Feature = (app, ctx) => {
   });
 
   app.get('/api/schedules/:id', { config: { access: 'user' }, schema: { params: IdParams } }, async (req) =>
-    ok(presentSchedule(await load(req.params.id))),
+    ok(presentSchedule(await scheduleFor(db, req.user, req.params.id, 'read'))),
   );
 
   app.put('/api/schedules', { config: { access: 'user' }, schema: { body: ScheduleBody } }, async (req) => {
@@ -187,9 +184,7 @@ export const schedulesFeature: Feature = (app, ctx) => {
   });
 
   app.post('/api/schedules/:id', { config: { access: 'user' }, schema: { params: IdParams, body: ScheduleUpdateBody } }, async (req) => {
-    const cur = await load(req.params.id);
-    if (!canEdit(req.user, cur))
-      throw forbidden('forbidden: only the owner or an administrator may change this schedule');
+    const cur = await scheduleFor(db, req.user, req.params.id, 'change');
     const b = req.body;
     const s = {
       cron: b.cron !== undefined ? b.cron.trim().split(/\s+/).join(' ') : cur.cron,
@@ -232,9 +227,13 @@ export const schedulesFeature: Feature = (app, ctx) => {
   });
 
   app.delete('/api/schedules/:id', { config: { access: 'user' }, schema: { params: IdParams } }, async (req) => {
-    const cur = await load(req.params.id);
-    if (!canEdit(req.user, cur))
-      throw forbidden('forbidden: only the owner or an administrator may delete this schedule');
+    const cur = await scheduleFor(
+      db,
+      req.user,
+      req.params.id,
+      'change',
+      'forbidden: only the owner or an administrator may delete this schedule',
+    );
     await db.deleteFrom('schedules').where('id', '=', cur.id).execute();
     await db.deleteFrom('schedule_fires').where('schedule_id', '=', cur.id).execute();
     await changed(cur.id);
@@ -243,9 +242,7 @@ export const schedulesFeature: Feature = (app, ctx) => {
 
   for (const action of ['enable', 'disable'] as const) {
     app.post(`/api/schedules/:id/${action}`, { config: { access: 'user' }, schema: { params: IdParams } }, async (req) => {
-      const cur = await load(req.params.id);
-      if (!canEdit(req.user, cur))
-        throw forbidden('forbidden: only the owner or an administrator may change this schedule');
+      const cur = await scheduleFor(db, req.user, req.params.id, 'change');
       const now = Date.now();
       const enabled = action === 'enable';
       if (enabled && cur.spider_name == null)
@@ -269,8 +266,7 @@ export const schedulesFeature: Feature = (app, ctx) => {
 
   /** Run now: one fire of kind manual on this master (recorded like any fire), whatever the enabled state. */
   app.post('/api/schedules/:id/run', { config: { access: 'user' }, schema: { params: IdParams } }, async (req) => {
-    const cur = await load(req.params.id);
-    if (!canEdit(req.user, cur)) throw forbidden('forbidden: only the owner or an administrator may run this schedule');
+    const cur = await scheduleFor(db, req.user, req.params.id, 'run');
     let ts = Date.now();
     for (let i = 0; i < 5; i++, ts++) {
       const r = await runFire(ctx, cur.id, ts, 'manual', scheduler.instance, (id) => void scheduler.reload(id));
@@ -298,9 +294,9 @@ export const schedulesFeature: Feature = (app, ctx) => {
       },
     },
     async (req) => {
-      await load(req.params.id);
+      await scheduleFor(db, req.user, req.params.id, 'read');
       const { limit, offset } = paging(req.query, 10);
-      const base = db.selectFrom('tasks').where('schedule_id', '=', req.params.id);
+      const base = db.selectFrom('tasks').where('schedule_id', '=', req.params.id).where(taskReadFilter(req.user));
       const [rows, count] = await Promise.all([
         base
           .leftJoin('nodes', 'nodes.id', 'tasks.node_id')
@@ -358,7 +354,7 @@ export const schedulesFeature: Feature = (app, ctx) => {
       },
     },
     async (req) => {
-      await load(req.params.id);
+      await scheduleFor(db, req.user, req.params.id, 'read');
       const { limit, offset } = paging(req.query, 20);
       const base = db.selectFrom('schedule_fires').where('schedule_id', '=', req.params.id);
       const [rows, count] = await Promise.all([
@@ -370,7 +366,7 @@ export const schedulesFeature: Feature = (app, ctx) => {
   );
 
   app.get('/api/spiders/:id/schedules', { config: { access: 'user' }, schema: { params: IdParams } }, async (req) => {
-    const rows = await schedulesWithSpider(db)
+    const rows = await schedulesWithSpider(db, scheduleReadFilter(req.user))
       .where('schedules.spider_id', '=', req.params.id)
       .orderBy('schedules.create_ts', 'desc')
       .execute();

@@ -3,6 +3,7 @@ import type { RunType, ScheduleFireInfo, ScheduleInfo, ScheduleStatus } from '@c
 import { SCHEDULE_ERRORS } from '@crawldeck/shared';
 import type { DB } from '../../store/schema.ts';
 import { iso } from '../../http/envelope.ts';
+import { everything, type Filter } from '../../policies/types.ts';
 
 export type ScheduleRow = Selectable<DB['schedules']>;
 export type ScheduleRowWithSpider = ScheduleRow & { spider_name: string | null };
@@ -64,9 +65,11 @@ export function presentFire(r: Selectable<DB['schedule_fires']>): ScheduleFireIn
   };
 }
 
-export function schedulesWithSpider(db: Kysely<DB>) {
+/** Schedules with their spider's name; `filter` (a policy's list filter) limits them to what the caller may read. */
+export function schedulesWithSpider(db: Kysely<DB>, filter: Filter<'schedules'> = () => everything) {
   return db
     .selectFrom('schedules')
+    .where(filter)
     .leftJoin('spiders', 'spiders.id', 'schedules.spider_id')
     .selectAll('schedules')
     .select('spiders.name as spider_name');

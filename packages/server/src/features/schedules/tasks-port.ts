@@ -4,7 +4,7 @@
  */
 import type { AppContext } from '../../context.ts';
 import { createTasks as createTasksImpl, type CreateTasksInput } from '../tasks/tasks.service.ts';
-import { spiderFor } from '../spiders/spiders.service.ts';
+import { canSpider, spiderFor, spiderOwner } from '../../policies/index.ts';
 import type { AuthUser } from '../../http/auth.ts';
 
 export type { CreateTasksInput };
@@ -33,7 +33,21 @@ export async function existingNodeIds(ctx: AppContext, ids: string[]): Promise<s
   return ids.filter((id) => found.has(id));
 }
 
-/** A user may schedule a spider they may run (same rule as PUT /tasks): 404 when missing, 403 when private. */
+/** A user may schedule a spider they may run (spider policy, as PUT /tasks): 404 when missing, 403 when private. */
 export async function checkSpiderAccess(ctx: AppContext, user: AuthUser, spiderId: string): Promise<void> {
-  await spiderFor(ctx.store.db, user, spiderId, 'read');
+  await spiderFor(ctx.store.db, user, spiderId, 'run');
+}
+
+/**
+ * Whether the user who made a schedule may still run its spider (spider policy): a schedule must not keep running
+ * a spider its owner lost access to (made private by its owner). Schedules without an owner are not checked.
+ */
+export async function ownerMayRun(ctx: AppContext, ownerId: string | null, spiderId: string): Promise<boolean> {
+  if (!ownerId) return true;
+  const db = ctx.store.db;
+  const [owner, spider] = await Promise.all([
+    spiderOwner(db, ownerId),
+    db.selectFrom('spiders').select(['owner_id', 'is_public']).where('id', '=', spiderId).executeTakeFirst(),
+  ]);
+  return !!owner && !!spider && canSpider(owner, spider, 'run');
 }

@@ -158,7 +158,7 @@ export const spidersFeature: Feature = (app, ctx) => {
     },
   }, async (req) => {
     const row = await spiderFor(db, req.user, req.params.id, 'write');
-    await updateSpider(ctx, row, clearsPassword.has(req) ? { ...req.body, git_password: null } : req.body);
+    await updateSpider(ctx, req.user, row, clearsPassword.has(req) ? { ...req.body, git_password: null } : req.body);
     return ok(await answerSpider(row.id));
   });
 

@@ -5,11 +5,12 @@ import { EMPTY_ID, isValidEnvName, newId, type CreateSpiderBody, type UpdateSpid
 import type { DB } from '../../store/schema.ts';
 import type { AppContext } from '../../context.ts';
 import type { AuthUser } from '../../http/auth.ts';
-import { HttpError, badRequest, conflict, forbidden, notFound } from '../../http/errors.ts';
+import { HttpError, badRequest, conflict, notFound } from '../../http/errors.ts';
 import { isUniqueViolation } from '../users/users.store.ts';
 import { encryptSecret } from '../../crypto/secrets.ts';
 import { collectBlobs, replaceFiles } from './files.store.ts';
-import { getSpider, type SpiderRow } from './spiders.store.ts';
+import type { SpiderRow } from './spiders.store.ts';
+import { claimCollection, collectionOwner, canUseCollection, spiderOwner, type Actor } from '../../policies/index.ts';
 import type { ZipContents } from './zip.ts';
 
 // ---- delete guards ----
@@ -27,15 +28,23 @@ export function registerSpiderDeleteGuard(fn: SpiderDeleteGuard): void {
 
 // ---- access ----
 
-export type Access = 'read' | 'write';
+// The spider policy decides; the spider routes and the features built on spiders load spiders through it.
+export { spiderFor, type SpiderAccess as Access } from '../../policies/index.ts';
 
-/** Loads a spider the caller may read (own, public, or admin) or change (own or admin): 404 / 403 otherwise. */
-export async function spiderFor(db: Kysely<DB>, user: AuthUser, id: string, access: Access): Promise<SpiderRow> {
-  const row = await getSpider(db, id);
-  if (!row) throw notFound('spider');
-  if (user.role === 'admin' || row.owner_id === user.id) return row;
-  if (access === 'read' && row.is_public) return row;
-  throw forbidden(access === 'read' ? 'forbidden: this spider is private to another user' : 'forbidden: only the owner or an administrator may change this spider');
+/**
+ * The collection a spider writes into, checked for the spider's owner by the collection policy. An explicit name
+ * must be free or the owner's; the default `results_<name>` falls back to a name of its own when another user
+ * already owns it.
+ */
+async function resolveCollection(db: Kysely<DB>, owner: Actor, given: string | undefined, name: string, spiderId: string): Promise<string> {
+  if (given) {
+    await claimCollection(db, owner, given);
+    return given;
+  }
+  const fallback = `results_${name}`;
+  const col = canUseCollection(owner, await collectionOwner(db, fallback)) ? fallback : `${fallback}_${spiderId}`;
+  await claimCollection(db, owner, col);
+  return col;
 }
 
 // ---- validation ----
@@ -140,7 +149,7 @@ export async function createSpider(ctx: AppContext, user: AuthUser, input: Creat
     display_name: patch.display_name || name,
     type: patch.type ?? 'customized',
     cmd: patch.cmd ?? '',
-    col: patch.col || `results_${name}`,
+    col: '',
     src: patch.src ?? '',
     project_id: patch.project_id ?? null,
     is_public: patch.is_public ?? 0,
@@ -163,6 +172,7 @@ export async function createSpider(ctx: AppContext, user: AuthUser, input: Creat
   checkDedup(row);
   const taken = await db.selectFrom('spiders').select('id').where('owner_id', '=', user.id).where('name', '=', name).executeTakeFirst();
   if (taken) throw dupName(name);
+  row.col = await resolveCollection(db, user, patch.col, name, row.id);
   try {
     return await db.transaction().execute(async (trx) => {
       await trx.insertInto('spiders').values(row).execute();
@@ -175,7 +185,7 @@ export async function createSpider(ctx: AppContext, user: AuthUser, input: Creat
   }
 }
 
-export async function updateSpider(ctx: AppContext, row: SpiderRow, input: UpdateSpiderBody): Promise<void> {
+export async function updateSpider(ctx: AppContext, user: AuthUser, row: SpiderRow, input: UpdateSpiderBody): Promise<void> {
   const { db } = ctx.store;
   const patch = await toPatch(ctx, db, input);
   checkDedup({ is_dedup: patch.is_dedup ?? row.is_dedup, dedup_field: patch.dedup_field ?? row.dedup_field });
@@ -183,7 +193,11 @@ export async function updateSpider(ctx: AppContext, row: SpiderRow, input: Updat
     const taken = await db.selectFrom('spiders').select('id').where('owner_id', '=', row.owner_id).where('name', '=', patch.name).executeTakeFirst();
     if (taken) throw dupName(patch.name);
   }
-  if (patch.col === '') patch.col = `results_${patch.name ?? row.name}`;
+  if (patch.col !== undefined && patch.col !== row.col) {
+    const owner = row.owner_id === user.id ? user : await spiderOwner(db, row.owner_id);
+    if (!owner) throw badRequest('the owner of this spider no longer exists');
+    patch.col = await resolveCollection(db, owner, patch.col, patch.name ?? row.name, row.id);
+  }
   try {
     await db.updateTable('spiders').set({ ...patch, update_ts: Date.now() }).where('id', '=', row.id).execute();
   } catch (err) {

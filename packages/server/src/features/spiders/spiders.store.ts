@@ -2,6 +2,8 @@ import { sql, type Expression, type ExpressionBuilder, type Kysely, type Selecta
 import { EMPTY_ID, type Spider, type SpiderEnv } from '@crawldeck/shared';
 import type { DB } from '../../store/schema.ts';
 import { iso } from '../../http/envelope.ts';
+import { spiderReadFilter } from '../../policies/spider.policy.ts';
+import type { Actor } from '../../policies/types.ts';
 
 export type SpiderRow = Selectable<DB['spiders']>;
 
@@ -49,16 +51,8 @@ export function presentSpider(row: SpiderRow & { owner_username?: string | null 
   };
 }
 
-/** Who sees which spiders: admins all, normal users their own and public ones. */
-export interface Viewer {
-  id: string;
-  role: 'normal' | 'admin';
-}
-
-export function visibleTo(viewer: Viewer) {
-  return (eb: ExpressionBuilder<DB, 'spiders'>): Expression<SqlBool> =>
-    viewer.role === 'admin' ? sql<SqlBool>`1 = 1` : eb.or([eb('spiders.owner_id', '=', viewer.id), eb('spiders.is_public', '=', 1)]);
-}
+/** Whoever lists spiders; which ones they see is the spider policy's filter. */
+export type Viewer = Actor;
 
 export interface SpiderFilter {
   keyword?: string;
@@ -82,7 +76,7 @@ function escapeLike(s: string): string {
 
 function filters(viewer: Viewer, f: SpiderFilter) {
   return (eb: ExpressionBuilder<DB, 'spiders'>): Expression<SqlBool> => {
-    const conds: Expression<SqlBool>[] = [visibleTo(viewer)(eb)];
+    const conds: Expression<SqlBool>[] = [spiderReadFilter(viewer)(eb)];
     const keyword = f.keyword?.trim();
     if (keyword) {
       const pattern = `%${escapeLike(keyword.toLowerCase())}%`;

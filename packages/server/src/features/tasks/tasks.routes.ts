@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import { Type } from '@sinclair/typebox';
 import { stringify as stringifySync } from 'csv-stringify/sync';
-import { sql, type Kysely, type SelectQueryBuilder } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import {
   DEFAULT_MAX_ERROR_LOG,
   IdsBody,
@@ -19,13 +19,14 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext, Feature } from '../../context.ts';
 import type { DB } from '../../store/schema.ts';
 import { iso, ok, paging } from '../../http/envelope.ts';
-import { badRequest, forbidden, notFound } from '../../http/errors.ts';
+import { badRequest } from '../../http/errors.ts';
 import type { AuthUser } from '../../http/auth.ts';
 import { getRuntime, type LogEvent, type NodeHeartbeatEvent, type NodeStatusEvent, type TaskStatusEvent } from './runtime.ts';
 import { createTasks, presentTask } from './tasks.service.ts';
 import { escapeLike, getTask, type TaskRow } from './tasks.store.ts';
 import { registerSpiderDeleteGuard, spiderFor } from '../spiders/spiders.service.ts';
 import { getSpider, presentSpider } from '../spiders/spiders.store.ts';
+import { assertTaskChange, canReadSpiderId, canSpider, deployReadFilter, taskFor, taskReadFilter } from '../../policies/index.ts';
 
 // A spider whose task is pending or running cannot be deleted (its process would lose its files and rows).
 registerSpiderDeleteGuard(async (db, spiderId) => {
@@ -55,34 +56,6 @@ export async function presentTasks(db: Kysely<DB>, rows: TaskRow[]) {
   return rows.map((r) => presentTask({ ...r, spider_name: spiders.get(r.spider_id) ?? '', node_name: nodes.get(r.node_id) ?? null }));
 }
 
-/** Normal users see tasks they started and tasks of spiders they may read (own or public); admins see all. */
-export function visibleTasks<QB>(qb: QB, user: AuthUser): QB {
-  if (user.role === 'admin') return qb;
-  const q = qb as unknown as SelectQueryBuilder<DB, 'tasks', object>;
-  return q.where((eb) =>
-    eb.or([
-      eb('tasks.owner_id', '=', user.id),
-      eb('tasks.spider_id', 'in', eb.selectFrom('spiders').select('spiders.id').where((e) => e.or([e('spiders.owner_id', '=', user.id), e('spiders.is_public', '=', 1)]))),
-    ]),
-  ) as unknown as QB;
-}
-
-async function mustSee(db: Kysely<DB>, user: AuthUser, t: TaskRow): Promise<void> {
-  if (user.role === 'admin' || t.owner_id === user.id) return;
-  const s = await db.selectFrom('spiders').select(['owner_id', 'is_public']).where('id', '=', t.spider_id).executeTakeFirst();
-  if (!s || (s.owner_id !== user.id && s.is_public !== 1)) throw forbidden('forbidden: this task belongs to a private spider of another user');
-}
-
-function mayChange(user: AuthUser, t: TaskRow): void {
-  if (user.role !== 'admin' && t.owner_id !== user.id) throw forbidden('forbidden: only the owner of a task or an administrator may change it');
-}
-
-async function mustTask(db: Kysely<DB>, id: string, user: AuthUser): Promise<TaskRow> {
-  const t = await getTask(db, id);
-  if (!t) throw notFound('task');
-  await mustSee(db, user, t);
-  return t;
-}
 
 /** Opens a Server-Sent Events response and returns a writer; the caller registers cleanup on `close`. */
 function openSse(req: FastifyRequest, reply: FastifyReply): { send(event: string, data: unknown): void; onClose(fn: () => void): void } {
@@ -106,7 +79,7 @@ function openSse(req: FastifyRequest, reply: FastifyReply): { send(event: string
 export async function deleteTasks(ctx: AppContext, user: AuthUser, ids: string[]): Promise<number> {
   const db = ctx.store.db;
   const rows = await db.selectFrom('tasks').selectAll().where('id', 'in', ids).execute();
-  for (const t of rows) mayChange(user, t);
+  for (const t of rows) assertTaskChange(user, t);
   const rt = getRuntime(ctx);
   for (const t of rows) {
     if (t.status === 'running' || t.status === 'pending') rt.drop(t.id, t.node_id);
@@ -118,7 +91,7 @@ export async function deleteTasks(ctx: AppContext, user: AuthUser, ids: string[]
 }
 
 async function restartTask(ctx: AppContext, user: AuthUser, t: TaskRow): Promise<string[]> {
-  mayChange(user, t);
+  assertTaskChange(user, t);
   return createTasks(ctx, {
     spiderId: t.spider_id,
     runType: t.run_type === 'random' ? 'random' : 'selected-nodes',
@@ -135,14 +108,14 @@ export const tasksFeature: Feature = (app, ctx) => {
   const rt = getRuntime(ctx);
 
   app.put('/api/tasks', { config: { access: 'user' }, schema: { body: RunTaskBody } }, async (req) => {
-    await spiderFor(db, req.user, req.body.spider_id, 'read');
+    await spiderFor(db, req.user, req.body.spider_id, 'run');
     const ids = await createTasks(ctx, { spiderId: req.body.spider_id, runType: req.body.run_type, nodeIds: req.body.node_ids, param: req.body.param, ownerId: req.user.id });
     return ok(ids);
   });
 
   app.post('/api/spiders-run', { config: { access: 'user' }, schema: { body: RunSpidersBody } }, async (req) => {
     const ids: string[] = [];
-    for (const p of req.body.task_params) await spiderFor(db, req.user, p.spider_id, 'read');
+    for (const p of req.body.task_params) await spiderFor(db, req.user, p.spider_id, 'run');
     for (const p of req.body.task_params) {
       ids.push(...(await createTasks(ctx, { spiderId: p.spider_id, runType: req.body.run_type, nodeIds: req.body.node_ids, param: p.param, ownerId: req.user.id })));
     }
@@ -152,7 +125,7 @@ export const tasksFeature: Feature = (app, ctx) => {
   app.get('/api/tasks', { config: { access: 'user' }, schema: { querystring: TaskListQuery } }, async (req) => {
     const q = req.query;
     const { limit, offset } = paging(q, 10);
-    let base = visibleTasks(db.selectFrom('tasks'), req.user);
+    let base = db.selectFrom('tasks').where(taskReadFilter(req.user));
     if (q.node_id) base = base.where('node_id', '=', q.node_id);
     if (q.spider_id) base = base.where('spider_id', '=', q.spider_id);
     if (q.status) {
@@ -172,38 +145,39 @@ export const tasksFeature: Feature = (app, ctx) => {
   app.delete('/api/tasks', { config: { access: 'user' }, schema: { body: IdsBody } }, async (req) => ok({ deleted: await deleteTasks(ctx, req.user, req.body.ids) }));
 
   app.get('/api/tasks/:id', { config: { access: 'user' }, schema: { params: IdParams } }, async (req) => {
-    const t = await mustTask(db, req.params.id, req.user);
+    const t = await taskFor(db, req.user, req.params.id);
     const [task] = await presentTasks(db, [t]);
     const spider = t.type === 'spider' ? await getSpider(db, t.spider_id) : undefined;
     const node = t.node_id && !/^0+$/.test(t.node_id) ? await db.selectFrom('nodes').select(['id', 'name', 'type', 'status', 'ip']).where('id', '=', t.node_id).executeTakeFirst() : undefined;
     return ok({
       ...task,
-      spider: spider ? presentSpider(spider) : null,
+      // The task's starter may no longer read its spider (made private since): then no spider details.
+      spider: spider && canSpider(req.user, spider, 'read') ? presentSpider(spider) : null,
       node: node ? { _id: node.id, name: node.name, type: node.type, status: node.status, ip: node.ip } : null,
     });
   });
 
   app.delete('/api/tasks/:id', { config: { access: 'user' }, schema: { params: IdParams } }, async (req) => {
-    await mustTask(db, req.params.id, req.user);
+    await taskFor(db, req.user, req.params.id);
     await deleteTasks(ctx, req.user, [req.params.id]);
     return ok(null);
   });
 
   app.post('/api/tasks/:id/cancel', { config: { access: 'user' }, schema: { params: IdParams } }, async (req) => {
-    const t = await mustTask(db, req.params.id, req.user);
-    mayChange(req.user, t);
+    const t = await taskFor(db, req.user, req.params.id);
+    assertTaskChange(req.user, t);
     await rt.cancel(t.id);
     return ok(presentTask((await getTask(db, t.id))!));
   });
 
   app.post('/api/tasks/:id/restart', { config: { access: 'user' }, schema: { params: IdParams } }, async (req) => {
-    const t = await mustTask(db, req.params.id, req.user);
+    const t = await taskFor(db, req.user, req.params.id);
     return ok(await restartTask(ctx, req.user, t));
   });
 
   app.post('/api/tasks-cancel', { config: { access: 'user' }, schema: { body: IdsBody } }, async (req) => {
     const rows = await db.selectFrom('tasks').selectAll().where('id', 'in', req.body.ids).execute();
-    for (const t of rows) mayChange(req.user, t);
+    for (const t of rows) assertTaskChange(req.user, t);
     let cancelled = 0;
     for (const t of rows) if (await rt.cancel(t.id)) cancelled++;
     return ok({ cancelled });
@@ -211,7 +185,7 @@ export const tasksFeature: Feature = (app, ctx) => {
 
   app.post('/api/tasks-restart', { config: { access: 'user' }, schema: { body: IdsBody } }, async (req) => {
     const rows = await db.selectFrom('tasks').selectAll().where('id', 'in', req.body.ids).execute();
-    for (const t of rows) mayChange(req.user, t);
+    for (const t of rows) assertTaskChange(req.user, t);
     const ids: string[] = [];
     for (const t of rows) ids.push(...(await restartTask(ctx, req.user, t)));
     return ok(ids);
@@ -220,7 +194,7 @@ export const tasksFeature: Feature = (app, ctx) => {
   // ------------------------------------------------------------------------------------------------ logs
 
   app.get('/api/tasks/:id/log', { config: { access: 'user' }, schema: { params: IdParams, querystring: LogQuery } }, async (req) => {
-    const t = await mustTask(db, req.params.id, req.user);
+    const t = await taskFor(db, req.user, req.params.id);
     const { limit, offset } = paging(req.query, LOG_PAGE_SIZE);
     const keyword = req.query.keyword?.trim();
     const toLine = (r: { line_no: number; msg: string; is_error: number }): LogLine => ({ _id: `${t.id}-${r.line_no}`, line_no: r.line_no, msg: r.msg, is_error: r.is_error === 1 });
@@ -247,7 +221,7 @@ export const tasksFeature: Feature = (app, ctx) => {
   });
 
   app.get('/api/tasks/:id/error-log', { config: { access: 'user' }, schema: { params: IdParams } }, async (req) => {
-    const t = await mustTask(db, req.params.id, req.user);
+    const t = await taskFor(db, req.user, req.params.id);
     const user = await db.selectFrom('users').select('settings').where('id', '=', req.user.id).executeTakeFirst();
     let max = DEFAULT_MAX_ERROR_LOG;
     try {
@@ -269,7 +243,7 @@ export const tasksFeature: Feature = (app, ctx) => {
   // ------------------------------------------------------------------------------------------------ results
 
   app.get('/api/tasks/:id/results', { config: { access: 'user' }, schema: { params: IdParams, querystring: PageQuery } }, async (req) => {
-    const t = await mustTask(db, req.params.id, req.user);
+    const t = await taskFor(db, req.user, req.params.id);
     const { limit, offset } = paging(req.query, 10);
     const [rows, count] = await Promise.all([
       db.selectFrom('results').select(['id', 'data']).where('task_id', '=', t.id).orderBy('id').limit(limit).offset(offset).execute(),
@@ -279,7 +253,7 @@ export const tasksFeature: Feature = (app, ctx) => {
   });
 
   app.get('/api/tasks/:id/results/download', { config: { access: 'user' }, schema: { params: IdParams, querystring: Type.Object({ bom: Type.Optional(Type.String()) }) } }, async (req, reply) => {
-    const t = await mustTask(db, req.params.id, req.user);
+    const t = await taskFor(db, req.user, req.params.id);
     const PAGE = 5000;
     // Columns: the union of the keys of the first rows, in order of appearance (spec: "the first row's keys").
     const head = await db.selectFrom('results').select('data').where('task_id', '=', t.id).orderBy('id').limit(100).execute();
@@ -317,7 +291,7 @@ export const tasksFeature: Feature = (app, ctx) => {
     '/api/tasks/:id/stream',
     { config: { access: 'user', queryToken: true }, schema: { params: IdParams, querystring: Type.Object({ token: Type.Optional(Type.String()), from: Type.Optional(Type.Integer({ minimum: 0 })) }) } },
     async (req, reply) => {
-      const t = await mustTask(db, req.params.id, req.user);
+      const t = await taskFor(db, req.user, req.params.id);
       const sse = openSse(req, reply);
       let lastSent = req.query.from ?? t.log_lines;
       let backlogDone = false;
@@ -362,16 +336,14 @@ export const tasksFeature: Feature = (app, ctx) => {
 
   app.get('/api/events', { config: { access: 'user' } }, async (req, reply) => {
     const sse = openSse(req, reply);
-    // A normal user hears only of tasks of spiders they may read (own or public), as the task list shows them;
+    // A normal user hears only of tasks of spiders the spider policy lets them read, as the task list shows them;
     // judged by spider so that deletions (whose rows are gone) still reach them. One look-up per spider.
     const user = req.user;
     const seen = new Map<string, boolean>();
     const canSee = async (spiderId: string): Promise<boolean> => {
-      if (user.role === 'admin') return true;
       let yes = seen.get(spiderId);
       if (yes === undefined) {
-        const s = await db.selectFrom('spiders').select(['owner_id', 'is_public']).where('id', '=', spiderId).executeTakeFirst();
-        yes = !!s && (s.owner_id === user.id || s.is_public === 1);
+        yes = await canReadSpiderId(db, user, spiderId);
         seen.set(spiderId, yes);
       }
       return yes;
@@ -398,7 +370,7 @@ export const tasksFeature: Feature = (app, ctx) => {
 
   app.get('/api/spiders/:id/tasks', { config: { access: 'user' }, schema: { params: IdParams, querystring: PageQuery } }, async (req) => {
     const { limit, offset } = paging(req.query, 10);
-    const base = visibleTasks(db.selectFrom('tasks').where('spider_id', '=', req.params.id), req.user);
+    const base = db.selectFrom('tasks').where('spider_id', '=', req.params.id).where(taskReadFilter(req.user));
     const [rows, count] = await Promise.all([
       base.selectAll().orderBy('create_ts', 'desc').orderBy('id', 'desc').limit(limit).offset(offset).execute(),
       base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
@@ -408,7 +380,7 @@ export const tasksFeature: Feature = (app, ctx) => {
 
   app.get('/api/deploys', { config: { access: 'user' }, schema: { querystring: Type.Object({ spider_id: Type.Optional(Type.String()), ...pageFields(100000) }) } }, async (req) => {
     const { limit, offset } = paging(req.query, 10);
-    let base = db.selectFrom('deploys');
+    let base = db.selectFrom('deploys').where(deployReadFilter(req.user));
     if (req.query.spider_id) base = base.where('spider_id', '=', req.query.spider_id);
     const [rows, count] = await Promise.all([
       base.selectAll().orderBy('finish_ts', 'desc').orderBy('id', 'desc').limit(limit).offset(offset).execute(),

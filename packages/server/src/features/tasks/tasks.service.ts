@@ -2,6 +2,7 @@ import { EMPTY_ID, newId, type RunType, type TaskInfo, type TaskStatus } from '@
 import type { AppContext } from '../../context.ts';
 import { iso } from '../../http/envelope.ts';
 import { badRequest, notFound } from '../../http/errors.ts';
+import { collectionRefusal, spiderOwnerMayWrite } from '../../policies/index.ts';
 import { getRuntime } from './runtime.ts';
 import { spiderForTask } from './spider-source.ts';
 import type { TaskRow } from './tasks.store.ts';
@@ -27,6 +28,8 @@ export async function createTasks(ctx: AppContext, input: CreateTasksInput): Pro
   const db = ctx.store.db;
   const spider = await spiderForTask(db, input.spiderId);
   if (!spider) throw notFound('spider');
+  // Spiders from before collections were owned may still point at another user's collection: they do not run.
+  if (!(await spiderOwnerMayWrite(db, spider.ownerId, spider.collection))) throw collectionRefusal(spider.collection);
   const runType: RunType = input.runType ?? 'random';
   let nodes: string[];
   if (runType === 'random') nodes = [EMPTY_ID];

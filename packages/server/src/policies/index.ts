@@ -1,0 +1,19 @@
+/**
+ * Who may read, change or run what: one policy per resource, in one place. Each policy gives a row check for
+ * single-resource routes (404 when the row does not exist, 403 when the caller may not have it) and a Kysely filter
+ * for list queries, so lists, counts and totals are filtered in SQL by the same rule; event streams ask the same
+ * policies before they forward an event. Route handlers ask a policy instead of writing a rule.
+ */
+export * from './types.ts';
+export * from './spider.policy.ts';
+export * from './task.policy.ts';
+export * from './schedule.policy.ts';
+export * from './deploy.policy.ts';
+export * from './node.policy.ts';
+export * from './collection.policy.ts';
+export * from './project.policy.ts';
+export * from './user.policy.ts';
+export * from './token.policy.ts';
+export * from './webhook.policy.ts';
+export * from './variable.policy.ts';
+export * from './setting.policy.ts';

@@ -1,0 +1,24 @@
+/**
+ * Nodes: every signed-in user sees the nodes, their metrics and their live status events (to choose where to run);
+ * only administrators change, join or delete them. A node's task list is filtered by the task policy.
+ */
+import type { Kysely } from 'kysely';
+import type { DB } from '../store/schema.ts';
+import { forbidden, notFound } from '../http/errors.ts';
+import { everything, isAdmin, type Access, type Actor, type Filter } from './types.ts';
+
+export function canNode(actor: Actor, access: Access): boolean {
+  return access === 'read' || isAdmin(actor);
+}
+
+export function nodeReadFilter(_actor: Actor): Filter<'nodes'> {
+  return () => everything;
+}
+
+/** Loads a node for the caller: 404 when it does not exist, 403 when the policy refuses. */
+export async function nodeFor(db: Kysely<DB>, actor: Actor, id: string, access: Access) {
+  const n = await db.selectFrom('nodes').selectAll().where('id', '=', id).executeTakeFirst();
+  if (!n) throw notFound('node');
+  if (!canNode(actor, access)) throw forbidden('forbidden: administrators only');
+  return n;
+}

@@ -1,0 +1,52 @@
+/**
+ * Spiders: administrators do everything; a normal user reads and runs their own spiders and public ones, and
+ * changes (edit, files, delete, Git) only their own. Every other resource that hangs off a spider (its tasks, logs,
+ * results, schedules, deploys, stats, events) asks this policy whether the caller may read the spider.
+ */
+import type { ExpressionBuilder, Kysely } from 'kysely';
+import type { DB } from '../store/schema.ts';
+import { forbidden, notFound } from '../http/errors.ts';
+import { getSpider, type SpiderRow } from '../features/spiders/spiders.store.ts';
+import { everything, isAdmin, type Access, type Actor, type Filter } from './types.ts';
+
+/** 'write' is the historical name of 'change' used by the spider routes. */
+export type SpiderAccess = Access | 'write';
+
+type SpiderFacts = Pick<SpiderRow, 'owner_id' | 'is_public'>;
+
+export function canSpider(actor: Actor, row: SpiderFacts, access: SpiderAccess): boolean {
+  if (isAdmin(actor) || row.owner_id === actor.id) return true;
+  return (access === 'read' || access === 'run') && row.is_public === 1;
+}
+
+/** Spiders the caller may read (and run): list queries, counts and sub-queries of other resources. */
+export function spiderReadFilter(actor: Actor): Filter<'spiders'> {
+  return (eb) =>
+    isAdmin(actor) ? everything : eb.or([eb('spiders.owner_id', '=', actor.id), eb('spiders.is_public', '=', 1)]);
+}
+
+/** The ids of the spiders the caller may read, as a sub-query for `eb('x.spider_id', 'in', …)` on other tables. */
+export function readableSpiderIds<T extends keyof DB>(eb: ExpressionBuilder<DB, T>, actor: Actor) {
+  // Uncorrelated: the sub-query refers to no table of the outer query, so it is built from a bare builder.
+  const bare = eb as unknown as ExpressionBuilder<DB, never>;
+  return bare.selectFrom('spiders').select('spiders.id').where(spiderReadFilter(actor));
+}
+
+/** Loads a spider for the caller: 404 when it does not exist, 403 when the policy refuses. */
+export async function spiderFor(db: Kysely<DB>, actor: Actor, id: string, access: SpiderAccess): Promise<SpiderRow> {
+  const row = await getSpider(db, id);
+  if (!row) throw notFound('spider');
+  if (canSpider(actor, row, access)) return row;
+  throw forbidden(
+    access === 'write' || access === 'change'
+      ? 'forbidden: only the owner or an administrator may change this spider'
+      : 'forbidden: this spider is private to another user',
+  );
+}
+
+/** Whether the caller may read the spider with this id (false when it does not exist). */
+export async function canReadSpiderId(db: Kysely<DB>, actor: Actor, id: string): Promise<boolean> {
+  if (isAdmin(actor)) return true;
+  const row = await db.selectFrom('spiders').select(['owner_id', 'is_public']).where('id', '=', id).executeTakeFirst();
+  return !!row && canSpider(actor, row, 'read');
+}

@@ -1,0 +1,46 @@
+/**
+ * Tasks, with their logs, results and live stream: a normal user reads the tasks they started and the tasks of
+ * spiders they may read (spider policy); only the user who started a task (or an administrator) cancels, restarts
+ * or deletes it.
+ */
+import type { Kysely } from 'kysely';
+import type { DB } from '../store/schema.ts';
+import { forbidden, notFound } from '../http/errors.ts';
+import { getTask, type TaskRow } from '../features/tasks/tasks.store.ts';
+import { canReadSpiderId, readableSpiderIds } from './spider.policy.ts';
+import { everything, isAdmin, type Actor, type Filter } from './types.ts';
+
+export type TaskAccess = 'read' | 'change';
+
+export function taskReadFilter(actor: Actor): Filter<'tasks'> {
+  return (eb) =>
+    isAdmin(actor)
+      ? everything
+      : eb.or([eb('tasks.owner_id', '=', actor.id), eb('tasks.spider_id', 'in', readableSpiderIds(eb, actor))]);
+}
+
+export async function canTask(
+  db: Kysely<DB>,
+  actor: Actor,
+  t: Pick<TaskRow, 'owner_id' | 'spider_id'>,
+  access: TaskAccess,
+): Promise<boolean> {
+  if (isAdmin(actor) || t.owner_id === actor.id) return true;
+  return access === 'read' && (await canReadSpiderId(db, actor, t.spider_id));
+}
+
+/** Throws the 403 of a refused change (the caller already knows the task exists). */
+export function assertTaskChange(actor: Actor, t: Pick<TaskRow, 'owner_id'>): void {
+  if (!isAdmin(actor) && t.owner_id !== actor.id)
+    throw forbidden('forbidden: only the owner of a task or an administrator may change it');
+}
+
+/** Loads a task for the caller: 404 when it does not exist, 403 when the policy refuses. */
+export async function taskFor(db: Kysely<DB>, actor: Actor, id: string, access: TaskAccess = 'read'): Promise<TaskRow> {
+  const t = await getTask(db, id);
+  if (!t) throw notFound('task');
+  if (!(await canTask(db, actor, t, 'read')))
+    throw forbidden('forbidden: this task belongs to a private spider of another user');
+  if (access === 'change') assertTaskChange(actor, t);
+  return t;
+}
