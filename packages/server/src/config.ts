@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { allowListProblem } from './outbound/addresses.ts';
 
 /** Everything the master reads from its environment, resolved once at start-up (README "Configuration"). */
 export interface MasterConfig {
@@ -27,6 +28,8 @@ export interface MasterConfig {
   /** Server default for the console tutorial (GET /setting enable_tutorial). */
   enableTutorial: boolean;
   logLevel: string;
+  /** CIDR ranges the master may reach when it fetches for users (previews, Git, webhooks) besides public addresses. */
+  outboundAllow: string;
 }
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -43,6 +46,12 @@ function readOrCreateSecret(dataDir: string, file: string): string {
 function bool(value: string | undefined, fallback: boolean): boolean {
   if (value === undefined || value === '') return fallback;
   return ['1', 'true', 'yes', 'y', 'on'].includes(value.toLowerCase());
+}
+
+function checkedAllowList(text: string): string {
+  const problem = allowListProblem(text);
+  if (problem) throw new Error(`CRAWLDECK_OUTBOUND_ALLOW: ${problem}`);
+  return text;
 }
 
 /** Builds the config from overrides (tests, CLI flags) over environment variables over defaults. */
@@ -69,5 +78,6 @@ export function loadConfig(overrides: Partial<MasterConfig> = {}, env: NodeJS.Pr
     docsUrl: overrides.docsUrl ?? env.CRAWLDECK_DOCS_URL ?? '/docs',
     enableTutorial: overrides.enableTutorial ?? bool(env.CRAWLDECK_ENABLE_TUTORIAL, true),
     logLevel: overrides.logLevel ?? env.CRAWLDECK_LOG_LEVEL ?? 'info',
+    outboundAllow: checkedAllowList(overrides.outboundAllow ?? env.CRAWLDECK_OUTBOUND_ALLOW ?? ''),
   };
 }
