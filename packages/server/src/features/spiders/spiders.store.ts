@@ -2,6 +2,7 @@ import { sql, type Expression, type ExpressionBuilder, type Kysely, type Selecta
 import { EMPTY_ID, type Spider, type SpiderEnv } from '@crawldeck/shared';
 import type { DB } from '../../store/schema.ts';
 import { iso } from '../../http/envelope.ts';
+import { publicUrl } from '../../outbound/git.ts';
 
 export type SpiderRow = Selectable<DB['spiders']>;
 
@@ -37,7 +38,7 @@ export function presentSpider(row: SpiderRow & { owner_username?: string | null 
     dedup_field: row.dedup_field,
     dedup_method: row.dedup_method,
     envs: parseJson<SpiderEnv[]>(row.envs, []),
-    git_url: row.git_url,
+    git_url: publicUrl(row.git_url),
     git_branch: row.git_branch,
     git_username: row.git_username,
     git_password_set: !!row.git_password_enc,
