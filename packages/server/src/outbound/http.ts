@@ -39,6 +39,8 @@ export interface LimitedRequest {
   headers?: Record<string, string>;
   body?: string;
   redirect?: 'follow' | 'manual';
+  /** 'truncate': keep the first maxBytes and stop reading; default: fail with ResponseTooLarge. */
+  overflow?: 'error' | 'truncate';
 }
 
 export interface LimitedResponse {
@@ -78,8 +80,12 @@ export async function fetchLimited(url: string, req: LimitedRequest): Promise<Li
   let size = 0;
   if (res.body) {
     for await (const chunk of res.body) {
+      if (size + chunk.length > req.maxBytes) {
+        if (req.overflow !== 'truncate') throw new ResponseTooLarge(res.url || url, req.maxBytes);
+        chunks.push(Buffer.from(chunk.subarray(0, req.maxBytes - size)));
+        break;
+      }
       size += chunk.length;
-      if (size > req.maxBytes) throw new ResponseTooLarge(res.url || url, req.maxBytes);
       chunks.push(Buffer.from(chunk));
     }
   }
