@@ -5,6 +5,8 @@ export const UpdateSettingBody = Type.Object({
   enable_tutorial: Type.Optional(Type.Union([Type.Literal('Y'), Type.Literal('N')])),
   /** Third-party usage-statistics endpoint (http/https URL); '' turns forwarding off. */
   stats_endpoint: Type.Optional(Type.String({ maxLength: 2000 })),
+  /** CIDR ranges (comma, space or line separated) the master may reach for users besides public addresses. */
+  outbound_allow: Type.Optional(Type.String({ maxLength: 4000 })),
 });
 export type UpdateSettingBody = Static<typeof UpdateSettingBody>;
 
@@ -12,6 +14,7 @@ export type UpdateSettingBody = Static<typeof UpdateSettingBody>;
 export interface AdminSetting {
   enable_tutorial: 'Y' | 'N';
   stats_endpoint: string;
+  outbound_allow: string;
 }
 
 export interface DatabaseTableCount {
