@@ -76,9 +76,11 @@ export class PreviewSession {
     const refused = refusalOf(err);
     if (refused) return refused.message;
     if (err instanceof ResponseTooLarge) return err.message;
-    if (this.controller.signal.aborted) return `${url} did not answer before the preview stopped (${this.stopReason})`;
-    if (perRequest.aborted) {
-      return Date.now() >= this.deadline - 50
+    const outOfTime = Date.now() >= this.deadline - 50;
+    if (this.controller.signal.aborted && !outOfTime)
+      return `${url} did not answer before the preview stopped (${this.stopReason})`;
+    if (this.controller.signal.aborted || perRequest.aborted) {
+      return outOfTime
         ? `${url} did not answer within the preview time budget of ${seconds(this.budget.timeMs)}`
         : `${url} did not answer within ${seconds(timeoutMs)} (settings.TIMEOUT)`;
     }
