@@ -25,8 +25,12 @@ export function OutboundAllowItem({ value }: { value: string }) {
           loading={save.isPending}
           data-testid="outbound-allow-save"
           onClick={async () => {
-            await save.mutateAsync({ outbound_allow: text.trim() });
-            void message.success(t('general.saved'));
+            try {
+              await save.mutateAsync({ outbound_allow: text.trim() });
+              void message.success(t('general.saved'));
+            } catch {
+              // the request layer has shown the reason (e.g. a range that does not parse)
+            }
           }}
         >
           {t('common:save')}
