@@ -146,6 +146,21 @@ describe('admin console', () => {
     expect(new URL((await usersAsked).url()).searchParams.get('page_size')).toBe('20');
   });
 
+  e2eTest('the outbound allow-list is edited in Settings → General; a bad range is refused with its reason', async ({ page }) => {
+    await signIn(page, 'en');
+    await page.goto(`${env.url}/setting`);
+    const box = page.locator('[data-testid="outbound-allow"]');
+    await box.fill('10.20.0.0/16, not-a-range');
+    await page.locator('[data-testid="outbound-allow-save"]').click();
+    await page.locator('.ant-message-notice', { hasText: 'not-a-range' }).waitFor();
+    expect((await apiCall('GET', '/system/setting', await adminToken())).body.data.outbound_allow).toBe('');
+    await box.fill('10.20.0.0/16');
+    await page.locator('[data-testid="outbound-allow-save"]').click();
+    await page.locator('.ant-message-notice', { hasText: 'Saved' }).waitFor();
+    expect((await apiCall('GET', '/system/setting', await adminToken())).body.data.outbound_allow).toBe('10.20.0.0/16');
+    await apiCall('POST', '/setting', await adminToken(), { outbound_allow: '' });
+  });
+
   e2eTest('dashboard numbers equal the store counts', async ({ page }) => {
     // Seed the tables of the tasks feature straight into the store (every required column filled generically).
     const db = new Database(path.join(env.dataDir, 'crawldeck.db'));

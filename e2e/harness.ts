@@ -62,6 +62,8 @@ export async function startE2E(options: StartOptions = {}): Promise<E2EEnv & { c
     // Journeys click through screens; the guided tours' masks would cover them. The tours suite turns it on.
     enableTutorial: false,
     logLevel: 'warn',
+    // test sites and Git remotes are served on loopback
+    outboundAllow: '127.0.0.0/8,::1/128',
     ...(options.master ?? {}),
   } as Parameters<typeof startMaster>[0]);
   let context: BrowserContext;

@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { allowListProblem } from './outbound/addresses.ts';
 
 /** Everything the master reads from its environment, resolved once at start-up (README "Configuration"). */
 export interface MasterConfig {
@@ -35,6 +36,8 @@ export interface MasterConfig {
   signupsPerHour: number;
   /** Where the log goes instead of stdout (tests read it). */
   logStream?: NodeJS.WritableStream;
+  /** CIDR ranges the master may reach when it fetches for users (previews, Git, webhooks) besides public addresses. */
+  outboundAllow: string;
 }
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -59,6 +62,12 @@ function positiveInt(env: NodeJS.ProcessEnv, name: string, fallback: number): nu
   const n = Number(raw);
   if (!Number.isInteger(n) || n < 1) throw new Error(`${name} must be a positive integer, got ${raw}`);
   return n;
+}
+
+function checkedAllowList(text: string): string {
+  const problem = allowListProblem(text);
+  if (problem) throw new Error(`CRAWLDECK_OUTBOUND_ALLOW: ${problem}`);
+  return text;
 }
 
 /** Builds the config from overrides (tests, CLI flags) over environment variables over defaults. */
@@ -89,5 +98,6 @@ export function loadConfig(overrides: Partial<MasterConfig> = {}, env: NodeJS.Pr
     loginMaxDelayMs: overrides.loginMaxDelayMs ?? positiveInt(env, 'CRAWLDECK_LOGIN_MAX_DELAY_SECONDS', 60) * 1000,
     signupsPerHour: overrides.signupsPerHour ?? positiveInt(env, 'CRAWLDECK_SIGNUPS_PER_HOUR', 10),
     logStream: overrides.logStream,
+    outboundAllow: checkedAllowList(overrides.outboundAllow ?? env.CRAWLDECK_OUTBOUND_ALLOW ?? ''),
   };
 }

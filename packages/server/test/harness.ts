@@ -86,6 +86,8 @@ async function openTestMaster(dataDir: string, databaseUrl: string, overrides: P
       adminPassword: ADMIN_PASSWORD,
       embeddedNode: false,
       logLevel: 'warn',
+      // test sites and Git remotes are served on loopback; the SSRF tests pass '' to get the production refusals
+      outboundAllow: '127.0.0.0/8,::1/128',
       ...overrides,
       ...extra,
     });

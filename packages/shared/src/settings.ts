@@ -7,6 +7,8 @@ export const UpdateSettingBody = Type.Object({
   stats_endpoint: Type.Optional(Type.String({ maxLength: 2000 })),
   /** Whether anyone may sign up without an administrator. */
   allow_signup: Type.Optional(Type.Union([Type.Literal('Y'), Type.Literal('N')])),
+  /** CIDR ranges (comma, space or line separated) the master may reach for users besides public addresses. */
+  outbound_allow: Type.Optional(Type.String({ maxLength: 4000 })),
 });
 export type UpdateSettingBody = Static<typeof UpdateSettingBody>;
 
@@ -15,6 +17,7 @@ export interface AdminSetting {
   enable_tutorial: 'Y' | 'N';
   stats_endpoint: string;
   allow_signup: 'Y' | 'N';
+  outbound_allow: string;
 }
 
 export interface DatabaseTableCount {

@@ -250,7 +250,9 @@ export class ConfigCrawler {
   }
 
   private async politeWait() {
-    const wait = this.lastRequest + this.settings.delayMs - Date.now();
+    let wait = this.lastRequest + this.settings.delayMs - Date.now();
+    // a delay never outlasts the deadline (the budget check after it stops the crawl)
+    if (this.opts.deadline) wait = Math.min(wait, this.opts.deadline - Date.now());
     if (wait > 0) await new Promise((r) => setTimeout(r, wait));
     this.lastRequest = Date.now();
   }

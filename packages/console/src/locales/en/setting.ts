@@ -18,6 +18,9 @@ export default {
     statsEndpoint: 'Usage statistics endpoint',
     statsEndpointHint: 'Optional http(s) URL. When set, the master forwards usage events to it; the browser never contacts it. Leave empty to keep statistics on this master only.',
     useStats: 'Send usage statistics from this browser',
+    outboundAllow: 'Outbound allow-list',
+    outboundAllowHint:
+      'When the master fetches for users (configurable-spider preview, Git import and sync, webhooks) it refuses loopback, private, link-local, CGNAT and other internal addresses. List CIDR ranges to open, e.g. 10.20.0.0/16 or fd00::/8, separated by commas or lines. Empty: public addresses only.',
     saved: 'Saved',
     usage: 'Usage statistics (last 30 days)',
     eventType: 'Event type',

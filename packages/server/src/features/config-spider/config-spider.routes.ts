@@ -19,6 +19,7 @@ import { createSpider, parseWith, spiderFor } from '../spiders/spiders.service.t
 import { getSpider, getSpiderWithOwner, presentSpider, type SpiderRow } from '../spiders/spiders.store.ts';
 import { writeFile } from '../spiders/files.store.ts';
 import { invalidSpiderfile, loadSpiderfile, preview, saveSpiderfile, suggestFields } from './config-spider.service.ts';
+import { outboundPolicy } from '../../outbound/policy.ts';
 import { pythonSyntaxError, scrapyProjectFor } from './convert.ts';
 
 const IdParams = Type.Object({ id: Type.String({ pattern: '^[0-9a-f]{24}$' }) });
@@ -84,7 +85,7 @@ export const configSpiderFeature: Feature = (app, ctx) => {
     } else {
       sf = await loadSpiderfile(db, row);
     }
-    const { rows, stats, log } = await preview(sf, body.items ?? 10);
+    const { rows, stats, log } = await preview(sf, body.items ?? 10, await outboundPolicy(db, ctx.config.outboundAllow));
     return ok({ rows, stats, log }, rows.length);
   });
 
@@ -92,7 +93,7 @@ export const configSpiderFeature: Feature = (app, ctx) => {
     const body = parseWith(ExtractFieldsBody, req.body ?? {});
     const row = await configurable(await spiderFor(db, req.user, req.params.id, 'read'));
     const sf = await loadSpiderfile(db, row);
-    return ok(await suggestFields(sf, body.url));
+    return ok(await suggestFields(sf, body.url, await outboundPolicy(db, ctx.config.outboundAllow)));
   });
 
   app.post('/api/config_spiders/:id/convert', { config: { access: 'user' }, schema: { params: IdParams } }, async (req) => {

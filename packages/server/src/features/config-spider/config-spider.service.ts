@@ -13,6 +13,8 @@ import { extractFields } from '@crawldeck/node/config-spider/extract.ts';
 import type { DB } from '../../store/schema.ts';
 import { HttpError, badRequest } from '../../http/errors.ts';
 import { readFile, writeFile } from '../spiders/files.store.ts';
+import type { AddressPolicy } from '../../outbound/addresses.ts';
+import { PREVIEW_RESPONSE_BYTES, PREVIEW_TOTAL_BYTES, PreviewSession } from './preview-session.ts';
 import type { SpiderRow } from '../spiders/spiders.store.ts';
 
 export const invalidSpiderfile = (problems: SpiderfileProblem[]) => badRequest(`invalid Spiderfile: ${formatProblems(problems)}`);
@@ -47,32 +49,69 @@ export async function saveSpiderfile(db: Kysely<DB>, row: SpiderRow, sf: Spiderf
 export const previewBudget = () => ({
   timeMs: Number(process.env.CRAWLDECK_PREVIEW_TIMEOUT_MS) || 20_000,
   requests: Number(process.env.CRAWLDECK_PREVIEW_MAX_REQUESTS) || 40,
+  responseBytes: PREVIEW_RESPONSE_BYTES,
+  totalBytes: PREVIEW_TOTAL_BYTES,
 });
 
 /** First rows a run would extract: the same engine and order, stopped after `items` rows or the budget. */
-export async function preview(sf: Spiderfile, items: number): Promise<{ rows: Record<string, string>[]; stats: CrawlStats; log: string[] }> {
+export async function preview(
+  sf: Spiderfile,
+  items: number,
+  policy: AddressPolicy,
+): Promise<{ rows: Record<string, string>[]; stats: CrawlStats; log: string[] }> {
   const rows: Record<string, string>[] = [];
   const log: string[] = [];
   const budget = previewBudget();
-  const crawler = new ConfigCrawler(sf, {
-    maxItems: items,
-    maxRequests: budget.requests,
-    deadline: Date.now() + budget.timeMs,
-    onItem: (r) => void rows.push(r),
-    log: (l) => void (log.length < 200 && log.push(l)),
-  });
-  const stats = await crawler.run();
-  return { rows, stats, log };
+  const session = new PreviewSession(policy, budget);
+  const crawler = new ConfigCrawler(
+    sf,
+    {
+      maxItems: items,
+      maxRequests: budget.requests,
+      deadline: session.deadline,
+      signal: session.signal,
+      onItem: (r) => void rows.push(r),
+      log: (l) => void (log.length < 200 && log.push(l)),
+    },
+    session.fetcher,
+  );
+  try {
+    const stats = await crawler.run();
+    if (session.stopReason) {
+      log.push(`preview stopped: ${session.stopReason}`);
+      if (stats.stoppedBy === 'aborted' && Date.now() >= session.deadline) stats.stoppedBy = 'deadline';
+    }
+    // Nothing extracted because the master refused or gave up on a page: say why instead of an empty table.
+    if (!rows.length && session.problem) throw new HttpError(422, session.problem);
+    return { rows, stats, log };
+  } finally {
+    await session.close();
+  }
 }
 
-export async function suggestFields(sf: Spiderfile, url?: string) {
-  const crawler = new ConfigCrawler(sf, { onItem: () => undefined, maxRequests: 3, deadline: Date.now() + previewBudget().timeMs });
+export async function suggestFields(sf: Spiderfile, url: string | undefined, policy: AddressPolicy) {
+  const session = new PreviewSession(policy, previewBudget());
+  const crawler = new ConfigCrawler(
+    sf,
+    { onItem: () => undefined, maxRequests: 3, deadline: session.deadline, signal: session.signal },
+    session.fetcher,
+  );
   const target = url || sf.start_url;
-  const page = await crawler.page(target).catch(() => null);
-  if (!page) {
-    throw new HttpError(422, crawler.stats.skippedByRobots ? `robots.txt disallows ${target} (set settings.ROBOTSTXT_OBEY: false to ignore it)` : `could not load ${target}`);
+  try {
+    const page = await crawler.page(target).catch(() => null);
+    if (!page) {
+      if (session.problem) throw new HttpError(422, session.problem);
+      throw new HttpError(
+        422,
+        crawler.stats.skippedByRobots
+          ? `robots.txt disallows ${target} (set settings.ROBOTSTXT_OBEY: false to ignore it)`
+          : `could not load ${target}`,
+      );
+    }
+    const found = extractFields(page);
+    if (!found) throw new HttpError(422, 'no repeated list structure was found on the page');
+    return found;
+  } finally {
+    await session.close();
   }
-  const found = extractFields(page);
-  if (!found) throw new HttpError(422, 'no repeated list structure was found on the page');
-  return found;
 }

@@ -6,7 +6,8 @@ import { ok } from '../../http/envelope.ts';
 import { HttpError, badRequest } from '../../http/errors.ts';
 import { createSpider, deleteSpider, spiderFor } from '../spiders/spiders.service.ts';
 import { getSpider, getSpiderWithOwner, presentSpider } from '../spiders/spiders.store.ts';
-import { autoSyncIntervalMs, cacheDirOf, claimAutoSync, gitInfo, publicUrl, syncSpider } from './git.service.ts';
+import { outboundPolicy } from '../../outbound/policy.ts';
+import { autoSyncIntervalMs, cacheDirOf, claimAutoSync, gitInfo, syncSpider } from './git.service.ts';
 
 /** Optional `{branch}` body of sync/reset (the console may send no body at all). */
 function branchOf(body: unknown): string | undefined {
@@ -23,6 +24,7 @@ const IdParams = Type.Object({ id: Type.String({ pattern: '^[0-9a-f]{24}$' }) })
 export const gitFeature: Feature = (app, ctx) => {
   const { db } = ctx.store;
   const dataDir = ctx.config.dataDir;
+  const policy = () => outboundPolicy(db, ctx.config.outboundAllow);
 
   app.get('/api/spiders/:id/git', { config: { access: 'user' }, schema: { params: IdParams } }, async (req) => {
     const row = await spiderFor(db, req.user, req.params.id, 'read');
@@ -31,12 +33,12 @@ export const gitFeature: Feature = (app, ctx) => {
 
   app.post('/api/spiders/:id/git/sync', { config: { access: 'user' }, schema: { params: IdParams } }, async (req) => {
     const row = await spiderFor(db, req.user, req.params.id, 'write');
-    return ok(await syncSpider(db, dataDir, row, 'sync', branchOf(req.body)));
+    return ok(await syncSpider(db, dataDir, row, 'sync', await policy(), branchOf(req.body)));
   });
 
   app.post('/api/spiders/:id/git/reset', { config: { access: 'user' }, schema: { params: IdParams } }, async (req) => {
     const row = await spiderFor(db, req.user, req.params.id, 'write');
-    return ok(await syncSpider(db, dataDir, row, 'reset', branchOf(req.body)));
+    return ok(await syncSpider(db, dataDir, row, 'reset', await policy(), branchOf(req.body)));
   });
 
   app.post('/api/spiders/import/github', { config: { access: 'user' }, schema: { body: ImportBody } }, async (req) => {
@@ -52,7 +54,7 @@ export const gitFeature: Feature = (app, ctx) => {
     for (let n = 1; n <= 20 && !created; n++) {
       const name = n === 1 ? base : `${base}_${n}`;
       try {
-        created = await createSpider(ctx, req.user, { name, display_name: name, git_url: publicUrl(url), git_branch: req.body.branch ?? '', type: 'customized' });
+        created = await createSpider(ctx, req.user, { name, display_name: name, git_url: url, git_branch: req.body.branch ?? '', type: 'customized' });
       } catch (err) {
         if (!(err instanceof HttpError && err.statusCode === 409)) throw err;
       }
@@ -60,7 +62,7 @@ export const gitFeature: Feature = (app, ctx) => {
     if (!created) throw badRequest(`could not find a free spider name for "${base}"`);
     try {
       const row = (await getSpider(db, created.id))!;
-      const result = await syncSpider(db, dataDir, row, 'reset');
+      const result = await syncSpider(db, dataDir, row, 'reset', await policy());
       return ok({ ...presentSpider((await getSpiderWithOwner(db, created.id))!), git: result });
     } catch (err) {
       await deleteSpider(ctx, created.id).catch(() => undefined);
@@ -89,7 +91,7 @@ export const gitFeature: Feature = (app, ctx) => {
         for (const row of rows) {
           // With several masters on one store each runs this loop; whoever claims the attempt syncs.
           if (!(await claimAutoSync(db, row.id, due))) continue;
-          await syncSpider(db, dataDir, row, 'sync').catch((err) => ctx.log.warn({ spider: row.id, err: (err as Error).message }, 'git auto-sync failed'));
+          await syncSpider(db, dataDir, row, 'sync', await policy()).catch((err) => ctx.log.warn({ spider: row.id, err: (err as Error).message }, 'git auto-sync failed'));
         }
       } catch (err) {
         ctx.log.warn({ err }, 'git auto-sync round failed');

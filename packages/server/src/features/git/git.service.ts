@@ -11,6 +11,10 @@ import { listFiles, readFile, replaceFiles } from '../spiders/files.store.ts';
 import type { SpiderRow } from '../spiders/spiders.store.ts';
 import { zipLimitsFromEnv } from '../spiders/zip.ts';
 import { KeyedMutex, walkFiles } from '../scrapy/workspace.ts';
+import type { AddressPolicy } from '../../outbound/addresses.ts';
+import { pinGitRemote, publicUrl, urlCredentials, type PinnedRemote } from '../../outbound/git.ts';
+
+export { publicUrl };
 
 /**
  * Git spiders: a cached working copy per spider under `<dataDir>/git/<spiderId>` (a cache only: the store holds
@@ -81,17 +85,10 @@ export function checkSource(src: GitSource): GitSource {
   return { ...src, url: src.url.trim(), branch };
 }
 
-/** The URL without any user:password part, for display and for git's own config. */
-export function publicUrl(url: string): string {
-  return url.replace(/^(https?|ssh):\/\/[^@/]*@/i, (_m, s: string) => `${s}://`);
-}
-
-/** Credentials embedded in an https URL are moved to the askpass channel. */
+/** Credentials embedded in an https URL (rows stored before they were split off) go to the askpass channel. */
 function splitCredentials(src: GitSource): GitSource {
-  const m = /^(https?):\/\/([^@/]*)@/i.exec(src.url);
-  if (!m) return src;
-  const [user, pass] = m[2].split(':');
-  return { ...src, url: publicUrl(src.url), username: src.username || decodeURIComponent(user ?? ''), password: src.password || decodeURIComponent(pass ?? '') };
+  const found = urlCredentials(src.url);
+  return { ...src, url: found.url, username: src.username || found.username, password: src.password || found.password };
 }
 
 function redact(message: string, src: GitSource): string {
@@ -109,6 +106,7 @@ class GitRunner {
   constructor(
     private dir: string,
     private src: GitSource,
+    pin: PinnedRemote = { config: [], sshOptions: [] },
   ) {
     this.home = mkdtempSync(path.join(os.tmpdir(), 'crawldeck-git-'));
     const askpass = path.join(this.home, 'askpass.sh');
@@ -125,7 +123,7 @@ class GitRunner {
       GIT_ALLOW_PROTOCOL: 'http:https:ssh',
       GIT_CONFIG_NOSYSTEM: '1',
       GIT_CONFIG_GLOBAL: '/dev/null',
-      GIT_SSH_COMMAND: 'ssh -o BatchMode=yes -o StrictHostKeyChecking=accept-new',
+      GIT_SSH_COMMAND: ['ssh', '-o', 'BatchMode=yes', '-o', 'StrictHostKeyChecking=accept-new', ...pin.sshOptions].join(' '),
       CRAWLDECK_GIT_USERNAME: src.username,
       CRAWLDECK_GIT_PASSWORD: src.password,
     };
@@ -133,7 +131,7 @@ class GitRunner {
       baseDir: dir,
       timeout: { block: gitTimeoutMs() },
       allowEnvironment: Object.keys(env),
-      config: ['credential.helper=', 'core.hooksPath=/dev/null', 'core.symlinks=false', 'core.fsmonitor=false', 'submodule.recurse=false'],
+      config: ['credential.helper=', 'core.hooksPath=/dev/null', 'core.symlinks=false', 'core.fsmonitor=false', 'submodule.recurse=false', ...pin.config],
       unsafe: { allowUnsafeConfigPaths: true, allowUnsafeAskPass: true, allowUnsafeSshCommand: true, allowUnsafeCredentialHelper: true, allowUnsafeHooksPath: true, allowUnsafeFsMonitor: true },
     } as Parameters<typeof simpleGit>[0]).env(env);
   }
@@ -159,14 +157,15 @@ interface Fetched {
 }
 
 /** Clones (first time or after a URL change) or fetches, then hard-resets the cache to origin/<branch>. */
-async function fetchToCache(cacheDir: string, source: GitSource): Promise<Fetched> {
+async function fetchToCache(cacheDir: string, source: GitSource, policy: AddressPolicy): Promise<Fetched> {
   const src = splitCredentials(source);
   const remote = publicUrl(src.url);
+  const pin = await pinGitRemote(remote, policy);
   const marker = path.join(cacheDir, '.crawldeck-remote');
   const fresh = !existsSync(path.join(cacheDir, '.git')) || !existsSync(marker) || readFileSync(marker, 'utf8') !== remote;
   if (fresh) rmSync(cacheDir, { recursive: true, force: true });
   mkdirSync(cacheDir, { recursive: true });
-  const g = new GitRunner(cacheDir, src);
+  const g = new GitRunner(cacheDir, src, pin);
   try {
     if (fresh) {
       await g.raw(['init', '--quiet']);
@@ -242,7 +241,7 @@ export function cacheDirOf(dataDir: string, spiderId: string): string {
  * Sync (mode 'sync'): brings the remote's new commits into the store; console edits to files the remote did not
  * change since the last sync are kept. Reset (mode 'reset'): the store becomes exactly the remote tree.
  */
-export async function syncSpider(db: Kysely<DB>, dataDir: string, row: SpiderRow, mode: 'sync' | 'reset', branchOverride?: string): Promise<GitSyncResult> {
+export async function syncSpider(db: Kysely<DB>, dataDir: string, row: SpiderRow, mode: 'sync' | 'reset', policy: AddressPolicy, branchOverride?: string): Promise<GitSyncResult> {
   const source = sourceOf(dataDir, row);
   if (branchOverride !== undefined && branchOverride !== '') {
     const bp = gitBranchProblem(branchOverride);
@@ -253,7 +252,7 @@ export async function syncSpider(db: Kysely<DB>, dataDir: string, row: SpiderRow
     const now = Date.now();
     try {
       const state = await db.selectFrom('git_state').selectAll().where('spider_id', '=', row.id).executeTakeFirst();
-      const fetched = await fetchToCache(cacheDirOf(dataDir, row.id), source);
+      const fetched = await fetchToCache(cacheDirOf(dataDir, row.id), source, policy);
       const remoteTree = readCheckout(fetched.dir);
       let files: Map<string, Buffer>;
       const sameSource = state && state.remote === publicUrl(source.url) && state.branch === fetched.branch;

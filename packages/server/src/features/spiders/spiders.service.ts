@@ -9,8 +9,9 @@ import { HttpError, badRequest, conflict, notFound } from '../../http/errors.ts'
 import { isUniqueViolation } from '../users/users.store.ts';
 import { encryptSecret } from '../../crypto/secrets.ts';
 import { collectBlobs, replaceFiles } from './files.store.ts';
-import type { SpiderRow } from './spiders.store.ts';
 import { claimCollection, collectionOwner, canUseCollection, spiderOwner, type Actor } from '../../policies/index.ts';
+import { urlCredentials } from '../../outbound/git.ts';
+import { getSpider, type SpiderRow } from './spiders.store.ts';
 import type { ZipContents } from './zip.ts';
 
 // ---- delete guards ----
@@ -122,12 +123,18 @@ async function toPatch(ctx: AppContext, db: Kysely<DB>, input: UpdateSpiderBody)
   if (input.dedup_field !== undefined) patch.dedup_field = input.dedup_field.trim();
   if (input.dedup_method !== undefined) patch.dedup_method = input.dedup_method;
   if (input.envs !== undefined) patch.envs = checkEnvs(input.envs);
-  if (input.git_url !== undefined) patch.git_url = input.git_url.trim();
   if (input.git_branch !== undefined) patch.git_branch = input.git_branch.trim();
   if (input.git_username !== undefined) patch.git_username = input.git_username;
   // Write-only: a value sets it, null clears it, '' (a form that never saw it) keeps it.
   if (input.git_password === null) patch.git_password_enc = '';
   else if (input.git_password) patch.git_password_enc = encryptSecret(ctx.config.dataDir, input.git_password);
+  if (input.git_url !== undefined) {
+    // user:password written into the URL become the stored (write-only) credentials; the URL keeps no secret
+    const found = urlCredentials(input.git_url);
+    patch.git_url = found.url;
+    if (found.username && !input.git_username) patch.git_username = found.username;
+    if (found.password && !input.git_password) patch.git_password_enc = encryptSecret(ctx.config.dataDir, found.password);
+  }
   if (input.git_auto_sync !== undefined) patch.git_auto_sync = input.git_auto_sync ? 1 : 0;
   if (input.config !== undefined) patch.config = JSON.stringify(input.config);
   if (input.retries !== undefined) patch.retries = input.retries;

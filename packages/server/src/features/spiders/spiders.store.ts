@@ -4,6 +4,7 @@ import type { DB } from '../../store/schema.ts';
 import { iso } from '../../http/envelope.ts';
 import { spiderReadFilter } from '../../policies/spider.policy.ts';
 import type { Actor } from '../../policies/types.ts';
+import { publicUrl } from '../../outbound/git.ts';
 
 export type SpiderRow = Selectable<DB['spiders']>;
 
@@ -39,7 +40,7 @@ export function presentSpider(row: SpiderRow & { owner_username?: string | null 
     dedup_field: row.dedup_field,
     dedup_method: row.dedup_method,
     envs: parseJson<SpiderEnv[]>(row.envs, []),
-    git_url: row.git_url,
+    git_url: publicUrl(row.git_url),
     git_branch: row.git_branch,
     git_username: row.git_username,
     git_password_set: !!row.git_password_enc,

@@ -25,6 +25,8 @@ import type { AppContext } from '../../context.ts';
 import type { DB } from '../../store/schema.ts';
 import type { ScheduleConfig } from '../schedules/schedules.config.ts';
 import { parseIds } from '../schedules/schedules.store.ts';
+import { outboundPolicy } from '../../outbound/policy.ts';
+import { fetchLimited, guardedAgent } from '../../outbound/http.ts';
 
 type WebhookRow = Selectable<DB['webhooks']>;
 const BODY_LOG_LIMIT = 4000;
@@ -220,15 +222,20 @@ export class WebhookDispatcher {
     const started = Date.now();
     let result: AttemptResult;
     let responseBody = '';
+    // the master connects only to addresses the outbound policy allows (checked on the resolved address)
+    const agent = guardedAgent(await outboundPolicy(this.ctx.store.db, this.ctx.config.outboundAllow));
     try {
-      const res = await fetch(hook.url, {
+      const res = await fetchLimited(hook.url, {
+        dispatcher: agent,
+        maxBytes: BODY_LOG_LIMIT,
+        overflow: 'truncate',
         method: 'POST',
         headers,
         body,
         signal: controller.signal,
         redirect: 'manual',
       });
-      responseBody = (await res.text().catch(() => '')).slice(0, BODY_LOG_LIMIT);
+      responseBody = res.body.toString('utf8');
       result = {
         ok: res.status >= 200 && res.status < 300,
         http_status: res.status,
@@ -247,6 +254,7 @@ export class WebhookDispatcher {
     } finally {
       clearTimeout(timer);
       this.controllers.delete(controller);
+      void agent.destroy().catch(() => undefined);
     }
     await this.logAttempt(hook.id, deliveryId, event, n, body, result, responseBody).catch((err) =>
       this.ctx.log.warn({ err }, 'webhook delivery log failed'),

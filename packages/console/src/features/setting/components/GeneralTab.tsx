@@ -7,6 +7,7 @@ import { useAppStore } from '../../../app/stores/app.ts';
 import { switchLanguage } from '../../../app/language.ts';
 import { PAGE_SIZE_OPTIONS, getDefaultPageSize, setDefaultPageSize } from '../preferences.ts';
 import { useActionSummary, useAdminSetting, useSaveSetting } from '../api.ts';
+import { OutboundAllowItem } from './OutboundAllowItem.tsx';
 
 export function GeneralTab({ isAdmin }: { isAdmin: boolean }) {
   const { t } = useTranslation(['setting', 'common']);
@@ -99,6 +100,7 @@ export function GeneralTab({ isAdmin }: { isAdmin: boolean }) {
             </Space.Compact>
           </Form.Item>
         ) : null}
+        {isAdmin ? <OutboundAllowItem value={adminSetting.data?.outbound_allow ?? ''} /> : null}
       </Form>
       {isAdmin ? (
         <Card size="small" title={t('general.usage')} data-testid="usage-summary">
