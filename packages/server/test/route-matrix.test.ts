@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NODE_KEY_HEADER, newId } from '@crawldeck/shared';
 import { hashToken } from '../src/http/auth.ts';
 import { startTestMaster, type TestMaster } from './harness.ts';
-import { KNOWN_LEAKS_UNTIL_POLICY_MERGE, ROUTES, type Fixture, type RouteRow } from './route-matrix.table.ts';
+import { ROUTES, type Fixture, type RouteRow } from './route-matrix.table.ts';
 
 /**
  * Walks every route of the OpenAPI document with every kind of caller and several spellings of each path, and
@@ -128,7 +128,6 @@ describe('route matrix', () => {
     // Deletions last, so the fixtures stay for every other row.
     const order = [...documented].sort((x, y) => Number(x.startsWith('DELETE')) - Number(y.startsWith('DELETE')));
     const failures: string[] = [];
-    const knownSeen = new Set<string>();
     let checked = 0;
     let n = 0;
     for (const key of order) {
@@ -157,19 +156,12 @@ describe('route matrix', () => {
           }
           if (ok && !leak) continue;
           const what = `${key} ${caller}`;
-          if (KNOWN_LEAKS_UNTIL_POLICY_MERGE.has(what)) {
-            knownSeen.add(what);
-            continue;
-          }
           failures.push(`${what} via ${p}: expected ${exp}, got ${r.status}${leak} ${r.text.slice(0, 160)}`);
         }
       }
     }
     const variantCount = variants('/api/x').length;
     console.log(`route matrix: ${documented.length} routes × ${CALLERS.length} callers × ${variantCount} spellings = ${checked} calls checked`);
-    console.log(`known leaks until the policy merge (${KNOWN_LEAKS_UNTIL_POLICY_MERGE.size}): ${[...KNOWN_LEAKS_UNTIL_POLICY_MERGE].join('; ') || 'none'}`);
-    const fixed = [...KNOWN_LEAKS_UNTIL_POLICY_MERGE].filter((k) => !knownSeen.has(k));
-    if (fixed.length) console.log(`listed as known leaks but now answered correctly (remove them): ${fixed.join('; ')}`);
     if (failures.length) console.log(`route matrix failures (${failures.length}):\n${failures.join('\n')}`);
     expect(failures).toEqual([]);
   }, 600_000);
