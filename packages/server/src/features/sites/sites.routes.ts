@@ -1,4 +1,3 @@
-import { Type } from '@sinclair/typebox';
 import { sql, type Selectable } from 'kysely';
 import {
   InsertUrlBody,
@@ -16,13 +15,14 @@ import {
   type SiteImportResult,
   type SiteList,
 } from '@crawldeck/shared';
+import { CategoryListQuery, DeleteUrlQuery, LooseIdParams } from '@crawldeck/shared';
 import type { Feature } from '../../context.ts';
 import type { DB } from '../../store/schema.ts';
 import { iso, ok, paging } from '../../http/envelope.ts';
 import { badRequest, notFound } from '../../http/errors.ts';
 import { validateSitesCsv } from './sites.import.ts';
 
-const IdParams = Type.Object({ id: Type.String({ maxLength: 64 }) });
+const IdParams = LooseIdParams;
 const MAX_CSV_BYTES = 32 * 1024 * 1024;
 const INSERT_CHUNK = 500;
 
@@ -103,7 +103,7 @@ export const sitesFeature: Feature = (app, ctx) => {
     return ok({ items: rows.map((r) => r.main_category) });
   });
 
-  app.get('/api/sites/get/get_category_list', { schema: { querystring: Type.Object({ main_category: Type.Optional(Type.String({ maxLength: 200 })) }) } }, async (req) => {
+  app.get('/api/sites/get/get_category_list', { schema: { querystring: CategoryListQuery } }, async (req) => {
     let q = db.selectFrom('sites').select('category').distinct().where('category', '!=', '');
     if (req.query.main_category) q = q.where('main_category', '=', req.query.main_category);
     const rows = await q.orderBy('category').execute();
@@ -198,7 +198,7 @@ export const sitesFeature: Feature = (app, ctx) => {
     return ok(presentUrl({ ...cur, ...patch }));
   });
 
-  app.get('/api/deleteUrl', { schema: { querystring: Type.Object({ id: Type.String({ maxLength: 64 }) }) } }, async (req) => {
+  app.get('/api/deleteUrl', { schema: { querystring: DeleteUrlQuery } }, async (req) => {
     const res = await db.deleteFrom('collected_urls').where('id', '=', req.query.id).executeTakeFirst();
     if (!Number(res.numDeletedRows)) throw notFound('collected URL');
     return ok(null);

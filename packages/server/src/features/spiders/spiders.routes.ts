@@ -1,4 +1,3 @@
-import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import {
   CreateSpiderBody,
@@ -13,6 +12,7 @@ import {
   type FileTreeNode,
   type UploadResult,
 } from '@crawldeck/shared';
+import { LooseIdParams } from '@crawldeck/shared';
 import type { Feature } from '../../context.ts';
 import { iso, ok, paging } from '../../http/envelope.ts';
 import { HttpError, badRequest, notFound } from '../../http/errors.ts';
@@ -104,7 +104,7 @@ function isBinary(buf: Buffer): boolean {
   }
 }
 
-const IdParams = Type.Object({ id: Type.String({ maxLength: 24 }) });
+const IdParams = LooseIdParams;
 
 /**
  * Spiders (issue 3 item 1) and their files (item 2). Normal users see their own and public spiders and change

@@ -15,6 +15,7 @@ import {
   type LogLine,
   pageFields,
 } from '@crawldeck/shared';
+import { DeployListQuery, ResultsDownloadQuery, TaskStreamQuery } from '@crawldeck/shared';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext, Feature } from '../../context.ts';
 import type { DB } from '../../store/schema.ts';
@@ -278,7 +279,7 @@ export const tasksFeature: Feature = (app, ctx) => {
     return ok(rows.map((r) => ({ ...JSON.parse(r.data), _id: String(r.id), task_id: t.id })), Number(count.n));
   });
 
-  app.get('/api/tasks/:id/results/download', { schema: { params: IdParams, querystring: Type.Object({ bom: Type.Optional(Type.String()) }) } }, async (req, reply) => {
+  app.get('/api/tasks/:id/results/download', { schema: { params: IdParams, querystring: ResultsDownloadQuery } }, async (req, reply) => {
     const t = await mustTask(db, req.params.id, req.user);
     const PAGE = 5000;
     // Columns: the union of the keys of the first rows, in order of appearance (spec: "the first row's keys").
@@ -315,7 +316,7 @@ export const tasksFeature: Feature = (app, ctx) => {
   // EventSource cannot set headers, so this one route also takes the token as `?token=`.
   app.get(
     '/api/tasks/:id/stream',
-    { config: { public: true }, schema: { params: IdParams, querystring: Type.Object({ token: Type.Optional(Type.String()), from: Type.Optional(Type.Integer({ minimum: 0 })) }) } },
+    { config: { public: true }, schema: { params: IdParams, querystring: TaskStreamQuery } },
     async (req, reply) => {
       const raw = tokenFromRequest(req) ?? req.query.token;
       const user = raw ? await resolveToken(ctx.store, raw) : undefined;
@@ -409,7 +410,7 @@ export const tasksFeature: Feature = (app, ctx) => {
     return ok(await presentTasks(db, rows), Number(count.n));
   });
 
-  app.get('/api/deploys', { schema: { querystring: Type.Object({ spider_id: Type.Optional(Type.String()), ...pageFields(100000) }) } }, async (req) => {
+  app.get('/api/deploys', { schema: { querystring: DeployListQuery } }, async (req) => {
     const { limit, offset } = paging(req.query, 10);
     let base = db.selectFrom('deploys');
     if (req.query.spider_id) base = base.where('spider_id', '=', req.query.spider_id);
