@@ -19,6 +19,7 @@ import { CategoryListQuery, DeleteUrlQuery, LooseIdParams } from '@crawldeck/sha
 import type { Feature } from '../../context.ts';
 import type { DB } from '../../store/schema.ts';
 import { iso, ok, paging } from '../../http/envelope.ts';
+import { readForm } from '../../http/multipart.ts';
 import { badRequest, notFound } from '../../http/errors.ts';
 import { validateSitesCsv } from './sites.import.ts';
 
@@ -120,14 +121,9 @@ export const sitesFeature: Feature = (app, ctx) => {
 
   // All-or-nothing: the whole file is validated first, then written in one transaction (upsert by domain).
   app.post('/api/sites/import', { config: { role: 'admin' } }, async (req) => {
-    if (!req.isMultipart()) throw badRequest('send the CSV as multipart/form-data with a file field');
-    const file = await req.file({ limits: { fileSize: MAX_CSV_BYTES } });
-    if (!file) throw badRequest('no file in the upload');
-    const buf = await file.toBuffer().catch((err: Error) => {
-      throw badRequest(`upload failed: ${err.message}`);
-    });
-    if (file.file.truncated) throw badRequest(`the CSV is larger than ${MAX_CSV_BYTES / 1024 / 1024} MB`);
-    const { rows, errors } = validateSitesCsv(buf.toString('utf8'));
+    const { file } = await readForm(req, { fileField: 'file', maxFileBytes: MAX_CSV_BYTES, tooLarge: `the CSV is larger than ${MAX_CSV_BYTES / 1024 / 1024} MB` });
+    if (!file) throw badRequest('no file in the upload: send the CSV in the form field "file"');
+    const { rows, errors } = validateSitesCsv(file.data.toString('utf8'));
     if (errors.length) throw badRequest(`the CSV was not imported: ${errors.join(' | ')}`);
     const now = Date.now();
     const result: SiteImportResult = await db.transaction().execute(async (trx) => {
