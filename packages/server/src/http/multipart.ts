@@ -74,6 +74,7 @@ function formError(err: unknown, limits: FormLimits): HttpError {
       return badRequest(`the form has too many fields (at most ${limits.maxFields ?? 50})`);
     case 'FST_PROTO_VIOLATION':
       return badRequest('the form uses a field name that is not allowed');
+    default:
+      return badRequest(`the multipart form could not be read: ${e.message ?? String(err)}`);
   }
-  return badRequest(`the multipart form could not be read: ${e.message ?? String(err)}`);
 }
