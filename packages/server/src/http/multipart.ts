@@ -64,17 +64,11 @@ export async function readForm(req: FastifyRequest, limits: FormLimits): Promise
 function formError(err: unknown, limits: FormLimits): HttpError {
   if (err instanceof HttpError) return err;
   const e = err as { code?: string; message?: string };
-  switch (e.code) {
-    case 'FST_REQ_FILE_TOO_LARGE':
-      return new HttpError(413, limits.tooLarge);
-    case 'FST_FILES_LIMIT':
-      return badRequest(`send one file only, in the field "${limits.fileField}"`);
-    case 'FST_FIELDS_LIMIT':
-    case 'FST_PARTS_LIMIT':
-      return badRequest(`the form has too many fields (at most ${limits.maxFields ?? 50})`);
-    case 'FST_PROTO_VIOLATION':
-      return badRequest('the form uses a field name that is not allowed');
-    default:
-      return badRequest(`the multipart form could not be read: ${e.message ?? String(err)}`);
-  }
+  const code = e.code ?? '';
+  if (code === 'FST_REQ_FILE_TOO_LARGE') return new HttpError(413, limits.tooLarge);
+  if (code === 'FST_FILES_LIMIT') return badRequest(`send one file only, in the field "${limits.fileField}"`);
+  if (code === 'FST_FIELDS_LIMIT' || code === 'FST_PARTS_LIMIT')
+    return badRequest(`the form has too many fields (at most ${limits.maxFields ?? 50})`);
+  if (code === 'FST_PROTO_VIOLATION') return badRequest('the form uses a field name that is not allowed');
+  return badRequest(`the multipart form could not be read: ${e.message ?? String(err)}`);
 }
