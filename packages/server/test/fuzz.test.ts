@@ -47,6 +47,7 @@ interface Req {
 
 const REQUEST_TIMEOUT_MS = 15_000;
 const RAW_INFINITY = '__INFINITY__';
+const RAW_HUGE = '__HUGE__';
 const LONG = 'x'.repeat(70_000);
 const NEST = (depth: number): unknown => (depth ? { a: NEST(depth - 1) } : 1);
 
@@ -89,14 +90,14 @@ const ID_VALUES = [
   encodeURIComponent('𝒰 中文'),
   "'%20OR%201=1--",
 ];
-/** Body field values (RAW_INFINITY becomes the JSON number 1e400, which reads as Infinity). */
+/** Body field values (RAW_INFINITY becomes the JSON number 1e400, which reads as Infinity; RAW_HUGE 99999999999999999999). */
 const BODY_VALUES: unknown[] = [
   RAW_INFINITY,
   -1,
   0,
   1.5,
   1e20,
-  99999999999999999999,
+  RAW_HUGE,
   Number.MAX_SAFE_INTEGER + 2,
   '',
   LONG,
@@ -161,7 +162,8 @@ function sample(s: Schema | undefined): unknown {
   }
 }
 
-const json = (v: unknown) => JSON.stringify(v).replaceAll(`"${RAW_INFINITY}"`, '1e400');
+const json = (v: unknown) =>
+  JSON.stringify(v).replaceAll(`"${RAW_INFINITY}"`, '1e400').replaceAll(`"${RAW_HUGE}"`, '99999999999999999999');
 
 /** Fields whose well-formed values would end the admin's own session; only malformed types are sent there. */
 const SESSION_FIELDS = new Set(['password']);
@@ -418,7 +420,7 @@ describe(`fuzz (${ENGINE})`, () => {
     const bomb = await makeZip([{ name: 'zeros.bin', content: Buffer.alloc(65 * 1024 * 1024) }]);
     const before = await snapshot();
     const form = new FormData();
-    form.append('file', new Blob([bomb]), 'bomb.zip');
+    form.append('file', new Blob([new Uint8Array(bomb)]), 'bomb.zip');
     const res = await fetch(`${m.url}/api/spiders/${spiderId}/upload`, {
       method: 'POST',
       headers: { authorization: m.adminToken },
