@@ -15,6 +15,7 @@ import { authPlugin, registerWithAccess } from './http/auth.ts';
 import { fail } from './http/envelope.ts';
 import { loggerOptions } from './http/log.ts';
 import { HttpError } from './http/errors.ts';
+import { refuseNonFiniteNumbers, validationMessage } from './http/bounds.ts';
 import { features } from './features/index.ts';
 
 export interface BuiltApp {
@@ -32,7 +33,7 @@ function errorReply(err: FastifyError | HttpError | Error): { status: number; me
     const where = fe.validationContext ?? 'request';
     const first = fe.validation[0];
     const field = first?.instancePath ? first.instancePath.replace(/^\//, '').replace(/\//g, '.') : (first?.params as { missingProperty?: string })?.missingProperty;
-    return { status: 400, message: `invalid ${where}${field ? ` field "${field}"` : ''}: ${first?.message ?? fe.message}` };
+    return { status: 400, message: `invalid ${where}${field ? ` field "${field}"` : ''}: ${validationMessage(first, fe.message)}` };
   }
   if (fe.statusCode && fe.statusCode >= 400 && fe.statusCode < 500) return { status: fe.statusCode, message: fe.message };
   return { status: 500, message: 'internal server error' };
@@ -68,6 +69,7 @@ export async function buildApp(config: MasterConfig, store: Store): Promise<Buil
     if (status === 500) req.log.error({ err }, 'request failed');
     reply.status(status).send(fail(message));
   });
+  app.addHook('preHandler', refuseNonFiniteNumbers);
 
   await app.register(fastifySwagger, {
     openapi: { info: { title: 'Crawldeck API', version: VERSION }, components: { securitySchemes: { token: { type: 'apiKey', in: 'header', name: 'Authorization' } } }, security: [{ token: [] }] },

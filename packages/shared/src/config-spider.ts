@@ -1,5 +1,6 @@
 import yaml from 'js-yaml';
 import { Type } from '@sinclair/typebox';
+import { Int, Str } from './bounds.ts';
 
 /**
  * Configurable spiders (issue 7 item 3): a `Spiderfile` (YAML) in the spider's files describes the crawl.
@@ -265,54 +266,54 @@ export const CONFIG_SPIDER_TEMPLATES: ConfigSpiderTemplate[] = [
 // ---- API bodies ----
 
 const FieldSchema = Type.Object({
-  name: Type.String({ minLength: 1, maxLength: 200 }),
-  css: Type.Optional(Type.String({ maxLength: 1000 })),
-  xpath: Type.Optional(Type.String({ maxLength: 1000 })),
-  attr: Type.Optional(Type.String({ maxLength: 200 })),
-  next_stage: Type.Optional(Type.String({ maxLength: 200 })),
-  remark: Type.Optional(Type.String({ maxLength: 1000 })),
+  name: Str(200, { minLength: 1 }),
+  css: Type.Optional(Str(1000)),
+  xpath: Type.Optional(Str(1000)),
+  attr: Type.Optional(Str(200)),
+  next_stage: Type.Optional(Str(200)),
+  remark: Type.Optional(Str(1000)),
 });
 const StageSchema = Type.Object({
-  name: Type.String({ minLength: 1, maxLength: 200 }),
+  name: Str(200, { minLength: 1 }),
   is_list: Type.Optional(Type.Boolean()),
-  list_css: Type.Optional(Type.String({ maxLength: 1000 })),
-  list_xpath: Type.Optional(Type.String({ maxLength: 1000 })),
-  page_css: Type.Optional(Type.String({ maxLength: 1000 })),
-  page_xpath: Type.Optional(Type.String({ maxLength: 1000 })),
-  page_attr: Type.Optional(Type.String({ maxLength: 200 })),
+  list_css: Type.Optional(Str(1000)),
+  list_xpath: Type.Optional(Str(1000)),
+  page_css: Type.Optional(Str(1000)),
+  page_xpath: Type.Optional(Str(1000)),
+  page_attr: Type.Optional(Str(200)),
   fields: Type.Array(FieldSchema, { maxItems: 200 }),
 });
 /** POST /config_spiders/{id}/config: the Rules form (validated like the text). */
 export const SpiderfileSchema = Type.Object({
-  version: Type.Optional(Type.String()),
-  name: Type.Optional(Type.String({ maxLength: 200 })),
-  display_name: Type.Optional(Type.String({ maxLength: 200 })),
-  col: Type.Optional(Type.String({ maxLength: 200 })),
-  start_url: Type.String({ maxLength: 4000 }),
-  start_stage: Type.Optional(Type.String({ maxLength: 200 })),
-  engine: Type.Optional(Type.String({ maxLength: 50 })),
+  version: Type.Optional(Str(50)),
+  name: Type.Optional(Str(200)),
+  display_name: Type.Optional(Str(200)),
+  col: Type.Optional(Str(200)),
+  start_url: Str(4000),
+  start_stage: Type.Optional(Str(200)),
+  engine: Type.Optional(Str(50)),
   // Unknown, not a union: with the server's coerceTypes a String-first union turned true/10 into 'true'/'10';
   // validateSpiderfile refuses non-scalar values.
-  settings: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+  settings: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { maxProperties: 100 })),
   stages: Type.Array(StageSchema, { maxItems: 50 }),
 });
-export const SpiderfileTextBody = Type.Object({ content: Type.String({ maxLength: 1024 * 1024 }) });
+export const SpiderfileTextBody = Type.Object({ content: Str(1024 * 1024) });
 export const CreateConfigSpiderBody = Type.Object({
-  name: Type.String({ minLength: 1, maxLength: 200 }),
-  display_name: Type.Optional(Type.String({ maxLength: 200 })),
-  col: Type.Optional(Type.String({ maxLength: 200 })),
-  template: Type.Optional(Type.String({ maxLength: 50 })),
-  start_url: Type.Optional(Type.String({ maxLength: 4000 })),
-  project_id: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+  name: Str(200, { minLength: 1 }),
+  display_name: Type.Optional(Str(200)),
+  col: Type.Optional(Str(200)),
+  template: Type.Optional(Str(50)),
+  start_url: Type.Optional(Str(4000)),
+  project_id: Type.Optional(Type.Union([Str(24), Type.Null()])),
   is_public: Type.Optional(Type.Boolean()),
 });
 export const PreviewBody = Type.Object({
   /** Rows to return (default 10, at most 100). */
-  items: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
+  items: Type.Optional(Int(1, 100)),
   /** Preview this Spiderfile instead of the stored one (the Rules form before saving). */
   spiderfile: Type.Optional(Type.Unknown()),
 });
-export const ExtractFieldsBody = Type.Object({ url: Type.Optional(Type.String({ maxLength: 4000 })) });
+export const ExtractFieldsBody = Type.Object({ url: Type.Optional(Str(4000)) });
 
 export interface ExtractFieldsResult {
   list_css: string;

@@ -1,10 +1,11 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { Str } from './bounds.ts';
 
 /** Feedback page (spec §1, §5): e-mail, chat-app account and content are all required. */
 export const FeedbackBody = Type.Object({
-  email: Type.String({ maxLength: 320 }),
-  chat_account: Type.String({ maxLength: 200 }),
-  content: Type.String({ maxLength: 10000 }),
+  email: Str(320),
+  chat_account: Str(200),
+  content: Str(10000),
 });
 export type FeedbackBody = Static<typeof FeedbackBody>;
 

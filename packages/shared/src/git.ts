@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { Str } from './bounds.ts';
 
 /** Git spiders (spec §3 git url/branch/username/password, §4 sync/reset, §7 import). */
 
@@ -34,13 +35,13 @@ export interface GitInfo {
 }
 
 export const ImportBody = Type.Object({
-  url: Type.String({ minLength: 1, maxLength: 2000 }),
-  type: Type.Optional(Type.String({ default: 'github', maxLength: 20 })),
-  branch: Type.Optional(Type.String({ maxLength: 250 })),
-  name: Type.Optional(Type.String({ maxLength: 200 })),
+  url: Str(2000, { minLength: 1 }),
+  type: Type.Optional(Str(20, { default: 'github' })),
+  branch: Type.Optional(Str(250)),
+  name: Type.Optional(Str(200)),
 });
 
-export const GitSyncBody = Type.Object({ branch: Type.Optional(Type.String({ maxLength: 250 })) });
+export const GitSyncBody = Type.Object({ branch: Type.Optional(Str(250)) });
 
 /**
  * Checks a remote URL against the allow-list: `https://`, `http://`, `ssh://` and scp-like `user@host:path`.

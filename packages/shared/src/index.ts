@@ -18,3 +18,4 @@ export * from './webhooks.ts';
 export * from './config-spider.ts';
 export * from './spider-stats.ts';
 export * from './paging.ts';
+export * from './bounds.ts';

@@ -4,6 +4,8 @@
  * batches) goes over HTTP under `/api/node-api/…` with the same key. Both sides handle these unions with
  * exhaustive switches, so adding a message type is a compile error until every side handles it.
  */
+import { Type } from '@sinclair/typebox';
+import { Int } from './bounds.ts';
 
 export const NODE_KEY_HEADER = 'x-crawldeck-node-key';
 export const NODE_ID_HEADER = 'x-crawldeck-node-id';
@@ -133,3 +135,9 @@ export function parseMessage<T>(raw: string): T | undefined {
     return undefined;
   }
 }
+
+/** A batch of log lines or result rows a node ships for a task, from line number `from` on. */
+export const ShipBody = Type.Object({
+  from: Int(0, Number.MAX_SAFE_INTEGER),
+  lines: Type.Array(Type.String({ maxLength: 1024 * 1024 }), { maxItems: 100000 }),
+});

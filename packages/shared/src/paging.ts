@@ -1,3 +1,4 @@
+import { Int, MAX_PAGE_NUM } from './bounds.ts';
 import { Type } from '@sinclair/typebox';
 
 /**
@@ -6,7 +7,7 @@ import { Type } from '@sinclair/typebox';
  */
 export function pageFields(maxPageSize: number) {
   return {
-    page_num: Type.Optional(Type.Integer({ minimum: 1 })),
-    page_size: Type.Optional(Type.Integer({ minimum: 1, maximum: maxPageSize })),
+    page_num: Type.Optional(Int(1, MAX_PAGE_NUM)),
+    page_size: Type.Optional(Int(1, maxPageSize)),
   };
 }

@@ -1,11 +1,12 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { Str } from './bounds.ts';
 
 /** Projects (spec §3 "Project", §7 "Projects"). `tag` and `tags` carry the same list; either is accepted. */
-const Tags = Type.Array(Type.String({ maxLength: 50 }), { maxItems: 50 }); // blanks and duplicates are dropped
+const Tags = Type.Array(Str(50), { maxItems: 50 }); // blanks and duplicates are dropped
 
 export const ProjectBody = Type.Object({
-  name: Type.String({ minLength: 1, maxLength: 200 }),
-  description: Type.Optional(Type.String({ maxLength: 10000 })),
+  name: Str(200, { minLength: 1 }),
+  description: Type.Optional(Str(10000)),
   tags: Type.Optional(Tags),
   tag: Type.Optional(Tags),
 });
@@ -16,16 +17,16 @@ export type UpdateProjectBody = Static<typeof UpdateProjectBody>;
 
 export const ProjectListQuery = Type.Object({
   /** Only projects carrying this tag. */
-  tag: Type.Optional(Type.String({ maxLength: 50 })),
+  tag: Type.Optional(Str(50)),
   /** Case-insensitive substring of name or description. */
-  keyword: Type.Optional(Type.String({ maxLength: 200 })),
+  keyword: Type.Optional(Str(200)),
 });
 export type ProjectListQuery = Static<typeof ProjectListQuery>;
 
 export const SetSpiderProjectsBody = Type.Object({
   /** null, '' or the all-zero id unassign the spiders. */
-  project_id: Type.Union([Type.String({ maxLength: 24 }), Type.Null()]),
-  spider_ids: Type.Array(Type.String({ maxLength: 24 }), { maxItems: 100000 }),
+  project_id: Type.Union([Str(24), Type.Null()]),
+  spider_ids: Type.Array(Str(24), { maxItems: 100000 }),
 });
 export type SetSpiderProjectsBody = Static<typeof SetSpiderProjectsBody>;
 

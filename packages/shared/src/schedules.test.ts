@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { cronWithoutSeconds, isValidTimezone, nextCronRuns, validateCron } from './schedules.ts';
+import { CRON_PREVIEW_MAX, cronWithoutSeconds, isValidTimezone, nextCronRuns, validateCron } from './schedules.ts';
 import { renderWebhookTemplate, validateWebhookUrl } from './webhooks.ts';
 
 describe('cron rule (spec §5)', () => {
@@ -58,5 +58,16 @@ describe('webhook rules', () => {
     expect(JSON.parse(out)).toEqual({ msg: 't1: bad "quote"\n\\path', n: 3, x: null, y: null, esc: 'a"error' });
     expect(() => renderWebhookTemplate('{"a": {{task.id}', vars)).toThrow();
     expect(() => renderWebhookTemplate('not json', vars)).toThrow();
+  });
+});
+
+describe('cron preview bounds', () => {
+  it('lists at most CRON_PREVIEW_MAX fire times, whatever count is asked', () => {
+    const from = new Date('2030-01-01T00:00:00Z');
+    for (const n of [Infinity, 1e20, Number.MAX_SAFE_INTEGER])
+      expect(nextCronRuns('0 * * * * *', n, 'UTC', from)).toHaveLength(CRON_PREVIEW_MAX);
+    expect(nextCronRuns('0 * * * * *', NaN, 'UTC', from)).toHaveLength(CRON_PREVIEW_MAX);
+    expect(nextCronRuns('0 * * * * *', -3, 'UTC', from)).toHaveLength(0);
+    expect(nextCronRuns('0 * * * * *', 2.7, 'UTC', from)).toHaveLength(2);
   });
 });

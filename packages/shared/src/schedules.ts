@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { Id, Int, Str } from './bounds.ts';
 import { pageFields } from './paging.ts';
 import { Cron } from 'croner';
 import { RETRY_MAX } from './constants.ts';
@@ -19,6 +20,9 @@ export const SCHEDULE_ERRORS = {
 
 /** Spec §8 message shown when the enable switch fails. */
 export const SCHEDULE_TOGGLE_ERROR = 'Enabling/Disabling the schedule unsuccessful';
+
+/** Most fire times one preview lists (the cron check call and the schedule form). */
+export const CRON_PREVIEW_MAX = 50;
 
 export const CRON_FIELDS = ['second', 'minute', 'hour', 'day of month', 'month', 'day of week'] as const;
 const CRON_RANGES: Record<string, string> = {
@@ -91,12 +95,13 @@ export function isValidCron(expr: unknown, timezone?: string): boolean {
   return validateCron(expr, timezone) === null;
 }
 
-/** The next `n` fire times strictly after `from` (empty for an invalid expression). */
+/** The next `n` fire times strictly after `from` (empty for an invalid expression). At most CRON_PREVIEW_MAX. */
 export function nextCronRuns(expr: string, n: number, timezone?: string, from: Date = new Date()): Date[] {
+  const count = Number.isFinite(n) ? Math.min(Math.max(0, Math.floor(n)), CRON_PREVIEW_MAX) : CRON_PREVIEW_MAX;
   if (validateCron(expr, timezone)) return [];
   const cron = cronOf(expr.trim(), timezone);
   try {
-    return cron.nextRuns(n, from);
+    return cron.nextRuns(count, from);
   } finally {
     cron.stop();
   }
@@ -113,21 +118,20 @@ export function cronWithoutSeconds(expr: string): string {
   return parts.length === 6 ? parts.slice(1).join(' ') : expr.trim();
 }
 
-const Id = Type.String({ pattern: '^[0-9a-f]{24}$' });
 const RunTypeSchema = Type.Union(RUN_TYPES.map((r) => Type.Literal(r)));
 
 export const ScheduleBody = Type.Object({
-  name: Type.String({ minLength: 1, maxLength: 200 }),
-  description: Type.Optional(Type.String({ maxLength: 2000 })),
-  cron: Type.String({ maxLength: 200 }),
+  name: Str(200, { minLength: 1 }),
+  description: Type.Optional(Str(2000)),
+  cron: Str(200),
   spider_id: Id,
   run_type: Type.Optional(RunTypeSchema),
   node_ids: Type.Optional(Type.Array(Id, { maxItems: 1000 })),
-  param: Type.Optional(Type.String({ maxLength: 10000 })),
+  param: Type.Optional(Str(10000)),
   enabled: Type.Optional(Type.Boolean()),
-  retries: Type.Optional(Type.Integer({ minimum: 0, maximum: RETRY_MAX })),
+  retries: Type.Optional(Int(0, RETRY_MAX)),
   /** IANA zone the cron is read in; default CRAWLDECK_TZ or the master's zone. */
-  timezone: Type.Optional(Type.String({ maxLength: 100 })),
+  timezone: Type.Optional(Str(100)),
 });
 export type ScheduleBody = Static<typeof ScheduleBody>;
 
@@ -137,15 +141,15 @@ export type ScheduleUpdateBody = Static<typeof ScheduleUpdateBody>;
 
 export const ScheduleListQuery = Type.Object({
   ...pageFields(99999999),
-  spider_id: Type.Optional(Type.String()),
-  keyword: Type.Optional(Type.String({ maxLength: 200 })),
+  spider_id: Type.Optional(Str(64)),
+  keyword: Type.Optional(Str(200)),
 });
 export type ScheduleListQuery = Static<typeof ScheduleListQuery>;
 
 export const CronCheckQuery = Type.Object({
-  cron: Type.String({ maxLength: 200 }),
-  timezone: Type.Optional(Type.String({ maxLength: 100 })),
-  n: Type.Optional(Type.Integer({ minimum: 1, maximum: 50 })),
+  cron: Str(200),
+  timezone: Type.Optional(Str(100)),
+  n: Type.Optional(Int(1, CRON_PREVIEW_MAX)),
 });
 
 export interface ScheduleInfo {

@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { Int, Str } from './bounds.ts';
 import type { ScrapySettingType } from './scrapy-settings.ts';
 
 /**
@@ -35,7 +36,7 @@ export interface ScrapyItem {
   fields: string[];
 }
 const Ident = Type.String({ minLength: 1, maxLength: 100, pattern: '^[A-Za-z_][A-Za-z0-9_]*$' });
-export const ScrapyItemSchema = Type.Object({ name: Ident, fields: Type.Array(Ident) });
+export const ScrapyItemSchema = Type.Object({ name: Ident, fields: Type.Array(Ident, { maxItems: 1000 }) });
 /** POST /spiders/{id}/scrapy/items: the whole tree (items missing from it are removed from items.py). */
 export const ScrapyItemsBody = Type.Array(ScrapyItemSchema, { maxItems: 1000 });
 
@@ -50,7 +51,7 @@ export interface ScrapyPipeline {
 }
 export const ScrapyPipelineSchema = Type.Object({
   name: Type.String({ minLength: 1, maxLength: 300, pattern: '^[A-Za-z_][A-Za-z0-9_.]*$' }),
-  priority: Type.Optional(Type.Union([Type.Integer({ minimum: 0, maximum: 1000 }), Type.Null()])),
+  priority: Type.Optional(Type.Union([Int(0, 1000), Type.Null()])),
   enabled: Type.Optional(Type.Boolean()),
 });
 /** POST /spiders/{id}/scrapy/pipelines: sets ITEM_PIPELINES to the enabled entries; unknown project classes get a stub. */
@@ -70,7 +71,7 @@ export interface ScrapySpiderCreated {
   filepath: string;
 }
 
-export const ScrapyFilepathQuery = Type.Object({ spider_name: Type.String({ minLength: 1, maxLength: 200 }) });
+export const ScrapyFilepathQuery = Type.Object({ spider_name: Str(200, { minLength: 1 }) });
 
 /** The pipeline the run command adds (docs/spiders.md "Scrapy spiders"). */
 export const CRAWLDECK_SCRAPY_PIPELINE = 'crawldeck.scrapy.CrawldeckPipeline';

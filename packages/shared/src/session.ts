@@ -1,32 +1,33 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { Int, Str } from './bounds.ts';
 import { PASSWORD_MIN_LENGTH, USERNAME_MAX_LENGTH } from './constants.ts';
 
 /** Request/response shapes of the session and general calls (spec §7 "Session and general"). */
 export const LoginBody = Type.Object({
-  username: Type.String({ maxLength: 1000 }),
-  password: Type.String({ maxLength: 1000 }),
+  username: Str(1000),
+  password: Str(1000),
 });
 export type LoginBody = Static<typeof LoginBody>;
 
 export const SignUpBody = Type.Object({
-  username: Type.String({ maxLength: 1000 }),
-  password: Type.String({ maxLength: 1000 }),
-  email: Type.Optional(Type.String({ maxLength: 320 })),
+  username: Str(1000),
+  password: Str(1000),
+  email: Type.Optional(Str(320)),
 });
 export type SignUpBody = Static<typeof SignUpBody>;
 
 export const UserSetting = Type.Object({
-  max_error_log: Type.Optional(Type.Integer({ minimum: 1, maximum: 100000 })),
+  max_error_log: Type.Optional(Int(1, 100000)),
 });
 export type UserSetting = Static<typeof UserSetting>;
 
 export const UpdateMeBody = Type.Object({
-  password: Type.Optional(Type.String({ minLength: PASSWORD_MIN_LENGTH, maxLength: 1000 })),
+  password: Type.Optional(Str(1000, { minLength: PASSWORD_MIN_LENGTH })),
   /** Required with `password`: the password being replaced. */
-  current_password: Type.Optional(Type.String({ maxLength: 1000 })),
+  current_password: Type.Optional(Str(1000)),
   /** With `password`: also revoke this user's API tokens (other sessions always end). */
   revoke_tokens: Type.Optional(Type.Boolean()),
-  email: Type.Optional(Type.String({ maxLength: 320 })),
+  email: Type.Optional(Str(320)),
   setting: Type.Optional(UserSetting),
 });
 export type UpdateMeBody = Static<typeof UpdateMeBody>;
@@ -41,8 +42,8 @@ export interface UserInfo {
 }
 
 export const ActionBody = Type.Object({
-  type: Type.String({ minLength: 1, maxLength: 100 }),
-  params: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+  type: Str(100, { minLength: 1 }),
+  params: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { maxProperties: 100 })),
 });
 export type ActionBody = Static<typeof ActionBody>;
 

@@ -1,14 +1,15 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { Int, Str } from './bounds.ts';
 
 /** Settings → General (admin part), Database and API tokens (spec §2 Settings tabs). */
 export const UpdateSettingBody = Type.Object({
   enable_tutorial: Type.Optional(Type.Union([Type.Literal('Y'), Type.Literal('N')])),
   /** Third-party usage-statistics endpoint (http/https URL); '' turns forwarding off. */
-  stats_endpoint: Type.Optional(Type.String({ maxLength: 2000 })),
+  stats_endpoint: Type.Optional(Str(2000)),
   /** Whether anyone may sign up without an administrator. */
   allow_signup: Type.Optional(Type.Union([Type.Literal('Y'), Type.Literal('N')])),
   /** CIDR ranges (comma, space or line separated) the master may reach for users besides public addresses. */
-  outbound_allow: Type.Optional(Type.String({ maxLength: 4000 })),
+  outbound_allow: Type.Optional(Str(4000)),
 });
 export type UpdateSettingBody = Static<typeof UpdateSettingBody>;
 
@@ -41,7 +42,7 @@ export interface DatabaseInfo {
 }
 
 export const UpdateDatabaseBody = Type.Object({
-  log_retention_days: Type.Integer({ minimum: 0, maximum: 36500 }),
+  log_retention_days: Int(0, 36500),
 });
 export type UpdateDatabaseBody = Static<typeof UpdateDatabaseBody>;
 
@@ -61,9 +62,9 @@ export interface ApiToken {
 }
 
 export const CreateTokenBody = Type.Object({
-  name: Type.String({ minLength: 1, maxLength: 100 }),
+  name: Str(100, { minLength: 1 }),
   /** Omitted or 0: never expires. */
-  expire_days: Type.Optional(Type.Integer({ minimum: 0, maximum: 3650 })),
+  expire_days: Type.Optional(Int(0, 3650)),
 });
 export type CreateTokenBody = Static<typeof CreateTokenBody>;
 

@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { Int, MAX_PAGE_NUM, Str } from './bounds.ts';
 import { pageFields } from './paging.ts';
 import { MAX_PAGE_SIZE } from './constants.ts';
 
@@ -29,9 +30,9 @@ export interface SiteList {
 
 export const SiteListQuery = Type.Object({
   ...pageFields(MAX_PAGE_SIZE),
-  keyword: Type.Optional(Type.String({ maxLength: 200 })),
+  keyword: Type.Optional(Str(200)),
   /** JSON string `{ "main_category"?: string, "category"?: string }`. */
-  filter: Type.Optional(Type.String({ maxLength: 1000 })),
+  filter: Type.Optional(Str(1000)),
 });
 export type SiteListQuery = Static<typeof SiteListQuery>;
 
@@ -40,7 +41,7 @@ export interface SiteFilter {
   category?: string;
 }
 
-export const UpdateSiteBody = Type.Object({ category: Type.String({ maxLength: 200 }) });
+export const UpdateSiteBody = Type.Object({ category: Str(200) });
 export type UpdateSiteBody = Static<typeof UpdateSiteBody>;
 
 /** Header of the CSV import (any column order; all six columns required). */
@@ -62,24 +63,24 @@ export interface CollectedUrl {
 }
 
 export const QueryUrlQuery = Type.Object({
-  page: Type.Optional(Type.Integer({ minimum: 1 })),
-  limited: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
-  regionCode: Type.Optional(Type.String({ maxLength: 20 })),
+  page: Type.Optional(Int(1, MAX_PAGE_NUM)),
+  limited: Type.Optional(Int(1, 1000)),
+  regionCode: Type.Optional(Str(20)),
 });
 export type QueryUrlQuery = Static<typeof QueryUrlQuery>;
 
 export const InsertUrlBody = Type.Object({
-  url: Type.String({ maxLength: 4000 }),
-  regionCode: Type.String({ maxLength: 20 }),
-  title: Type.Optional(Type.String({ maxLength: 500 })),
+  url: Str(4000),
+  regionCode: Str(20),
+  title: Type.Optional(Str(500)),
 });
 export type InsertUrlBody = Static<typeof InsertUrlBody>;
 
 export const UpdateUrlBody = Type.Object({
-  id: Type.String({ maxLength: 24 }),
-  url: Type.Optional(Type.String({ maxLength: 4000 })),
-  regionCode: Type.Optional(Type.String({ maxLength: 20 })),
-  title: Type.Optional(Type.String({ maxLength: 500 })),
+  id: Str(24),
+  url: Type.Optional(Str(4000)),
+  regionCode: Type.Optional(Str(20)),
+  title: Type.Optional(Str(500)),
 });
 export type UpdateUrlBody = Static<typeof UpdateUrlBody>;
 
@@ -101,3 +102,6 @@ export function isValidHttpUrl(url: string): boolean {
 export function isValidDomain(domain: string): boolean {
   return domain.length <= 253 && /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z][a-z0-9-]{0,62}$/i.test(domain);
 }
+
+export const CategoryListQuery = Type.Object({ main_category: Type.Optional(Str(200)) });
+export const DeleteUrlQuery = Type.Object({ id: Str(64) });

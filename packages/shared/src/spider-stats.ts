@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { Int } from './bounds.ts';
 
 /** Spider Analytics tab (spec §2 Spider detail, §3 "Spider stats: overview and daily", §7 GET /spiders/{id}/stats). */
 export const SPIDER_STATS_DEFAULT_DAYS = 30;
@@ -6,12 +7,12 @@ export const SPIDER_STATS_MAX_DAYS = 365;
 
 export const SpiderStatsQuery = Type.Object({
   /** Length of the daily window in days, ending today (default 30, at most 365). */
-  days: Type.Optional(Type.Integer({ minimum: 1, maximum: SPIDER_STATS_MAX_DAYS })),
+  days: Type.Optional(Int(1, SPIDER_STATS_MAX_DAYS)),
   /**
    * Client's offset from UTC in minutes (e.g. 480 for UTC+8), as on the dashboard; days are UTC calendar days
    * when it is absent.
    */
-  tz_offset: Type.Optional(Type.Integer({ minimum: -840, maximum: 840 })),
+  tz_offset: Type.Optional(Int(-840, 840)),
 });
 export type SpiderStatsQuery = Static<typeof SpiderStatsQuery>;
 

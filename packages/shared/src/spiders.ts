@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { Int, Str } from './bounds.ts';
 import { pageFields } from './paging.ts';
 import { MAX_PAGE_SIZE, RETRY_MAX } from './constants.ts';
 
@@ -18,24 +19,23 @@ export function isValidEnvName(name: string): boolean {
 }
 
 export const SpiderEnv = Type.Object({
-  name: Type.String({ minLength: 1, maxLength: 255 }),
-  value: Type.String({ maxLength: 65536 }),
+  name: Str(255, { minLength: 1 }),
+  value: Str(65536),
 });
 export type SpiderEnv = Static<typeof SpiderEnv>;
 
 const Bool = Type.Boolean();
-const Str = (max = 1000) => Type.String({ maxLength: max });
 
 /** Every editable field; PUT /spiders needs `name`, POST /spiders/{id} takes any subset. */
 const spiderFields = {
-  name: Type.String({ minLength: 1, maxLength: 100 }),
+  name: Str(100, { minLength: 1 }),
   display_name: Str(200),
   type: Type.Union(SPIDER_TYPES.map((t) => Type.Literal(t))),
   cmd: Str(4000),
   col: Str(200),
   src: Str(1000),
   /** null, '' or the all-zero id unassign the spider. */
-  project_id: Type.Union([Type.String({ maxLength: 24 }), Type.Null()]),
+  project_id: Type.Union([Str(24), Type.Null()]),
   is_public: Bool,
   is_scrapy: Bool,
   is_dedup: Bool,
@@ -48,8 +48,8 @@ const spiderFields = {
   /** Write-only. A non-empty string sets it, null clears it, '' or absent keeps the stored one. */
   git_password: Type.Union([Str(1000), Type.Null()]),
   git_auto_sync: Bool,
-  config: Type.Record(Type.String(), Type.Unknown()),
-  retries: Type.Integer({ minimum: 0, maximum: RETRY_MAX }),
+  config: Type.Record(Type.String(), Type.Unknown(), { maxProperties: 1000 }),
+  retries: Int(0, RETRY_MAX),
 };
 
 const { name: nameField, ...optionalFields } = spiderFields;
@@ -64,13 +64,13 @@ export const SPIDER_SORT_KEYS = ['name', 'display_name', 'type', 'create_ts', 'u
 export const SpiderListQuery = Type.Object({
   ...pageFields(MAX_PAGE_SIZE),
   /** Case-insensitive substring of name or display_name. */
-  keyword: Type.Optional(Type.String({ maxLength: 200 })),
+  keyword: Type.Optional(Str(200)),
   /** A project id; the all-zero id (or "none") lists spiders without a project. */
-  project_id: Type.Optional(Type.String({ maxLength: 24 })),
-  type: Type.Optional(Type.String({ maxLength: 20 })),
-  sort_key: Type.Optional(Type.String({ maxLength: 40 })),
+  project_id: Type.Optional(Str(24)),
+  type: Type.Optional(Str(20)),
+  sort_key: Type.Optional(Str(40)),
   /** asc | desc (ascending | descending also accepted). Default: newest first. */
-  sort_direction: Type.Optional(Type.String({ maxLength: 20 })),
+  sort_direction: Type.Optional(Str(20)),
 });
 export type SpiderListQuery = Static<typeof SpiderListQuery>;
 
@@ -120,19 +120,19 @@ export interface UploadResult {
 
 // ---- files ----
 
-export const PathQuery = Type.Object({ path: Type.Optional(Type.String({ maxLength: 4096 })) });
+export const PathQuery = Type.Object({ path: Type.Optional(Str(4096)) });
 export type PathQuery = Static<typeof PathQuery>;
 export const FileQuery = Type.Object({
-  path: Type.String({ maxLength: 4096 }),
+  path: Str(4096),
   /** 1: download the bytes (any file, binary too) instead of the JSON text envelope. */
   raw: Type.Optional(Type.Union([Type.Literal('1'), Type.Literal('0'), Type.Literal('true'), Type.Literal('false')])),
 });
 export type FileQuery = Static<typeof FileQuery>;
-export const PathBody = Type.Object({ path: Type.String({ maxLength: 4096 }) });
+export const PathBody = Type.Object({ path: Str(4096) });
 export type PathBody = Static<typeof PathBody>;
-export const SaveFileBody = Type.Object({ path: Type.String({ maxLength: 4096 }), content: Type.String() });
+export const SaveFileBody = Type.Object({ path: Str(4096), content: Type.String({ maxLength: 16 * 1024 * 1024 }) }); // stored as bytes: any character, NUL too
 export type SaveFileBody = Static<typeof SaveFileBody>;
-export const RenameFileBody = Type.Object({ path: Type.String({ maxLength: 4096 }), new_path: Type.String({ maxLength: 4096 }) });
+export const RenameFileBody = Type.Object({ path: Str(4096), new_path: Str(4096) });
 export type RenameFileBody = Static<typeof RenameFileBody>;
 
 /** GET /spiders/{id}/dir: directories first, then names descending (spec §9). */

@@ -1,11 +1,12 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { Int } from './bounds.ts';
 
 /** Dashboard (spec §1 "dashboard", §2 /home): one call, everything the home page shows. */
 export const HOME_STATS_DAYS = 30;
 
 export const HomeStatsQuery = Type.Object({
   /** Client's offset from UTC in minutes (e.g. 480 for UTC+8), so days are the user's calendar days. */
-  tz_offset: Type.Optional(Type.Integer({ minimum: -840, maximum: 840 })),
+  tz_offset: Type.Optional(Int(-840, 840)),
 });
 export type HomeStatsQuery = Static<typeof HomeStatsQuery>;
 

@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { Id, Int, Str } from './bounds.ts';
 import { pageFields } from './paging.ts';
 import type { NodeStatus, NodeType, SystemInfo, NodeMetrics } from './node-protocol.ts';
 
@@ -9,18 +10,17 @@ export const FINAL_TASK_STATUSES: readonly TaskStatus[] = ['finished', 'error', 
 export const RUN_TYPES = ['random', 'all-nodes', 'selected-nodes'] as const;
 export type RunType = (typeof RUN_TYPES)[number];
 
-const Id = Type.String({ pattern: '^[0-9a-f]{24}$' });
 
 export const RunTaskBody = Type.Object({
   spider_id: Id,
   run_type: Type.Optional(Type.Union(RUN_TYPES.map((r) => Type.Literal(r)))),
   node_ids: Type.Optional(Type.Array(Id, { maxItems: 1000 })),
-  param: Type.Optional(Type.String({ maxLength: 10000 })),
+  param: Type.Optional(Str(10000)),
 });
 export type RunTaskBody = Static<typeof RunTaskBody>;
 
 export const RunSpidersBody = Type.Object({
-  task_params: Type.Array(Type.Object({ spider_id: Id, param: Type.Optional(Type.String({ maxLength: 10000 })) }), { minItems: 1, maxItems: 1000 }),
+  task_params: Type.Array(Type.Object({ spider_id: Id, param: Type.Optional(Str(10000)) }), { minItems: 1, maxItems: 1000 }),
   run_type: Type.Optional(Type.Union(RUN_TYPES.map((r) => Type.Literal(r)))),
   node_ids: Type.Optional(Type.Array(Id, { maxItems: 1000 })),
 });
@@ -28,11 +28,11 @@ export type RunSpidersBody = Static<typeof RunSpidersBody>;
 
 export const TaskListQuery = Type.Object({
   ...pageFields(99999999),
-  node_id: Type.Optional(Type.String()),
-  spider_id: Type.Optional(Type.String()),
-  status: Type.Optional(Type.String()),
-  schedule_id: Type.Optional(Type.String()),
-  type: Type.Optional(Type.String()),
+  node_id: Type.Optional(Str(64)),
+  spider_id: Type.Optional(Str(64)),
+  status: Type.Optional(Str(40)),
+  schedule_id: Type.Optional(Str(64)),
+  type: Type.Optional(Str(40)),
 });
 export type TaskListQuery = Static<typeof TaskListQuery>;
 
@@ -40,16 +40,16 @@ export const IdsBody = Type.Object({ ids: Type.Array(Id, { minItems: 1, maxItems
 export type IdsBody = Static<typeof IdsBody>;
 
 export const LogQuery = Type.Object({
-  keyword: Type.Optional(Type.String({ maxLength: 1000 })),
+  keyword: Type.Optional(Str(1000)),
   ...pageFields(100000),
 });
 export type LogQuery = Static<typeof LogQuery>;
 
 export const NodeEditBody = Type.Object({
-  name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
-  description: Type.Optional(Type.String({ maxLength: 2000 })),
+  name: Type.Optional(Str(200, { minLength: 1 })),
+  description: Type.Optional(Str(2000)),
   enabled: Type.Optional(Type.Boolean()),
-  max_runners: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
+  max_runners: Type.Optional(Int(1, 1000)),
 });
 export type NodeEditBody = Static<typeof NodeEditBody>;
 
@@ -118,3 +118,11 @@ export interface DeployInfo {
   create_ts: string | null;
   finish_ts: string | null;
 }
+
+/** GET /tasks/{id}/results/download: `bom=1` starts the CSV with a byte-order mark. */
+export const ResultsDownloadQuery = Type.Object({ bom: Type.Optional(Str(10)) });
+
+/** GET /tasks/{id}/stream: the token (an event stream cannot send headers) and the first log line to send. */
+export const TaskStreamQuery = Type.Object({ token: Type.Optional(Str(1000)), from: Type.Optional(Int(0, Number.MAX_SAFE_INTEGER)) });
+
+export const DeployListQuery = Type.Object({ spider_id: Type.Optional(Str(64)), ...pageFields(100000) });

@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { Str } from './bounds.ts';
 import { pageFields } from './paging.ts';
 import { MAX_PAGE_SIZE, PASSWORD_MIN_LENGTH } from './constants.ts';
 
@@ -11,20 +12,20 @@ export const UserListQuery = Type.Object({
 export type UserListQuery = Static<typeof UserListQuery>;
 
 export const AddUserBody = Type.Object({
-  username: Type.String({ maxLength: 1000 }),
-  password: Type.String({ maxLength: 1000 }),
+  username: Str(1000),
+  password: Str(1000),
   role: Type.Optional(RoleSchema),
-  email: Type.Optional(Type.String({ maxLength: 320 })),
+  email: Type.Optional(Str(320)),
 });
 export type AddUserBody = Static<typeof AddUserBody>;
 
 export const UpdateUserBody = Type.Object({
   role: Type.Optional(RoleSchema),
   /** A reset ends every session of that user. */
-  password: Type.Optional(Type.String({ minLength: PASSWORD_MIN_LENGTH, maxLength: 1000 })),
+  password: Type.Optional(Str(1000, { minLength: PASSWORD_MIN_LENGTH })),
   /** With `password`: also revoke that user's API tokens. */
   revoke_tokens: Type.Optional(Type.Boolean()),
-  email: Type.Optional(Type.String({ maxLength: 320 })),
+  email: Type.Optional(Str(320)),
 });
 export type UpdateUserBody = Static<typeof UpdateUserBody>;
 

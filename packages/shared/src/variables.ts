@@ -1,13 +1,14 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { Str } from './bounds.ts';
 import { ENV_NAME_PATTERN } from './spiders.ts';
 
 /** Global variables (spec §7 "Users and variables"): reach every spider process as environment variables. */
 export const VariableBody = Type.Object({
   /** Present: update that variable; absent: create. */
-  _id: Type.Optional(Type.String({ maxLength: 24 })),
-  key: Type.String({ minLength: 1, maxLength: 255 }),
-  value: Type.String({ maxLength: 65536 }),
-  remark: Type.Optional(Type.String({ maxLength: 1000 })),
+  _id: Type.Optional(Str(24)),
+  key: Str(255, { minLength: 1 }),
+  value: Str(65536),
+  remark: Type.Optional(Str(1000)),
 });
 export type VariableBody = Static<typeof VariableBody>;
 

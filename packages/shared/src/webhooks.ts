@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { Id, Str } from './bounds.ts';
 
 /** Notification webhooks (spec §1 "notification webhooks", §2 Settings → Notifications, §5 "A webhook URL is required"). */
 export const WEBHOOK_EVENTS = ['task_finished', 'task_error', 'task_cancelled', 'node_offline'] as const;
@@ -98,18 +99,16 @@ function lookup(vars: Record<string, unknown>, key: string): unknown {
   return cur;
 }
 
-const Id = Type.String({ pattern: '^[0-9a-f]{24}$' });
-
 export const WebhookBody = Type.Object({
-  name: Type.Optional(Type.String({ maxLength: 200 })),
-  url: Type.String({ maxLength: 2000 }),
+  name: Type.Optional(Str(200)),
+  url: Str(2000),
   events: Type.Array(Type.Union(WEBHOOK_EVENTS.map((e) => Type.Literal(e))), { maxItems: WEBHOOK_EVENTS.length }),
   /** Only these spiders' task events; empty or missing = every spider (global). */
   spider_ids: Type.Optional(Type.Array(Id, { maxItems: 1000 })),
   /** Write-only. On update: omitted keeps the stored secret, '' removes it. */
-  secret: Type.Optional(Type.String({ maxLength: 500 })),
+  secret: Type.Optional(Str(500)),
   /** JSON with `{{placeholders}}`; empty = the default payload. */
-  template: Type.Optional(Type.String({ maxLength: 20000 })),
+  template: Type.Optional(Str(20000)),
   enabled: Type.Optional(Type.Boolean()),
 });
 export type WebhookBody = Static<typeof WebhookBody>;

@@ -4,6 +4,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import type { Selectable } from 'kysely';
 import { NODE_ID_HEADER, NODE_KEY_HEADER, NodeEditBody, type NodeInfo, type ShipAck, pageFields } from '@crawldeck/shared';
+import { ShipBody } from '@crawldeck/shared';
 import type { AppContext, Feature } from '../../context.ts';
 import type { DB } from '../../store/schema.ts';
 import { iso, ok, paging } from '../../http/envelope.ts';
@@ -16,7 +17,6 @@ import { presentTasks } from '../tasks/tasks.routes.ts';
 import { nodeFor, taskReadFilter } from '../../policies/index.ts';
 
 const IdParams = Type.Object({ id: Type.String({ pattern: '^[0-9a-f]{24}$' }) });
-const ShipBody = Type.Object({ from: Type.Integer({ minimum: 0 }), lines: Type.Array(Type.String(), { maxItems: 100000 }) });
 
 /** Constant-time comparison of the presented node key with the master's. */
 export function nodeKeyMatches(ctx: AppContext, presented: string | undefined): boolean {

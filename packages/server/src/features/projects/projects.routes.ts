@@ -1,5 +1,5 @@
-import { Type } from '@sinclair/typebox';
 import { EMPTY_ID, ProjectBody, ProjectListQuery, SetSpiderProjectsBody, UpdateProjectBody, newId } from '@crawldeck/shared';
+import { LooseIdParams } from '@crawldeck/shared';
 import type { Feature } from '../../context.ts';
 import type { AuthUser } from '../../http/auth.ts';
 import { ok } from '../../http/envelope.ts';
@@ -8,7 +8,7 @@ import { isUniqueViolation } from '../users/users.store.ts';
 import { assertProject, canSpider } from '../../policies/index.ts';
 import { cleanTags, getProject, listProjects, listTags, setTags, type ProjectRow } from './projects.store.ts';
 
-const IdParams = Type.Object({ id: Type.String({ maxLength: 24 }) });
+const IdParams = LooseIdParams;
 const dupName = (name: string) => conflict(`a project named "${name}" already exists`);
 
 function mayChange(user: AuthUser, row: ProjectRow): void {

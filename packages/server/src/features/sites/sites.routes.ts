@@ -1,4 +1,3 @@
-import { Type } from '@sinclair/typebox';
 import { sql, type Selectable } from 'kysely';
 import {
   InsertUrlBody,
@@ -16,13 +15,15 @@ import {
   type SiteImportResult,
   type SiteList,
 } from '@crawldeck/shared';
+import { CategoryListQuery, DeleteUrlQuery, LooseIdParams } from '@crawldeck/shared';
 import type { Feature } from '../../context.ts';
 import type { DB } from '../../store/schema.ts';
 import { iso, ok, paging } from '../../http/envelope.ts';
+import { readForm } from '../../http/multipart.ts';
 import { badRequest, notFound } from '../../http/errors.ts';
 import { validateSitesCsv } from './sites.import.ts';
 
-const IdParams = Type.Object({ id: Type.String({ maxLength: 64 }) });
+const IdParams = LooseIdParams;
 const MAX_CSV_BYTES = 32 * 1024 * 1024;
 const INSERT_CHUNK = 500;
 
@@ -103,7 +104,7 @@ export const sitesFeature: Feature = (app, ctx) => {
     return ok({ items: rows.map((r) => r.main_category) });
   });
 
-  app.get('/api/sites/get/get_category_list', { config: { access: 'user' }, schema: { querystring: Type.Object({ main_category: Type.Optional(Type.String({ maxLength: 200 })) }) } }, async (req) => {
+  app.get('/api/sites/get/get_category_list', { config: { access: 'user' }, schema: { querystring: CategoryListQuery } }, async (req) => {
     let q = db.selectFrom('sites').select('category').distinct().where('category', '!=', '');
     if (req.query.main_category) q = q.where('main_category', '=', req.query.main_category);
     const rows = await q.orderBy('category').execute();
@@ -120,14 +121,9 @@ export const sitesFeature: Feature = (app, ctx) => {
 
   // All-or-nothing: the whole file is validated first, then written in one transaction (upsert by domain).
   app.post('/api/sites/import', { config: { access: 'admin' } }, async (req) => {
-    if (!req.isMultipart()) throw badRequest('send the CSV as multipart/form-data with a file field');
-    const file = await req.file({ limits: { fileSize: MAX_CSV_BYTES } });
-    if (!file) throw badRequest('no file in the upload');
-    const buf = await file.toBuffer().catch((err: Error) => {
-      throw badRequest(`upload failed: ${err.message}`);
-    });
-    if (file.file.truncated) throw badRequest(`the CSV is larger than ${MAX_CSV_BYTES / 1024 / 1024} MB`);
-    const { rows, errors } = validateSitesCsv(buf.toString('utf8'));
+    const { file } = await readForm(req, { fileField: 'file', maxFileBytes: MAX_CSV_BYTES, tooLarge: `the CSV is larger than ${MAX_CSV_BYTES / 1024 / 1024} MB` });
+    if (!file) throw badRequest('no file in the upload: send the CSV in the form field "file"');
+    const { rows, errors } = validateSitesCsv(file.data.toString('utf8'));
     if (errors.length) throw badRequest(`the CSV was not imported: ${errors.join(' | ')}`);
     const now = Date.now();
     const result: SiteImportResult = await db.transaction().execute(async (trx) => {
@@ -198,7 +194,7 @@ export const sitesFeature: Feature = (app, ctx) => {
     return ok(presentUrl({ ...cur, ...patch }));
   });
 
-  app.get('/api/deleteUrl', { config: { access: 'user' }, schema: { querystring: Type.Object({ id: Type.String({ maxLength: 64 }) }) } }, async (req) => {
+  app.get('/api/deleteUrl', { config: { access: 'user' }, schema: { querystring: DeleteUrlQuery } }, async (req) => {
     const res = await db.deleteFrom('collected_urls').where('id', '=', req.query.id).executeTakeFirst();
     if (!Number(res.numDeletedRows)) throw notFound('collected URL');
     return ok(null);

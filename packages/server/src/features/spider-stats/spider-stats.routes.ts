@@ -1,12 +1,12 @@
-import { Type } from '@sinclair/typebox';
 import { SpiderStatsQuery } from '@crawldeck/shared';
+import { LooseIdParams } from '@crawldeck/shared';
 import type { Feature } from '../../context.ts';
 import { ok } from '../../http/envelope.ts';
 import { spiderFor } from '../spiders/spiders.service.ts';
 import { spiderStats } from './spider-stats.service.ts';
 
 /** Same id rule as GET /api/spiders/:id, so an unknown id answers 404 there and here. */
-const IdParams = Type.Object({ id: Type.String({ maxLength: 24 }) });
+const IdParams = LooseIdParams;
 
 /** Spider Analytics tab (spec §7 GET /spiders/{id}/stats): readable by whoever may read the spider. */
 export const spiderStatsFeature: Feature = (app, ctx) => {

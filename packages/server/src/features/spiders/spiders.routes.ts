@@ -1,4 +1,3 @@
-import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import {
   CreateSpiderBody,
@@ -13,9 +12,11 @@ import {
   type FileTreeNode,
   type UploadResult,
 } from '@crawldeck/shared';
+import { LooseIdParams } from '@crawldeck/shared';
 import type { Feature } from '../../context.ts';
 import { iso, ok, paging } from '../../http/envelope.ts';
 import { HttpError, badRequest, notFound } from '../../http/errors.ts';
+import { readForm, type ReadForm } from '../../http/multipart.ts';
 import { createFile, deletePath, getEntry, listFiles, makeDir, readFile, renamePath, replaceFiles, writeFile, type StoredFileEntry } from './files.store.ts';
 import { baseName, normalisePath } from './paths.ts';
 import { createSpider, deleteSpider, fieldsToSpiderInput, parseWith, spiderFor, updateSpider } from './spiders.service.ts';
@@ -35,27 +36,8 @@ function maxFileBytesFromEnv(env: NodeJS.ProcessEnv = process.env): number {
 const mib = (n: number) => (n % (1024 * 1024) === 0 ? `${n / 1024 / 1024} MiB` : `${n} bytes`);
 
 /** Reads a multipart request: string fields and at most one file (field `file`), bounded in size. */
-async function readMultipart(req: FastifyRequest, maxFileBytes: number): Promise<{ fields: Record<string, string>; file?: { name: string; data: Buffer } }> {
-  const fields: Record<string, string> = {};
-  let file: { name: string; data: Buffer } | undefined;
-  try {
-    for await (const part of req.parts({ limits: { fileSize: maxFileBytes, files: 1, fieldSize: 1024 * 1024 } })) {
-      if (part.type === 'file') {
-        if (part.fieldname !== 'file') {
-          await part.toBuffer();
-          throw badRequest(`unexpected file field "${part.fieldname}"; send the zip as "file"`);
-        }
-        file = { name: part.filename, data: await part.toBuffer() };
-      } else {
-        fields[part.fieldname] = String(part.value);
-      }
-    }
-  } catch (err) {
-    const e = err as { code?: string; statusCode?: number };
-    if (e.code === 'FST_REQ_FILE_TOO_LARGE') throw new HttpError(413, `the zip is larger than ${mib(maxFileBytes)} (CRAWLDECK_ZIP_MAX_BYTES)`);
-    throw err;
-  }
-  return { fields, file };
+function readMultipart(req: FastifyRequest, maxFileBytes: number): Promise<ReadForm> {
+  return readForm(req, { fileField: 'file', maxFileBytes, tooLarge: `the zip is larger than ${mib(maxFileBytes)} (CRAWLDECK_ZIP_MAX_BYTES)` });
 }
 
 async function zipFromUpload(file: { name: string; data: Buffer } | undefined, limits: ZipLimits): Promise<ZipContents> {
@@ -104,7 +86,7 @@ function isBinary(buf: Buffer): boolean {
   }
 }
 
-const IdParams = Type.Object({ id: Type.String({ maxLength: 24 }) });
+const IdParams = LooseIdParams;
 
 /**
  * Spiders (issue 3 item 1) and their files (item 2). Normal users see their own and public spiders and change

@@ -15,7 +15,8 @@ export interface ZipLimits {
 }
 
 export const DEFAULT_ZIP_MAX_ENTRIES = 20_000;
-export const DEFAULT_ZIP_MAX_BYTES = 512 * 1024 * 1024;
+/** Spider code is small: 64 MiB expanded is generous for source, data files and a vendored package or two. */
+export const DEFAULT_ZIP_MAX_BYTES = 64 * 1024 * 1024;
 
 function positiveInt(value: string | undefined, fallback: number, name: string): number {
   if (value === undefined || value === '') return fallback;

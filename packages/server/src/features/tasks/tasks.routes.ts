@@ -15,6 +15,7 @@ import {
   type LogLine,
   pageFields,
 } from '@crawldeck/shared';
+import { DeployListQuery, ResultsDownloadQuery, TaskStreamQuery } from '@crawldeck/shared';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext, Feature } from '../../context.ts';
 import type { DB } from '../../store/schema.ts';
@@ -252,7 +253,7 @@ export const tasksFeature: Feature = (app, ctx) => {
     return ok(rows.map((r) => ({ ...JSON.parse(r.data), _id: String(r.id), task_id: t.id })), Number(count.n));
   });
 
-  app.get('/api/tasks/:id/results/download', { config: { access: 'user' }, schema: { params: IdParams, querystring: Type.Object({ bom: Type.Optional(Type.String()) }) } }, async (req, reply) => {
+  app.get('/api/tasks/:id/results/download', { config: { access: 'user' }, schema: { params: IdParams, querystring: ResultsDownloadQuery } }, async (req, reply) => {
     const t = await taskFor(db, req.user, req.params.id);
     const PAGE = 5000;
     // Columns: the union of the keys of the first rows, in order of appearance (spec: "the first row's keys").
@@ -289,7 +290,7 @@ export const tasksFeature: Feature = (app, ctx) => {
   // EventSource cannot set headers, so this one route also takes the token as `?token=`.
   app.get(
     '/api/tasks/:id/stream',
-    { config: { access: 'user', queryToken: true }, schema: { params: IdParams, querystring: Type.Object({ token: Type.Optional(Type.String()), from: Type.Optional(Type.Integer({ minimum: 0 })) }) } },
+    { config: { access: 'user', queryToken: true }, schema: { params: IdParams, querystring: TaskStreamQuery } },
     async (req, reply) => {
       const t = await taskFor(db, req.user, req.params.id);
       const sse = openSse(req, reply);
@@ -378,7 +379,7 @@ export const tasksFeature: Feature = (app, ctx) => {
     return ok(await presentTasks(db, rows), Number(count.n));
   });
 
-  app.get('/api/deploys', { config: { access: 'user' }, schema: { querystring: Type.Object({ spider_id: Type.Optional(Type.String()), ...pageFields(100000) }) } }, async (req) => {
+  app.get('/api/deploys', { config: { access: 'user' }, schema: { querystring: DeployListQuery } }, async (req) => {
     const { limit, offset } = paging(req.query, 10);
     let base = db.selectFrom('deploys').where(deployReadFilter(req.user));
     if (req.query.spider_id) base = base.where('spider_id', '=', req.query.spider_id);

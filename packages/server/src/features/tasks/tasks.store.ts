@@ -31,7 +31,9 @@ export async function ingestLogs(db: Kysely<DB>, engine: Engine, taskId: string,
     if (batch.from > stored) return { acked: stored };
     const fresh = batch.lines.slice(stored - batch.from);
     if (!fresh.length) return { acked: stored };
-    const rows = fresh.map((raw, i) => {
+    const rows = fresh.map((printed, i) => {
+      // Spider output is untrusted: a NUL byte, which PostgreSQL text cannot hold, is shown as U+FFFD.
+      const raw = printed.replaceAll('\u0000', '\uFFFD');
       const msg = raw.length > MAX_LINE_CHARS ? raw.slice(0, MAX_LINE_CHARS) + ` … [line cut: ${raw.length} chars]` : raw;
       return { task_id: taskId, line_no: stored + i + 1, msg, is_error: isErrorLine(msg) ? 1 : 0 };
     });

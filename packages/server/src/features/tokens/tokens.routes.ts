@@ -1,5 +1,5 @@
-import { Type } from '@sinclair/typebox';
 import { CreateTokenBody, newId, type ApiToken, type CreatedToken } from '@crawldeck/shared';
+import { LooseIdParams } from '@crawldeck/shared';
 import type { Selectable } from 'kysely';
 import type { Feature } from '../../context.ts';
 import type { DB } from '../../store/schema.ts';
@@ -47,7 +47,7 @@ export const tokensFeature: Feature = (app, ctx) => {
     return ok(created);
   });
 
-  app.delete('/api/tokens/:id', { config: { access: 'user' }, schema: { params: Type.Object({ id: Type.String({ maxLength: 64 }) }) } }, async (req) => {
+  app.delete('/api/tokens/:id', { config: { access: 'user' }, schema: { params: LooseIdParams } }, async (req) => {
     const res = await db.deleteFrom('tokens').where('id', '=', req.params.id).where('user_id', '=', req.user.id).where('kind', '=', 'api').executeTakeFirst();
     if (!Number(res.numDeletedRows)) throw notFound('API token');
     return ok(null);

@@ -1,4 +1,3 @@
-import { Type } from '@sinclair/typebox';
 import {
   AddUserBody,
   UpdateUserBody,
@@ -8,6 +7,7 @@ import {
   isValidPassword,
   isValidUsername,
 } from '@crawldeck/shared';
+import { LooseIdParams } from '@crawldeck/shared';
 import type { Transaction } from 'kysely';
 import type { Feature } from '../../context.ts';
 import type { DB } from '../../store/schema.ts';
@@ -27,7 +27,7 @@ async function adminCount(trx: Transaction<DB>, engine: 'sqlite' | 'postgres'): 
   return (await q.execute()).length;
 }
 
-const IdParams = Type.Object({ id: Type.String({ maxLength: 64 }) });
+const IdParams = LooseIdParams;
 const admin = { access: 'admin' as const };
 
 /** User administration (spec §7 "Users and variables"): admin only, enforced here whatever the console shows. */

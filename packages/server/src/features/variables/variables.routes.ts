@@ -1,12 +1,12 @@
-import { Type } from '@sinclair/typebox';
 import { VariableBody, isValidEnvName, newId } from '@crawldeck/shared';
+import { LooseIdParams } from '@crawldeck/shared';
 import type { Feature } from '../../context.ts';
 import { ok } from '../../http/envelope.ts';
 import { badRequest, conflict, notFound } from '../../http/errors.ts';
 import { isUniqueViolation } from '../users/users.store.ts';
 import { listVariables, presentVariable } from './variables.store.ts';
 
-const IdParams = Type.Object({ id: Type.String({ maxLength: 24 }) });
+const IdParams = LooseIdParams;
 
 /** Global variables (issue 3 item 4): every signed-in user lists them, administrators change them. */
 export const variablesFeature: Feature = (app, ctx) => {

@@ -1,0 +1,42 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { NO_NUL_MESSAGE, NO_NUL_PATTERN } from '@crawldeck/shared';
+import { badRequest } from './errors.ts';
+
+/** Where a non-finite number sits in `value` (`n`, `a.b.0`), or null when every number is finite. */
+function nonFinitePath(value: unknown): string | null {
+  const stack: { v: unknown; path: string }[] = [{ v: value, path: '' }];
+  while (stack.length) {
+    const { v, path } = stack.pop()!;
+    if (typeof v === 'number' && !Number.isFinite(v)) return path;
+    if (v && typeof v === 'object') {
+      for (const [k, child] of Object.entries(v)) stack.push({ v: child, path: path ? `${path}.${k}` : k });
+    }
+  }
+  return null;
+}
+
+/**
+ * Refuses Infinity and NaN after validation. The validator's type coercion turns the query string `Infinity`
+ * into a number and then skips the range checks for it (a JSON body's `1e400` reads as Infinity too), so an
+ * integer's maximum alone does not keep it out.
+ */
+export async function refuseNonFiniteNumbers(req: FastifyRequest, _reply: FastifyReply): Promise<void> {
+  for (const [where, value] of [
+    ['querystring', req.query],
+    ['params', req.params],
+    ['body', req.body],
+  ] as const) {
+    const path = nonFinitePath(value);
+    if (path !== null) throw badRequest(`invalid ${where}${path ? ` field "${path}"` : ''}: must be a finite number`);
+  }
+}
+
+/** The validator's message for one failed keyword, in words the console can show. */
+export function validationMessage(
+  first: { keyword?: string; params?: unknown; message?: string } | undefined,
+  fallback: string,
+): string {
+  if (first?.keyword === 'pattern' && (first.params as { pattern?: string })?.pattern === NO_NUL_PATTERN)
+    return NO_NUL_MESSAGE;
+  return first?.message ?? fallback;
+}
