@@ -96,6 +96,7 @@ export class Scheduler {
     this.running = true;
     this.ctx.log.info({ instance: this.instance }, 'scheduler started on this master');
     await this.resync(true);
+    if (!this.running) return; // stopped meanwhile (the lock was lost again)
     this.resyncTimer = setInterval(
       () => void this.resync(false).catch((err) => this.ctx.log.error({ err }, 'schedule resync failed')),
       RESYNC_MS,
@@ -110,6 +111,11 @@ export class Scheduler {
     clearInterval(this.resyncTimer);
     for (const a of this.armed.values()) clearTimeout(a.timer);
     this.armed.clear();
+    await this.settled();
+  }
+
+  /** Resolves when the fires (and their bookkeeping) in progress now have finished. */
+  async settled(): Promise<void> {
     await Promise.allSettled([...this.inFlight]);
   }
 
