@@ -127,7 +127,7 @@ pgOnly('PostgreSQL restart under two masters', () => {
     const gap = Math.max(...ts.slice(1).map((x, i) => x - ts[i]));
     console.info(
       `pg restart: ${fs.length} fires over ${perSlot.size} slots, at most ${Math.max(...perSlot.values())} per slot; ` +
-        `${tasks.length} tasks, at most ${Math.max(...fireTasks.map((x) => x.length))} per fire, ${fireTasks.filter((x) => !x.length).length} fires without a task; ` +
+        `${tasks.length} tasks, at most ${Math.max(...fireTasks.map((x) => x.length))} per fire, ${fireTasks.filter((x) => !x.length).length} fires without a task, ${tasks.filter((x) => !fireTasks.flat().includes(x.id)).length} tasks outside the fires' records; ` +
         `${fs.filter((f) => f.kind === 'catch-up').length} catch-up; longest gap ${gap} ms; PostgreSQL down ${startedAt - stoppedAt} ms`,
     );
     // Exactly once per slot: one fire per slot, at most one task per fire, no task outside the fires' records.

@@ -47,6 +47,22 @@ export function isStoreUnavailable(err: unknown): boolean {
   return typeof e.code === 'string' && SOCKET_CODES.has(e.code) && (e.syscall === 'read' || e.syscall === 'write');
 }
 
+/**
+ * Runs a write that must survive a short outage (the record of work already done), trying again while the store is
+ * unavailable, for at most `forMs`; any other error is thrown at once.
+ */
+export async function retryWhileUnavailable<T>(fn: () => Promise<T>, forMs = 30_000, stepMs = 500): Promise<T> {
+  const end = Date.now() + forMs;
+  for (;;) {
+    try {
+      return await fn();
+    } catch (err) {
+      if (!isStoreUnavailable(err) || Date.now() + stepMs > end) throw err;
+      await new Promise((r) => setTimeout(r, stepMs));
+    }
+  }
+}
+
 function openPostgres(url: string): Store {
   const pool = new pg.Pool({
     connectionString: url,

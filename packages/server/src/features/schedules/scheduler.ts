@@ -12,6 +12,7 @@
 import { Cron } from 'croner';
 import { SCHEDULE_ERRORS, newId, type RunType } from '@crawldeck/shared';
 import type { AppContext } from '../../context.ts';
+import { retryWhileUnavailable } from '../../store/db.ts';
 import type { ScheduleConfig } from './schedules.config.ts';
 import { claimFire, parseIds, type ScheduleRow } from './schedules.store.ts';
 import { createTasks, existingNodeIds, spiderExists } from './tasks-port.ts';
@@ -263,12 +264,15 @@ export async function runFire(
   } catch (err) {
     return fail(err instanceof Error ? err.message : String(err), false);
   }
-  await db
-    .updateTable('schedule_fires')
-    .set({ task_ids: JSON.stringify(taskIds) })
-    .where('schedule_id', '=', row.id)
-    .where('fire_ts', '=', fireTs)
-    .execute();
+  // The tasks exist: the fire's record of them follows even across a short store outage (PostgreSQL restarting).
+  await retryWhileUnavailable(() =>
+    db
+      .updateTable('schedule_fires')
+      .set({ task_ids: JSON.stringify(taskIds) })
+      .where('schedule_id', '=', row.id)
+      .where('fire_ts', '=', fireTs)
+      .execute(),
+  );
   if (kind !== 'manual') {
     // Never move last_run_ts backwards (a late catch-up finishing after a newer fire).
     await db
