@@ -10,7 +10,7 @@ import fastifySwaggerUi from '@fastify/swagger-ui';
 import { VERSION } from '@crawldeck/shared';
 import type { MasterConfig } from './config.ts';
 import type { AppContext, TypedApp } from './context.ts';
-import type { Store } from './store/db.ts';
+import { isStoreUnavailable, type Store } from './store/db.ts';
 import { authPlugin, registerWithAccess } from './http/auth.ts';
 import { fail } from './http/envelope.ts';
 import { loggerOptions } from './http/log.ts';
@@ -25,9 +25,13 @@ export interface BuiltApp {
   close(): Promise<void>;
 }
 
+/** PostgreSQL is stopped, restarting or unreachable: the request may be tried again shortly. */
+const storeUnavailable = new HttpError(503, 'the database is unavailable (restarting or unreachable); try again in a moment');
+
 /** Turns any error into the envelope with a real status and a message the console can show. */
 function errorReply(err: FastifyError | HttpError | Error): { status: number; message: string } {
   if (err instanceof HttpError) return { status: err.statusCode, message: err.message };
+  if (isStoreUnavailable(err)) return errorReply(storeUnavailable);
   const fe = err as FastifyError;
   if (fe.validation) {
     const where = fe.validationContext ?? 'request';
@@ -67,9 +71,14 @@ export async function buildApp(config: MasterConfig, store: Store): Promise<Buil
   app.setErrorHandler((err, req, reply) => {
     const { status, message } = errorReply(err as Error);
     if (status === 500) req.log.error({ err }, 'request failed');
+    if (status === 503) {
+      req.log.warn({ err: (err as Error).message }, 'request failed: database unavailable');
+      reply.header('retry-after', '2');
+    }
     reply.status(status).send(fail(message));
   });
   app.addHook('preHandler', refuseNonFiniteNumbers);
+  store.onConnectionError = (err) => app.log.warn({ err: err.message }, 'a database connection broke (PostgreSQL restarted or unreachable)');
 
   await app.register(fastifySwagger, {
     openapi: { info: { title: 'Crawldeck API', version: VERSION }, components: { securitySchemes: { token: { type: 'apiKey', in: 'header', name: 'Authorization' } } }, security: [{ token: [] }] },

@@ -160,3 +160,12 @@ async function openTestMaster(dataDir: string, databaseUrl: string, overrides: P
   };
   return self;
 }
+
+/**
+ * A master on a PostgreSQL database the caller owns (e.g. a test's own PostgreSQL server); its close() removes
+ * only its data dir. Start several on one URL for a multi-master setup.
+ */
+export async function startTestMasterOn(databaseUrl: string, overrides: Partial<MasterConfig> = {}): Promise<TestMaster> {
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'crawldeck-test-'));
+  return openTestMaster(dataDir, databaseUrl, overrides, async () => rmSync(dataDir, { recursive: true, force: true }));
+}

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import pg from 'pg';
-import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import { Kysely, PostgresDialect, SqliteDialect, type PostgresPool } from 'kysely';
 import type { DB } from './schema.ts';
 
 export type Engine = 'sqlite' | 'postgres';
@@ -12,17 +12,90 @@ export interface Store {
   /** Human-readable location (file path or database URL without password) for the Settings → Database tab. */
   location: string;
   close(): Promise<void>;
+  /**
+   * Told when a pooled PostgreSQL connection breaks while idle (the server restarted or went away). The app sets it
+   * to its logger; queries that were running fail on their own and are answered 503 (see isStoreUnavailable).
+   */
+  onConnectionError: (err: Error) => void;
 }
 
 // int8 (COUNT(*), bigint timestamps) would otherwise arrive as strings from pg.
 pg.types.setTypeParser(20, (v) => Number(v));
 
-export function openStore(opts: { dataDir: string; databaseUrl?: string }): Store {
-  if (opts.databaseUrl) {
-    const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: 10 });
-    const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
-    return { db, engine: 'postgres', location: opts.databaseUrl.replace(/\/\/[^@/]*@/, '//***@'), close: () => db.destroy() };
+/** A request waits at most this long for a PostgreSQL connection (a new one or a free pool slot), then gets a 503. */
+const CONNECT_TIMEOUT_MS = 10_000;
+
+const UNAVAILABLE = Symbol('store unavailable');
+/** SQLSTATE of "the server is going away / not there yet": connection exceptions, shutdown, starting up, full. */
+const UNAVAILABLE_SQLSTATE = /^(08...|57P0[123]|53300)$/;
+/** node-postgres' own messages for a connection that died under a query. */
+const UNAVAILABLE_MESSAGE =
+  /^(Connection terminated|Client has encountered a connection error|timeout exceeded when trying to connect)/;
+const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH']);
+
+/**
+ * True when an error means the store cannot be reached right now (PostgreSQL stopped, restarting or unreachable),
+ * not that the query was wrong: the API answers 503 and background work tries again later.
+ */
+export function isStoreUnavailable(err: unknown): boolean {
+  if (!err || typeof err !== 'object') return false;
+  const e = err as { [UNAVAILABLE]?: boolean; code?: unknown; message?: unknown; syscall?: unknown };
+  if (e[UNAVAILABLE]) return true;
+  if (typeof e.code === 'string' && UNAVAILABLE_SQLSTATE.test(e.code)) return true;
+  if (typeof e.message === 'string' && UNAVAILABLE_MESSAGE.test(e.message)) return true;
+  // A socket that broke under a running query (its connection was already open, so it is the database's).
+  return typeof e.code === 'string' && SOCKET_CODES.has(e.code) && (e.syscall === 'read' || e.syscall === 'write');
+}
+
+/**
+ * Runs a write that must survive a short outage (the record of work already done), trying again while the store is
+ * unavailable, for at most `forMs`; any other error is thrown at once.
+ */
+export async function retryWhileUnavailable<T>(fn: () => Promise<T>, forMs = 30_000, stepMs = 500): Promise<T> {
+  const end = Date.now() + forMs;
+  for (;;) {
+    try {
+      return await fn();
+    } catch (err) {
+      if (!isStoreUnavailable(err) || Date.now() + stepMs > end) throw err;
+      await new Promise((r) => setTimeout(r, stepMs));
+    }
   }
+}
+
+function openPostgres(url: string): Store {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: 10,
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    keepAlive: true,
+  });
+  // Any failure to get a connection means the store is unavailable (refused, starting up, timed out).
+  const marked: PostgresPool = {
+    connect: () =>
+      pool.connect().catch((err: unknown) => {
+        if (err && typeof err === 'object') (err as { [UNAVAILABLE]?: boolean })[UNAVAILABLE] = true;
+        throw err;
+      }),
+    end: () => pool.end(),
+  };
+  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: marked }) });
+  const store: Store = {
+    db,
+    engine: 'postgres',
+    location: url.replace(/\/\/[^@/]*@/, '//***@'),
+    close: () => db.destroy(),
+    onConnectionError: () => undefined,
+  };
+  // A broken connection emits 'error' on its client; unheard, that would end the process. Idle clients report
+  // through the pool; a client in use fails its running query instead, so its own event needs no report.
+  pool.on('error', (err) => store.onConnectionError(err));
+  pool.on('connect', (client) => client.on('error', () => undefined));
+  return store;
+}
+
+export function openStore(opts: { dataDir: string; databaseUrl?: string }): Store {
+  if (opts.databaseUrl) return openPostgres(opts.databaseUrl);
   const file = path.join(opts.dataDir, 'crawldeck.db');
   const sqlite = new Database(file);
   // WAL lets readers (console lists) proceed while the log ingester writes; NORMAL is durable under WAL.
@@ -31,5 +104,5 @@ export function openStore(opts: { dataDir: string; databaseUrl?: string }): Stor
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
   const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: sqlite }) });
-  return { db, engine: 'sqlite', location: file, close: () => db.destroy() };
+  return { db, engine: 'sqlite', location: file, close: () => db.destroy(), onConnectionError: () => undefined };
 }

@@ -19,6 +19,7 @@ import type { Scheduler } from './scheduler.ts';
 /** Arbitrary constant key of the scheduler's advisory lock ("crawldeck:scheduler"). */
 export const SCHEDULER_LOCK_KEY = '7146312004781920001';
 export const SCHEDULE_CHANNEL = 'crawldeck_schedules';
+const CONNECT_TIMEOUT_MS = 10_000;
 
 export class SchedulerLeader {
   private client: pg.Client | undefined;
@@ -80,7 +81,12 @@ export class SchedulerLeader {
   }
 
   private async connect(): Promise<void> {
-    const client = new pg.Client({ connectionString: this.ctx.config.databaseUrl });
+    // A bounded connect: while PostgreSQL is unreachable the election keeps its pace instead of hanging.
+    const client = new pg.Client({
+      connectionString: this.ctx.config.databaseUrl,
+      connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+      keepAlive: true,
+    });
     client.on('error', (err) => {
       this.ctx.log.warn({ err }, 'scheduler lock connection error');
       if (this.client === client) void this.lost();

@@ -12,6 +12,7 @@
 import { Cron } from 'croner';
 import { SCHEDULE_ERRORS, newId, type RunType } from '@crawldeck/shared';
 import type { AppContext } from '../../context.ts';
+import { retryWhileUnavailable } from '../../store/db.ts';
 import type { ScheduleConfig } from './schedules.config.ts';
 import { claimFire, parseIds, type ScheduleRow } from './schedules.store.ts';
 import { createTasks, existingNodeIds, ownerMayRun, spiderExists } from './tasks-port.ts';
@@ -96,6 +97,7 @@ export class Scheduler {
     this.running = true;
     this.ctx.log.info({ instance: this.instance }, 'scheduler started on this master');
     await this.resync(true);
+    if (!this.running) return; // stopped meanwhile (the lock was lost again)
     this.resyncTimer = setInterval(
       () => void this.resync(false).catch((err) => this.ctx.log.error({ err }, 'schedule resync failed')),
       RESYNC_MS,
@@ -110,6 +112,11 @@ export class Scheduler {
     clearInterval(this.resyncTimer);
     for (const a of this.armed.values()) clearTimeout(a.timer);
     this.armed.clear();
+    await this.settled();
+  }
+
+  /** Resolves when the fires (and their bookkeeping) in progress now have finished. */
+  async settled(): Promise<void> {
     await Promise.allSettled([...this.inFlight]);
   }
 
@@ -259,12 +266,15 @@ export async function runFire(
   } catch (err) {
     return fail(err instanceof Error ? err.message : String(err), false);
   }
-  await db
-    .updateTable('schedule_fires')
-    .set({ task_ids: JSON.stringify(taskIds) })
-    .where('schedule_id', '=', row.id)
-    .where('fire_ts', '=', fireTs)
-    .execute();
+  // The tasks exist: the fire's record of them follows even across a short store outage (PostgreSQL restarting).
+  await retryWhileUnavailable(() =>
+    db
+      .updateTable('schedule_fires')
+      .set({ task_ids: JSON.stringify(taskIds) })
+      .where('schedule_id', '=', row.id)
+      .where('fire_ts', '=', fireTs)
+      .execute(),
+  );
   if (kind !== 'manual') {
     // Never move last_run_ts backwards (a late catch-up finishing after a newer fire).
     await db

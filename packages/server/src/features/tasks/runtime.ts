@@ -17,6 +17,7 @@ import {
 import type { AppContext } from '../../context.ts';
 import { globalEnv, spiderForTask, spiderManifest } from './spider-source.ts';
 import { TaskBus, type BusMessage } from './task-bus.ts';
+import { isStoreUnavailable } from '../../store/db.ts';
 
 export interface TaskStatusEvent {
   taskId: string;
@@ -166,7 +167,11 @@ export class TaskRuntime {
     if (old) clearTimeout(old);
     const timer = setTimeout(() => {
       this.offlineTimers.delete(nodeId);
-      void this.markOffline(nodeId).catch((err: unknown) => this.ctx.log.error({ err, nodeId }, 'marking node offline failed'));
+      void this.markOffline(nodeId).catch((err: unknown) => {
+        this.ctx.log.error({ err, nodeId }, 'marking node offline failed');
+        // The store is away (PostgreSQL restarting): decide again later rather than never.
+        if (isStoreUnavailable(err)) this.armOffline(nodeId);
+      });
     }, this.offlineMs);
     timer.unref();
     this.offlineTimers.set(nodeId, timer);
@@ -228,7 +233,10 @@ export class TaskRuntime {
           }
           await this.handle(session, msg);
         })
-        .catch((err: unknown) => this.ctx.log.error({ err, type: msg.type }, 'node message failed'));
+        .catch((err: unknown) => {
+          this.ctx.log.error({ err, type: msg.type }, 'node message failed');
+          if (isStoreUnavailable(err) && msg.type !== 'heartbeat') this.registerAgain(socket);
+        });
     });
     socket.on('close', () => {
       if (session && this.sessions.get(session.nodeId)?.socket === socket) {
@@ -238,6 +246,15 @@ export class TaskRuntime {
       }
     });
     socket.on('error', () => undefined);
+  }
+
+  /**
+   * What the node said or was sent could not be stored (PostgreSQL away): it connects and registers again, which
+   * reports its running tasks and re-sends final reports the master did not acknowledge; the store and the node
+   * agree again once registration succeeds. A lost heartbeat needs no repeat.
+   */
+  private registerAgain(socket: WebSocket): void {
+    socket.close(1013, 'store unavailable, register again');
   }
 
   private async register(socket: WebSocket, ip: string, msg: Extract<NodeToMaster, { type: 'register' }>): Promise<Session> {
@@ -533,7 +550,11 @@ export class TaskRuntime {
         if (!taskId) continue;
         s.active.add(taskId);
         progressed = true;
-        await this.assign(s, taskId);
+        await this.assign(s, taskId).catch((err: unknown) => {
+          // Claimed but maybe never sent: registering again puts the claim back in the queue (reconcile).
+          if (isStoreUnavailable(err)) this.registerAgain(s.socket);
+          throw err;
+        });
         await this.saveStatus(s.nodeId);
         break;
       }

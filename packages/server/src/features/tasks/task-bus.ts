@@ -15,6 +15,7 @@ export const TASK_CHANNEL = 'crawldeck_tasks';
 export type BusMessage = { type: 'dispatch' } | { type: 'cancel'; taskId: string; nodeId: string } | { type: 'drop'; taskId: string; nodeId: string };
 
 const RECONNECT_MS = 1000;
+const CONNECT_TIMEOUT_MS = 10_000;
 
 export class TaskBus {
   private client: pg.Client | undefined;
@@ -37,7 +38,7 @@ export class TaskBus {
   }
 
   private async connect(): Promise<void> {
-    const client = new pg.Client({ connectionString: this.ctx.config.databaseUrl });
+    const client = new pg.Client({ connectionString: this.ctx.config.databaseUrl, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, keepAlive: true });
     const lost = () => {
       if (this.client !== client || this.closed) return;
       this.client = undefined;
