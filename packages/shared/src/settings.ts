@@ -5,6 +5,8 @@ export const UpdateSettingBody = Type.Object({
   enable_tutorial: Type.Optional(Type.Union([Type.Literal('Y'), Type.Literal('N')])),
   /** Third-party usage-statistics endpoint (http/https URL); '' turns forwarding off. */
   stats_endpoint: Type.Optional(Type.String({ maxLength: 2000 })),
+  /** Whether normal users' tasks may run on the master's own node while worker nodes exist. */
+  user_tasks_on_master: Type.Optional(Type.Union([Type.Literal('Y'), Type.Literal('N')])),
 });
 export type UpdateSettingBody = Static<typeof UpdateSettingBody>;
 
@@ -12,6 +14,11 @@ export type UpdateSettingBody = Static<typeof UpdateSettingBody>;
 export interface AdminSetting {
   enable_tutorial: 'Y' | 'N';
   stats_endpoint: string;
+  /**
+   * 'N' (default): while any enabled worker node exists, tasks started by normal users never run on the master's
+   * own node (which shares the master's host). With no worker node they run there, isolated like everywhere.
+   */
+  user_tasks_on_master: 'Y' | 'N';
 }
 
 export interface DatabaseTableCount {

@@ -3,6 +3,7 @@ import type { Feature } from '../../context.ts';
 import { ok } from '../../http/envelope.ts';
 import { badRequest } from '../../http/errors.ts';
 import { getSetting, putSetting } from '../system/settings.store.ts';
+import { USER_TASKS_ON_MASTER_KEY } from '../tasks/master-node.ts';
 import { StatsForwarder, isValidStatsEndpoint } from './stats-forwarder.ts';
 
 const admin = { role: 'admin' as const };
@@ -18,18 +19,23 @@ export const settingsFeature: Feature = (app, ctx) => {
   let endpoint: { at: number; value: string } | undefined;
 
   async function adminSetting(): Promise<AdminSetting> {
-    const [tutorial, stats] = await Promise.all([getSetting(db, 'enable_tutorial', ctx.config.enableTutorial), getSetting(db, 'stats_endpoint', '')]);
-    return { enable_tutorial: tutorial ? 'Y' : 'N', stats_endpoint: stats };
+    const [tutorial, stats, onMaster] = await Promise.all([
+      getSetting(db, 'enable_tutorial', ctx.config.enableTutorial),
+      getSetting(db, 'stats_endpoint', ''),
+      getSetting(db, USER_TASKS_ON_MASTER_KEY, false),
+    ]);
+    return { enable_tutorial: tutorial ? 'Y' : 'N', stats_endpoint: stats, user_tasks_on_master: onMaster ? 'Y' : 'N' };
   }
 
   app.get('/api/system/setting', { config: admin }, async () => ok(await adminSetting()));
 
   app.post('/api/setting', { config: admin, schema: { body: UpdateSettingBody } }, async (req) => {
-    const { enable_tutorial, stats_endpoint } = req.body;
+    const { enable_tutorial, stats_endpoint, user_tasks_on_master } = req.body;
     if (stats_endpoint !== undefined && !isValidStatsEndpoint(stats_endpoint.trim())) {
       throw badRequest('stats_endpoint must be an http:// or https:// URL, or empty');
     }
     if (enable_tutorial !== undefined) await putSetting(db, 'enable_tutorial', enable_tutorial === 'Y');
+    if (user_tasks_on_master !== undefined) await putSetting(db, USER_TASKS_ON_MASTER_KEY, user_tasks_on_master === 'Y');
     if (stats_endpoint !== undefined) {
       await putSetting(db, 'stats_endpoint', stats_endpoint.trim());
       endpoint = undefined;
