@@ -3,7 +3,7 @@
  * runs tasks as process groups, spools their output and items to disk and ships them with acknowledged offsets.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -304,6 +304,16 @@ export async function startNode(opts: NodeOptions): Promise<RunningNode> {
       }
       runs.clear();
       ws?.close();
+      // The work dir holds nothing to keep: the task folders (removed as the task user) and our SDK link.
+      clearRuns(runsDir, identity);
+      rmSync(path.join(workDir, 'sdk'), { recursive: true, force: true });
+      for (const dir of [runsDir, workDir]) {
+        try {
+          rmdirSync(dir);
+        } catch {
+          /* a leftover process refilled it */
+        }
+      }
     },
   };
 }

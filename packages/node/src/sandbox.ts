@@ -19,8 +19,12 @@ const USER_NAME = /^[a-z_][a-z0-9_-]{0,31}$/;
 
 function lookup(user: string): TaskIdentity | undefined {
   try {
-    const uid = Number(execFileSync('id', ['-u', user], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim());
-    const gid = Number(execFileSync('id', ['-g', user], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim());
+    const uid = Number(
+      execFileSync('id', ['-u', user], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim(),
+    );
+    const gid = Number(
+      execFileSync('id', ['-g', user], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim(),
+    );
     return Number.isInteger(uid) && Number.isInteger(gid) ? { user, uid, gid } : undefined;
   } catch {
     return undefined;
@@ -41,7 +45,20 @@ export function taskIdentity(user = process.env.CRAWLDECK_TASK_USER || DEFAULT_T
   let id = lookup(user);
   if (!id) {
     // Several nodes in one process (or on one host) may race here: a failed useradd is fine if the user now exists.
-    spawnSync('useradd', ['--system', '--user-group', '--no-create-home', '--home-dir', '/nonexistent', '--shell', '/usr/sbin/nologin', user], { stdio: 'ignore' });
+    spawnSync(
+      'useradd',
+      [
+        '--system',
+        '--user-group',
+        '--no-create-home',
+        '--home-dir',
+        '/nonexistent',
+        '--shell',
+        '/usr/sbin/nologin',
+        user,
+      ],
+      { stdio: 'ignore' },
+    );
     id = lookup(user);
   }
   if (!id) throw new Error(`task user "${user}" does not exist and useradd could not create it`);

@@ -13,7 +13,13 @@ export const USER_TASKS_ON_MASTER_KEY = 'user_tasks_on_master';
 /** True when tasks of normal users must not run on master-type nodes right now. */
 export async function masterNodeClosedToUsers(db: Kysely<DB>): Promise<boolean> {
   if (await getSetting(db, USER_TASKS_ON_MASTER_KEY, false)) return false;
-  const worker = await db.selectFrom('nodes').select('id').where('type', '=', 'worker').where('enabled', '=', 1).limit(1).executeTakeFirst();
+  const worker = await db
+    .selectFrom('nodes')
+    .select('id')
+    .where('type', '=', 'worker')
+    .where('enabled', '=', 1)
+    .limit(1)
+    .executeTakeFirst();
   return worker !== undefined;
 }
 
