@@ -334,6 +334,9 @@ export async function runNodeCli(args: string[]): Promise<void> {
       'work-dir': { type: 'string' },
     },
   });
+  // The key may come on the command line, which every local user (task processes too) reads in /proc/PID/cmdline:
+  // replace it with a plain title before any task runs.
+  process.title = 'crawldeck-node';
   const master = values.master ?? process.env.CRAWLDECK_MASTER_URL;
   const key = values.key ?? process.env.CRAWLDECK_NODE_KEY;
   if (!master || !key) throw new Error('usage: crawldeck node --master URL --key KEY [--data-dir DIR] [--name NAME] [--max-runners N] [--python PATH] [--task-user USER] [--work-dir DIR]');
@@ -350,8 +353,6 @@ export async function runNodeCli(args: string[]): Promise<void> {
     taskUser: values['task-user'],
     workDir: values['work-dir'],
   });
-  // The key may have come on the command line, which every local user can read in /proc: show a plain title.
-  process.title = 'crawldeck-node';
   console.error(`crawldeck node ${node.nodeId} joining ${master}`);
   const stop = () => {
     void node.stop().then(() => process.exit(0));
