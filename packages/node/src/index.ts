@@ -24,7 +24,7 @@ import {
 import { MetricsSampler, defaultPython, systemInfo } from './system.ts';
 import { syncWorkspace } from './sync.ts';
 import { TaskRun, clearRuns } from './runner.ts';
-import { passThroughDir, privateDir, taskIdentity } from './sandbox.ts';
+import { passThroughDir, privateDir, taskIdentity, taskUserCanRead } from './sandbox.ts';
 
 export { resolveCommand } from './runner.ts';
 export { LineSplitter, MAX_LINE_BYTES } from './spool.ts';
@@ -109,6 +109,9 @@ export async function startNode(opts: NodeOptions): Promise<RunningNode> {
   const log = opts.log ?? ((level: Level, msg: string, extra?: Record<string, unknown>) => console.error(`[node ${level}] ${msg}${extra ? ' ' + JSON.stringify(extra) : ''}`));
   const python = opts.python || process.env.CRAWLDECK_PYTHON || defaultPython();
   const info = systemInfo(python);
+  if (identity && !taskUserCanRead(path.join(SDK_DIR, 'python', 'crawldeck', '__init__.py'), identity)) {
+    log('error', `task user ${identity.user} cannot read the Crawldeck install (${SDK_DIR}): the SDKs and configurable spiders will fail; install Crawldeck where every user can read it`);
+  }
   const sampler = new MetricsSampler(dataDir);
   const base = opts.master.replace(/\/+$/, '');
   const headers = { [NODE_KEY_HEADER]: opts.key, [NODE_ID_HEADER]: nodeId };
