@@ -200,6 +200,14 @@ describe('a normal user’s code is isolated from the master and the node', () =
     for (let i = 0; i < 4; i++) random.push(...(await runSpider(m, id, {}, normal)));
     for (const t of [...all, ...random])
       expect((await waitTask(m, t, ['finished'], 30_000)).node_id).toBe(workerNodeId);
+    // With no enabled worker node, normal users' tasks run on the master node.
+    expect((await m.api('POST', `/nodes/${workerNodeId}`, { body: { enabled: false } })).status).toBe(200);
+    try {
+      const [alone] = await runSpider(m, id, {}, normal);
+      expect((await waitTask(m, alone, ['finished'], 30_000)).node_id).toBe(masterNodeId);
+    } finally {
+      await m.api('POST', `/nodes/${workerNodeId}`, { body: { enabled: true } });
+    }
     // Admins' tasks may still run there.
     const adminSpider = await makeSpider(m, 'iso-admin-where', 'echo here');
     const [own] = await runSpider(m, adminSpider, { run_type: 'selected-nodes', node_ids: [masterNodeId] });
