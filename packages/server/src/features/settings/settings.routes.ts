@@ -4,6 +4,7 @@ import { ok } from '../../http/envelope.ts';
 import { badRequest } from '../../http/errors.ts';
 import { getSetting, putSetting } from '../system/settings.store.ts';
 import { USER_TASKS_ON_MASTER_KEY } from '../tasks/master-node.ts';
+import { getRuntime } from '../tasks/runtime.ts';
 import { StatsForwarder, isValidStatsEndpoint } from './stats-forwarder.ts';
 
 const admin = { role: 'admin' as const };
@@ -35,7 +36,11 @@ export const settingsFeature: Feature = (app, ctx) => {
       throw badRequest('stats_endpoint must be an http:// or https:// URL, or empty');
     }
     if (enable_tutorial !== undefined) await putSetting(db, 'enable_tutorial', enable_tutorial === 'Y');
-    if (user_tasks_on_master !== undefined) await putSetting(db, USER_TASKS_ON_MASTER_KEY, user_tasks_on_master === 'Y');
+    if (user_tasks_on_master !== undefined) {
+      await putSetting(db, USER_TASKS_ON_MASTER_KEY, user_tasks_on_master === 'Y');
+      // Pending tasks may now go to the master's node (on every master sharing the store).
+      await getRuntime(ctx).tasksCreated();
+    }
     if (stats_endpoint !== undefined) {
       await putSetting(db, 'stats_endpoint', stats_endpoint.trim());
       endpoint = undefined;
