@@ -24,10 +24,13 @@ let normal: string;
 let masterNodeId: string;
 let workerNodeId: string;
 const scratch: string[] = [];
+// The worker's tasks run here (`--work-dir`); it is killed, not stopped, so the test removes it.
+const workerWorkDir = path.join(os.tmpdir(), `crawldeck-iso-work-${process.pid}`);
+scratch.push(workerWorkDir);
 
 beforeAll(async () => {
   m = await startTestMaster({ embeddedNode: true, nodeKey: NODE_KEY });
-  worker = spawnNode(m.url, NODE_KEY, 'iso-worker');
+  worker = spawnNode(m.url, NODE_KEY, 'iso-worker', ['--work-dir', workerWorkDir]);
   const nodes = (await waitNodes(m, 2, 30_000)) as { _id: string; type: string }[];
   masterNodeId = nodes.find((n) => n.type === 'master')!._id;
   workerNodeId = nodes.find((n) => n.type === 'worker')!._id;
@@ -180,6 +183,7 @@ describe('a normal user’s code is isolated from the master and the node', () =
   it('on a worker node it finds no secret of the node either', async () => {
     const r = await runProbe(workerNodeId, worker.dataDir, worker.proc.pid!, 'iso-probe-worker');
     expectNothingLeaked(r, worker.dataDir);
+    expect(r.cwd.startsWith(path.join(workerWorkDir, 'runs') + path.sep)).toBe(true);
   }, 90_000);
 
   it('keeps normal users’ tasks off the master node while a worker exists, unless the admin allows it', async () => {
