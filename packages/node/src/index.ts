@@ -170,7 +170,7 @@ export async function startNode(opts: NodeOptions): Promise<RunningNode> {
       .catch(() => undefined)
       .then(async () => {
         const r = await syncWorkspace(root, path.join(wsDir, `${t.spiderId}.manifest.json`), t.files, fetchBlob);
-        run.prepare(root);
+        await run.prepare(root);
         return r;
       });
     spiderLocks.set(t.spiderId, sync);

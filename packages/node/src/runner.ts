@@ -1,10 +1,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { cpSync, lchownSync, mkdirSync, readdirSync, rmdirSync, rmSync, watch, writeFileSync, type FSWatcher } from 'node:fs';
+import { cp, rmdir } from 'node:fs/promises';
+import { lchownSync, mkdirSync, readdirSync, rmdirSync, rmSync, watch, writeFileSync, type FSWatcher } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { withCrawldeckPipeline, type FinalStatus, type ShipAck, type ShipBatch, type TaskAssignment } from '@crawldeck/shared';
 import { LineSplitter, Shipper, SpoolWriter, writeJson } from './spool.ts';
-import { asTaskUser, baseEnv, giveTree, passThroughDir, removeUserTree, type TaskIdentity } from './sandbox.ts';
+import { asTaskUser, baseEnv, giveTree, passThroughDir, removeUserTree, removeUserTreeAsync, type TaskIdentity } from './sandbox.ts';
 
 export interface RunnerEnv {
   nodeId: string;
@@ -115,9 +116,9 @@ export class TaskRun {
   }
 
   /** Copies the synced spider files into this task's own working folder and hands it to the task user. */
-  prepare(spiderFiles: string): void {
-    removeUserTree(this.workspace, this.env.identity);
-    cpSync(spiderFiles, this.workspace, { recursive: true });
+  async prepare(spiderFiles: string): Promise<void> {
+    await removeUserTreeAsync(this.workspace, this.env.identity);
+    await cp(spiderFiles, this.workspace, { recursive: true });
     mkdirSync(this.home, { recursive: true, mode: 0o700 });
     giveTree(this.workspace, this.env.identity);
     giveTree(this.home, this.env.identity);
@@ -290,7 +291,7 @@ export class TaskRun {
     if (this.itemTick) clearInterval(this.itemTick);
     this.watcher?.close();
     rmSync(this.dir, { recursive: true, force: true });
-    clearRun(this.runDir, this.env.identity);
+    void clearRunAsync(this.runDir, this.env.identity);
   }
 }
 
@@ -303,6 +304,13 @@ export function clearRuns(runsDir: string, identity: TaskIdentity | undefined): 
     return;
   }
   for (const name of names) clearRun(path.join(runsDir, name), identity);
+}
+
+/** `clearRun` in the background: a big workspace must not stall the node (or the master of an embedded node). */
+async function clearRunAsync(dir: string, identity: TaskIdentity | undefined): Promise<void> {
+  await Promise.all([removeUserTreeAsync(path.join(dir, 'ws'), identity), removeUserTreeAsync(path.join(dir, 'home'), identity)]);
+  rmSync(path.join(dir, 'items.jsonl'), { force: true });
+  await rmdir(dir).catch(() => undefined);
 }
 
 /** Removes one task folder: what the task user could write is removed as that user (sandbox.ts). */

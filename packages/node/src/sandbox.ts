@@ -3,8 +3,9 @@
  * a working folder outside any data dir and, when we are root, a dedicated unprivileged user (docs/spiders.md
  * "Isolation").
  */
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { chmodSync, lchownSync, lstatSync, mkdirSync, readdirSync, rmdirSync, rmSync } from 'node:fs';
+import { rm, rmdir } from 'node:fs/promises';
 import path from 'node:path';
 
 /** The user that untrusted processes run as; undefined when we are not root (they run as we do). */
@@ -143,4 +144,15 @@ export function removeUserTree(dir: string, id: TaskIdentity | undefined): void 
   } catch {
     /* gone already, or refilled by a leftover process: left alone */
   }
+}
+
+/** `removeUserTree` without blocking the event loop (the embedded node shares it with the master). */
+export async function removeUserTreeAsync(dir: string, id: TaskIdentity | undefined): Promise<void> {
+  if (!id) return rm(dir, { recursive: true, force: true });
+  await new Promise<void>((resolve) => {
+    const child = spawn('rm', ['-rf', '--', dir], { uid: id.uid, gid: id.gid, stdio: 'ignore' });
+    child.on('error', () => resolve());
+    child.on('close', () => resolve());
+  });
+  await rmdir(dir).catch(() => undefined);
 }

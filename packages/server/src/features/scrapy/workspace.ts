@@ -4,7 +4,7 @@ import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, w
 import os from 'node:os';
 import path from 'node:path';
 import type { Kysely } from 'kysely';
-import { asTaskUser, baseEnv, giveTree, removeUserTree, taskIdentity, type TaskIdentity } from '@crawldeck/node/sandbox.ts';
+import { asTaskUser, baseEnv, giveTree, removeUserTreeAsync, taskIdentity, type TaskIdentity } from '@crawldeck/node/sandbox.ts';
 import type { DB } from '../../store/schema.ts';
 import { listFiles, readFile, writeFile } from '../spiders/files.store.ts';
 
@@ -116,7 +116,8 @@ export async function checkout(db: Kysely<DB>, spiderId: string, python = '/usr/
       return changed;
     },
     dispose() {
-      removeUserTree(dir, identity);
+      // In the background: removing as the task user is a process of its own, the master does not wait for it.
+      void removeUserTreeAsync(dir, identity);
     },
   };
 }
