@@ -2,8 +2,8 @@
  * The node service: joins a master over one WebSocket (control) + HTTP (bulk), syncs spider files by hash,
  * runs tasks as process groups, spools their output and items to disk and ships them with acknowledged offsets.
  */
-import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createHash, randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, rmdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -23,7 +23,8 @@ import {
 } from '@crawldeck/shared';
 import { MetricsSampler, defaultPython, systemInfo } from './system.ts';
 import { syncWorkspace } from './sync.ts';
-import { TaskRun } from './runner.ts';
+import { TaskRun, clearRuns } from './runner.ts';
+import { passThroughDir, privateDir, taskIdentity, taskUserCanRead } from './sandbox.ts';
 
 export { resolveCommand } from './runner.ts';
 export { LineSplitter, MAX_LINE_BYTES } from './spool.ts';
@@ -40,6 +41,10 @@ export interface NodeOptions {
   python?: string;
   /** Grace period between SIGTERM and SIGKILL on cancel. */
   graceMs?: number;
+  /** User that task processes run as when the node is root (default `CRAWLDECK_TASK_USER`, else `crawldeck-task`). */
+  taskUser?: string;
+  /** Folder of the task processes' working folders, outside the data dir (default: in the system temp dir). */
+  workDir?: string;
   log?: (level: Level, msg: string, extra?: Record<string, unknown>) => void;
 }
 
@@ -64,10 +69,10 @@ function stableNodeId(dataDir: string): string {
 }
 
 /** NODE_PATH entry holding `crawldeck` → our Node SDK, so spiders can `require('crawldeck')`. */
-function nodeSdkPath(dataDir: string): string {
-  const dir = path.join(dataDir, 'sdk', 'node_modules');
+function nodeSdkPath(workDir: string): string {
+  const dir = path.join(workDir, 'sdk', 'node_modules');
   const link = path.join(dir, 'crawldeck');
-  mkdirSync(dir, { recursive: true });
+  mkdirSync(dir, { recursive: true, mode: 0o755 });
   if (!existsSync(link)) {
     try {
       symlinkSync(path.join(SDK_DIR, 'node'), link, 'dir');
@@ -78,27 +83,48 @@ function nodeSdkPath(dataDir: string): string {
   return dir;
 }
 
+/** One work folder per node data dir, in the system temp dir (outside the data dir, reachable by the task user). */
+function defaultWorkDir(dataDir: string): string {
+  return path.join(os.tmpdir(), `crawldeck-work-${createHash('sha256').update(dataDir).digest('hex').slice(0, 12)}`);
+}
+
 class HttpGone extends Error {
   gone = true;
 }
 
 export async function startNode(opts: NodeOptions): Promise<RunningNode> {
-  const dataDir = path.resolve(opts.dataDir);
-  mkdirSync(dataDir, { recursive: true });
+  // The data dir (node id, spools, the synced spider files) is the node's alone; tasks run elsewhere as the task user.
+  const dataDir = privateDir(path.resolve(opts.dataDir));
+  const workDir = passThroughDir(path.resolve(opts.workDir || process.env.CRAWLDECK_NODE_WORK_DIR || defaultWorkDir(dataDir)));
+  const runsDir = passThroughDir(path.join(workDir, 'runs'));
+  const identity = taskIdentity(opts.taskUser || undefined);
   const tasksDir = path.join(dataDir, 'tasks');
   const wsDir = path.join(dataDir, 'workspaces');
   // Spools of an earlier process of this node cannot be resumed (its task processes died with it).
   rmSync(tasksDir, { recursive: true, force: true });
+  clearRuns(runsDir, identity);
   mkdirSync(tasksDir, { recursive: true });
   mkdirSync(wsDir, { recursive: true });
   const nodeId = stableNodeId(dataDir);
   const log = opts.log ?? ((level: Level, msg: string, extra?: Record<string, unknown>) => console.error(`[node ${level}] ${msg}${extra ? ' ' + JSON.stringify(extra) : ''}`));
   const python = opts.python || process.env.CRAWLDECK_PYTHON || defaultPython();
   const info = systemInfo(python);
+  if (identity && !taskUserCanRead(path.join(SDK_DIR, 'python', 'crawldeck', '__init__.py'), identity)) {
+    log('error', `task user ${identity.user} cannot read the Crawldeck install (${SDK_DIR}): the SDKs and configurable spiders will fail; install Crawldeck where every user can read it`);
+  }
   const sampler = new MetricsSampler(dataDir);
   const base = opts.master.replace(/\/+$/, '');
   const headers = { [NODE_KEY_HEADER]: opts.key, [NODE_ID_HEADER]: nodeId };
-  const runEnv = { nodeId, python, sdkPythonPath: path.join(SDK_DIR, 'python'), sdkNodePath: nodeSdkPath(dataDir), binPath: path.resolve(here, '../bin'), graceMs: opts.graceMs ?? 5000 };
+  const runEnv = {
+    nodeId,
+    python,
+    sdkPythonPath: path.join(SDK_DIR, 'python'),
+    sdkNodePath: nodeSdkPath(workDir),
+    binPath: path.resolve(here, '../bin'),
+    graceMs: opts.graceMs ?? 5000,
+    runsDir,
+    identity,
+  };
   let maxRunners = opts.maxRunners ?? 8;
   let enabled = true;
   const runs = new Map<string, TaskRun>();
@@ -139,7 +165,14 @@ export async function startNode(opts: NodeOptions): Promise<RunningNode> {
     const startTs = Date.now();
     const root = path.join(wsDir, t.spiderId);
     const prev = spiderLocks.get(t.spiderId) ?? Promise.resolve();
-    const sync = prev.catch(() => undefined).then(() => syncWorkspace(root, path.join(wsDir, `${t.spiderId}.manifest.json`), t.files, fetchBlob));
+    // The task's own copy is taken under the same lock, so the next task's sync cannot change files mid-copy.
+    const sync = prev
+      .catch(() => undefined)
+      .then(async () => {
+        const r = await syncWorkspace(root, path.join(wsDir, `${t.spiderId}.manifest.json`), t.files, fetchBlob);
+        await run.prepare(root);
+        return r;
+      });
     spiderLocks.set(t.spiderId, sync);
     try {
       const r = await sync;
@@ -154,7 +187,7 @@ export async function startNode(opts: NodeOptions): Promise<RunningNode> {
       run.fail('cancelled before start', undefined, 'cancelled');
       return;
     }
-    run.start(root);
+    run.start();
   }
 
   function onAssign(task: TaskAssignment): void {
@@ -274,11 +307,21 @@ export async function startNode(opts: NodeOptions): Promise<RunningNode> {
       }
       runs.clear();
       ws?.close();
+      // The work dir holds nothing to keep: the task folders (removed as the task user) and our SDK link.
+      clearRuns(runsDir, identity);
+      rmSync(path.join(workDir, 'sdk'), { recursive: true, force: true });
+      for (const dir of [runsDir, workDir]) {
+        try {
+          rmdirSync(dir);
+        } catch {
+          /* a leftover process refilled it */
+        }
+      }
     },
   };
 }
 
-/** `crawldeck node --master URL --key KEY [--data-dir DIR] [--name NAME] [--max-runners N] [--python PATH]` */
+/** `crawldeck node --master URL --key KEY [--data-dir DIR] [--name NAME] [--max-runners N] [--python PATH] [--task-user USER] [--work-dir DIR]` */
 export async function runNodeCli(args: string[]): Promise<void> {
   const { values } = parseArgs({
     args,
@@ -290,11 +333,16 @@ export async function runNodeCli(args: string[]): Promise<void> {
       'max-runners': { type: 'string' },
       python: { type: 'string' },
       'grace-seconds': { type: 'string' },
+      'task-user': { type: 'string' },
+      'work-dir': { type: 'string' },
     },
   });
+  // The key may come on the command line, which every local user (task processes too) reads in /proc/PID/cmdline:
+  // replace it with a plain title before any task runs.
+  process.title = 'crawldeck-node';
   const master = values.master ?? process.env.CRAWLDECK_MASTER_URL;
   const key = values.key ?? process.env.CRAWLDECK_NODE_KEY;
-  if (!master || !key) throw new Error('usage: crawldeck node --master URL --key KEY [--data-dir DIR] [--name NAME] [--max-runners N] [--python PATH]');
+  if (!master || !key) throw new Error('usage: crawldeck node --master URL --key KEY [--data-dir DIR] [--name NAME] [--max-runners N] [--python PATH] [--task-user USER] [--work-dir DIR]');
   const maxRunners = Number(values['max-runners'] ?? process.env.CRAWLDECK_MAX_RUNNERS ?? 8);
   if (!Number.isInteger(maxRunners) || maxRunners < 1) throw new Error('--max-runners must be a positive integer');
   const node = await startNode({
@@ -305,6 +353,8 @@ export async function runNodeCli(args: string[]): Promise<void> {
     maxRunners,
     python: values.python,
     graceMs: values['grace-seconds'] ? Number(values['grace-seconds']) * 1000 : undefined,
+    taskUser: values['task-user'],
+    workDir: values['work-dir'],
   });
   console.error(`crawldeck node ${node.nodeId} joining ${master}`);
   const stop = () => {

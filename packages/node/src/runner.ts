@@ -1,9 +1,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, rmSync, watch, writeFileSync, type FSWatcher } from 'node:fs';
+import { cp, rmdir } from 'node:fs/promises';
+import { lchownSync, mkdirSync, readdirSync, rmdirSync, rmSync, watch, writeFileSync, type FSWatcher } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { withCrawldeckPipeline, type FinalStatus, type ShipAck, type ShipBatch, type TaskAssignment } from '@crawldeck/shared';
 import { LineSplitter, Shipper, SpoolWriter, writeJson } from './spool.ts';
+import { asTaskUser, baseEnv, giveTree, passThroughDir, removeUserTree, removeUserTreeAsync, type TaskIdentity } from './sandbox.ts';
 
 export interface RunnerEnv {
   nodeId: string;
@@ -13,6 +15,10 @@ export interface RunnerEnv {
   /** Our helper commands (crawldeck-config-spider), put first on PATH. */
   binPath: string;
   graceMs: number;
+  /** Where task processes run, outside the node's data dir: one folder per task (docs/spiders.md "Isolation"). */
+  runsDir: string;
+  /** The unprivileged user tasks run as; undefined when the node is not root. */
+  identity: TaskIdentity | undefined;
 }
 
 export interface RunCallbacks {
@@ -31,12 +37,21 @@ export function resolveCommand(cmd: string, python: string): string {
   return (m[1] === 'scrapy' ? `${q} -m scrapy` : q) + cmd.slice(m[0].length);
 }
 
-/** One task on this node: its process, its spool files and their shippers. */
+/**
+ * One task on this node: its process, its spool files and their shippers. The spool (log, state) stays in the
+ * node's private data dir; the process gets its own folder `<runs>/<task id>/` (ours, others may only pass
+ * through) holding `ws/` (a copy of the spider's files, the working folder), `home/` and `items.jsonl`. The last
+ * three belong to the task user; the items file sits in our folder so the task can write it but not replace it
+ * with a link to something only we may read.
+ */
 export class TaskRun {
   readonly taskId: string;
   readonly dir: string;
   readonly logFile: string;
   readonly itemsFile: string;
+  readonly runDir: string;
+  readonly workspace: string;
+  readonly home: string;
   child: ChildProcess | undefined;
   pid: number | null = null;
   state: 'syncing' | 'running' | 'done' = 'syncing';
@@ -63,9 +78,13 @@ export class TaskRun {
     this.dir = path.join(tasksDir, task.taskId);
     mkdirSync(this.dir, { recursive: true });
     this.logFile = path.join(this.dir, 'log.txt');
-    this.itemsFile = path.join(this.dir, 'items.jsonl');
+    this.runDir = passThroughDir(path.join(env.runsDir, task.taskId));
+    this.workspace = path.join(this.runDir, 'ws');
+    this.home = path.join(this.runDir, 'home');
+    this.itemsFile = path.join(this.runDir, 'items.jsonl');
     writeFileSync(this.logFile, '', { flag: 'a' });
-    writeFileSync(this.itemsFile, '', { flag: 'a' });
+    writeFileSync(this.itemsFile, '', { flag: 'a', mode: 0o600 });
+    if (env.identity) lchownSync(this.itemsFile, env.identity.uid, env.identity.gid);
     const save = () => this.saveState();
     this.logShipper = new Shipper(this.logFile, { bytes: 0, lines: 0 }, (b) => cb.post('logs', this.taskId, b), save, () => this.onGone());
     this.itemShipper = new Shipper(this.itemsFile, { bytes: 0, lines: 0 }, (b) => cb.post('items', this.taskId, b), save, () => this.onGone());
@@ -96,15 +115,25 @@ export class TaskRun {
     this.logShipper.kick();
   }
 
-  start(workspace: string): void {
+  /** Copies the synced spider files into this task's own working folder and hands it to the task user. */
+  async prepare(spiderFiles: string): Promise<void> {
+    await removeUserTreeAsync(this.workspace, this.env.identity);
+    await cp(spiderFiles, this.workspace, { recursive: true });
+    mkdirSync(this.home, { recursive: true, mode: 0o700 });
+    giveTree(this.workspace, this.env.identity);
+    giveTree(this.home, this.env.identity);
+  }
+
+  /**
+   * The process environment, from an allow-list: PATH/HOME/LANG, the task contract (CRAWLDECK_*), global variables
+   * and the spider's envs (t.env, merged by the master). Nothing of the node's own environment.
+   */
+  private processEnv(): NodeJS.ProcessEnv {
     const t = this.task;
-    // `scrapy crawl` gets our item pipeline added (merged with the project's own); a spider opts out with the
-    // environment variable CRAWLDECK_SCRAPY_PIPELINE=0 (docs/spiders.md "Scrapy spiders").
-    const full = withCrawldeckPipeline(t.param ? `${t.cmd} ${t.param}` : t.cmd, t.env.CRAWLDECK_SCRAPY_PIPELINE === '0');
-    const cmd = resolveCommand(full, this.env.python);
-    const envPath = (name: string, add: string) => [add, process.env[name]].filter(Boolean).join(path.delimiter);
-    const env: NodeJS.ProcessEnv = {
-      ...process.env,
+    const envPath = (name: string, add: string) => [add, t.env[name]].filter(Boolean).join(path.delimiter);
+    const base = baseEnv(this.home);
+    return {
+      ...base,
       ...t.env,
       CRAWLDECK_TASK_ID: t.taskId,
       CRAWLDECK_SPIDER_ID: t.spiderId,
@@ -118,9 +147,18 @@ export class TaskRun {
       CRAWLDECK_PYTHON: this.env.python,
       PYTHONPATH: envPath('PYTHONPATH', this.env.sdkPythonPath),
       NODE_PATH: envPath('NODE_PATH', this.env.sdkNodePath),
-      PATH: envPath('PATH', this.env.binPath),
+      PATH: [this.env.binPath, t.env.PATH || base.PATH].join(path.delimiter),
       PYTHONUNBUFFERED: '1',
     };
+  }
+
+  start(): void {
+    const t = this.task;
+    // `scrapy crawl` gets our item pipeline added (merged with the project's own); a spider opts out with the
+    // environment variable CRAWLDECK_SCRAPY_PIPELINE=0 (docs/spiders.md "Scrapy spiders").
+    const full = withCrawldeckPipeline(t.param ? `${t.cmd} ${t.param}` : t.cmd, t.env.CRAWLDECK_SCRAPY_PIPELINE === '0');
+    const cmd = resolveCommand(full, this.env.python);
+    const env = this.processEnv();
     const writer = new SpoolWriter(this.logFile);
     const onLine = (lines: string[]) => (line: string) => lines.push(line);
     const pump = (stream: NodeJS.ReadableStream | null) => {
@@ -141,7 +179,7 @@ export class TaskRun {
     };
     let child: ChildProcess;
     try {
-      child = spawn(cmd, { cwd: workspace, env, shell: true, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+      child = spawn(cmd, { cwd: this.workspace, env, shell: true, detached: true, stdio: ['ignore', 'pipe', 'pipe'], ...asTaskUser(this.env.identity) });
     } catch (err) {
       this.fail(`failed to start: ${(err as Error).message}`, writer);
       return;
@@ -253,5 +291,36 @@ export class TaskRun {
     if (this.itemTick) clearInterval(this.itemTick);
     this.watcher?.close();
     rmSync(this.dir, { recursive: true, force: true });
+    void clearRunAsync(this.runDir, this.env.identity);
+  }
+}
+
+/** Removes the task folders an earlier process of this node left behind (their processes died with it). */
+export function clearRuns(runsDir: string, identity: TaskIdentity | undefined): void {
+  let names: string[] = [];
+  try {
+    names = readdirSync(runsDir);
+  } catch {
+    return;
+  }
+  for (const name of names) clearRun(path.join(runsDir, name), identity);
+}
+
+/** `clearRun` in the background: a big workspace must not stall the node (or the master of an embedded node). */
+async function clearRunAsync(dir: string, identity: TaskIdentity | undefined): Promise<void> {
+  await Promise.all([removeUserTreeAsync(path.join(dir, 'ws'), identity), removeUserTreeAsync(path.join(dir, 'home'), identity)]);
+  rmSync(path.join(dir, 'items.jsonl'), { force: true });
+  await rmdir(dir).catch(() => undefined);
+}
+
+/** Removes one task folder: what the task user could write is removed as that user (sandbox.ts). */
+function clearRun(dir: string, identity: TaskIdentity | undefined): void {
+  removeUserTree(path.join(dir, 'ws'), identity);
+  removeUserTree(path.join(dir, 'home'), identity);
+  rmSync(path.join(dir, 'items.jsonl'), { force: true });
+  try {
+    rmdirSync(dir);
+  } catch {
+    /* refilled by a leftover process: left for the next start of the node */
   }
 }

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -51,6 +51,19 @@ function readOrCreateSecret(dataDir: string, file: string): string {
   return secret;
 }
 
+/**
+ * The data dir holds the store, the node key, the secret key and the initial admin password: the master's alone
+ * (0700, files 0600), also when an older version created it more open. Spider processes never run in it.
+ */
+function lockDownDataDir(dataDir: string): void {
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  chmodSync(dataDir, 0o700);
+  for (const file of ['crawldeck.db', 'crawldeck.db-wal', 'crawldeck.db-shm', 'node-key', 'secret-key', 'initial-admin-password']) {
+    const p = path.join(dataDir, file);
+    if (existsSync(p)) chmodSync(p, 0o600);
+  }
+}
+
 function bool(value: string | undefined, fallback: boolean): boolean {
   if (value === undefined || value === '') return fallback;
   return ['1', 'true', 'yes', 'y', 'on'].includes(value.toLowerCase());
@@ -73,7 +86,7 @@ function checkedAllowList(text: string): string {
 /** Builds the config from overrides (tests, CLI flags) over environment variables over defaults. */
 export function loadConfig(overrides: Partial<MasterConfig> = {}, env: NodeJS.ProcessEnv = process.env): MasterConfig {
   const dataDir = path.resolve(overrides.dataDir ?? env.CRAWLDECK_DATA_DIR ?? './data');
-  mkdirSync(dataDir, { recursive: true });
+  lockDownDataDir(dataDir);
   const port = overrides.port ?? Number(env.CRAWLDECK_PORT ?? 8080);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`CRAWLDECK_PORT must be a port number, got ${env.CRAWLDECK_PORT}`);
   const databaseUrl = overrides.databaseUrl ?? env.CRAWLDECK_DATABASE_URL ?? '';

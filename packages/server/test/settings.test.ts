@@ -31,7 +31,7 @@ describe('settings', () => {
   });
 
   it('switches the tutorial default, seen by the public GET /setting', async () => {
-    expect((await m.api('POST', '/setting', { body: { enable_tutorial: 'N' } })).body.data).toEqual({ enable_tutorial: 'N', stats_endpoint: '', outbound_allow: '', allow_signup: 'Y' });
+    expect((await m.api('POST', '/setting', { body: { enable_tutorial: 'N' } })).body.data).toEqual({ enable_tutorial: 'N', stats_endpoint: '', outbound_allow: '', allow_signup: 'Y', user_tasks_on_master: 'N' });
     expect((await m.api('GET', '/setting', { token: null })).body.data.enable_tutorial).toBe('N');
     expect((await m.api('POST', '/setting', { body: { enable_tutorial: 'maybe' } })).status).toBe(400);
     await m.api('POST', '/setting', { body: { enable_tutorial: 'Y' } });

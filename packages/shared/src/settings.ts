@@ -10,6 +10,8 @@ export const UpdateSettingBody = Type.Object({
   allow_signup: Type.Optional(Type.Union([Type.Literal('Y'), Type.Literal('N')])),
   /** CIDR ranges (comma, space or line separated) the master may reach for users besides public addresses. */
   outbound_allow: Type.Optional(Str(4000)),
+  /** Whether normal users' tasks may run on the master's own node while worker nodes exist. */
+  user_tasks_on_master: Type.Optional(Type.Union([Type.Literal('Y'), Type.Literal('N')])),
 });
 export type UpdateSettingBody = Static<typeof UpdateSettingBody>;
 
@@ -19,6 +21,11 @@ export interface AdminSetting {
   stats_endpoint: string;
   allow_signup: 'Y' | 'N';
   outbound_allow: string;
+  /**
+   * 'N' (default): while any enabled worker node exists, tasks started by normal users never run on the master's
+   * own node (which shares the master's host). With no worker node they run there, isolated like everywhere.
+   */
+  user_tasks_on_master: 'Y' | 'N';
 }
 
 export interface DatabaseTableCount {

@@ -1,3 +1,4 @@
+import { chmodSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import pg from 'pg';
@@ -98,6 +99,7 @@ export function openStore(opts: { dataDir: string; databaseUrl?: string }): Stor
   if (opts.databaseUrl) return openPostgres(opts.databaseUrl);
   const file = path.join(opts.dataDir, 'crawldeck.db');
   const sqlite = new Database(file);
+  chmodSync(file, 0o600);
   // WAL lets readers (console lists) proceed while the log ingester writes; NORMAL is durable under WAL.
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('synchronous = NORMAL');

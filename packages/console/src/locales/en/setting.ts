@@ -17,6 +17,8 @@ export default {
     pageSizeHint: 'First page size of the spider, task and user lists; kept in this browser.',
     statsEndpoint: 'Usage statistics endpoint',
     statsEndpointHint: 'Optional http(s) URL. When set, the master forwards usage events to it; the browser never contacts it. Leave empty to keep statistics on this master only.',
+    userTasksOnMaster: "Normal users' tasks on the master node",
+    userTasksOnMasterHint: "Off: while a worker node exists, tasks started by normal users run only on worker nodes, never on the master's own node (it shares the master's host). With no worker node they run on the master node. Every task runs isolated as an unprivileged user either way.",
     useStats: 'Send usage statistics from this browser',
     outboundAllow: 'Outbound allow-list',
     outboundAllowHint:

@@ -1,4 +1,6 @@
 import { spawnSync } from 'node:child_process';
+import os from 'node:os';
+import { asTaskUser, baseEnv, taskIdentity } from '@crawldeck/node/sandbox.ts';
 import type { Spiderfile, SpiderfileStage } from '@crawldeck/shared';
 import { crawlSettings } from '@crawldeck/node/config-spider/engine.ts';
 import { scrapyPython } from '../scrapy/scrapy.service.ts';
@@ -110,7 +112,9 @@ FEED_EXPORT_ENCODING = "utf-8"
 
 /** Syntax check of generated Python; returns the error or null. */
 export function pythonSyntaxError(source: string): string | null {
-  const r = spawnSync(scrapyPython(), ['-c', 'import ast,sys; ast.parse(sys.stdin.read())'], { input: source, encoding: 'utf8', timeout: 20_000 });
+  // Only parses (never runs) the source, yet with nothing of the master's environment and as the task user.
+  const sandbox = { cwd: os.tmpdir(), env: baseEnv(os.tmpdir()), ...asTaskUser(taskIdentity()) };
+  const r = spawnSync(scrapyPython(), ['-I', '-c', 'import ast,sys; ast.parse(sys.stdin.read())'], { input: source, encoding: 'utf8', timeout: 20_000, ...sandbox });
   if (r.error) return null; // no Python here: the node will tell at run time
   return r.status === 0 ? null : (r.stderr.trim().split('\n').pop() ?? 'syntax error');
 }

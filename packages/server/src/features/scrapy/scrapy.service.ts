@@ -3,6 +3,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Kysely } from 'kysely';
 import { SCRAPY_SETTING_TYPES } from '@crawldeck/shared';
+import { asTaskUser, baseEnv, type TaskIdentity } from '@crawldeck/node/sandbox.ts';
 import type { DB } from '../../store/schema.ts';
 import { HttpError } from '../../http/errors.ts';
 import { listFiles } from '../spiders/files.store.ts';
@@ -18,18 +19,20 @@ export const scrapyError = (message: string) => new HttpError(422, message);
 
 export type HelperCommand = 'list' | 'filepath' | 'genspider' | 'settings' | 'set-settings' | 'items' | 'set-items' | 'pipelines' | 'set-pipelines';
 
-/** Runs the helper in `cwd` (a Scrapy project root) with a timeout; the process group is killed when it expires. */
-export function runHelper<T>(cwd: string, command: HelperCommand, input: unknown = null): Promise<T> {
+/**
+ * Runs the helper in `cwd` (a Scrapy project root of a checkout) with a timeout; the process group is killed when
+ * it expires. The helper imports the user's code: it runs like a task (docs/spiders.md "Isolation") — as the task
+ * user when the master is root, with nothing of the master's environment, in the checkout outside the data dir.
+ */
+export function runHelper<T>(cwd: string, command: HelperCommand, input: unknown = null, identity?: TaskIdentity): Promise<T> {
   return new Promise((resolve, reject) => {
     const env: NodeJS.ProcessEnv = {
-      PATH: process.env.PATH ?? '/usr/bin:/bin',
-      HOME: process.env.HOME ?? cwd,
-      LANG: 'C.UTF-8',
+      ...baseEnv(cwd),
       PYTHONDONTWRITEBYTECODE: '1',
       PYTHONIOENCODING: 'utf-8',
       PYTHONUNBUFFERED: '1',
     };
-    const child = spawn(scrapyPython(), [HELPER, command], { cwd, env, detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(scrapyPython(), [HELPER, command], { cwd, env, detached: true, stdio: ['pipe', 'pipe', 'pipe'], ...asTaskUser(identity) });
     let out = '';
     let err = '';
     let timedOut = false;
@@ -84,9 +87,9 @@ const writers = new KeyedMutex();
 export async function scrapyCall<T>(db: Kysely<DB>, spiderId: string, command: HelperCommand, input: unknown = null, write = false): Promise<T> {
   const work = async () => {
     const root = await projectRoot(db, spiderId);
-    const co = await checkout(db, spiderId);
+    const co = await checkout(db, spiderId, scrapyPython());
     try {
-      const result = await runHelper<T>(path.join(co.dir, root), command, input);
+      const result = await runHelper<T>(path.join(co.dir, root), command, input, co.identity);
       if (write) await co.writeBack();
       return { result, root };
     } finally {

@@ -6,6 +6,8 @@ import { getSetting, putSetting } from '../system/settings.store.ts';
 import { ALLOW_SIGNUP_KEY } from '../session/session.routes.ts';
 import { allowListProblem } from '../../outbound/addresses.ts';
 import { OUTBOUND_ALLOW_KEY } from '../../outbound/policy.ts';
+import { USER_TASKS_ON_MASTER_KEY } from '../tasks/master-node.ts';
+import { getRuntime } from '../tasks/runtime.ts';
 import { StatsForwarder, isValidStatsEndpoint } from './stats-forwarder.ts';
 
 const admin = { access: 'admin' as const };
@@ -21,19 +23,26 @@ export const settingsFeature: Feature = (app, ctx) => {
   let endpoint: { at: number; value: string } | undefined;
 
   async function adminSetting(): Promise<AdminSetting> {
-    const [tutorial, stats, allow, signup] = await Promise.all([
+    const [tutorial, stats, allow, signup, onMaster] = await Promise.all([
       getSetting(db, 'enable_tutorial', ctx.config.enableTutorial),
       getSetting(db, 'stats_endpoint', ''),
       getSetting(db, OUTBOUND_ALLOW_KEY, ''),
       getSetting(db, ALLOW_SIGNUP_KEY, true),
+      getSetting(db, USER_TASKS_ON_MASTER_KEY, false),
     ]);
-    return { enable_tutorial: tutorial ? 'Y' : 'N', stats_endpoint: stats, outbound_allow: allow, allow_signup: signup ? 'Y' : 'N' };
+    return {
+      enable_tutorial: tutorial ? 'Y' : 'N',
+      stats_endpoint: stats,
+      outbound_allow: allow,
+      allow_signup: signup ? 'Y' : 'N',
+      user_tasks_on_master: onMaster ? 'Y' : 'N',
+    };
   }
 
   app.get('/api/system/setting', { config: admin }, async () => ok(await adminSetting()));
 
   app.post('/api/setting', { config: admin, schema: { body: UpdateSettingBody } }, async (req) => {
-    const { enable_tutorial, stats_endpoint, outbound_allow } = req.body;
+    const { enable_tutorial, stats_endpoint, outbound_allow, user_tasks_on_master } = req.body;
     const allowProblem = outbound_allow === undefined ? null : allowListProblem(outbound_allow);
     if (allowProblem) throw badRequest(`outbound allow-list: ${allowProblem}`);
     if (stats_endpoint !== undefined && !isValidStatsEndpoint(stats_endpoint.trim())) {
@@ -42,6 +51,11 @@ export const settingsFeature: Feature = (app, ctx) => {
     if (enable_tutorial !== undefined) await putSetting(db, 'enable_tutorial', enable_tutorial === 'Y');
     if (req.body.allow_signup !== undefined) await putSetting(db, ALLOW_SIGNUP_KEY, req.body.allow_signup === 'Y');
     if (outbound_allow !== undefined) await putSetting(db, OUTBOUND_ALLOW_KEY, outbound_allow.trim());
+    if (user_tasks_on_master !== undefined) {
+      await putSetting(db, USER_TASKS_ON_MASTER_KEY, user_tasks_on_master === 'Y');
+      // Pending tasks may now go to the master's node (on every master sharing the store).
+      await getRuntime(ctx).tasksCreated();
+    }
     if (stats_endpoint !== undefined) {
       await putSetting(db, 'stats_endpoint', stats_endpoint.trim());
       endpoint = undefined;

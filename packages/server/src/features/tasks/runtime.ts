@@ -18,6 +18,7 @@ import type { AppContext } from '../../context.ts';
 import { globalEnv, spiderForTask, spiderManifest } from './spider-source.ts';
 import { TaskBus, type BusMessage } from './task-bus.ts';
 import { isStoreUnavailable } from '../../store/db.ts';
+import { masterNodeClosedToUsers } from './master-node.ts';
 
 export interface TaskStatusEvent {
   taskId: string;
@@ -55,6 +56,8 @@ interface Session {
   active: Set<string>;
   /** The node refused a task (full by its own count): no new work until it reports in again. */
   paused: boolean;
+  /** The master's own node: normal users' tasks may be kept off it (master-node.ts). */
+  isMaster: boolean;
 }
 
 const ACTIVE_FOR_NODE = ['running'] as const;
@@ -291,7 +294,7 @@ export class TaskRuntime {
     const row = (await this.db.selectFrom('nodes').selectAll().where('id', '=', msg.nodeId).executeTakeFirst())!;
     const old = this.sessions.get(msg.nodeId);
     if (old && old.socket !== socket) old.socket.terminate();
-    const session: Session = { nodeId: msg.nodeId, socket, enabled: row.enabled === 1, maxRunners: row.max_runners, active: new Set(), paused: false };
+    const session: Session = { nodeId: msg.nodeId, socket, enabled: row.enabled === 1, maxRunners: row.max_runners, active: new Set(), paused: false, isMaster: msg.nodeType === 'master' };
     this.sessions.set(msg.nodeId, session);
     this.armOffline(msg.nodeId);
     await this.reconcile(session, msg.tasks);
@@ -546,7 +549,7 @@ export class TaskRuntime {
       free.sort((a, b) => a.active.size / a.maxRunners - b.active.size / b.maxRunners || a.active.size - b.active.size);
       let progressed = false;
       for (const s of free) {
-        const taskId = await this.claim(s.nodeId);
+        const taskId = await this.claim(s.nodeId, s.isMaster && (await masterNodeClosedToUsers(this.db)));
         if (!taskId) continue;
         s.active.add(taskId);
         progressed = true;
@@ -562,8 +565,11 @@ export class TaskRuntime {
     }
   }
 
-  /** Claims the oldest pending task this node may run (its own or a random one): SKIP LOCKED on PostgreSQL. */
-  private async claim(nodeId: string): Promise<string | undefined> {
+  /**
+   * Claims the oldest pending task this node may run (its own or a random one): SKIP LOCKED on PostgreSQL.
+   * `adminsOnly`: only tasks of admins or of no user (the master's node while normal users' tasks are kept off it).
+   */
+  private async claim(nodeId: string, adminsOnly = false): Promise<string | undefined> {
     const now = Date.now();
     return this.db.transaction().execute(async (trx) => {
       let q = trx
@@ -575,6 +581,7 @@ export class TaskRuntime {
         .orderBy('create_ts')
         .orderBy('id')
         .limit(1);
+      if (adminsOnly) q = q.where((eb) => eb.or([eb('owner_id', 'is', null), eb('owner_id', 'in', eb.selectFrom('users').select('id').where('role', '=', 'admin'))]));
       if (this.ctx.store.engine === 'postgres') q = q.forUpdate().skipLocked();
       const row = await q.executeTakeFirst();
       if (!row) return undefined;

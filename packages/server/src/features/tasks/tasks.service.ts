@@ -1,8 +1,9 @@
 import { EMPTY_ID, newId, type RunType, type TaskInfo, type TaskStatus } from '@crawldeck/shared';
 import type { AppContext } from '../../context.ts';
 import { iso } from '../../http/envelope.ts';
-import { badRequest, notFound } from '../../http/errors.ts';
+import { badRequest, forbidden, notFound } from '../../http/errors.ts';
 import { collectionRefusal, spiderOwnerMayWrite } from '../../policies/index.ts';
+import { isNormalUsersTask, masterNodeClosedToUsers, masterNodeIds } from './master-node.ts';
 import { getRuntime } from './runtime.ts';
 import { spiderForTask } from './spider-source.ts';
 import type { TaskRow } from './tasks.store.ts';
@@ -50,6 +51,7 @@ export async function createTasks(ctx: AppContext, input: CreateTasksInput): Pro
     if (missing.length) throw notFound(`node ${missing[0]}`);
     nodes = ids;
   }
+  nodes = await keepNormalUsersOffMaster(ctx, input, nodes);
   const now = Date.now();
   const rows = nodes.map((nodeId) => ({
     id: newId(now),
@@ -80,6 +82,21 @@ export async function createTasks(ctx: AppContext, input: CreateTasksInput): Pro
   for (const r of rows) await rt.emitStatus(r.id);
   await rt.tasksCreated();
   return rows.map((r) => r.id);
+}
+
+/**
+ * While the master's own node is closed to normal users' tasks (master-node.ts): `all-nodes` leaves it out,
+ * choosing it explicitly is refused (a task there would wait forever).
+ */
+async function keepNormalUsersOffMaster(ctx: AppContext, input: CreateTasksInput, nodes: string[]): Promise<string[]> {
+  const db = ctx.store.db;
+  if (nodes[0] === EMPTY_ID || !(await isNormalUsersTask(db, input.ownerId)) || !(await masterNodeClosedToUsers(db))) return nodes;
+  const masters = await masterNodeIds(db, nodes);
+  if (!masters.size) return nodes;
+  if (input.runType !== 'all-nodes') throw forbidden("normal users' tasks may not run on the master node while worker nodes exist (Settings → General)");
+  const rest = nodes.filter((id) => !masters.has(id));
+  if (!rest.length) throw badRequest('no online node to run on');
+  return rest;
 }
 
 /** Task as the API shows it: ISO times, durations in ms, node id of zeros when none. */

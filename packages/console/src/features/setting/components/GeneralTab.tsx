@@ -84,9 +84,26 @@ export function GeneralTab({ isAdmin }: { isAdmin: boolean }) {
           />
         </Form.Item>
         {isAdmin ? (
+          <Form.Item label={t('general.userTasksOnMaster')} extra={t('general.userTasksOnMasterHint')}>
+            <Switch
+              checked={adminSetting.data?.user_tasks_on_master === 'Y'}
+              disabled={!adminSetting.data || save.isPending}
+              onChange={async (v) => {
+                await save.mutateAsync({ user_tasks_on_master: v ? 'Y' : 'N' });
+                saved();
+              }}
+              data-testid="user-tasks-on-master"
+            />
+          </Form.Item>
+        ) : null}
+        {isAdmin ? (
           <Form.Item label={t('general.statsEndpoint')} extra={t('general.statsEndpointHint')}>
             <Space.Compact style={{ width: '100%' }}>
-              <Input value={endpoint} placeholder="https://stats.example.com/collect" onChange={(e) => setEndpoint(e.target.value)} />
+              <Input
+                value={endpoint}
+                placeholder="https://stats.example.com/collect"
+                onChange={(e) => setEndpoint(e.target.value)}
+              />
               <Button
                 type="primary"
                 loading={save.isPending}
