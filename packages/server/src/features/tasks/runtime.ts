@@ -15,35 +15,12 @@ import {
   type TaskAssignment,
 } from '@crawldeck/shared';
 import type { AppContext } from '../../context.ts';
+import type { NodeHeartbeatEvent, NodeStatusEvent, TaskStatusEvent } from '../../events.ts';
 import { globalEnv, spiderForTask, spiderManifest } from './spider-source.ts';
 import { TaskBus, type BusMessage } from './task-bus.ts';
 
-export interface TaskStatusEvent {
-  taskId: string;
-  status: string;
-  spiderId: string;
-  nodeId: string;
-  scheduleId: string | null;
-  parentId: string | null;
-  error: string;
-}
-
-/** A node's status changed (registered, disabled, full, offline): the console's node views refresh. */
-export interface NodeStatusEvent {
-  nodeId: string;
-  status: NodeStatus;
-}
-
-/** Every heartbeat, so the node list and the Monitor charts follow without polling. */
-export interface NodeHeartbeatEvent extends NodeStatusEvent {
-  ts: number;
-  metrics: NodeMetrics;
-}
-
-export interface LogEvent {
-  taskId: string;
-  lines: { line_no: number; msg: string; is_error: boolean }[];
-}
+// The payloads of the events this runtime emits are declared with the event map; re-exported for existing imports.
+export type { LogEvent, NodeHeartbeatEvent, NodeStatusEvent, TaskStatusEvent } from '../../events.ts';
 
 interface Session {
   nodeId: string;
@@ -187,6 +164,9 @@ export class TaskRuntime {
       this.sessions.delete(nodeId);
       s.socket.terminate();
     }
+    // Recorded once per offline transition, by one master even when several share the store: only the one that
+    // sets offline_ts announces it.
+    const claim = await this.db.updateTable('nodes').set({ offline_ts: Date.now() }).where('id', '=', nodeId).where('offline_ts', 'is', null).executeTakeFirst();
     await this.db.updateTable('nodes').set({ status: 'offline', running: 0, update_ts: Date.now() }).where('id', '=', nodeId).execute();
     const lost = await this.db
       .selectFrom('tasks')
@@ -205,6 +185,7 @@ export class TaskRuntime {
       if (Number(r.numUpdatedRows) > 0) await this.afterFinal(t.id);
     }
     this.ctx.events.emit('node.status', { nodeId, status: 'offline' } satisfies NodeStatusEvent);
+    if (Number(claim.numUpdatedRows) > 0) this.ctx.events.emit('node.offline', { nodeId });
     this.ctx.log.warn({ nodeId, abnormal: lost.length }, 'node went offline');
   }
 
@@ -267,7 +248,7 @@ export class TaskRuntime {
     } else {
       await this.db
         .updateTable('nodes')
-        .set({ type: msg.nodeType, ip, system_info: JSON.stringify(msg.systemInfo), last_seen_ts: now, update_ts: now })
+        .set({ type: msg.nodeType, ip, system_info: JSON.stringify(msg.systemInfo), last_seen_ts: now, update_ts: now, offline_ts: null })
         .where('id', '=', msg.nodeId)
         .execute();
     }

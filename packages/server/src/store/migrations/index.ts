@@ -5,6 +5,7 @@ import { m2026112203_tasks } from './2026112203_tasks.ts';
 import { m2026112204_sites } from './2026112204_sites.ts';
 import { m2026112205_schedules } from './2026112205_schedules.ts';
 import { m2026112207_git } from './2026112207_git.ts';
+import { m2026112220_webhook_outbox } from './2026112220_webhook_outbox.ts';
 
 /** Every migration by name; Kysely runs them in name order. Add one line per new migration file. */
 export const migrations: Record<string, EngineMigration> = {
@@ -14,4 +15,5 @@ export const migrations: Record<string, EngineMigration> = {
   '2026112204_sites': m2026112204_sites,
   '2026112205_schedules': m2026112205_schedules,
   '2026112207_git': m2026112207_git,
+  '2026112220_webhook_outbox': m2026112220_webhook_outbox,
 };
