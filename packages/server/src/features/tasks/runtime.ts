@@ -149,6 +149,11 @@ export class TaskRuntime {
     this.offlineTimers.set(nodeId, timer);
   }
 
+  /** Whether this master still waits for the node's offline window to run out. */
+  offlinePending(nodeId: string): boolean {
+    return this.offlineTimers.has(nodeId);
+  }
+
   /** Heartbeats stopped: the node is offline and its running tasks are abnormal. */
   private async markOffline(nodeId: string): Promise<void> {
     if (this.closed) return;
