@@ -15,6 +15,8 @@ export interface TaskStatusEvent {
   scheduleId: string | null;
   parentId: string | null;
   error: string;
+  /** The store had this status already (the node confirms a cancel): views refresh, nothing is announced again. */
+  repeat?: boolean;
 }
 
 /** New log lines of a task were stored: the task's live log view. */

@@ -103,10 +103,10 @@ export class TaskRuntime {
 
   // ---------------------------------------------------------------- events
 
-  async emitStatus(taskId: string): Promise<void> {
+  async emitStatus(taskId: string, repeat = false): Promise<void> {
     const t = await this.db.selectFrom('tasks').select(['id', 'status', 'spider_id', 'node_id', 'schedule_id', 'parent_id', 'error']).where('id', '=', taskId).executeTakeFirst();
     if (!t) return;
-    const ev: TaskStatusEvent = { taskId: t.id, status: t.status, spiderId: t.spider_id, nodeId: t.node_id, scheduleId: t.schedule_id, parentId: t.parent_id, error: t.error };
+    const ev: TaskStatusEvent = { taskId: t.id, status: t.status, spiderId: t.spider_id, nodeId: t.node_id, scheduleId: t.schedule_id, parentId: t.parent_id, error: t.error, ...(repeat ? { repeat } : {}) };
     this.ctx.events.emit('task.status', ev);
   }
 
@@ -393,7 +393,8 @@ export class TaskRuntime {
           if (t.log_lines < msg.logLines || t.item_offset < msg.items) {
             this.ctx.log.error({ taskId: msg.taskId, stored: t.log_lines, reported: msg.logLines }, 'node finished a task with unshipped data');
           }
-          await this.afterFinal(msg.taskId);
+          // The node confirming a cancel (or repeating a report) changes no status: nothing to announce again.
+          await this.afterFinal(msg.taskId, t.status === status);
         }
         this.send(s, { type: 'task.finished.ack', taskId: msg.taskId });
         await this.saveStatus(s.nodeId);
@@ -423,8 +424,8 @@ export class TaskRuntime {
   // ---------------------------------------------------------------- final states
 
   /** A task reached a final state: tell listeners (live views, webhooks, the retry engine of schedules). */
-  async afterFinal(taskId: string): Promise<void> {
-    await this.emitStatus(taskId);
+  async afterFinal(taskId: string, repeat = false): Promise<void> {
+    await this.emitStatus(taskId, repeat);
   }
 
   /** Cancels a task: a pending one at once, a running one by asking its node (the final report follows). */

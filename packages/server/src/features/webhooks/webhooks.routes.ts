@@ -110,7 +110,7 @@ export const webhooksFeature: Feature = (app, ctx) => {
 
   ctx.events.on('task.status', (ev) => {
     const event = TASK_EVENT_OF[ev.status];
-    if (event) dispatcher.emit(event, () => dispatcher.taskVars(event, ev.taskId));
+    if (event && !ev.repeat) dispatcher.emit(event, () => dispatcher.taskVars(event, ev.taskId));
   });
   ctx.events.on('node.offline', ({ nodeId }) =>
     dispatcher.emit('node_offline', async () => ({ vars: await dispatcher.nodeVars(nodeId) })),
