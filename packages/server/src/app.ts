@@ -1,4 +1,3 @@
-import { EventEmitter } from 'node:events';
 import { existsSync } from 'node:fs';
 import Fastify, { type FastifyError } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -16,6 +15,7 @@ import { fail } from './http/envelope.ts';
 import { loggerOptions } from './http/log.ts';
 import { HttpError } from './http/errors.ts';
 import { refuseNonFiniteNumbers, validationMessage } from './http/bounds.ts';
+import { EventBus } from './events.ts';
 import { features } from './features/index.ts';
 
 export interface BuiltApp {
@@ -65,8 +65,7 @@ export async function buildApp(config: MasterConfig, store: Store): Promise<Buil
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as TypedApp;
 
   const closers: (() => Promise<void> | void)[] = [];
-  const ctx: AppContext = { config, store, log: app.log, events: new EventEmitter(), onClose: (fn) => closers.push(fn) };
-  ctx.events.setMaxListeners(0);
+  const ctx: AppContext = { config, store, log: app.log, events: new EventBus(), onClose: (fn) => closers.push(fn) };
 
   app.setErrorHandler((err, req, reply) => {
     const { status, message } = errorReply(err as Error);

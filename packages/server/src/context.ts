@@ -1,4 +1,3 @@
-import type { EventEmitter } from 'node:events';
 import type {
   FastifyBaseLogger,
   FastifyInstance,
@@ -8,6 +7,7 @@ import type {
 } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { MasterConfig } from './config.ts';
+import type { EventBus } from './events.ts';
 import type { Store } from './store/db.ts';
 
 /** What every feature gets: configuration, the store, the logger and an in-process event bus. */
@@ -16,7 +16,7 @@ export interface AppContext {
   store: Store;
   log: FastifyBaseLogger;
   /** In-process notifications between features (e.g. task status changes → live updates, webhooks). */
-  events: EventEmitter;
+  events: EventBus;
   /** Registers work for graceful shutdown (drain loops, close sockets); run last-registered first. */
   onClose(fn: () => Promise<void> | void): void;
 }

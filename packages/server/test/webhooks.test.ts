@@ -276,16 +276,35 @@ describe('webhooks: delivery', () => {
     await m.api('DELETE', `/webhooks/${hook.body.data._id}`);
   });
 
+  it('announces a cancelled running task once, although the node confirms the cancel later', async () => {
+    const hook = await m.api('PUT', '/webhooks', { body: { url: `${base}/cancelled`, events: ['task_cancelled'] } });
+    const sid = await spider('hook-cancel', 'sleep 30');
+    const [taskId] = (await m.api('PUT', '/tasks', { body: { spider_id: sid } })).body.data;
+    await until(async () => (await m.api('GET', `/tasks/${taskId}`)).body.data.status === 'running', 30_000);
+    await m.api('POST', `/tasks/${taskId}/cancel`);
+    // The node's report of the stopped process (its exit code) is the second status event of the cancel.
+    await until(async () => (await m.api('GET', `/tasks/${taskId}`)).body.data.exit_code != null, 30_000);
+    await until(() => rx.got.some((g) => g.path === '/cancelled'));
+    await until(async () => !(await m.master.store.db.selectFrom('webhook_outbox').select('id').executeTakeFirst()));
+    expect(rx.got.filter((g) => g.path === '/cancelled')).toHaveLength(1);
+    expect(JSON.parse(rx.got.find((g) => g.path === '/cancelled')!.body)).toMatchObject({
+      event: 'task_cancelled',
+      task: { id: taskId, status: 'cancelled' },
+    });
+    await m.api('DELETE', `/webhooks/${hook.body.data._id}`);
+  });
+
   it('delivers node_offline when the nodes feature reports a node offline', async () => {
     const hook = await m.api('PUT', '/webhooks', { body: { url: `${base}/nodes`, events: ['node_offline'] } });
     const node = await m.master.store.db.selectFrom('nodes').select(['id', 'name']).executeTakeFirstOrThrow();
-    // The event the nodes feature emits when heartbeats stop (either name is accepted).
+    // Status changes alone (a disconnect, the console's node views) are no offline transition.
     m.master.ctx.events.emit('node.status', { nodeId: node.id, status: 'offline' });
+    // The event the task runtime emits once when a node's offline window ran out.
+    m.master.ctx.events.emit('node.offline', { nodeId: node.id });
     const hit = await until(() => rx.got.find((g) => g.path === '/nodes'));
     expect(JSON.parse(hit.body)).toMatchObject({ event: 'node_offline', node: { id: node.id, name: node.name } });
     expect(hit.headers['x-crawldeck-event']).toBe('node_offline');
-    m.master.ctx.events.emit('node.status', { nodeId: node.id, status: 'online' });
-    await sleep(300);
+    await until(async () => !(await m.master.store.db.selectFrom('webhook_outbox').select('id').executeTakeFirst()));
     expect(rx.got.filter((g) => g.path === '/nodes')).toHaveLength(1);
     await m.api('DELETE', `/webhooks/${hook.body.data._id}`);
   });

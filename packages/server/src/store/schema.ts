@@ -103,6 +103,8 @@ export interface TaskTables {
     last_seen_ts: number | null;
     create_ts: number;
     update_ts: number;
+    /** When the node was last declared offline; null while it is alive. */
+    offline_ts: number | null;
   };
   node_metrics: { node_id: string; ts: number; cpu: number; mem: number; disk: number; running: number };
   tasks: {
@@ -219,6 +221,17 @@ export interface ScheduleTables {
     duration_ms: number;
     request_body: string;
     response_body: string;
+    create_ts: number;
+  };
+  /** Webhook deliveries waiting for their next attempt (removed once delivered or out of retries). */
+  webhook_outbox: {
+    id: string;
+    webhook_id: string;
+    event: string;
+    body: string;
+    attempt: number;
+    due_ts: number;
+    lease_ts: number | null;
     create_ts: number;
   };
 }

@@ -292,6 +292,5 @@ export async function runFire(
       .where('enabled', '=', 1)
       .execute();
   }
-  ctx.events.emit('schedule.fired', { scheduleId: row.id, fireTs, kind, taskIds });
   return { fired: true, taskIds, error: '' };
 }

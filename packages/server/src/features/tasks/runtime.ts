@@ -15,37 +15,14 @@ import {
   type TaskAssignment,
 } from '@crawldeck/shared';
 import type { AppContext } from '../../context.ts';
+import type { NodeHeartbeatEvent, NodeStatusEvent, TaskStatusEvent } from '../../events.ts';
 import { globalEnv, spiderForTask, spiderManifest } from './spider-source.ts';
 import { TaskBus, type BusMessage } from './task-bus.ts';
 import { isStoreUnavailable } from '../../store/db.ts';
 import { masterNodeClosedToUsers } from './master-node.ts';
 
-export interface TaskStatusEvent {
-  taskId: string;
-  status: string;
-  spiderId: string;
-  nodeId: string;
-  scheduleId: string | null;
-  parentId: string | null;
-  error: string;
-}
-
-/** A node's status changed (registered, disabled, full, offline): the console's node views refresh. */
-export interface NodeStatusEvent {
-  nodeId: string;
-  status: NodeStatus;
-}
-
-/** Every heartbeat, so the node list and the Monitor charts follow without polling. */
-export interface NodeHeartbeatEvent extends NodeStatusEvent {
-  ts: number;
-  metrics: NodeMetrics;
-}
-
-export interface LogEvent {
-  taskId: string;
-  lines: { line_no: number; msg: string; is_error: boolean }[];
-}
+// The payloads of the events this runtime emits are declared with the event map; re-exported for existing imports.
+export type { LogEvent, NodeHeartbeatEvent, NodeStatusEvent, TaskStatusEvent } from '../../events.ts';
 
 interface Session {
   nodeId: string;
@@ -130,10 +107,10 @@ export class TaskRuntime {
 
   // ---------------------------------------------------------------- events
 
-  async emitStatus(taskId: string): Promise<void> {
+  async emitStatus(taskId: string, repeat = false): Promise<void> {
     const t = await this.db.selectFrom('tasks').select(['id', 'status', 'spider_id', 'node_id', 'schedule_id', 'parent_id', 'error']).where('id', '=', taskId).executeTakeFirst();
     if (!t) return;
-    const ev: TaskStatusEvent = { taskId: t.id, status: t.status, spiderId: t.spider_id, nodeId: t.node_id, scheduleId: t.schedule_id, parentId: t.parent_id, error: t.error };
+    const ev: TaskStatusEvent = { taskId: t.id, status: t.status, spiderId: t.spider_id, nodeId: t.node_id, scheduleId: t.schedule_id, parentId: t.parent_id, error: t.error, ...(repeat ? { repeat } : {}) };
     this.ctx.events.emit('task.status', ev);
   }
 
@@ -180,6 +157,11 @@ export class TaskRuntime {
     this.offlineTimers.set(nodeId, timer);
   }
 
+  /** Whether this master still waits for the node's offline window to run out. */
+  offlinePending(nodeId: string): boolean {
+    return this.offlineTimers.has(nodeId);
+  }
+
   /** Heartbeats stopped: the node is offline and its running tasks are abnormal. */
   private async markOffline(nodeId: string): Promise<void> {
     if (this.closed) return;
@@ -195,6 +177,9 @@ export class TaskRuntime {
       this.sessions.delete(nodeId);
       s.socket.terminate();
     }
+    // Recorded once per offline transition, by one master even when several share the store: only the one that
+    // sets offline_ts announces it.
+    const claim = await this.db.updateTable('nodes').set({ offline_ts: Date.now() }).where('id', '=', nodeId).where('offline_ts', 'is', null).executeTakeFirst();
     await this.db.updateTable('nodes').set({ status: 'offline', running: 0, update_ts: Date.now() }).where('id', '=', nodeId).execute();
     const lost = await this.db
       .selectFrom('tasks')
@@ -213,6 +198,7 @@ export class TaskRuntime {
       if (Number(r.numUpdatedRows) > 0) await this.afterFinal(t.id);
     }
     this.ctx.events.emit('node.status', { nodeId, status: 'offline' } satisfies NodeStatusEvent);
+    if (Number(claim.numUpdatedRows) > 0) this.ctx.events.emit('node.offline', { nodeId });
     this.ctx.log.warn({ nodeId, abnormal: lost.length }, 'node went offline');
   }
 
@@ -287,7 +273,7 @@ export class TaskRuntime {
     } else {
       await this.db
         .updateTable('nodes')
-        .set({ type: msg.nodeType, ip, system_info: JSON.stringify(msg.systemInfo), last_seen_ts: now, update_ts: now })
+        .set({ type: msg.nodeType, ip, system_info: JSON.stringify(msg.systemInfo), last_seen_ts: now, update_ts: now, offline_ts: null })
         .where('id', '=', msg.nodeId)
         .execute();
     }
@@ -427,7 +413,8 @@ export class TaskRuntime {
           if (t.log_lines < msg.logLines || t.item_offset < msg.items) {
             this.ctx.log.error({ taskId: msg.taskId, stored: t.log_lines, reported: msg.logLines }, 'node finished a task with unshipped data');
           }
-          await this.afterFinal(msg.taskId);
+          // The node confirming a cancel (or repeating a report) changes no status: nothing to announce again.
+          await this.afterFinal(msg.taskId, t.status === status);
         }
         this.send(s, { type: 'task.finished.ack', taskId: msg.taskId });
         await this.saveStatus(s.nodeId);
@@ -457,8 +444,8 @@ export class TaskRuntime {
   // ---------------------------------------------------------------- final states
 
   /** A task reached a final state: tell listeners (live views, webhooks, the retry engine of schedules). */
-  async afterFinal(taskId: string): Promise<void> {
-    await this.emitStatus(taskId);
+  async afterFinal(taskId: string, repeat = false): Promise<void> {
+    await this.emitStatus(taskId, repeat);
   }
 
   /** Cancels a task: a pending one at once, a running one by asking its node (the final report follows). */

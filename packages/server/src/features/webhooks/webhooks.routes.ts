@@ -106,19 +106,15 @@ export const webhooksFeature: Feature = (app, ctx) => {
   const dispatcher = new WebhookDispatcher(ctx, loadScheduleConfig());
   ctx.onClose(() => dispatcher.close());
 
-  ctx.events.on('task.status', (ev: { taskId: string; status: string }) => {
+  dispatcher.start();
+
+  ctx.events.on('task.status', (ev) => {
     const event = TASK_EVENT_OF[ev.status];
-    if (event) dispatcher.emit(event, () => dispatcher.taskVars(event, ev.taskId));
+    if (event && !ev.repeat) dispatcher.emit(event, () => dispatcher.taskVars(event, ev.taskId));
   });
-  const onNode = (ev: { nodeId?: string; id?: string; status?: string }) => {
-    const nodeId = ev.nodeId ?? ev.id;
-    if (nodeId && (ev.status === undefined || ev.status === 'offline'))
-      dispatcher.emit('node_offline', async () => ({ vars: await dispatcher.nodeVars(nodeId) }));
-  };
-  ctx.events.on('node.offline', onNode);
-  ctx.events.on('node.status', (ev: { nodeId?: string; id?: string; status?: string }) => {
-    if (ev.status === 'offline') onNode(ev);
-  });
+  ctx.events.on('node.offline', ({ nodeId }) =>
+    dispatcher.emit('node_offline', async () => ({ vars: await dispatcher.nodeVars(nodeId) })),
+  );
 
   const getRow = async (id: string) => {
     const row = await db.selectFrom('webhooks').selectAll().where('id', '=', id).executeTakeFirst();

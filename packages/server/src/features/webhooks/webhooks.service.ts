@@ -6,14 +6,13 @@
  * - Secret: `X-Crawldeck-Signature: sha256=<hex HMAC-SHA256(secret, raw body)>`.
  * - Each attempt has a timeout (5 s) and is logged in webhook_deliveries; a failure (network, timeout, non-2xx)
  *   is retried up to 5 times with exponential backoff (1 s, 2 s, 4 s, 8 s, 16 s by default).
- * - Retries wait in memory: a master shut down mid-backoff drops the remaining attempts (logged up to then).
+ * - Deliveries wait for their next attempt in the store (webhooks.outbox.ts): a restart resumes them.
  */
 import { createHmac } from 'node:crypto';
 import {
   EMPTY_ID,
   WEBHOOK_DELIVERY_HEADER,
   WEBHOOK_EVENT_HEADER,
-  WEBHOOK_MAX_RETRIES,
   WEBHOOK_SIGNATURE_HEADER,
   VERSION,
   newId,
@@ -27,6 +26,7 @@ import type { ScheduleConfig } from '../schedules/schedules.config.ts';
 import { parseIds } from '../schedules/schedules.store.ts';
 import { outboundPolicy } from '../../outbound/policy.ts';
 import { fetchLimited, guardedAgent } from '../../outbound/http.ts';
+import { WebhookOutbox, type OutboxRow } from './webhooks.outbox.ts';
 
 type WebhookRow = Selectable<DB['webhooks']>;
 const BODY_LOG_LIMIT = 4000;
@@ -50,15 +50,24 @@ export interface AttemptResult {
 }
 
 export class WebhookDispatcher {
-  private timers = new Set<NodeJS.Timeout>();
   private controllers = new Set<AbortController>();
   private pending = new Set<Promise<unknown>>();
   private closed = false;
+  private readonly outbox: WebhookOutbox;
 
   constructor(
     private ctx: AppContext,
     private cfg: ScheduleConfig,
-  ) {}
+  ) {
+    this.outbox = new WebhookOutbox(ctx, cfg.webhookBackoffMs, cfg.webhookTimeoutMs + 30_000, (hook, row) =>
+      this.attemptStored(hook, row),
+    );
+  }
+
+  /** Takes up the deliveries waiting in the store (e.g. retries from before a restart). */
+  start(): void {
+    this.outbox.kick();
+  }
 
   private get db() {
     return this.ctx.store.db;
@@ -143,7 +152,7 @@ export class WebhookDispatcher {
       for (const h of wanted) {
         const spiders = parseIds(h.spider_ids);
         if (spiders.length && (!built.spiderId || !spiders.includes(built.spiderId))) continue;
-        this.deliver(h, event, built.vars);
+        await this.deliver(h, event, built.vars);
       }
     })().catch((err) => this.ctx.log.error({ err, event }, 'webhook dispatch failed'));
     this.track(job);
@@ -159,14 +168,14 @@ export class WebhookDispatcher {
     return hook.template.trim() ? renderWebhookTemplate(hook.template, vars) : JSON.stringify(vars);
   }
 
-  /** Starts a delivery with retries in the background. */
-  deliver(hook: WebhookRow, event: WebhookEvent | 'test', vars: Record<string, unknown>): string {
+  /** Stores a delivery in the outbox; its attempts and retries run in the background. */
+  async deliver(hook: WebhookRow, event: WebhookEvent, vars: Record<string, unknown>): Promise<string> {
     const deliveryId = newId();
     let body: string;
     try {
       body = this.render(hook, vars);
     } catch (err) {
-      void this.logAttempt(
+      await this.logAttempt(
         hook.id,
         deliveryId,
         event,
@@ -177,25 +186,15 @@ export class WebhookDispatcher {
       );
       return deliveryId;
     }
-    const attempt = (n: number): void => {
-      if (this.closed) return;
-      this.track(
-        this.attemptOnce(hook, deliveryId, event, body, n).then((r) => {
-          if (r.ok || n > WEBHOOK_MAX_RETRIES || this.closed) return;
-          const timer = setTimeout(
-            () => {
-              this.timers.delete(timer);
-              attempt(n + 1);
-            },
-            this.cfg.webhookBackoffMs * 2 ** (n - 1),
-          );
-          timer.unref();
-          this.timers.add(timer);
-        }),
-      );
-    };
-    attempt(1);
+    await this.outbox.add([{ id: deliveryId, webhook_id: hook.id, event, body }]);
     return deliveryId;
+  }
+
+  /** One attempt of a stored delivery; one stopped by a shutdown is not counted. */
+  private async attemptStored(hook: WebhookRow, row: OutboxRow): Promise<{ ok: boolean; aborted: boolean }> {
+    if (this.closed) return { ok: false, aborted: true };
+    const r = await this.attemptOnce(hook, row.id, row.event as WebhookEvent, row.body, row.attempt);
+    return { ok: r.ok, aborted: !r.ok && this.closed };
   }
 
   /** One POST with timeout, logged. */
@@ -300,9 +299,9 @@ export class WebhookDispatcher {
 
   async close(): Promise<void> {
     this.closed = true;
-    for (const t of this.timers) clearTimeout(t);
-    this.timers.clear();
+    const outboxClosed = this.outbox.close();
     for (const c of this.controllers) c.abort(new Error('master shutting down'));
     await Promise.allSettled([...this.pending]);
+    await outboxClosed;
   }
 }

@@ -1,0 +1,110 @@
+/**
+ * The in-process event bus between features: every event is named once here with its payload type, so an emitter
+ * and its listeners cannot disagree on the shape. Each event has at least one emitter and one listener in the
+ * server (events.test.ts checks the call sites against this map).
+ */
+import { EventEmitter } from 'node:events';
+import type { NodeMetrics, NodeStatus } from '@crawldeck/shared';
+
+/** A task changed status (created, running, final, deleted): live views, webhooks, the retry engine. */
+export interface TaskStatusEvent {
+  taskId: string;
+  status: string;
+  spiderId: string;
+  nodeId: string;
+  scheduleId: string | null;
+  parentId: string | null;
+  error: string;
+  /** The store had this status already (the node confirms a cancel): views refresh, nothing is announced again. */
+  repeat?: boolean;
+}
+
+/** New log lines of a task were stored: the task's live log view. */
+export interface LogEvent {
+  taskId: string;
+  lines: { line_no: number; msg: string; is_error: boolean }[];
+}
+
+/** A node's status changed (registered, disabled, full, disconnected, offline): the console's node views refresh. */
+export interface NodeStatusEvent {
+  nodeId: string;
+  status: NodeStatus;
+}
+
+/** Every heartbeat, so the node list and the Monitor charts follow without polling. */
+export interface NodeHeartbeatEvent extends NodeStatusEvent {
+  ts: number;
+  metrics: NodeMetrics;
+}
+
+/**
+ * A node went offline for real: heartbeats stayed away for the whole offline window and its running tasks are
+ * abnormal. Emitted once per transition, by the master that recorded it (a disconnect that reconnects in time is
+ * not one).
+ */
+export interface NodeOfflineEvent {
+  nodeId: string;
+}
+
+/** A schedule's stored state changed behind the scheduler's back (e.g. a fire found no spider). */
+export interface ScheduleChangedEvent {
+  scheduleId: string;
+}
+
+export interface EventMap {
+  'task.status': TaskStatusEvent;
+  'task.log': LogEvent;
+  'node.status': NodeStatusEvent;
+  'node.heartbeat': NodeHeartbeatEvent;
+  'node.offline': NodeOfflineEvent;
+  'schedule.changed': ScheduleChangedEvent;
+  /** The id of a deleted spider: its schedules stop. */
+  'spider.deleted': string;
+}
+
+export type EventName = keyof EventMap;
+export type Listener<K extends EventName> = (payload: EventMap[K]) => void;
+
+/** Every event name, for checks that each one is both emitted and listened to. */
+export const EVENT_NAMES = [
+  'task.status',
+  'task.log',
+  'node.status',
+  'node.heartbeat',
+  'node.offline',
+  'schedule.changed',
+  'spider.deleted',
+] as const satisfies readonly EventName[];
+
+/** A typed EventEmitter: the same call shape, but names and payloads are checked against EventMap. */
+export class EventBus {
+  private readonly ee = new EventEmitter();
+
+  constructor() {
+    // One listener per open live view (SSE): no fixed limit.
+    this.ee.setMaxListeners(0);
+  }
+
+  emit<K extends EventName>(name: K, payload: EventMap[K]): boolean {
+    return this.ee.emit(name, payload);
+  }
+
+  on<K extends EventName>(name: K, fn: Listener<K>): this {
+    this.ee.on(name, fn);
+    return this;
+  }
+
+  once<K extends EventName>(name: K, fn: Listener<K>): this {
+    this.ee.once(name, fn);
+    return this;
+  }
+
+  off<K extends EventName>(name: K, fn: Listener<K>): this {
+    this.ee.off(name, fn);
+    return this;
+  }
+
+  listenerCount(name: EventName): number {
+    return this.ee.listenerCount(name);
+  }
+}
