@@ -12,6 +12,7 @@ import type { MasterConfig } from './config.ts';
 import type { AppContext, TypedApp } from './context.ts';
 import type { Store } from './store/db.ts';
 import { authPlugin } from './http/auth.ts';
+import { registerSecurityHeaders } from './http/security-headers.ts';
 import { fail } from './http/envelope.ts';
 import { HttpError } from './http/errors.ts';
 import { features } from './features/index.ts';
@@ -56,6 +57,7 @@ export async function buildApp(config: MasterConfig, store: Store): Promise<Buil
     reply.status(status).send(fail(message));
   });
 
+  await registerSecurityHeaders(app);
   await app.register(fastifySwagger, {
     openapi: { info: { title: 'Crawldeck API', version: VERSION }, components: { securitySchemes: { token: { type: 'apiKey', in: 'header', name: 'Authorization' } } }, security: [{ token: [] }] },
   });
