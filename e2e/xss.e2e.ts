@@ -359,7 +359,7 @@ describe('no script from user or node text', () => {
             try {
               await openScreen(page, role, s);
             } catch (err) {
-              throw new Error(`screen ${s.name} (${s.path()}) did not render: ${(err as Error).message}`);
+              throw new Error(`screen ${s.name} (${s.path()}) failed: ${(err as Error).message}`);
             }
             expect(
               await page.evaluate(() => (window as { __xss?: number }).__xss),
@@ -381,6 +381,13 @@ describe('no script from user or node text', () => {
       );
     }
   }
+
+  e2eTest('the OpenAPI page renders under the same policy', async ({ page }) => {
+    const res = await page.goto(`${env.url}/api/openapi`);
+    expect(res?.headers()['content-security-policy']).toContain("script-src 'self'");
+    await page.locator('.swagger-ui .information-container').waitFor();
+    await page.locator('.swagger-ui .opblock').first().waitFor();
+  });
 
   e2eTest('the policy blocks an injected inline handler and the harness notices', async ({ page }) => {
     await page.goto(`${env.url}/login`);
