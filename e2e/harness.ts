@@ -86,6 +86,7 @@ export async function startE2E(options: StartOptions = {}): Promise<E2EEnv & { c
     dataDir,
     async newPage(opts = {}) {
       const page = await context.newPage();
+      await watchCspViolations(page);
       if (opts.width || opts.height) await page.setViewportSize({ width: opts.width ?? 1366, height: opts.height ?? 800 });
       pages.push(page);
       return page;
@@ -116,6 +117,38 @@ export function useE2E(options: StartOptions = {}): E2EEnv {
       return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(current) : v;
     },
   });
+}
+
+const cspViolations = new WeakMap<Page, string[]>();
+
+/**
+ * Records every Content-Security-Policy violation the page reports (the `securitypolicyviolation` event and
+ * Chromium's console errors), so a journey fails when the console needs something the master's policy forbids.
+ */
+export async function watchCspViolations(page: Page): Promise<string[]> {
+  const seen: string[] = [];
+  cspViolations.set(page, seen);
+  page.on('console', (msg) => {
+    if (msg.type() === 'error' && /Content Security Policy|securitypolicyviolation/i.test(msg.text())) seen.push(msg.text());
+  });
+  await page.addInitScript(() => {
+    document.addEventListener('securitypolicyviolation', (e) => {
+      console.error(`securitypolicyviolation: ${e.violatedDirective} blocked ${e.blockedURI || 'inline'} at ${e.sourceFile}:${e.lineNumber}`);
+    });
+  });
+  return seen;
+}
+
+/** Throws when the page reported a CSP violation since it was opened. */
+export function expectNoCspViolations(page: Page): void {
+  const seen = cspViolations.get(page) ?? [];
+  if (seen.length) throw new Error(`Content-Security-Policy violations on ${page.url()}:\n${[...new Set(seen)].join('\n')}`);
+}
+
+/** The violations reported so far, forgotten afterwards (for a test that provokes one on purpose). */
+export function takeCspViolations(page: Page): string[] {
+  const seen = cspViolations.get(page) ?? [];
+  return seen.splice(0);
 }
 
 function fileSafe(name: string): string {
@@ -157,6 +190,7 @@ export function e2eTest(
       });
       try {
         await fn({ page, env });
+        expectNoCspViolations(page);
       } catch (err) {
         shot ??= screenshot(page, name).catch(() => undefined);
         await shot;

@@ -11,6 +11,7 @@ import type { MasterConfig } from './config.ts';
 import type { AppContext, TypedApp } from './context.ts';
 import { isStoreUnavailable, type Store } from './store/db.ts';
 import { authPlugin, registerWithAccess } from './http/auth.ts';
+import { registerSecurityHeaders } from './http/security-headers.ts';
 import { fail } from './http/envelope.ts';
 import { loggerOptions } from './http/log.ts';
 import { HttpError } from './http/errors.ts';
@@ -79,6 +80,7 @@ export async function buildApp(config: MasterConfig, store: Store): Promise<Buil
   app.addHook('preHandler', refuseNonFiniteNumbers);
   store.onConnectionError = (err) => app.log.warn({ err: err.message }, 'a database connection broke (PostgreSQL restarted or unreachable)');
 
+  await registerSecurityHeaders(app);
   await app.register(fastifySwagger, {
     openapi: { info: { title: 'Crawldeck API', version: VERSION }, components: { securitySchemes: { token: { type: 'apiKey', in: 'header', name: 'Authorization' } } }, security: [{ token: [] }] },
   });

@@ -7,6 +7,7 @@ import { LegendComponent, TooltipComponent } from 'echarts/components';
 import { CanvasRenderer } from 'echarts/renderers';
 import { useTranslation } from 'react-i18next';
 import type { NodeInfo } from '@crawldeck/shared';
+import { escapeHtml } from '../../../app/escapeHtml.ts';
 import { EChart } from '../../home/components/EChart.tsx';
 import { NODE_STATUS_HEX } from './NodeStatusTag.tsx';
 
@@ -53,7 +54,10 @@ export default function NetworkGraph({ nodes, highlight, height = 460 }: { nodes
         }))
       : [];
     return {
-      tooltip: { formatter: (p: { dataType: string; name: string; value?: string }) => (p.dataType === 'node' ? `<b>${p.name}</b><br/>${p.value ?? ''}` : '') },
+      // The tooltip is HTML: node names and addresses are reported by the nodes, so they are escaped.
+      tooltip: {
+        formatter: (p: { dataType: string; name: string; value?: string }) => (p.dataType === 'node' ? `<b>${escapeHtml(p.name)}</b><br/>${escapeHtml(p.value)}` : ''),
+      },
       legend: { data: statuses.map((s) => t(`status.${s}`)), bottom: 0 },
       series: [
         {

@@ -49,7 +49,7 @@ export function CollectedUrls() {
         locale={{ emptyText: t('urls.empty') }}
         pagination={{ current: page, pageSize: PAGE_SIZE, total: urls.data?.totalCount ?? 0, onChange: setPage, showSizeChanger: false }}
         columns={[
-          { title: t('urls.url'), dataIndex: 'url', ellipsis: true, render: (v: string) => <a href={v} target="_blank" rel="noreferrer noopener">{v}</a> },
+          { title: t('urls.url'), dataIndex: 'url', ellipsis: true, render: (v: string) => (isValidHttpUrl(v) ? <a href={v} target="_blank" rel="noreferrer noopener">{v}</a> : v) },
           { title: t('urls.title'), dataIndex: 'title', ellipsis: true },
           { title: t('urls.regionCode'), dataIndex: 'regionCode', width: 100, render: (v: string) => <Tag>{v}</Tag> },
           { title: t('urls.created'), dataIndex: 'create_ts', width: 170, render: (v: string | null) => (v ? dayjs(v).format('YYYY-MM-DD HH:mm') : '—') },
