@@ -65,7 +65,15 @@ export async function resolveToken(store: Store, raw: string): Promise<AuthUser 
   const row = await store.db
     .selectFrom('tokens')
     .innerJoin('users', 'users.id', 'tokens.user_id')
-    .select(['tokens.id as token_id', 'tokens.kind', 'tokens.expire_ts', 'tokens.last_used_ts', 'users.id', 'users.username', 'users.role'])
+    .select([
+      'tokens.id as token_id',
+      'tokens.kind',
+      'tokens.expire_ts',
+      'tokens.last_used_ts',
+      'users.id',
+      'users.username',
+      'users.role',
+    ])
     .where('tokens.token_hash', '=', hashToken(raw))
     .executeTakeFirst();
   if (!row || (row.expire_ts != null && row.expire_ts <= now)) return undefined;
@@ -78,7 +86,11 @@ export async function resolveToken(store: Store, raw: string): Promise<AuthUser 
 const ACCESS = new Set<RouteAccess>(['public', 'user', 'admin', 'node']);
 
 /** Makes every route registered by `plugin` reachable with `access` (for plugins that take no route config). */
-export async function registerWithAccess(app: FastifyInstance, access: RouteAccess, register: (child: FastifyInstance) => PromiseLike<unknown>) {
+export async function registerWithAccess(
+  app: FastifyInstance,
+  access: RouteAccess,
+  register: (child: FastifyInstance) => PromiseLike<unknown>,
+) {
   await app.register(async (child) => {
     child.routeAccess = access;
     await register(child);
@@ -95,7 +107,9 @@ export const authPlugin = fp(async (app: FastifyInstance, opts: { store: Store; 
   app.addHook('onRoute', function (this: FastifyInstance, route: RouteOptions) {
     const access = route.config?.access ?? this.routeAccess;
     if (!access || !ACCESS.has(access)) {
-      throw new Error(`route ${String(route.method)} ${route.url} declares no access (config.access: public | user | admin | node)`);
+      throw new Error(
+        `route ${String(route.method)} ${route.url} declares no access (config.access: public | user | admin | node)`,
+      );
     }
     route.config = { ...route.config, access };
   });
