@@ -27,6 +27,8 @@ declare module 'fastify' {
     access?: RouteAccess;
     /** EventSource cannot set headers: the token may also come as `?token=` (redacted from the logs). */
     queryToken?: boolean;
+    /** Set for node WebSocket routes: the handler checks the key so it can close with a code the node reports. */
+    nodeSocket?: boolean;
   }
   interface FastifyRequest {
     user: AuthUser;
@@ -111,7 +113,7 @@ export const authPlugin = fp(async (app: FastifyInstance, opts: { store: Store; 
         `route ${String(route.method)} ${route.url} declares no access (config.access: public | user | admin | node)`,
       );
     }
-    route.config = { ...route.config, access };
+    route.config = { ...route.config, access, nodeSocket: access === 'node' && route.websocket === true };
   });
   app.addHook('onRequest', async (req) => {
     // The not-found handler is public: it only answers 404 (or the console page for deep links).
@@ -121,7 +123,7 @@ export const authPlugin = fp(async (app: FastifyInstance, opts: { store: Store; 
     if (access === 'public') return;
     if (access === 'node') {
       // The node socket checks the key itself so it can close with a code the node reports.
-      if (req.ws) return;
+      if (config.nodeSocket && req.headers.upgrade?.toLowerCase() === 'websocket') return;
       if (!nodeKeyMatches(opts.nodeKey, req.headers[NODE_KEY_HEADER])) throw unauthorized('unauthorized: bad node key');
       return;
     }
