@@ -87,16 +87,21 @@ export async function resolveToken(store: Store, raw: string): Promise<AuthUser 
 
 const ACCESS = new Set<RouteAccess>(['public', 'user', 'admin', 'node']);
 
-/** Makes every route registered by `plugin` reachable with `access` (for plugins that take no route config). */
+/**
+ * Gives `access` to every route that `register` adds (for third-party plugins that take no route config, such as
+ * the console's static files and the OpenAPI page). Their decorators (e.g. `reply.sendFile`) stay on `app`.
+ */
 export async function registerWithAccess(
   app: FastifyInstance,
   access: RouteAccess,
-  register: (child: FastifyInstance) => PromiseLike<unknown>,
+  register: (app: FastifyInstance) => PromiseLike<unknown>,
 ) {
-  await app.register(async (child) => {
-    child.routeAccess = access;
-    await register(child);
-  });
+  app.routeAccess = access;
+  try {
+    await register(app);
+  } finally {
+    app.routeAccess = null;
+  }
 }
 
 /**
