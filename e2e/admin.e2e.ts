@@ -92,10 +92,11 @@ describe('admin console', () => {
     expect((await apiCall('GET', '/me', `Bearer ${raw}`)).status).toBe(401);
   });
 
-  e2eTest('changing the password logs out the other sessions and keeps this one', async ({ page }) => {
+  e2eTest('changing the password needs the current one and logs out the other sessions (and, ticked, the API tokens)', async ({ page }) => {
     const admin = await adminToken();
     expect((await apiCall('PUT', '/users-add', admin, { username: 'pw_user', password: 'first-pass', role: 'normal' })).status).toBe(200);
     const other = (await apiCall('POST', '/login', null, { username: 'pw_user', password: 'first-pass' })).body.data as string;
+    const apiToken = (await apiCall('PUT', '/tokens', other, { name: 'script' })).body.data.token as string;
     const mine = await signIn(page, 'en', { username: 'pw_user', password: 'first-pass' });
     await page.goto(`${env.url}/setting`);
     await tab(page, 'password').click();
@@ -104,12 +105,16 @@ describe('admin console', () => {
     await page.locator('[data-testid="change-password"]').click();
     await page.getByText('Password must be at least 5 characters').waitFor();
     await page.getByText('Two passwords do not match').waitFor();
+    await page.getByText('Please enter your current password').waitFor();
     await shot(page, 'setting-password-errors-en');
+    await page.locator('[data-testid="current-password"]').fill('first-pass');
     await page.locator('[data-testid="new-password"]').fill('second-pass');
     await page.locator('[data-testid="confirm-password"]').fill('second-pass');
+    await page.locator('[data-testid="revoke-tokens"]').check();
     await page.locator('[data-testid="change-password"]').click();
     await page.getByText('Password changed').waitFor();
     expect((await apiCall('GET', '/me', other)).status).toBe(401);
+    expect((await apiCall('GET', '/me', apiToken)).status).toBe(401);
     expect((await apiCall('GET', '/me', mine)).status).toBe(200);
     expect((await apiCall('POST', '/login', null, { username: 'pw_user', password: 'second-pass' })).status).toBe(200);
   });

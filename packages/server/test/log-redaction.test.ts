@@ -23,13 +23,17 @@ describe('request logs', () => {
   it('never carry a token, from the query string or the Authorization header', async () => {
     const token = m.adminToken;
     const before = lines.length;
-    const stream = await fetch(`${m.url}/api/tasks/000000000000000000000000/stream?token=${encodeURIComponent(token)}&from=0`);
+    const stream = await fetch(
+      `${m.url}/api/tasks/000000000000000000000000/stream?token=${encodeURIComponent(token)}&from=0`,
+    );
     expect(stream.status).toBe(404);
     await stream.text();
     expect((await m.api('GET', '/me', { token: `Bearer ${token}` })).status).toBe(200);
     expect((await m.api('GET', '/me', { token: 'not-a-token-but-secret-looking' })).status).toBe(401);
     // Both requests are logged once their reply is sent.
-    await expect.poll(() => lines.slice(before).filter((l) => l.includes('"request completed"')).length).toBeGreaterThanOrEqual(3);
+    await expect
+      .poll(() => lines.slice(before).filter((l) => l.includes('"request completed"')).length)
+      .toBeGreaterThanOrEqual(3);
     const logged = lines.slice(before);
     expect(logged.some((l) => l.includes('/stream?token=[redacted]&from=0'))).toBe(true);
     for (const l of logged) {

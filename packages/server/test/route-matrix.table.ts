@@ -13,7 +13,8 @@
 export type Access = 'public' | 'user' | 'owner' | 'admin' | 'node';
 
 /** Fixtures: user A's private spider, its task, schedule, deploy, project and API token; admin's webhook and variable. */
-export type Fixture = 'spider' | 'task' | 'schedule' | 'project' | 'token' | 'deploy' | 'userB' | 'webhook' | 'variable' | 'bogus';
+export type Fixture =
+  'spider' | 'task' | 'schedule' | 'project' | 'token' | 'deploy' | 'userB' | 'webhook' | 'variable' | 'bogus';
 
 export interface RouteRow {
   access: Access;
@@ -68,7 +69,7 @@ export const ROUTES: Record<string, RouteRow> = {
   'PUT /api/spiders/{id}/file': spider({ body: () => ({ path: 'other.py', content: 'print(2)' }) }),
   'DELETE /api/spiders/{id}/file': spider({ query: path('nothing.py'), body: () => ({ path: 'nothing.py' }) }),
   'POST /api/spiders/{id}/file/rename': spider({ body: () => ({ path: 'nothing.py', new_path: 'nothing2.py' }) }),
-  'GET /api/spiders/{id}/tasks': spider({ hides: ['task'] }),
+  'GET /api/spiders/{id}/tasks': spider({ hides: ['task', 'spider'] }),
   'GET /api/spiders/{id}/schedules': spider({ hides: ['schedule'] }),
   'GET /api/spiders/{id}/stats': spider(),
   'GET /api/deploys': { access: 'user', hides: ['spider', 'deploy'] },
@@ -76,7 +77,9 @@ export const ROUTES: Record<string, RouteRow> = {
 
   // scrapy, git, configurable spiders
   'GET /api/spiders/{id}/scrapy/spiders': spider(),
-  'PUT /api/spiders/{id}/scrapy/spiders': spider({ body: () => ({ name: 'demo', domain: 'example.com', template: 'basic' }) }),
+  'PUT /api/spiders/{id}/scrapy/spiders': spider({
+    body: () => ({ name: 'demo', domain: 'example.com', template: 'basic' }),
+  }),
   'GET /api/spiders/{id}/scrapy/spider/filepath': spider({ query: () => ({ spider_name: 'demo' }) }),
   'GET /api/spiders/{id}/scrapy/settings': spider(),
   'POST /api/spiders/{id}/scrapy/settings': spider({ body: () => [] }),
@@ -108,7 +111,10 @@ export const ROUTES: Record<string, RouteRow> = {
   'PUT /api/variable': { access: 'admin', body: (_f, n) => ({ key: `matrix_${n}`, value: 'v' }) },
   'DELETE /api/variable/{id}': { access: 'admin', id: 'variable' },
   'GET /api/users': { access: 'admin' },
-  'PUT /api/users-add': { access: 'admin', body: (_f, n) => ({ username: `added_${n}`, password: 'password-x', role: 'admin' }) },
+  'PUT /api/users-add': {
+    access: 'admin',
+    body: (_f, n) => ({ username: `added_${n}`, password: 'password-x', role: 'admin' }),
+  },
   'POST /api/users/{id}': { access: 'admin', id: 'userB', body: () => ({ email: 'b@example.com' }) },
   'DELETE /api/users/{id}': { access: 'admin', id: 'userB' },
   'GET /api/tokens': { access: 'user', hides: ['token'] },
@@ -162,21 +168,34 @@ export const ROUTES: Record<string, RouteRow> = {
 
   // schedules
   'GET /api/schedules': { access: 'user', hides: ['schedule'] },
-  'PUT /api/schedules': spider({ body: (f, n) => ({ name: `matrix-schedule-${n}`, cron: '0 0 0 1 1 *', spider_id: f.spider, timezone: 'UTC', enabled: false }) }),
+  'PUT /api/schedules': spider({
+    body: (f, n) => ({
+      name: `matrix-schedule-${n}`,
+      cron: '0 0 0 1 1 *',
+      spider_id: f.spider,
+      timezone: 'UTC',
+      enabled: false,
+    }),
+  }),
   'GET /api/schedules/meta': { access: 'user' },
   'GET /api/schedules/cron': { access: 'user', query: () => ({ cron: '0 0 0 1 1 *' }) },
   'GET /api/schedules/{id}': owner('schedule'),
-  'POST /api/schedules/{id}': owner('schedule', { body: (f) => ({ name: 'renamed', cron: '0 0 0 1 1 *', spider_id: f.spider, timezone: 'UTC', enabled: false }) }),
+  'POST /api/schedules/{id}': owner('schedule', {
+    body: (f) => ({ name: 'renamed', cron: '0 0 0 1 1 *', spider_id: f.spider, timezone: 'UTC', enabled: false }),
+  }),
   'DELETE /api/schedules/{id}': owner('schedule'),
   'POST /api/schedules/{id}/enable': owner('schedule'),
   'POST /api/schedules/{id}/disable': owner('schedule'),
   'POST /api/schedules/{id}/run': owner('schedule'),
-  'GET /api/schedules/{id}/tasks': owner('schedule', { hides: ['task'] }),
+  'GET /api/schedules/{id}/tasks': owner('schedule', { hides: ['task', 'spider'] }),
   'GET /api/schedules/{id}/fires': owner('schedule'),
 
   // webhooks (admin)
   'GET /api/webhooks': { access: 'admin' },
-  'PUT /api/webhooks': { access: 'admin', body: (_f, n) => ({ name: `hook-${n}`, url: 'http://127.0.0.1:9/hook', events: ['task_finished'] }) },
+  'PUT /api/webhooks': {
+    access: 'admin',
+    body: (_f, n) => ({ name: `hook-${n}`, url: 'http://127.0.0.1:9/hook', events: ['task_finished'] }),
+  },
   'GET /api/webhooks/meta': { access: 'admin' },
   'GET /api/webhooks/{id}': { access: 'admin', id: 'webhook' },
   'POST /api/webhooks/{id}': { access: 'admin', id: 'webhook', body: () => ({ name: 'renamed' }) },

@@ -11,7 +11,17 @@ import { ROUTES, type Fixture, type RouteRow } from './route-matrix.table.ts';
  * checks of the plain path; the others (double slash, dot segments, other case) must never reach a handler.
  */
 type Caller = 'anonymous' | 'garbage' | 'revoked' | 'expired' | 'userB' | 'owner' | 'apiToken' | 'admin' | 'nodeKey';
-const CALLERS: Caller[] = ['anonymous', 'garbage', 'revoked', 'expired', 'nodeKey', 'userB', 'owner', 'apiToken', 'admin'];
+const CALLERS: Caller[] = [
+  'anonymous',
+  'garbage',
+  'revoked',
+  'expired',
+  'nodeKey',
+  'userB',
+  'owner',
+  'apiToken',
+  'admin',
+];
 const UNAUTHENTICATED = new Set<Caller>(['anonymous', 'garbage', 'revoked', 'expired', 'nodeKey']);
 const BOGUS = 'ffffffffffffffffffffffff';
 
@@ -27,7 +37,8 @@ function expected(row: RouteRow, caller: Caller): Expect {
 }
 
 function accepts(row: RouteRow, exp: Expect, status: number): boolean {
-  if (exp === 'ok') return (status >= 200 && status < 500 && status !== 401 && status !== 403) || !!row.alsoOk?.includes(status);
+  if (exp === 'ok')
+    return (status >= 200 && status < 500 && status !== 401 && status !== 403) || !!row.alsoOk?.includes(status);
   // With `hides`, an answer without user A's data is right too (a filtered list); the body is checked below.
   if (exp === 'hidden') return status === 403 || status === 404 || (!!row.hides && status >= 200 && status < 300);
   return status === exp;
@@ -53,12 +64,30 @@ function variants(p: string): string[] {
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: 8 });
 
-function call(base: string, method: string, rawPath: string, headers: Record<string, string>, body?: unknown): Promise<{ status: number; text: string }> {
+function call(
+  base: string,
+  method: string,
+  rawPath: string,
+  headers: Record<string, string>,
+  body?: unknown,
+): Promise<{ status: number; text: string }> {
   const url = new URL(base);
   const payload = body === undefined ? undefined : JSON.stringify(body);
   return new Promise((resolve, reject) => {
     const req = http.request(
-      { agent, host: url.hostname, port: url.port, method, path: rawPath, headers: { ...headers, ...(payload !== undefined ? { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(payload)) } : {}) } },
+      {
+        agent,
+        host: url.hostname,
+        port: url.port,
+        method,
+        path: rawPath,
+        headers: {
+          ...headers,
+          ...(payload !== undefined
+            ? { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(payload)) }
+            : {}),
+        },
+      },
       (res) => {
         // Live streams never end: their status and first bytes are the answer.
         if (String(res.headers['content-type']).startsWith('text/event-stream')) {
@@ -93,24 +122,74 @@ beforeAll(async () => {
   };
   fx.spider = (await must('PUT', '/spiders', a, { name: 'a-private', cmd: 'echo ok', is_public: false }))._id;
   fx.task = (await must('PUT', '/tasks', a, { spider_id: fx.spider, run_type: 'random' }))[0];
-  fx.schedule = (await must('PUT', '/schedules', a, { name: 'a-schedule', cron: '0 0 0 1 1 *', spider_id: fx.spider, timezone: 'UTC', enabled: false }))._id;
+  fx.schedule = (
+    await must('PUT', '/schedules', a, {
+      name: 'a-schedule',
+      cron: '0 0 0 1 1 *',
+      spider_id: fx.spider,
+      timezone: 'UTC',
+      enabled: false,
+    })
+  )._id;
   fx.project = (await must('PUT', '/projects', a, { name: 'a-project' }))._id;
   const apiToken = await must('PUT', '/tokens', a, { name: 'a-script' });
   fx.token = apiToken._id;
   fx.userB = (await must('GET', '/me', b))._id;
-  fx.webhook = (await must('PUT', '/webhooks', m.adminToken, { name: 'hook', url: 'http://127.0.0.1:9/hook', events: ['task_finished'] }))._id;
+  fx.webhook = (
+    await must('PUT', '/webhooks', m.adminToken, {
+      name: 'hook',
+      url: 'http://127.0.0.1:9/hook',
+      events: ['task_finished'],
+    })
+  )._id;
   fx.variable = (await must('PUT', '/variable', m.adminToken, { key: 'matrix_var', value: 'v' }))._id;
   fx.bogus = BOGUS;
   // A deploy of A's private spider, as a node records it after copying the files.
   fx.deploy = newId();
-  await m.master.store.db.insertInto('deploys').values({ id: fx.deploy, spider_id: fx.spider, node_id: BOGUS, task_id: fx.task, files_total: 1, files_changed: 1, bytes: 1, error: '', create_ts: Date.now(), finish_ts: Date.now() }).execute();
+  await m.master.store.db
+    .insertInto('deploys')
+    .values({
+      id: fx.deploy,
+      spider_id: fx.spider,
+      node_id: BOGUS,
+      task_id: fx.task,
+      files_total: 1,
+      files_changed: 1,
+      bytes: 1,
+      error: '',
+      create_ts: Date.now(),
+      finish_ts: Date.now(),
+    })
+    .execute();
   const revoked = await must('PUT', '/tokens', a, { name: 'revoked' });
   await must('DELETE', `/tokens/${revoked._id}`, a);
   const expiredRaw = 'expired-token-of-user-a-0123456789abcdef';
   const now = Date.now();
   const aId = (await must('GET', '/me', a))._id;
-  await m.master.store.db.insertInto('tokens').values({ id: newId(), user_id: aId, token_hash: hashToken(expiredRaw), kind: 'session', name: 'expired', create_ts: now - 7200_000, expire_ts: now - 3600_000, last_used_ts: null }).execute();
-  Object.assign(tokens, { anonymous: undefined, garbage: 'garbage-token', revoked: revoked.token, expired: expiredRaw, nodeKey: undefined, userB: b, owner: a, apiToken: apiToken.token, admin: m.adminToken });
+  await m.master.store.db
+    .insertInto('tokens')
+    .values({
+      id: newId(),
+      user_id: aId,
+      token_hash: hashToken(expiredRaw),
+      kind: 'session',
+      name: 'expired',
+      create_ts: now - 7200_000,
+      expire_ts: now - 3600_000,
+      last_used_ts: null,
+    })
+    .execute();
+  Object.assign(tokens, {
+    anonymous: undefined,
+    garbage: 'garbage-token',
+    revoked: revoked.token,
+    expired: expiredRaw,
+    nodeKey: undefined,
+    userB: b,
+    owner: a,
+    apiToken: apiToken.token,
+    admin: m.adminToken,
+  });
 }, 120_000);
 
 afterAll(async () => {
@@ -120,10 +199,20 @@ afterAll(async () => {
 
 describe('route matrix', () => {
   it('answers every route, caller and path spelling as the access table says', async () => {
-    const doc = (await (await fetch(`${m.url}/api/openapi/json`)).json()) as { paths: Record<string, Record<string, { requestBody?: unknown }>> };
-    const documented = Object.entries(doc.paths).flatMap(([p, ops]) => Object.keys(ops).map((meth) => `${meth.toUpperCase()} ${p}`));
-    expect(documented.filter((r) => !ROUTES[r]), 'routes without a row in the access table').toEqual([]);
-    expect(Object.keys(ROUTES).filter((r) => !documented.includes(r)), 'table rows for routes that do not exist').toEqual([]);
+    const doc = (await (await fetch(`${m.url}/api/openapi/json`)).json()) as {
+      paths: Record<string, Record<string, { requestBody?: unknown }>>;
+    };
+    const documented = Object.entries(doc.paths).flatMap(([p, ops]) =>
+      Object.keys(ops).map((meth) => `${meth.toUpperCase()} ${p}`),
+    );
+    expect(
+      documented.filter((r) => !ROUTES[r]),
+      'routes without a row in the access table',
+    ).toEqual([]);
+    expect(
+      Object.keys(ROUTES).filter((r) => !documented.includes(r)),
+      'table rows for routes that do not exist',
+    ).toEqual([]);
 
     // Deletions last, so the fixtures stay for every other row.
     const order = [...documented].sort((x, y) => Number(x.startsWith('DELETE')) - Number(y.startsWith('DELETE')));
@@ -136,16 +225,26 @@ describe('route matrix', () => {
       for (const caller of CALLERS) {
         const exp = expected(row, caller);
         // Allowed callers delete a resource that does not exist, so the fixtures survive for the rest.
-        const f = method === 'DELETE' && exp === 'ok' ? (Object.fromEntries(Object.keys(fx).map((k) => [k, BOGUS])) as Record<Fixture, string>) : fx;
+        const f =
+          method === 'DELETE' && exp === 'ok'
+            ? (Object.fromEntries(Object.keys(fx).map((k) => [k, BOGUS])) as Record<Fixture, string>)
+            : fx;
         const concrete = template.replace('{id}', f[row.id ?? 'bogus']).replace('{hash}', '0'.repeat(64));
         const qs = row.query ? `?${new URLSearchParams(row.query(f))}` : '';
         for (const [vi, p] of variants(concrete).entries()) {
           let token = tokens[caller];
-          if (row.spendsSession && token && exp === 'ok' && caller !== 'apiToken') token = await m.login(caller === 'admin' ? 'admin' : caller === 'owner' ? 'matrix_a' : 'matrix_b', caller === 'admin' ? 'admin-pass' : caller === 'owner' ? 'password-a' : 'password-b');
+          if (row.spendsSession && token && exp === 'ok' && caller !== 'apiToken')
+            token = await m.login(
+              caller === 'admin' ? 'admin' : caller === 'owner' ? 'matrix_a' : 'matrix_b',
+              caller === 'admin' ? 'admin-pass' : caller === 'owner' ? 'password-a' : 'password-b',
+            );
           const headers: Record<string, string> = token ? { authorization: token } : {};
           if (caller === 'nodeKey') headers[NODE_KEY_HEADER] = m.master.config.nodeKey;
           const body = row.body ? row.body(f, n++) : method === 'GET' || method === 'DELETE' ? undefined : {};
-          const r = await call(m.url, method, p + qs, headers, body).catch((err: Error) => ({ status: 0, text: `no answer: ${err.message}` }));
+          const r = await call(m.url, method, p + qs, headers, body).catch((err: Error) => ({
+            status: 0,
+            text: `no answer: ${err.message}`,
+          }));
           checked++;
           // A spelling the router does not decode must match no route at all.
           const ok = accepts(row, exp, r.status) || (vi > 0 && r.status === 404);
@@ -161,7 +260,9 @@ describe('route matrix', () => {
       }
     }
     const variantCount = variants('/api/x').length;
-    console.log(`route matrix: ${documented.length} routes × ${CALLERS.length} callers × ${variantCount} spellings = ${checked} calls checked`);
+    console.log(
+      `route matrix: ${documented.length} routes × ${CALLERS.length} callers × ${variantCount} spellings = ${checked} calls checked`,
+    );
     if (failures.length) console.log(`route matrix failures (${failures.length}):\n${failures.join('\n')}`);
     expect(failures).toEqual([]);
   }, 600_000);

@@ -3,17 +3,36 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestMaster, type TestMaster } from './harness.ts';
 
 /** A JSON call from a chosen loopback address, so one test can act as an attacker and as the real owner. */
-function callFrom(m: TestMaster, from: string, method: string, route: string, body?: unknown, token?: string): Promise<{ status: number; body: any; headers: http.IncomingHttpHeaders }> {
+function callFrom(
+  m: TestMaster,
+  from: string,
+  method: string,
+  route: string,
+  body?: unknown,
+  token?: string,
+): Promise<{ status: number; body: any; headers: http.IncomingHttpHeaders }> {
   const url = new URL(`/api${route}`, m.url);
   const payload = body === undefined ? undefined : JSON.stringify(body);
   return new Promise((resolve, reject) => {
     const req = http.request(
-      { host: url.hostname, port: url.port, path: url.pathname, method, localAddress: from, headers: { ...(payload ? { 'content-type': 'application/json' } : {}), ...(token ? { authorization: token } : {}) } },
+      {
+        host: url.hostname,
+        port: url.port,
+        path: url.pathname,
+        method,
+        localAddress: from,
+        headers: {
+          ...(payload ? { 'content-type': 'application/json' } : {}),
+          ...(token ? { authorization: token } : {}),
+        },
+      },
       (res) => {
         let text = '';
         res.setEncoding('utf8');
         res.on('data', (c: string) => (text += c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text || 'null'), headers: res.headers }));
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, body: JSON.parse(text || 'null'), headers: res.headers }),
+        );
       },
     );
     req.on('error', reject);
@@ -34,7 +53,8 @@ afterAll(async () => {
 describe('sign-in hardening', () => {
   it('slows an attacker per username and address while the owner still signs in from another address', async () => {
     await m.createUser('owner1', 'owner-pass');
-    const attempt = (from: string, password: string) => callFrom(m, from, 'POST', '/login', { username: 'owner1', password });
+    const attempt = (from: string, password: string) =>
+      callFrom(m, from, 'POST', '/login', { username: 'owner1', password });
     for (let i = 0; i < 3; i++) expect((await attempt('127.0.0.1', 'guess-' + i)).status).toBe(401);
     // The free failures are spent: the next attempt from there must wait, even with the right password.
     const held = await attempt('127.0.0.1', 'owner-pass');
@@ -48,12 +68,19 @@ describe('sign-in hardening', () => {
   });
 
   it('signs up at most the configured number of times per address per hour', async () => {
-    for (let i = 0; i < 3; i++) expect((await callFrom(m, '127.0.0.3', 'PUT', '/users', { username: `su${i}`, password: 'pass-word' })).status).toBe(200);
+    for (let i = 0; i < 3; i++)
+      expect(
+        (await callFrom(m, '127.0.0.3', 'PUT', '/users', { username: `su${i}`, password: 'pass-word' })).status,
+      ).toBe(200);
     const over = await callFrom(m, '127.0.0.3', 'PUT', '/users', { username: 'su3', password: 'pass-word' });
     expect(over.status).toBe(429);
     expect(over.body.error).toMatch(/too many sign-ups from this address/);
-    expect(await m.master.store.db.selectFrom('users').select('id').where('username', '=', 'su3').executeTakeFirst()).toBeUndefined();
-    expect((await callFrom(m, '127.0.0.4', 'PUT', '/users', { username: 'su3', password: 'pass-word' })).status).toBe(200);
+    expect(
+      await m.master.store.db.selectFrom('users').select('id').where('username', '=', 'su3').executeTakeFirst(),
+    ).toBeUndefined();
+    expect((await callFrom(m, '127.0.0.4', 'PUT', '/users', { username: 'su3', password: 'pass-word' })).status).toBe(
+      200,
+    );
   });
 
   it('lets an admin close sign-up; the public setting tells the console', async () => {
@@ -69,27 +96,43 @@ describe('sign-in hardening', () => {
     expect((await m.api('PUT', '/users-add', { body: { username: 'late1', password: 'pass-word' } })).status).toBe(200);
     await m.api('POST', '/setting', { body: { allow_signup: 'Y' } });
     expect((await m.api('GET', '/setting', { token: null })).body.data.allow_signup).toBe('Y');
-    expect((await callFrom(m, '127.0.0.5', 'PUT', '/users', { username: 'late2', password: 'pass-word' })).status).toBe(200);
+    expect((await callFrom(m, '127.0.0.5', 'PUT', '/users', { username: 'late2', password: 'pass-word' })).status).toBe(
+      200,
+    );
   });
 
   it('needs the current password to change it, and revokes other sessions and (when asked) API tokens', async () => {
     const session = await m.createUser('chg1', 'first-pass');
     const other = await m.login('chg1', 'first-pass');
-    const apiToken = (await m.api('PUT', '/tokens', { token: session, body: { name: 'script' } })).body.data.token as string;
+    const apiToken = (await m.api('PUT', '/tokens', { token: session, body: { name: 'script' } })).body.data
+      .token as string;
     const missing = await m.api('POST', '/me', { token: session, body: { password: 'second-pass' } });
     expect(missing.status).toBe(400);
     expect(missing.body.error).toBe('current_password is required to change the password');
-    const wrong = await m.api('POST', '/me', { token: apiToken, body: { password: 'second-pass', current_password: 'not-it' } });
+    const wrong = await m.api('POST', '/me', {
+      token: apiToken,
+      body: { password: 'second-pass', current_password: 'not-it' },
+    });
     expect(wrong.status).toBe(403);
     expect(wrong.body.error).toBe('current password is incorrect');
     await m.login('chg1', 'first-pass');
 
-    expect((await m.api('POST', '/me', { token: session, body: { password: 'second-pass', current_password: 'first-pass' } })).status).toBe(200);
+    expect(
+      (
+        await m.api('POST', '/me', {
+          token: session,
+          body: { password: 'second-pass', current_password: 'first-pass' },
+        })
+      ).status,
+    ).toBe(200);
     expect((await m.api('GET', '/me', { token: other })).status).toBe(401);
     expect((await m.api('GET', '/me', { token: apiToken })).status).toBe(200);
     expect((await m.api('GET', '/me', { token: session })).status).toBe(200);
 
-    const r = await m.api('POST', '/me', { token: session, body: { password: 'third-pass', current_password: 'second-pass', revoke_tokens: true } });
+    const r = await m.api('POST', '/me', {
+      token: session,
+      body: { password: 'third-pass', current_password: 'second-pass', revoke_tokens: true },
+    });
     expect(r.status).toBe(200);
     expect((await m.api('GET', '/me', { token: apiToken })).status).toBe(401);
     expect((await m.api('GET', '/me', { token: session })).status).toBe(200);
@@ -99,11 +142,14 @@ describe('sign-in hardening', () => {
   it("an admin's reset ends the user's sessions and, when asked, its API tokens", async () => {
     const session = await m.createUser('rst1', 'first-pass');
     const id = (await m.api('GET', '/me', { token: session })).body.data._id as string;
-    const apiToken = (await m.api('PUT', '/tokens', { token: session, body: { name: 'script' } })).body.data.token as string;
+    const apiToken = (await m.api('PUT', '/tokens', { token: session, body: { name: 'script' } })).body.data
+      .token as string;
     expect((await m.api('POST', `/users/${id}`, { body: { password: 'reset-pass' } })).status).toBe(200);
     expect((await m.api('GET', '/me', { token: session })).status).toBe(401);
     expect((await m.api('GET', '/me', { token: apiToken })).status).toBe(200);
-    expect((await m.api('POST', `/users/${id}`, { body: { password: 'reset-pass2', revoke_tokens: true } })).status).toBe(200);
+    expect(
+      (await m.api('POST', `/users/${id}`, { body: { password: 'reset-pass2', revoke_tokens: true } })).status,
+    ).toBe(200);
     expect((await m.api('GET', '/me', { token: apiToken })).status).toBe(401);
     await m.login('rst1', 'reset-pass2');
   });

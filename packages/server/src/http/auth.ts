@@ -27,6 +27,8 @@ declare module 'fastify' {
     access?: RouteAccess;
     /** EventSource cannot set headers: the token may also come as `?token=` (redacted from the logs). */
     queryToken?: boolean;
+    /** Set for node WebSocket routes: the handler checks the key so it can close with a code the node reports. */
+    nodeSocket?: boolean;
   }
   interface FastifyRequest {
     user: AuthUser;
@@ -65,7 +67,15 @@ export async function resolveToken(store: Store, raw: string): Promise<AuthUser 
   const row = await store.db
     .selectFrom('tokens')
     .innerJoin('users', 'users.id', 'tokens.user_id')
-    .select(['tokens.id as token_id', 'tokens.kind', 'tokens.expire_ts', 'tokens.last_used_ts', 'users.id', 'users.username', 'users.role'])
+    .select([
+      'tokens.id as token_id',
+      'tokens.kind',
+      'tokens.expire_ts',
+      'tokens.last_used_ts',
+      'users.id',
+      'users.username',
+      'users.role',
+    ])
     .where('tokens.token_hash', '=', hashToken(raw))
     .executeTakeFirst();
   if (!row || (row.expire_ts != null && row.expire_ts <= now)) return undefined;
@@ -77,12 +87,21 @@ export async function resolveToken(store: Store, raw: string): Promise<AuthUser 
 
 const ACCESS = new Set<RouteAccess>(['public', 'user', 'admin', 'node']);
 
-/** Makes every route registered by `plugin` reachable with `access` (for plugins that take no route config). */
-export async function registerWithAccess(app: FastifyInstance, access: RouteAccess, register: (child: FastifyInstance) => PromiseLike<unknown>) {
-  await app.register(async (child) => {
-    child.routeAccess = access;
-    await register(child);
-  });
+/**
+ * Gives `access` to every route that `register` adds (for third-party plugins that take no route config, such as
+ * the console's static files and the OpenAPI page). Their decorators (e.g. `reply.sendFile`) stay on `app`.
+ */
+export async function registerWithAccess(
+  app: FastifyInstance,
+  access: RouteAccess,
+  register: (app: FastifyInstance) => PromiseLike<unknown>,
+) {
+  app.routeAccess = access;
+  try {
+    await register(app);
+  } finally {
+    app.routeAccess = null;
+  }
 }
 
 /**
@@ -95,9 +114,11 @@ export const authPlugin = fp(async (app: FastifyInstance, opts: { store: Store; 
   app.addHook('onRoute', function (this: FastifyInstance, route: RouteOptions) {
     const access = route.config?.access ?? this.routeAccess;
     if (!access || !ACCESS.has(access)) {
-      throw new Error(`route ${String(route.method)} ${route.url} declares no access (config.access: public | user | admin | node)`);
+      throw new Error(
+        `route ${String(route.method)} ${route.url} declares no access (config.access: public | user | admin | node)`,
+      );
     }
-    route.config = { ...route.config, access };
+    route.config = { ...route.config, access, nodeSocket: access === 'node' && route.websocket === true };
   });
   app.addHook('onRequest', async (req) => {
     // The not-found handler is public: it only answers 404 (or the console page for deep links).
@@ -107,7 +128,7 @@ export const authPlugin = fp(async (app: FastifyInstance, opts: { store: Store; 
     if (access === 'public') return;
     if (access === 'node') {
       // The node socket checks the key itself so it can close with a code the node reports.
-      if (req.ws) return;
+      if (config.nodeSocket && req.headers.upgrade?.toLowerCase() === 'websocket') return;
       if (!nodeKeyMatches(opts.nodeKey, req.headers[NODE_KEY_HEADER])) throw unauthorized('unauthorized: bad node key');
       return;
     }

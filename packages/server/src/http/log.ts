@@ -13,7 +13,13 @@ export function redactUrl(url: string): string {
 
 /** What a request log line shows: never a header (no Authorization, no node key), never a query-string token. */
 function requestSerializer(req: FastifyRequest) {
-  return { method: req.method, url: redactUrl(req.url), host: req.host, remoteAddress: req.ip, remotePort: req.socket?.remotePort };
+  return {
+    method: req.method,
+    url: redactUrl(req.url),
+    host: req.host,
+    remoteAddress: req.ip,
+    remotePort: req.socket?.remotePort,
+  };
 }
 
 /** Options of the master's pino logger. */
@@ -23,7 +29,14 @@ export function loggerOptions(config: MasterConfig) {
     serializers: { req: requestSerializer },
     // Whatever else gets logged with headers attached, the credentials in them are not written.
     redact: {
-      paths: ['req.headers.authorization', 'headers.authorization', `req.headers["${NODE_KEY_HEADER}"]`, `headers["${NODE_KEY_HEADER}"]`, 'req.headers.cookie', 'headers.cookie'],
+      paths: [
+        'req.headers.authorization',
+        'headers.authorization',
+        `req.headers["${NODE_KEY_HEADER}"]`,
+        `headers["${NODE_KEY_HEADER}"]`,
+        'req.headers.cookie',
+        'headers.cookie',
+      ],
       censor: REDACTED,
     },
     ...(config.logStream ? { stream: config.logStream } : {}),

@@ -25,6 +25,8 @@ export default function LoginPage() {
   const language = useAppStore((s) => s.language);
   const [form] = Form.useForm<FormValues>();
   const [loading, setLoading] = useState(false);
+  // An administrator may close sign-up (GET /setting allow_signup); the link then goes away.
+  const signUpOpen = useAppStore((s) => s.setting?.allow_signup) !== 'N';
 
   const onFinish = async (values: FormValues) => {
     const username = values.username.trim();
@@ -128,9 +130,11 @@ export default function LoginPage() {
               {t('login:hasAccount')} <Link to="/login">{t('login:goSignIn')}</Link>
             </>
           ) : (
-            <>
-              {t('login:noAccount')} <Link to="/signup">{t('login:goSignUp')}</Link>
-            </>
+            signUpOpen && (
+              <>
+                {t('login:noAccount')} <Link to="/signup">{t('login:goSignUp')}</Link>
+              </>
+            )
           )}
         </div>
       </Card>

@@ -95,5 +95,7 @@ export function useRevokeToken() {
 }
 
 export function useChangePassword() {
-  return useMutation({ mutationFn: async (password: string) => (await api.post('/me', { password })).data });
+  return useMutation({
+    mutationFn: async (body: { password: string; current_password: string; revoke_tokens: boolean }) => (await api.post('/me', body)).data,
+  });
 }

@@ -11,6 +11,8 @@ export default {
   general: {
     tutorial: '启用教程',
     tutorialHint: '所有尚未选择的浏览器的默认值（仅管理员可改）。',
+    allowSignup: '开放注册',
+    allowSignupHint: '关闭后，登录页不再提供注册入口，只能由管理员添加用户。',
     tutorialLocal: '在此浏览器中显示教程',
     language: '语言',
     pageSize: '默认每页条数',
@@ -78,6 +80,9 @@ export default {
     title: '修改密码',
     password: '新密码',
     confirm: '确认密码',
+    current: '当前密码',
+    currentRequired: '请输入当前密码',
+    revokeTokens: '同时吊销我的 API 令牌',
     submit: '修改密码',
     length: '密码长度不能少于 5 位',
     mismatch: '两次输入的密码不一致',

@@ -22,6 +22,7 @@ export function GeneralTab({ isAdmin }: { isAdmin: boolean }) {
   const [endpoint, setEndpoint] = useState('');
   useEffect(() => setEndpoint(adminSetting.data?.stats_endpoint ?? ''), [adminSetting.data?.stats_endpoint]);
   const serverTutorial = (adminSetting.data?.enable_tutorial ?? publicSetting?.enable_tutorial) === 'Y';
+  const allowSignup = (adminSetting.data?.allow_signup ?? publicSetting?.allow_signup) !== 'N';
 
   const saved = () => void message.success(t('general.saved'));
 
@@ -41,6 +42,17 @@ export function GeneralTab({ isAdmin }: { isAdmin: boolean }) {
               { value: 'N', label: 'N' },
             ]}
             data-testid="enable-tutorial"
+          />
+        </Form.Item>
+        <Form.Item label={t('general.allowSignup')} extra={isAdmin ? t('general.allowSignupHint') : t('general.adminOnly')}>
+          <Switch
+            checked={allowSignup}
+            disabled={!isAdmin || save.isPending}
+            onChange={async (v) => {
+              await save.mutateAsync({ allow_signup: v ? 'Y' : 'N' });
+              saved();
+            }}
+            data-testid="allow-signup"
           />
         </Form.Item>
         <Form.Item label={t('general.tutorialLocal')}>

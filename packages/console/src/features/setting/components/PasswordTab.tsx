@@ -1,12 +1,15 @@
-/** Settings → Password: change own password (≥ 5, two must match) via POST /me; other sessions end. */
-import { Button, Form, Input, message } from 'antd';
+/**
+ * Settings → Password: change own password (≥ 5, two must match, current one required) via POST /me; other
+ * sessions end, and the API tokens too when the box is ticked.
+ */
+import { Button, Checkbox, Form, Input, message } from 'antd';
 import { useTranslation } from 'react-i18next';
 import { isValidPassword } from '@crawldeck/shared';
 import { useChangePassword } from '../api.ts';
 
 export function PasswordTab() {
   const { t } = useTranslation('setting');
-  const [form] = Form.useForm<{ password: string; confirm: string }>();
+  const [form] = Form.useForm<{ current: string; password: string; confirm: string; revokeTokens?: boolean }>();
   const change = useChangePassword();
   return (
     <Form
@@ -15,11 +18,14 @@ export function PasswordTab() {
       style={{ maxWidth: 420 }}
       data-panel="password"
       onFinish={async (v) => {
-        await change.mutateAsync(v.password);
+        await change.mutateAsync({ password: v.password, current_password: v.current, revoke_tokens: v.revokeTokens === true });
         form.resetFields();
         void message.success(t('password.done'));
       }}
     >
+      <Form.Item name="current" label={t('password.current')} rules={[{ required: true, message: t('password.currentRequired') }]}>
+        <Input.Password autoComplete="current-password" data-testid="current-password" />
+      </Form.Item>
       <Form.Item
         name="password"
         label={t('password.password')}
@@ -38,6 +44,9 @@ export function PasswordTab() {
         ]}
       >
         <Input.Password autoComplete="new-password" data-testid="confirm-password" />
+      </Form.Item>
+      <Form.Item name="revokeTokens" valuePropName="checked">
+        <Checkbox data-testid="revoke-tokens">{t('password.revokeTokens')}</Checkbox>
       </Form.Item>
       <Button type="primary" htmlType="submit" loading={change.isPending} data-testid="change-password">
         {t('password.submit')}
