@@ -3,10 +3,9 @@
  * runs tasks as process groups, spools their output and items to disk and ships them with acknowledged offsets.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, rmdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import WebSocket from 'ws';
 import {
@@ -24,7 +23,8 @@ import {
 import { MetricsSampler, defaultPython, systemInfo } from './system.ts';
 import { syncWorkspace } from './sync.ts';
 import { TaskRun, clearRuns } from './runner.ts';
-import { passThroughDir, privateDir, taskIdentity, taskUserCanRead } from './sandbox.ts';
+import { passThroughDir, privateDir, taskIdentity } from './sandbox.ts';
+import { stageTaskRuntime } from './task-runtime.ts';
 
 export { resolveCommand } from './runner.ts';
 export { LineSplitter, MAX_LINE_BYTES } from './spool.ts';
@@ -53,8 +53,6 @@ export interface RunningNode {
   stop(): Promise<void>;
 }
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-const SDK_DIR = path.resolve(here, '../../sdk');
 
 function stableNodeId(dataDir: string): string {
   const file = path.join(dataDir, 'node-id');
@@ -69,20 +67,6 @@ function stableNodeId(dataDir: string): string {
 }
 
 /** NODE_PATH entry holding `crawldeck` → our Node SDK, so spiders can `require('crawldeck')`. */
-function nodeSdkPath(workDir: string): string {
-  const dir = path.join(workDir, 'sdk', 'node_modules');
-  const link = path.join(dir, 'crawldeck');
-  mkdirSync(dir, { recursive: true, mode: 0o755 });
-  if (!existsSync(link)) {
-    try {
-      symlinkSync(path.join(SDK_DIR, 'node'), link, 'dir');
-    } catch {
-      /* raced with another start */
-    }
-  }
-  return dir;
-}
-
 /** One work folder per node data dir, in the system temp dir (outside the data dir, reachable by the task user). */
 function defaultWorkDir(dataDir: string): string {
   return path.join(os.tmpdir(), `crawldeck-work-${createHash('sha256').update(dataDir).digest('hex').slice(0, 12)}`);
@@ -109,18 +93,13 @@ export async function startNode(opts: NodeOptions): Promise<RunningNode> {
   const log = opts.log ?? ((level: Level, msg: string, extra?: Record<string, unknown>) => console.error(`[node ${level}] ${msg}${extra ? ' ' + JSON.stringify(extra) : ''}`));
   const python = opts.python || process.env.CRAWLDECK_PYTHON || defaultPython();
   const info = systemInfo(python);
-  if (identity && !taskUserCanRead(path.join(SDK_DIR, 'python', 'crawldeck', '__init__.py'), identity)) {
-    log('error', `task user ${identity.user} cannot read the Crawldeck install (${SDK_DIR}): the SDKs and configurable spiders will fail; install Crawldeck where every user can read it`);
-  }
   const sampler = new MetricsSampler(dataDir);
   const base = opts.master.replace(/\/+$/, '');
   const headers = { [NODE_KEY_HEADER]: opts.key, [NODE_ID_HEADER]: nodeId };
   const runEnv = {
     nodeId,
     python,
-    sdkPythonPath: path.join(SDK_DIR, 'python'),
-    sdkNodePath: nodeSdkPath(workDir),
-    binPath: path.resolve(here, '../bin'),
+    ...(await stageTaskRuntime(workDir)),
     graceMs: opts.graceMs ?? 5000,
     runsDir,
     identity,
@@ -307,9 +286,9 @@ export async function startNode(opts: NodeOptions): Promise<RunningNode> {
       }
       runs.clear();
       ws?.close();
-      // The work dir holds nothing to keep: the task folders (removed as the task user) and our SDK link.
+      // The work dir holds nothing to keep: the task folders (removed as the task user) and the staged runtime.
       clearRuns(runsDir, identity);
-      rmSync(path.join(workDir, 'sdk'), { recursive: true, force: true });
+      rmSync(path.join(workDir, 'runtime'), { recursive: true, force: true });
       for (const dir of [runsDir, workDir]) {
         try {
           rmdirSync(dir);

@@ -68,12 +68,6 @@ export function taskIdentity(user = process.env.CRAWLDECK_TASK_USER || DEFAULT_T
   return id;
 }
 
-/** Whether the task user can read this file (our SDKs and helpers must be readable by the code they serve). */
-export function taskUserCanRead(file: string, id: TaskIdentity | undefined): boolean {
-  if (!id) return true;
-  return spawnSync('test', ['-r', file], { uid: id.uid, gid: id.gid, stdio: 'ignore', timeout: 10_000 }).status === 0;
-}
-
 /** spawn() options that run a process as the task user (no-op when not root). */
 export function asTaskUser(id: TaskIdentity | undefined): { uid?: number; gid?: number } {
   return id ? { uid: id.uid, gid: id.gid } : {};

@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Kysely } from 'kysely';
@@ -9,7 +10,8 @@ import { HttpError } from '../../http/errors.ts';
 import { listFiles } from '../spiders/files.store.ts';
 import { checkout, KeyedMutex } from './workspace.ts';
 
-const HELPER = path.join(path.dirname(fileURLToPath(import.meta.url)), 'py', 'scrapy_helper.py');
+// Passed to Python as `-c` source: the task user need not be able to read the Crawldeck install.
+const HELPER_SOURCE = readFileSync(path.join(path.dirname(fileURLToPath(import.meta.url)), 'py', 'scrapy_helper.py'), 'utf8');
 
 export const scrapyPython = () => process.env.CRAWLDECK_PYTHON || '/usr/bin/python3';
 export const scrapyTimeoutMs = () => Number(process.env.CRAWLDECK_SCRAPY_TIMEOUT_MS) || 60_000;
@@ -32,7 +34,7 @@ export function runHelper<T>(cwd: string, command: HelperCommand, input: unknown
       PYTHONIOENCODING: 'utf-8',
       PYTHONUNBUFFERED: '1',
     };
-    const child = spawn(scrapyPython(), [HELPER, command], { cwd, env, detached: true, stdio: ['pipe', 'pipe', 'pipe'], ...asTaskUser(identity) });
+    const child = spawn(scrapyPython(), ['-c', HELPER_SOURCE, command], { cwd, env, detached: true, stdio: ['pipe', 'pipe', 'pipe'], ...asTaskUser(identity) });
     let out = '';
     let err = '';
     let timedOut = false;

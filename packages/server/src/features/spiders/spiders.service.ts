@@ -11,7 +11,7 @@ import { encryptSecret } from '../../crypto/secrets.ts';
 import { collectBlobs, replaceFiles } from './files.store.ts';
 import { claimCollection, collectionOwner, canUseCollection, spiderOwner, type Actor } from '../../policies/index.ts';
 import { urlCredentials } from '../../outbound/git.ts';
-import { getSpider, type SpiderRow } from './spiders.store.ts';
+import type { SpiderRow } from './spiders.store.ts';
 import type { ZipContents } from './zip.ts';
 
 // ---- delete guards ----
