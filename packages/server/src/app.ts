@@ -71,7 +71,7 @@ export async function buildApp(config: MasterConfig, store: Store): Promise<Buil
   app.setErrorHandler((err, req, reply) => {
     const { status, message } = errorReply(err as Error);
     if (status === 500) req.log.error({ err }, 'request failed');
-    if (status === 503) {
+    if (status === 503 && isStoreUnavailable(err)) {
       req.log.warn({ err: (err as Error).message }, 'request failed: database unavailable');
       reply.header('retry-after', '2');
     }

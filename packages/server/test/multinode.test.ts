@@ -1,3 +1,6 @@
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestMaster, type TestMaster } from './harness.ts';
 import { makeSpider, runSpider, waitFor, waitNodes, waitTask } from './tasks.helpers.ts';
@@ -55,13 +58,22 @@ describe('multi-node on loopback', () => {
   });
 
   it('random spreads over the least-loaded nodes', async () => {
-    const id = await makeSpider(m, 'spread', 'sleep 1');
-    const ids: string[] = [];
-    for (let i = 0; i < 4; i++) ids.push(...(await runSpider(m, id)));
-    const tasks = await Promise.all(ids.map((t) => waitTask(m, t, ['finished'])));
-    const per = new Map<string, number>();
-    for (const t of tasks) per.set(t.node_id, (per.get(t.node_id) ?? 0) + 1);
-    expect([...per.values()]).toEqual([2, 2]);
+    // Every task waits for a go file, so all four are running at once when the spread is read.
+    const gate = mkdtempSync(path.join(os.tmpdir(), 'crawldeck-gate-'));
+    chmodSync(gate, 0o755);
+    try {
+      const id = await makeSpider(m, 'spread', `sh -c 'while [ ! -e ${gate}/go ]; do sleep 0.05; done'`);
+      const ids: string[] = [];
+      for (let i = 0; i < 4; i++) ids.push(...(await runSpider(m, id)));
+      const running = await Promise.all(ids.map((t) => waitTask(m, t, ['running'])));
+      const per = new Map<string, number>();
+      for (const t of running) per.set(t.node_id, (per.get(t.node_id) ?? 0) + 1);
+      expect([...per.values()]).toEqual([2, 2]);
+      writeFileSync(path.join(gate, 'go'), '');
+      await Promise.all(ids.map((t) => waitTask(m, t, ['finished'])));
+    } finally {
+      rmSync(gate, { recursive: true, force: true });
+    }
   });
 
   it('a frozen node goes offline (task abnormal) and, back again, reconciles: the task runs on and finishes', async () => {
