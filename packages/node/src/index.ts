@@ -33,7 +33,7 @@ import {
 import { MetricsSampler, defaultPython, systemInfo } from './system.ts';
 import { syncWorkspace } from './sync.ts';
 import { TaskRun, clearRuns, type SavedRun } from './runner.ts';
-import { diskFaultMessage } from './spool.ts';
+import { diskFaultMessage, probeSpool } from './spool.ts';
 import { passThroughDir, privateDir, taskIdentity, taskUserCanRead } from './sandbox.ts';
 
 export { resolveCommand } from './runner.ts';
@@ -253,7 +253,10 @@ export async function startNode(opts: NodeOptions): Promise<RunningNode> {
       run = makeRun(task.taskId);
     } catch (err) {
       // No spool for it (its disk is full or read-only): the task fails at once; the node stays up.
-      const error = diskFaultMessage(err) ?? `the node could not create the task's spool: ${(err as Error).message}`;
+      const error =
+        diskFaultMessage(err) ??
+        probeSpool(tasksDir) ??
+        `the node could not create the task's spool: ${(err as Error).message}`;
       log('error', 'task spool not created', { taskId: task.taskId, error });
       try {
         rmSync(path.join(tasksDir, task.taskId), { recursive: true, force: true });

@@ -173,7 +173,7 @@ export class TaskRun {
     );
     if (saved) return;
     // Throws when the spool cannot be created (disk full, read-only): the caller reports the task failed.
-    mkdirSync(this.dir, { recursive: true });
+    mkdirSync(this.dir);
     writeFileSync(this.logFile, '', { flag: 'a' });
     passThroughDir(this.runDir);
     for (const file of [this.itemsFile, this.exitFile]) {
