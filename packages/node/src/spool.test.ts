@@ -88,3 +88,26 @@ describe('Shipper', () => {
     expect(got[n]).toBe('tail-no-newline');
   });
 });
+
+describe('Shipper after a lost answer', () => {
+  it('skips the lines the master already stored (node killed between the master storing a batch and saving its offsets)', async () => {
+    const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'shipper-')), 'log.txt');
+    writeFileSync(file, Array.from({ length: 10 }, (_, i) => `l${i}\n`).join(''));
+    const stored = ['l0', 'l1', 'l2', 'l3'];
+    const state = { bytes: 6, lines: 2 };
+    const shipper = new Shipper(
+      file,
+      state,
+      async (b) => {
+        // Ingest as the master does it: the part below what it has is skipped.
+        stored.push(...b.lines.slice(stored.length - b.from));
+        return { acked: stored.length };
+      },
+      () => undefined,
+      () => undefined,
+    );
+    await shipper.drain();
+    expect(stored).toEqual(Array.from({ length: 10 }, (_, i) => `l${i}`));
+    expect(state).toEqual({ bytes: 30, lines: 10 });
+  });
+});
