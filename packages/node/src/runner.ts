@@ -128,6 +128,7 @@ export class TaskRun {
   private watchers: FSWatcher[] = [];
   private killTimer: NodeJS.Timeout | undefined;
   private tick: NodeJS.Timeout | undefined;
+  private adoptedPoll: NodeJS.Timeout | undefined;
 
   /** A new task (saved) or, with `saved`, one that an earlier run of this node left in its spool. */
   constructor(
@@ -340,11 +341,11 @@ export class TaskRun {
     this.watchSpool();
     const poll = () => {
       if (this.pid && sameProcess(this.pid, this.procStart)) return;
-      clearInterval(timer);
+      clearInterval(this.adoptedPoll);
       void this.ended(this.recordedExit(), null);
     };
-    const timer = setInterval(poll, ADOPTED_POLL_MS);
-    timer.unref();
+    this.adoptedPoll = setInterval(poll, ADOPTED_POLL_MS);
+    this.adoptedPoll.unref();
     poll();
     return true;
   }
@@ -443,6 +444,7 @@ export class TaskRun {
 
   private stopWatching(): void {
     if (this.tick) clearInterval(this.tick);
+    if (this.adoptedPoll) clearInterval(this.adoptedPoll);
     for (const w of this.watchers.splice(0)) w.close();
   }
 
