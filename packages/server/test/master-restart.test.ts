@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ENGINE, createTestDatabase } from './harness.ts';
-import { CLI, REPO, killGroup, spawnNode, type ChildNode } from './nodes.helpers.ts';
+import { CLI, REPO, groupAlive, killGroup, spawnNode, type ChildNode } from './nodes.helpers.ts';
 import { waitFor } from './tasks.helpers.ts';
 
 const KEY = 'restart-node-key';
@@ -55,16 +55,6 @@ function startMasterProcess(port: number, embeddedNode = false): ChildProcess {
     stdio: ['ignore', 'inherit', 'inherit'],
   });
   return p;
-}
-
-/** Whether any process of the group led by `pid` is left. */
-function groupAlive(pid: number): boolean {
-  try {
-    process.kill(-pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /** Sign-in and API calls against a master process on `url`. */

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestMaster, type TestMaster } from './harness.ts';
 import { allLog, makeSpider, runSpider, waitFor, waitNodes, waitTask } from './tasks.helpers.ts';
-import { killGroup, spawnNode, type ChildNode } from './nodes.helpers.ts';
+import { groupAlive, killGroup, spawnNode, type ChildNode } from './nodes.helpers.ts';
 
 // A dead node is noticed quickly (defaults: 10 s offline, 2 s heartbeat).
 process.env.CRAWLDECK_NODE_OFFLINE_SECONDS = '2';
@@ -30,16 +30,6 @@ afterAll(async () => {
   await m?.close();
   if (node) rmSync(node.dataDir, { recursive: true, force: true });
 });
-
-/** Whether any process of the task's group is left (the task's pid leads its group). */
-function groupAlive(pid: number): boolean {
-  try {
-    process.kill(-pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 async function killNode(): Promise<void> {
   const exited = new Promise((r) => node.proc.once('exit', r));
@@ -108,6 +98,10 @@ for i in range(${COUNT}):
     // The master gives up on the node: the task is abnormal while its spider goes on writing.
     expect((await waitTask(m, taskId, ['abnormal'], 15_000)).error).toMatch(/offline/);
     expect(groupAlive(running.pid)).toBe(true);
+    const before = (await m.api('GET', `/tasks/${taskId}`)).body.data;
+    console.log(
+      `node kill -9 (prints and writes): stored before the restart ${before.log_count} lines / ${before.result_count} items`,
+    );
     await restartNode();
     // The node reports the process it found alive: the task runs again.
     await waitTask(m, taskId, ['running'], 15_000);
@@ -143,6 +137,7 @@ for i in range(${COUNT}):
     await waitFor('spider done', async () => !groupAlive(running.pid), 60_000);
     const stored = (await m.api('GET', `/tasks/${taskId}`)).body.data.result_count;
     expect(stored).toBeLessThan(COUNT);
+    console.log(`node kill -9 (only items): stored before the restart ${stored} items`);
     await restartNode();
     const done = await expectExact(taskId, 0, COUNT);
     expect(done.exit_code).toBe(0);
