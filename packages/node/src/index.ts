@@ -3,7 +3,7 @@
  * runs tasks as process groups, spools their output and items to disk and ships them with acknowledged offsets.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -22,12 +22,13 @@ import {
 } from '@crawldeck/shared';
 import { MetricsSampler, defaultPython, systemInfo } from './system.ts';
 import { syncWorkspace } from './sync.ts';
-import { TaskRun, clearRuns } from './runner.ts';
+import { TaskRun, clearRuns, type SavedRun } from './runner.ts';
+import { diskFaultMessage, probeSpool } from './spool.ts';
 import { passThroughDir, privateDir, taskIdentity } from './sandbox.ts';
 import { stageTaskRuntime } from './task-runtime.ts';
 
 export { resolveCommand } from './runner.ts';
-export { LineSplitter, MAX_LINE_BYTES } from './spool.ts';
+export { MAX_LINE_BYTES } from './spool.ts';
 
 type Level = 'info' | 'warn' | 'error' | 'debug';
 
@@ -60,7 +61,9 @@ function stableNodeId(dataDir: string): string {
     const id = readFileSync(file, 'utf8').trim();
     if (/^[0-9a-f]{24}$/.test(id)) return id;
   }
-  const ts = Math.floor(Date.now() / 1000).toString(16).padStart(8, '0');
+  const ts = Math.floor(Date.now() / 1000)
+    .toString(16)
+    .padStart(8, '0');
   const id = ts + randomBytes(8).toString('hex');
   writeFileSync(file, id + '\n');
   return id;
@@ -79,18 +82,21 @@ class HttpGone extends Error {
 export async function startNode(opts: NodeOptions): Promise<RunningNode> {
   // The data dir (node id, spools, the synced spider files) is the node's alone; tasks run elsewhere as the task user.
   const dataDir = privateDir(path.resolve(opts.dataDir));
-  const workDir = passThroughDir(path.resolve(opts.workDir || process.env.CRAWLDECK_NODE_WORK_DIR || defaultWorkDir(dataDir)));
+  const workDir = passThroughDir(
+    path.resolve(opts.workDir || process.env.CRAWLDECK_NODE_WORK_DIR || defaultWorkDir(dataDir)),
+  );
   const runsDir = passThroughDir(path.join(workDir, 'runs'));
   const identity = taskIdentity(opts.taskUser || undefined);
   const tasksDir = path.join(dataDir, 'tasks');
   const wsDir = path.join(dataDir, 'workspaces');
-  // Spools of an earlier process of this node cannot be resumed (its task processes died with it).
-  rmSync(tasksDir, { recursive: true, force: true });
-  clearRuns(runsDir, identity);
+  // The spools of an earlier run of this node are kept: its tasks are taken over below (resumeRuns).
   mkdirSync(tasksDir, { recursive: true });
   mkdirSync(wsDir, { recursive: true });
   const nodeId = stableNodeId(dataDir);
-  const log = opts.log ?? ((level: Level, msg: string, extra?: Record<string, unknown>) => console.error(`[node ${level}] ${msg}${extra ? ' ' + JSON.stringify(extra) : ''}`));
+  const log =
+    opts.log ??
+    ((level: Level, msg: string, extra?: Record<string, unknown>) =>
+      console.error(`[node ${level}] ${msg}${extra ? ' ' + JSON.stringify(extra) : ''}`));
   const python = opts.python || process.env.CRAWLDECK_PYTHON || defaultPython();
   const info = systemInfo(python);
   const sampler = new MetricsSampler(dataDir);
@@ -122,7 +128,11 @@ export async function startNode(opts: NodeOptions): Promise<RunningNode> {
   };
 
   async function post(kind: 'logs' | 'items', taskId: string, batch: ShipBatch): Promise<ShipAck> {
-    const res = await fetch(`${base}/api/node-api/tasks/${taskId}/${kind}`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(batch) });
+    const res = await fetch(`${base}/api/node-api/tasks/${taskId}/${kind}`, {
+      method: 'POST',
+      headers: { ...headers, 'content-type': 'application/json' },
+      body: JSON.stringify(batch),
+    });
     if (res.status === 410 || res.status === 404) throw new HttpGone(`task ${taskId} is gone`);
     if (!res.ok) throw new Error(`shipping ${kind} failed: ${res.status}`);
     const body = (await res.json()) as { data: ShipAck };
@@ -136,11 +146,18 @@ export async function startNode(opts: NodeOptions): Promise<RunningNode> {
   }
 
   function sendFinished(run: TaskRun): void {
-    send({ type: 'task.finished', taskId: run.taskId, status: run.status, exitCode: run.exitCode, error: run.error, ...run.shipped, finishTs: run.finishTs });
+    send({
+      type: 'task.finished',
+      taskId: run.taskId,
+      status: run.status,
+      exitCode: run.exitCode,
+      error: run.error,
+      ...run.shipped,
+      finishTs: run.finishTs,
+    });
   }
 
-  async function deployAndRun(run: TaskRun): Promise<void> {
-    const t = run.task;
+  async function deployAndRun(run: TaskRun, t: TaskAssignment): Promise<void> {
     const startTs = Date.now();
     const root = path.join(wsDir, t.spiderId);
     const prev = spiderLocks.get(t.spiderId) ?? Promise.resolve();
@@ -155,39 +172,125 @@ export async function startNode(opts: NodeOptions): Promise<RunningNode> {
     spiderLocks.set(t.spiderId, sync);
     try {
       const r = await sync;
-      send({ type: 'task.deployed', taskId: t.taskId, spiderId: t.spiderId, ...r, startTs, finishTs: Date.now(), error: '' });
+      send({
+        type: 'task.deployed',
+        taskId: t.taskId,
+        spiderId: t.spiderId,
+        ...r,
+        startTs,
+        finishTs: Date.now(),
+        error: '',
+      });
     } catch (err) {
       const message = `deploy failed: ${(err as Error).message}`;
-      send({ type: 'task.deployed', taskId: t.taskId, spiderId: t.spiderId, filesTotal: t.files.length, filesChanged: 0, bytes: 0, startTs, finishTs: Date.now(), error: message });
+      send({
+        type: 'task.deployed',
+        taskId: t.taskId,
+        spiderId: t.spiderId,
+        filesTotal: t.files.length,
+        filesChanged: 0,
+        bytes: 0,
+        startTs,
+        finishTs: Date.now(),
+        error: message,
+      });
       run.fail(message);
       return;
     }
     if (run.cancelled) {
-      run.fail('cancelled before start', undefined, 'cancelled');
+      run.fail('cancelled before start', 'cancelled');
       return;
     }
-    run.start();
+    run.start(t);
   }
 
   function onAssign(task: TaskAssignment): void {
     if (runs.has(task.taskId)) return;
     const active = [...runs.values()].filter((r) => r.state !== 'done').length;
     if (!enabled || active >= maxRunners) {
-      send({ type: 'task.rejected', taskId: task.taskId, reason: enabled ? 'node is at its max runners' : 'node is disabled' });
+      send({
+        type: 'task.rejected',
+        taskId: task.taskId,
+        reason: enabled ? 'node is at its max runners' : 'node is disabled',
+      });
       return;
     }
-    const run: TaskRun = new TaskRun(task, tasksDir, runEnv, {
-      post,
-      started: (pid, cmd, startTs) => send({ type: 'task.started', taskId: task.taskId, pid, cmd, startTs }),
-      done: () => sendFinished(run),
-      gone: () => {
-        runs.delete(task.taskId);
-        run.dispose();
-      },
-    });
-    runs.set(task.taskId, run);
+    let run: TaskRun;
+    try {
+      run = makeRun(task.taskId);
+    } catch (err) {
+      // No spool for it (its disk is full or read-only): the task fails at once; the node stays up.
+      const error =
+        diskFaultMessage(err) ??
+        probeSpool(tasksDir) ??
+        `the node could not create the task's spool: ${(err as Error).message}`;
+      log('error', 'task spool not created', { taskId: task.taskId, error });
+      try {
+        rmSync(path.join(tasksDir, task.taskId), { recursive: true, force: true });
+      } catch {
+        /* read-only: removed at the next start */
+      }
+      send({
+        type: 'task.finished',
+        taskId: task.taskId,
+        status: 'error',
+        exitCode: null,
+        error,
+        logLines: 0,
+        items: 0,
+        finishTs: Date.now(),
+      });
+      return;
+    }
     send({ type: 'task.accepted', taskId: task.taskId });
-    deployAndRun(run).catch((err: unknown) => log('error', 'task failed to start', { taskId: task.taskId, err: String(err) }));
+    deployAndRun(run, task).catch((err: unknown) =>
+      log('error', 'task failed to start', { taskId: task.taskId, err: String(err) }),
+    );
+  }
+
+  /** A task of this node, new or (with `saved`) taken over from the spool of an earlier run of the node. */
+  function makeRun(taskId: string, saved?: SavedRun): TaskRun {
+    const run: TaskRun = new TaskRun(
+      taskId,
+      tasksDir,
+      runEnv,
+      {
+        post,
+        started: (pid, cmd, startTs) => send({ type: 'task.started', taskId, pid, cmd, startTs }),
+        done: () => sendFinished(run),
+        gone: () => {
+          runs.delete(taskId);
+          run.dispose();
+        },
+      },
+      saved,
+    );
+    runs.set(taskId, run);
+    return run;
+  }
+
+  /**
+   * Takes over the tasks an earlier run of this node left in its spool (docs/tasks.md "Node restarts"): processes
+   * still alive are watched until they end, everything spooled is shipped from the acknowledged offsets, and the
+   * master, told of them on registering, decides (cancelled or deleted meanwhile: stopped). Tasks that never
+   * started are forgotten (the master queues them again); the work folders of forgotten tasks are removed.
+   */
+  function resumeRuns(): void {
+    for (const taskId of readdirSync(tasksDir)) {
+      const saved = TaskRun.load(tasksDir, taskId);
+      const run = saved && makeRun(taskId, saved);
+      if (run?.resume()) {
+        log('info', 'task taken over from the spool', { taskId, state: saved!.state, pid: saved!.pid });
+        continue;
+      }
+      runs.delete(taskId);
+      try {
+        rmSync(path.join(tasksDir, taskId), { recursive: true, force: true });
+      } catch {
+        /* read-only: tried again at the next start */
+      }
+    }
+    clearRuns(runsDir, identity, new Set(runs.keys()));
   }
 
   function handle(msg: MasterToNode): void {
@@ -251,12 +354,29 @@ export async function startNode(opts: NodeOptions): Promise<RunningNode> {
     ws = socket;
     registered = false;
     socket.on('open', () => {
-      const tasks = [...runs.values()].map((r) => ({ taskId: r.taskId, state: r.state === 'done' ? ('done' as const) : ('running' as const), pid: r.pid }));
-      send({ type: 'register', protocol: PROTOCOL_VERSION, nodeId, name: opts.name || os.hostname(), nodeType: opts.type ?? 'worker', maxRunners, systemInfo: info, tasks });
+      const tasks = [...runs.values()].map((r) => ({
+        taskId: r.taskId,
+        state: r.state === 'done' ? ('done' as const) : ('running' as const),
+        pid: r.pid,
+      }));
+      send({
+        type: 'register',
+        protocol: PROTOCOL_VERSION,
+        nodeId,
+        name: opts.name || os.hostname(),
+        nodeType: opts.type ?? 'worker',
+        maxRunners,
+        systemInfo: info,
+        tasks,
+      });
     });
     socket.on('message', (data) => {
       const msg = parseMessage<MasterToNode>(data.toString());
-      if (msg) handle(msg);
+      try {
+        if (msg) handle(msg);
+      } catch (err) {
+        log('error', 'master message failed', { type: msg?.type, err: String(err) });
+      }
     });
     socket.on('close', (code, reason) => {
       if (ws === socket) {
@@ -273,6 +393,7 @@ export async function startNode(opts: NodeOptions): Promise<RunningNode> {
     socket.on('error', (err) => log('debug', 'connection error', { err: err.message }));
   }
 
+  resumeRuns();
   connect();
   return {
     nodeId,
@@ -321,7 +442,10 @@ export async function runNodeCli(args: string[]): Promise<void> {
   process.title = 'crawldeck-node';
   const master = values.master ?? process.env.CRAWLDECK_MASTER_URL;
   const key = values.key ?? process.env.CRAWLDECK_NODE_KEY;
-  if (!master || !key) throw new Error('usage: crawldeck node --master URL --key KEY [--data-dir DIR] [--name NAME] [--max-runners N] [--python PATH] [--task-user USER] [--work-dir DIR]');
+  if (!master || !key)
+    throw new Error(
+      'usage: crawldeck node --master URL --key KEY [--data-dir DIR] [--name NAME] [--max-runners N] [--python PATH] [--task-user USER] [--work-dir DIR]',
+    );
   const maxRunners = Number(values['max-runners'] ?? process.env.CRAWLDECK_MAX_RUNNERS ?? 8);
   if (!Number.isInteger(maxRunners) || maxRunners < 1) throw new Error('--max-runners must be a positive integer');
   const node = await startNode({

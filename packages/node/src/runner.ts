@@ -1,11 +1,38 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { cp, rmdir } from 'node:fs/promises';
-import { lchownSync, mkdirSync, readdirSync, rmdirSync, rmSync, watch, writeFileSync, type FSWatcher } from 'node:fs';
+import {
+  closeSync,
+  lchownSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmdirSync,
+  rmSync,
+  watch,
+  writeFileSync,
+  type FSWatcher,
+} from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { withCrawldeckPipeline, type FinalStatus, type ShipAck, type ShipBatch, type TaskAssignment } from '@crawldeck/shared';
-import { LineSplitter, Shipper, SpoolWriter, writeJson } from './spool.ts';
-import { asTaskUser, baseEnv, giveTree, passThroughDir, removeUserTree, removeUserTreeAsync, type TaskIdentity } from './sandbox.ts';
+import {
+  withCrawldeckPipeline,
+  type FinalStatus,
+  type ShipAck,
+  type ShipBatch,
+  type TaskAssignment,
+} from '@crawldeck/shared';
+import { Shipper, appendLines, diskFaultMessage, probeSpool, writeJson, type ShipperState } from './spool.ts';
+import { groupAlive, procStartTime, sameProcess } from './proc.ts';
+import {
+  asTaskUser,
+  baseEnv,
+  giveTree,
+  passThroughDir,
+  removeUserTree,
+  removeUserTreeAsync,
+  type TaskIdentity,
+} from './sandbox.ts';
 
 export interface RunnerEnv {
   nodeId: string;
@@ -37,24 +64,55 @@ export function resolveCommand(cmd: string, python: string): string {
   return (m[1] === 'scrapy' ? `${q} -m scrapy` : q) + cmd.slice(m[0].length);
 }
 
+/** What the node keeps of a task in `<data dir>/tasks/<id>/state.json`, so a later run of the node takes over. */
+export interface SavedRun {
+  taskId: string;
+  state: 'syncing' | 'running' | 'done';
+  pid: number | null;
+  /** Start time of the process (proc.ts): a process that later got the same pid is not taken for ours. */
+  procStart: string | null;
+  status: FinalStatus;
+  exitCode: number | null;
+  error: string;
+  finishTs: number;
+  cancelled: boolean;
+  drained: boolean;
+  /** Offsets the master acknowledged in the log spool and the items file. */
+  log: ShipperState;
+  items: ShipperState;
+}
+
+/** How often a process we did not start (taken over after a restart of the node) is looked at. */
+const ADOPTED_POLL_MS = 500;
+/** Other processes of the group may finish their output this long after the main one ended; then they are killed. */
+const LEFTOVER_MS = 2000;
+
 /**
- * One task on this node: its process, its spool files and their shippers. The spool (log, state) stays in the
- * node's private data dir; the process gets its own folder `<runs>/<task id>/` (ours, others may only pass
- * through) holding `ws/` (a copy of the spider's files, the working folder), `home/` and `items.jsonl`. The last
- * three belong to the task user; the items file sits in our folder so the task can write it but not replace it
- * with a link to something only we may read.
+ * Runs the command with stdout and stderr on the log spool and records its exit code in `$2`, so a node that was
+ * down when the command ended still learns how it ended.
+ */
+const WRAPPER = '/bin/sh -c "$1"; s=$?; echo "$s" > "$2"; exit "$s"';
+
+/**
+ * One task on this node: its process, its spool files and their shippers. The spool (`log.txt`, `state.json`) stays
+ * in the node's private data dir; the process gets its own folder `<runs>/<task id>/` (ours, others may only pass
+ * through) holding `ws/` (a copy of the spider's files, the working folder), `home/`, `items.jsonl` and `exit`. The
+ * last four belong to the task user; the files sit in our folder so the task can write them but not replace them
+ * with a link to something only we may read. The process writes its output straight into the log spool (its
+ * stdout and stderr are a file descriptor of it, not pipes through the node), so the spool survives the node.
  */
 export class TaskRun {
-  readonly taskId: string;
   readonly dir: string;
   readonly logFile: string;
   readonly itemsFile: string;
+  readonly exitFile: string;
   readonly runDir: string;
   readonly workspace: string;
   readonly home: string;
   child: ChildProcess | undefined;
   pid: number | null = null;
-  state: 'syncing' | 'running' | 'done' = 'syncing';
+  procStart: string | null = null;
+  state: SavedRun['state'] = 'syncing';
   status: FinalStatus = 'finished';
   exitCode: number | null = null;
   error = '';
@@ -62,44 +120,121 @@ export class TaskRun {
   cancelled = false;
   /** Every spooled line and item is acknowledged by the master: the final report may be (re)sent. */
   drained = false;
+  /** The spool's disk could not take more (full, read-only): the task fails with this message. */
+  private fault = '';
+  private ending = false;
   private logShipper: Shipper;
   private itemShipper: Shipper;
-  private watcher: FSWatcher | undefined;
+  private watchers: FSWatcher[] = [];
   private killTimer: NodeJS.Timeout | undefined;
-  private itemTick: NodeJS.Timeout | undefined;
+  private tick: NodeJS.Timeout | undefined;
+  private adoptedPoll: NodeJS.Timeout | undefined;
 
+  /** A new task (saved) or, with `saved`, one that an earlier run of this node left in its spool. */
   constructor(
-    readonly task: TaskAssignment,
+    readonly taskId: string,
     tasksDir: string,
     private env: RunnerEnv,
     private cb: RunCallbacks,
+    saved?: SavedRun,
   ) {
-    this.taskId = task.taskId;
-    this.dir = path.join(tasksDir, task.taskId);
-    mkdirSync(this.dir, { recursive: true });
+    this.dir = path.join(tasksDir, taskId);
     this.logFile = path.join(this.dir, 'log.txt');
-    this.runDir = passThroughDir(path.join(env.runsDir, task.taskId));
+    this.runDir = path.join(env.runsDir, taskId);
     this.workspace = path.join(this.runDir, 'ws');
     this.home = path.join(this.runDir, 'home');
     this.itemsFile = path.join(this.runDir, 'items.jsonl');
-    writeFileSync(this.logFile, '', { flag: 'a' });
-    writeFileSync(this.itemsFile, '', { flag: 'a', mode: 0o600 });
-    if (env.identity) lchownSync(this.itemsFile, env.identity.uid, env.identity.gid);
+    this.exitFile = path.join(this.runDir, 'exit');
+    if (saved)
+      Object.assign(this, {
+        state: saved.state,
+        pid: saved.pid,
+        procStart: saved.procStart,
+        status: saved.status,
+        exitCode: saved.exitCode,
+        error: saved.error,
+        finishTs: saved.finishTs,
+        cancelled: saved.cancelled,
+        drained: saved.drained,
+      });
     const save = () => this.saveState();
-    this.logShipper = new Shipper(this.logFile, { bytes: 0, lines: 0 }, (b) => cb.post('logs', this.taskId, b), save, () => this.onGone());
-    this.itemShipper = new Shipper(this.itemsFile, { bytes: 0, lines: 0 }, (b) => cb.post('items', this.taskId, b), save, () => this.onGone());
+    this.logShipper = new Shipper(
+      this.logFile,
+      { ...(saved?.log ?? { bytes: 0, lines: 0 }) },
+      (b) => cb.post('logs', this.taskId, b),
+      save,
+      () => this.onGone(),
+    );
+    this.itemShipper = new Shipper(
+      this.itemsFile,
+      { ...(saved?.items ?? { bytes: 0, lines: 0 }) },
+      (b) => cb.post('items', this.taskId, b),
+      save,
+      () => this.onGone(),
+    );
+    if (saved) return;
+    // Throws when the spool cannot be created (disk full, read-only): the caller reports the task failed.
+    mkdirSync(this.dir);
+    writeFileSync(this.logFile, '', { flag: 'a' });
+    passThroughDir(this.runDir);
+    for (const file of [this.itemsFile, this.exitFile]) {
+      writeFileSync(file, '', { flag: 'a', mode: 0o600 });
+      if (env.identity) lchownSync(file, env.identity.uid, env.identity.gid);
+    }
+    writeJson(path.join(this.dir, 'state.json'), this.saved());
+  }
+
+  /** The saved state of a task in the spool, or undefined when there is none that can be used. */
+  static load(tasksDir: string, taskId: string): SavedRun | undefined {
+    try {
+      const s = JSON.parse(readFileSync(path.join(tasksDir, taskId, 'state.json'), 'utf8')) as SavedRun;
+      return s && s.taskId === taskId && s.log && s.items ? s : undefined;
+    } catch {
+      return undefined;
+    }
   }
 
   get shipped(): { logLines: number; items: number } {
     return { logLines: this.logShipper.state.lines, items: this.itemShipper.state.lines };
   }
 
+  private saved(): SavedRun {
+    const { taskId, state, pid, procStart, status, exitCode, error, finishTs, cancelled, drained } = this;
+    return {
+      taskId,
+      state,
+      pid,
+      procStart,
+      status,
+      exitCode,
+      error,
+      finishTs,
+      cancelled,
+      drained,
+      log: this.logShipper.state,
+      items: this.itemShipper.state,
+    };
+  }
+
   private saveState(): void {
     try {
-      writeJson(path.join(this.dir, 'state.json'), { log: this.logShipper.state, items: this.itemShipper.state, state: this.state, status: this.status });
-    } catch {
-      /* best effort */
+      writeJson(path.join(this.dir, 'state.json'), this.saved());
+    } catch (err) {
+      this.diskError(err);
     }
+  }
+
+  /** A spool write failed: a full or read-only disk fails the task (other errors leave it be). */
+  private diskError(err: unknown): void {
+    const message = diskFaultMessage(err);
+    if (message) this.onFault(message);
+  }
+
+  private onFault(message: string): void {
+    if (this.fault || this.state === 'done') return;
+    this.fault = message;
+    // What the process writes now is lost: stop it; its final report names the fault.
+    if (this.state === 'running') this.killGroup('SIGKILL');
   }
 
   private onGone(): void {
@@ -108,10 +243,12 @@ export class TaskRun {
   }
 
   /** Appends a line of our own (deploy errors, node notices) to the task log. */
-  note(line: string, writer?: SpoolWriter): void {
-    const w = writer ?? new SpoolWriter(this.logFile);
-    w.write([line]);
-    if (!writer) w.close();
+  note(line: string): void {
+    try {
+      appendLines(this.logFile, [line]);
+    } catch (err) {
+      this.diskError(err);
+    }
     this.logShipper.kick();
   }
 
@@ -128,8 +265,7 @@ export class TaskRun {
    * The process environment, from an allow-list: PATH/HOME/LANG, the task contract (CRAWLDECK_*), global variables
    * and the spider's envs (t.env, merged by the master). Nothing of the node's own environment.
    */
-  private processEnv(): NodeJS.ProcessEnv {
-    const t = this.task;
+  private processEnv(t: TaskAssignment): NodeJS.ProcessEnv {
     const envPath = (name: string, add: string) => [add, t.env[name]].filter(Boolean).join(path.delimiter);
     const base = baseEnv(this.home);
     return {
@@ -152,97 +288,143 @@ export class TaskRun {
     };
   }
 
-  start(): void {
-    const t = this.task;
+  start(t: TaskAssignment): void {
     // `scrapy crawl` gets our item pipeline added (merged with the project's own); a spider opts out with the
     // environment variable CRAWLDECK_SCRAPY_PIPELINE=0 (docs/spiders.md "Scrapy spiders").
-    const full = withCrawldeckPipeline(t.param ? `${t.cmd} ${t.param}` : t.cmd, t.env.CRAWLDECK_SCRAPY_PIPELINE === '0');
+    const full = withCrawldeckPipeline(
+      t.param ? `${t.cmd} ${t.param}` : t.cmd,
+      t.env.CRAWLDECK_SCRAPY_PIPELINE === '0',
+    );
     const cmd = resolveCommand(full, this.env.python);
-    const env = this.processEnv();
-    const writer = new SpoolWriter(this.logFile);
-    const onLine = (lines: string[]) => (line: string) => lines.push(line);
-    const pump = (stream: NodeJS.ReadableStream | null) => {
-      if (!stream) return undefined;
-      const batch: string[] = [];
-      const splitter = new LineSplitter(onLine(batch));
-      stream.on('data', (chunk: Buffer) => {
-        splitter.push(chunk);
-        if (batch.length) {
-          writer.write(batch.splice(0));
-          this.logShipper.kick();
-        }
-      });
-      return () => {
-        splitter.end();
-        writer.write(batch.splice(0));
-      };
-    };
     let child: ChildProcess;
+    let out: number | undefined;
     try {
-      child = spawn(cmd, { cwd: this.workspace, env, shell: true, detached: true, stdio: ['ignore', 'pipe', 'pipe'], ...asTaskUser(this.env.identity) });
+      out = openSync(this.logFile, 'a');
+      child = spawn('/bin/sh', ['-c', WRAPPER, 'crawldeck-task', cmd, this.exitFile], {
+        cwd: this.workspace,
+        env: this.processEnv(t),
+        detached: true,
+        stdio: ['ignore', out, out],
+        ...asTaskUser(this.env.identity),
+      });
     } catch (err) {
-      this.fail(`failed to start: ${(err as Error).message}`, writer);
+      this.fail(diskFaultMessage(err) ?? `failed to start: ${(err as Error).message}`);
       return;
+    } finally {
+      if (out !== undefined) closeSync(out);
     }
     this.child = child;
-    const endOut = pump(child.stdout);
-    const endErr = pump(child.stderr);
-    this.state = 'running';
-    this.pid = child.pid ?? null;
-    let spawnError = '';
     child.on('error', (err) => {
-      spawnError = err.message;
+      if (!child.pid) void this.ended(null, null, err.message);
     });
-    if (child.pid) this.cb.started(child.pid, cmd, Date.now());
-    try {
-      this.watcher = watch(this.itemsFile, () => this.itemShipper.kick());
-      this.watcher.on('error', () => undefined);
-    } catch {
-      /* fall back to the tick below */
-    }
-    // Safety net for file systems without change events: look at the items file once a second while running.
-    this.itemTick = setInterval(() => this.itemShipper.kick(), 1000);
-    this.itemTick.unref();
-    let exited = false;
-    const finish = (code: number | null, signal: NodeJS.Signals | null) => {
-      if (this.state === 'done') return;
-      endOut?.();
-      endErr?.();
-      writer.close();
-      // Killed by a signal: the shell convention 128 + signal number (SIGTERM → 143, SIGKILL → 137).
-      this.exitCode = code ?? (signal ? 128 + (os.constants.signals[signal] ?? 0) : null);
-      if (this.cancelled) {
-        this.status = 'cancelled';
-        this.error = 'cancelled';
-      } else if (code === 0) {
-        this.status = 'finished';
-      } else {
-        this.status = 'error';
-        this.error = spawnError || (signal ? `killed by ${signal}` : `exit code ${code}`);
-      }
-      void this.complete();
-    };
-    child.on('exit', (code, signal) => {
-      exited = true;
-      // Output still in the pipes arrives before 'close'; leftovers of the group are stopped after a short wait.
-      const leftovers = setTimeout(() => {
-        this.killGroup('SIGKILL');
-        setTimeout(() => finish(code, signal), 200);
-      }, 2000);
-      child.once('close', () => {
-        clearTimeout(leftovers);
-        this.killGroup('SIGKILL');
-        finish(code, signal);
-      });
-    });
-    child.on('close', (code, signal) => {
-      if (!exited) finish(code, signal);
-    });
+    if (!child.pid) return;
+    this.pid = child.pid;
+    this.procStart = procStartTime(child.pid) ?? null;
+    this.state = 'running';
+    // Saved before the master hears of it: a node killed from here on finds the process in its spool.
+    this.saveState();
+    this.cb.started(child.pid, cmd, Date.now());
+    this.watchSpool();
+    child.on('exit', (code, signal) => void this.ended(code, signal));
   }
 
-  fail(error: string, writer?: SpoolWriter, status: FinalStatus = 'error'): void {
-    this.note(error, writer);
-    writer?.close();
+  /**
+   * Takes over a task an earlier run of this node left: ships what is left of it and, while its process still runs,
+   * looks at it until it ends. Returns false for a task that never started (the master queues it again).
+   */
+  resume(): boolean {
+    if (this.state === 'syncing') return false;
+    if (this.state === 'done') {
+      if (!this.drained) void this.complete();
+      return true;
+    }
+    this.watchSpool();
+    const poll = () => {
+      if (this.pid && sameProcess(this.pid, this.procStart)) return;
+      clearInterval(this.adoptedPoll);
+      void this.ended(this.recordedExit(), null);
+    };
+    this.adoptedPoll = setInterval(poll, ADOPTED_POLL_MS);
+    this.adoptedPoll.unref();
+    poll();
+    return true;
+  }
+
+  /** The exit code the wrapper recorded, or null when the process ended without it (killed with its group). */
+  private recordedExit(): number | null {
+    try {
+      const m = /^(\d{1,3})\s*$/.exec(readFileSync(this.exitFile, 'utf8'));
+      return m ? Number(m[1]) : null;
+    } catch {
+      return null;
+    }
+  }
+
+  /** Ships the spool as it grows (change events, and once a second for file systems without them). */
+  private watchSpool(): void {
+    for (const [file, shipper] of [
+      [this.logFile, this.logShipper],
+      [this.itemsFile, this.itemShipper],
+    ] as const) {
+      try {
+        const w = watch(file, () => shipper.kick());
+        w.on('error', () => undefined);
+        this.watchers.push(w);
+      } catch {
+        /* the tick below */
+      }
+    }
+    this.tick = setInterval(() => {
+      this.logShipper.kick();
+      this.itemShipper.kick();
+      const fault = probeSpool(this.dir);
+      if (fault) this.onFault(fault);
+    }, 1000);
+    this.tick.unref();
+    this.logShipper.kick();
+    this.itemShipper.kick();
+  }
+
+  /** The main process ended: wait a moment for the rest of its group, then settle the final status and ship. */
+  private async ended(code: number | null, signal: NodeJS.Signals | null, spawnError = ''): Promise<void> {
+    if (this.ending || this.state === 'done') return;
+    this.ending = true;
+    if (this.pid) {
+      const until = Date.now() + LEFTOVER_MS;
+      while (groupAlive(this.pid) && Date.now() < until) await new Promise((r) => setTimeout(r, 100));
+      this.killGroup('SIGKILL');
+    }
+    // Killed by a signal: the shell convention 128 + signal number (SIGTERM → 143, SIGKILL → 137).
+    this.exitCode = code ?? (signal ? 128 + (os.constants.signals[signal] ?? 0) : null);
+    const sig =
+      this.exitCode !== null && this.exitCode > 128
+        ? Object.entries(os.constants.signals).find(([, n]) => n === this.exitCode! - 128)?.[0]
+        : undefined;
+    if (this.cancelled) {
+      this.status = 'cancelled';
+      this.error = 'cancelled';
+    } else if (this.fault) {
+      this.status = 'error';
+      this.error = this.fault;
+    } else if (code === 0) {
+      this.status = 'finished';
+    } else {
+      this.status = 'error';
+      // A process that died of a full or read-only spool (its own writes failed) is told as such.
+      this.error =
+        probeSpool(this.dir) ??
+        (spawnError ||
+          (sig
+            ? `killed by ${sig}`
+            : this.exitCode === null
+              ? 'ended while the node was down; exit status unknown'
+              : `exit code ${this.exitCode}`));
+    }
+    await this.complete();
+  }
+
+  fail(error: string, status: FinalStatus = 'error'): void {
+    this.note(error);
     this.status = status;
     this.error = error;
     void this.complete();
@@ -250,15 +432,20 @@ export class TaskRun {
 
   private async complete(): Promise<void> {
     this.state = 'done';
-    this.finishTs = Date.now();
+    this.finishTs ||= Date.now();
     if (this.killTimer) clearTimeout(this.killTimer);
-    if (this.itemTick) clearInterval(this.itemTick);
-    this.watcher?.close();
+    this.stopWatching();
     this.saveState();
     await Promise.all([this.logShipper.drain(), this.itemShipper.drain()]);
     this.drained = true;
     this.saveState();
     this.cb.done();
+  }
+
+  private stopWatching(): void {
+    if (this.tick) clearInterval(this.tick);
+    if (this.adoptedPoll) clearInterval(this.adoptedPoll);
+    for (const w of this.watchers.splice(0)) w.close();
   }
 
   private killGroup(signal: NodeJS.Signals): void {
@@ -285,31 +472,42 @@ export class TaskRun {
     }
   }
 
+  /** Forgets the task: its spool and its folder go (what cannot be removed now goes at the node's next start). */
   dispose(): void {
     this.logShipper.stop();
     this.itemShipper.stop();
-    if (this.itemTick) clearInterval(this.itemTick);
-    this.watcher?.close();
-    rmSync(this.dir, { recursive: true, force: true });
-    void clearRunAsync(this.runDir, this.env.identity);
+    this.stopWatching();
+    try {
+      rmSync(this.dir, { recursive: true, force: true });
+    } catch {
+      /* a read-only disk: removed at a later start */
+    }
+    void clearRunAsync(this.runDir, this.env.identity).catch(() => undefined);
   }
 }
 
-/** Removes the task folders an earlier process of this node left behind (their processes died with it). */
-export function clearRuns(runsDir: string, identity: TaskIdentity | undefined): void {
+/** Removes the task folders an earlier process of this node left behind, but those of the tasks in `keep`. */
+export function clearRuns(
+  runsDir: string,
+  identity: TaskIdentity | undefined,
+  keep: ReadonlySet<string> = new Set(),
+): void {
   let names: string[] = [];
   try {
     names = readdirSync(runsDir);
   } catch {
     return;
   }
-  for (const name of names) clearRun(path.join(runsDir, name), identity);
+  for (const name of names) if (!keep.has(name)) clearRun(path.join(runsDir, name), identity);
 }
 
 /** `clearRun` in the background: a big workspace must not stall the node (or the master of an embedded node). */
 async function clearRunAsync(dir: string, identity: TaskIdentity | undefined): Promise<void> {
-  await Promise.all([removeUserTreeAsync(path.join(dir, 'ws'), identity), removeUserTreeAsync(path.join(dir, 'home'), identity)]);
-  rmSync(path.join(dir, 'items.jsonl'), { force: true });
+  await Promise.all([
+    removeUserTreeAsync(path.join(dir, 'ws'), identity),
+    removeUserTreeAsync(path.join(dir, 'home'), identity),
+  ]);
+  for (const file of ['items.jsonl', 'exit']) rmSync(path.join(dir, file), { force: true });
   await rmdir(dir).catch(() => undefined);
 }
 
@@ -317,7 +515,7 @@ async function clearRunAsync(dir: string, identity: TaskIdentity | undefined): P
 function clearRun(dir: string, identity: TaskIdentity | undefined): void {
   removeUserTree(path.join(dir, 'ws'), identity);
   removeUserTree(path.join(dir, 'home'), identity);
-  rmSync(path.join(dir, 'items.jsonl'), { force: true });
+  for (const file of ['items.jsonl', 'exit']) rmSync(path.join(dir, file), { force: true });
   try {
     rmdirSync(dir);
   } catch {

@@ -1,28 +1,52 @@
 import { describe, expect, it } from 'vitest';
-import { LineSplitter, MAX_LINE_BYTES } from './spool.ts';
+import { appendFileSync, mkdtempSync, statSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { MAX_LINE_BYTES, Shipper } from './spool.ts';
 import { resolveCommand } from './runner.ts';
 
-function split(chunks: (string | Buffer)[]): string[] {
-  const out: string[] = [];
-  const s = new LineSplitter((l) => out.push(l));
-  for (const c of chunks) s.push(Buffer.isBuffer(c) ? c : Buffer.from(c));
-  s.end();
-  return out;
+/** Ships `content` (written in the given pieces while shipping) and returns the lines the master got. */
+async function ship(pieces: (string | Buffer)[], maxBatchBytes?: number): Promise<string[]> {
+  const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'shipper-')), 'log.txt');
+  writeFileSync(file, '');
+  const got: string[] = [];
+  const state = { bytes: 0, lines: 0 };
+  const shipper = new Shipper(
+    file,
+    state,
+    async (b) => {
+      expect(b.from).toBe(got.length);
+      got.push(...b.lines);
+      return { acked: got.length };
+    },
+    () => undefined,
+    () => undefined,
+    maxBatchBytes,
+  );
+  for (const p of pieces) {
+    appendFileSync(file, p);
+    shipper.kick();
+  }
+  await shipper.drain();
+  expect(state.bytes).toBe(statSync(file).size);
+  return got;
 }
 
-describe('LineSplitter', () => {
-  it('splits across chunks, keeps empty lines, drops \\r, emits a trailing partial line at the end', () => {
-    expect(split(['a\nb', 'c\r\n\n', 'tail'])).toEqual(['a', 'bc', '', 'tail']);
-    expect(split(['x\n'])).toEqual(['x']);
+describe('spool lines', () => {
+  it('splits at newlines across writes, keeps empty lines, drops \\r, ships a trailing partial line at the end', async () => {
+    expect(await ship(['a\nb', 'c\r\n\n', 'tail'])).toEqual(['a', 'bc', '', 'tail']);
+    expect(await ship(['x\n'])).toEqual(['x']);
   });
 
-  it('cuts a very long line with a marker and resumes at the next line', () => {
-    const long = 'y'.repeat(MAX_LINE_BYTES * 3);
-    const out = split([long.slice(0, 100000), long.slice(100000), '\nnext\n']);
-    expect(out).toHaveLength(2);
-    expect(out[0].startsWith('y'.repeat(MAX_LINE_BYTES))).toBe(true);
-    expect(out[0]).toMatch(/\[line cut at 65536 bytes\]$/);
-    expect(out[1]).toBe('next');
+  it('cuts a very long line with a marker and resumes at the next line, also when it is longer than a batch', async () => {
+    for (const batch of [undefined, 100_000]) {
+      const long = 'y'.repeat(MAX_LINE_BYTES * 3);
+      const out = await ship([long.slice(0, 100000), long.slice(100000), '\nnext\n'], batch);
+      expect(out).toHaveLength(2);
+      expect(out[0].startsWith('y'.repeat(MAX_LINE_BYTES))).toBe(true);
+      expect(out[0]).toMatch(/\[line cut at 65536 bytes\]$/);
+      expect(out[1]).toBe('next');
+    }
   });
 });
 
@@ -38,10 +62,7 @@ describe('resolveCommand', () => {
 
 describe('Shipper', () => {
   it('ships a spool file in capped batches from the acknowledged offset, retrying failures, until drained', async () => {
-    const { mkdtempSync, writeFileSync } = await import('node:fs');
-    const os = await import('node:os');
-    const path = await import('node:path');
-    const { Shipper, MAX_BATCH_LINES } = await import('./spool.ts');
+    const { MAX_BATCH_LINES } = await import('./spool.ts');
     const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'shipper-')), 'log.txt');
     const n = MAX_BATCH_LINES * 2 + 5;
     writeFileSync(file, Array.from({ length: n }, (_, i) => (i % 3 ? '' : `l${i}`)).join('\n') + '\ntail-no-newline');
@@ -65,5 +86,28 @@ describe('Shipper', () => {
     expect(got).toHaveLength(n + 1);
     expect(got[3]).toBe('l3');
     expect(got[n]).toBe('tail-no-newline');
+  });
+});
+
+describe('Shipper after a lost answer', () => {
+  it('skips the lines the master already stored (node killed between the master storing a batch and saving its offsets)', async () => {
+    const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'shipper-')), 'log.txt');
+    writeFileSync(file, Array.from({ length: 10 }, (_, i) => `l${i}\n`).join(''));
+    const stored = ['l0', 'l1', 'l2', 'l3'];
+    const state = { bytes: 6, lines: 2 };
+    const shipper = new Shipper(
+      file,
+      state,
+      async (b) => {
+        // Ingest as the master does it: the part below what it has is skipped.
+        stored.push(...b.lines.slice(stored.length - b.from));
+        return { acked: stored.length };
+      },
+      () => undefined,
+      () => undefined,
+    );
+    await shipper.drain();
+    expect(stored).toEqual(Array.from({ length: 10 }, (_, i) => `l${i}`));
+    expect(state).toEqual({ bytes: 30, lines: 10 });
   });
 });

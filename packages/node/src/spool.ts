@@ -1,4 +1,15 @@
-import { closeSync, openSync, readSync, statSync, writeFileSync, writeSync } from 'node:fs';
+import {
+  accessSync,
+  appendFileSync,
+  closeSync,
+  constants,
+  openSync,
+  readSync,
+  renameSync,
+  statfsSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import type { ShipAck, ShipBatch } from '@crawldeck/shared';
 
 /** Longest log line kept; the rest of the line is dropped and a marker says so. */
@@ -7,69 +18,51 @@ export const MAX_LINE_BYTES = 64 * 1024;
 export const MAX_BATCH_LINES = 20_000;
 const CUT_MARKER = (n: number) => ` … [line cut at ${n} bytes]`;
 
-/** Splits a byte stream into lines (\n, trailing \r dropped), cutting lines longer than MAX_LINE_BYTES. */
-export class LineSplitter {
-  private parts: Buffer[] = [];
-  private size = 0;
-  private skipping = false;
-
-  constructor(private emit: (line: string) => void) {}
-
-  push(chunk: Buffer): void {
-    let start = 0;
-    for (;;) {
-      const nl = chunk.indexOf(10, start);
-      const end = nl === -1 ? chunk.length : nl;
-      if (!this.skipping) {
-        const piece = chunk.subarray(start, end);
-        if (this.size + piece.length > MAX_LINE_BYTES) {
-          const keep = piece.subarray(0, MAX_LINE_BYTES - this.size);
-          this.parts.push(keep);
-          this.emitLine(true);
-          this.skipping = nl === -1;
-        } else {
-          if (piece.length) this.parts.push(piece);
-          this.size += piece.length;
-          if (nl !== -1) this.emitLine(false);
-        }
-      } else if (nl !== -1) {
-        this.skipping = false;
-      }
-      if (nl === -1) return;
-      start = nl + 1;
-    }
-  }
-
-  /** Emits what is left without a final newline. */
-  end(): void {
-    if (this.size > 0) this.emitLine(false);
-    this.skipping = false;
-  }
-
-  private emitLine(cut: boolean): void {
-    let line = Buffer.concat(this.parts).toString('utf8');
-    this.parts = [];
-    this.size = 0;
-    if (line.endsWith('\r')) line = line.slice(0, -1);
-    this.emit(cut ? line + CUT_MARKER(MAX_LINE_BYTES) : line);
-  }
+/** The text of one spooled line (without its newline): a trailing \r dropped, cut at MAX_LINE_BYTES with a marker. */
+export function lineText(raw: Buffer): string {
+  if (raw.length > MAX_LINE_BYTES) return raw.subarray(0, MAX_LINE_BYTES).toString('utf8') + CUT_MARKER(MAX_LINE_BYTES);
+  const line = raw.toString('utf8');
+  return line.endsWith('\r') ? line.slice(0, -1) : line;
 }
 
-/** Appends lines to a spool file synchronously (one write per chunk of output). */
-export class SpoolWriter {
-  private fd: number;
-  lines = 0;
-  constructor(file: string) {
-    this.fd = openSync(file, 'a');
+/** Appends lines of our own (node notices) to a spool file; newlines inside a line become spaces. */
+export function appendLines(file: string, lines: string[]): void {
+  if (lines.length) appendFileSync(file, lines.map((l) => l.replace(/\n/g, ' ') + '\n').join(''));
+}
+
+/** Error codes of a spool file system that cannot take more data. */
+const DISK_CODES: Record<string, string> = {
+  ENOSPC: 'is full (ENOSPC: no space left on device)',
+  EDQUOT: 'is over its quota (EDQUOT)',
+  EROFS: 'is read-only (EROFS)',
+  EIO: 'has an I/O error (EIO)',
+};
+
+/** The message a task fails with when its spool cannot be written, or undefined for other errors. */
+export function diskFaultMessage(err: unknown): string | undefined {
+  const what = DISK_CODES[(err as NodeJS.ErrnoException | undefined)?.code ?? ''];
+  return what ? `the node's spool disk ${what}: the task's output could not be stored` : undefined;
+}
+
+/**
+ * Whether the spool folder can take more data: a read-only file system, or one without a free block, is a fault
+ * (the task process gets the write errors; we only look, writing nothing).
+ */
+export function probeSpool(dir: string): string | undefined {
+  try {
+    accessSync(dir, constants.W_OK);
+    const s = statfsSync(dir);
+    if (s.blocks > 0 && s.bavail === 0) return diskFaultMessage({ code: 'ENOSPC' });
+  } catch (err) {
+    return diskFaultMessage(err);
   }
-  write(lines: string[]): void {
-    if (!lines.length) return;
-    writeSync(this.fd, lines.map((l) => l.replace(/\n/g, ' ') + '\n').join(''));
-    this.lines += lines.length;
-  }
-  close(): void {
-    closeSync(this.fd);
-  }
+  return undefined;
+}
+
+/** Writes a JSON file whole or not at all (temp file + rename), so a kill mid-write leaves the previous version. */
+export function writeJson(file: string, value: unknown): void {
+  writeFileSync(file + '.tmp', JSON.stringify(value));
+  renameSync(file + '.tmp', file);
 }
 
 export interface ShipperState {
@@ -78,6 +71,12 @@ export interface ShipperState {
 }
 
 export type PostBatch = (batch: ShipBatch) => Promise<ShipAck>;
+
+interface Chunk {
+  lines: string[];
+  /** Bytes of the spool file each line takes, its newline included. */
+  sizes: number[];
+}
 
 /**
  * Ships a line spool file to the master in batches from the last acknowledged offset. Everything below
@@ -139,67 +138,76 @@ export class Shipper {
     }
   }
 
-  private read(): { lines: string[]; bytes: number } | undefined {
+  /**
+   * The next batch from the acknowledged byte offset: whole lines only, but the trailing line without newline too
+   * once `final`. A line longer than a batch is looked through for its end without being held in memory.
+   */
+  private read(): Chunk | undefined {
     const size = this.size();
-    if (size <= this.state.bytes) return undefined;
-    let want = Math.min(size - this.state.bytes, this.maxBatchBytes);
+    const from = this.state.bytes;
+    if (size <= from) return undefined;
     const fd = openSync(this.file, 'r');
     try {
-      for (;;) {
-        const buf = Buffer.alloc(want);
-        const n = readSync(fd, buf, 0, want, this.state.bytes);
-        const data = buf.subarray(0, n);
-        // At most MAX_BATCH_LINES lines per batch (the master refuses bigger ones), whatever their length.
-        let lastNl = -1;
-        for (let k = 0, pos = data.indexOf(10); pos !== -1; pos = data.indexOf(10, pos + 1)) {
-          lastNl = pos;
-          if (++k >= MAX_BATCH_LINES) break;
-        }
-        const capped = lastNl !== -1 && lastNl < data.lastIndexOf(10);
-        if (lastNl === -1) {
-          if (this.state.bytes + n >= size && this.final) {
-            return { lines: [data.toString('utf8').replace(/\r$/, '')], bytes: n };
-          }
-          if (want < size - this.state.bytes) {
-            want = Math.min(size - this.state.bytes, want * 2);
-            continue;
-          }
-          return undefined;
-        }
-        let body = data.subarray(0, lastNl).toString('utf8');
-        let bytes = lastNl + 1;
-        if (!capped && this.final && this.state.bytes + n >= size && lastNl < n - 1) {
-          body = data.toString('utf8');
-          bytes = n;
-        }
-        return { lines: body.split('\n').map((l) => (l.endsWith('\r') ? l.slice(0, -1) : l)), bytes };
+      const buf = Buffer.alloc(Math.min(size - from, this.maxBatchBytes));
+      const n = readSync(fd, buf, 0, buf.length, from);
+      const data = buf.subarray(0, n);
+      const atEnd = from + n >= size;
+      const chunk: Chunk = { lines: [], sizes: [] };
+      let start = 0;
+      while (chunk.lines.length < MAX_BATCH_LINES) {
+        const nl = data.indexOf(10, start);
+        if (nl === -1) break;
+        chunk.lines.push(lineText(data.subarray(start, nl)));
+        chunk.sizes.push(nl + 1 - start);
+        start = nl + 1;
       }
+      if (chunk.lines.length === MAX_BATCH_LINES || start === n) return chunk.lines.length ? chunk : undefined;
+      if (atEnd) {
+        if (this.final) {
+          chunk.lines.push(lineText(data.subarray(start, n)));
+          chunk.sizes.push(n - start);
+        }
+        return chunk.lines.length ? chunk : undefined;
+      }
+      if (chunk.lines.length) return chunk;
+      // One line longer than a whole batch: ship its cut start once its end (or the end of the output) is known.
+      const end = this.findNewline(fd, from + n, size);
+      if (end === -1 && !this.final) return undefined;
+      return { lines: [lineText(data.subarray(0, n))], sizes: [(end === -1 ? size : end + 1) - from] };
     } finally {
       closeSync(fd);
     }
   }
 
+  /** Position of the first newline in the file between `pos` and `size`, or -1. */
+  private findNewline(fd: number, pos: number, size: number): number {
+    const buf = Buffer.alloc(64 * 1024);
+    while (pos < size) {
+      const n = readSync(fd, buf, 0, Math.min(buf.length, size - pos), pos);
+      if (n <= 0) return -1;
+      const nl = buf.subarray(0, n).indexOf(10);
+      if (nl !== -1) return pos + nl;
+      pos += n;
+    }
+    return -1;
+  }
+
   private async run(): Promise<void> {
     for (;;) {
       if (this.stopped) return;
-      const chunk = this.read();
-      if (!chunk) {
-        if (this.final) for (const w of this.waiters.splice(0)) w();
-        return;
-      }
       try {
+        const chunk = this.read();
+        if (!chunk) {
+          if (this.final) for (const w of this.waiters.splice(0)) w();
+          return;
+        }
         const ack = await this.post({ from: this.state.lines, lines: chunk.lines });
         this.failures = 0;
-        if (ack.acked === this.state.lines + chunk.lines.length) {
-          this.state.lines = ack.acked;
-          this.state.bytes += chunk.bytes;
-          this.onAck();
-        } else if (ack.acked > this.state.lines) {
-          // The master had part of this batch already (a lost answer): advance past the lines it has.
-          const extra = ack.acked - this.state.lines;
-          const consumed = chunk.lines.slice(0, extra).reduce((n, l) => n + Buffer.byteLength(l) + 1, 0);
-          this.state.lines = ack.acked;
-          this.state.bytes += Math.min(consumed, chunk.bytes);
+        if (ack.acked > this.state.lines) {
+          // All of the batch, or part of it when the master had some lines already (an answer lost on the way).
+          const taken = Math.min(ack.acked - this.state.lines, chunk.lines.length);
+          this.state.lines += taken;
+          this.state.bytes += chunk.sizes.slice(0, taken).reduce((a, b) => a + b, 0);
           this.onAck();
         } else {
           throw new Error(`master acknowledged ${ack.acked}, node is at ${this.state.lines}`);
@@ -218,8 +226,4 @@ export class Shipper {
       }
     }
   }
-}
-
-export function writeJson(file: string, value: unknown): void {
-  writeFileSync(file, JSON.stringify(value));
 }

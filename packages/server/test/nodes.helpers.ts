@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -14,13 +14,23 @@ export interface ChildNode {
 }
 
 /** Starts `crawldeck node` as a real child process. */
-export function spawnNode(master: string, key: string, name: string, extra: string[] = [], dataDir?: string): ChildNode {
+export function spawnNode(
+  master: string,
+  key: string,
+  name: string,
+  extra: string[] = [],
+  dataDir?: string,
+): ChildNode {
   const dir = dataDir ?? mkdtempSync(path.join(os.tmpdir(), `crawldeck-node-${name}-`));
-  const proc = spawn(process.execPath, ['--import', 'tsx', CLI, 'node', '--master', master, '--key', key, '--data-dir', dir, '--name', name, ...extra], {
-    cwd: REPO,
-    env: { ...process.env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const proc = spawn(
+    process.execPath,
+    ['--import', 'tsx', CLI, 'node', '--master', master, '--key', key, '--data-dir', dir, '--name', name, ...extra],
+    {
+      cwd: REPO,
+      env: { ...process.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let out = '';
   proc.stdout!.on('data', (d) => (out += d));
   proc.stderr!.on('data', (d) => (out += d));
@@ -34,4 +44,21 @@ export function killGroup(pid: number | null | undefined): void {
   } catch {
     /* gone */
   }
+}
+
+/** Whether a live (not zombie) process of the process group `pgid` is left: read from /proc. */
+export function groupAlive(pgid: number): boolean {
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+    } catch {
+      continue;
+    }
+    // Fields after the command name: state, ppid, pgrp, …
+    const [state, , pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    if (Number(pgrp) === pgid && state !== 'Z' && state !== 'X') return true;
+  }
+  return false;
 }
