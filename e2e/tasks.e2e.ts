@@ -6,11 +6,12 @@
  * master online with the join panel and the network graph. One screenshot per screen per language in
  * test-output/screens/.
  */
-import { mkdirSync, readFileSync, readdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect } from 'vitest';
 import type { Page, Request } from 'playwright-core';
 import { e2eTest, loginByApi, useE2E } from './harness.ts';
+import { groupAlive } from '../packages/server/test/nodes.helpers.ts';
 
 const env = useE2E({ master: { embeddedNode: true } });
 const SCREENS = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../test-output/screens');
@@ -55,26 +56,6 @@ function alive(pid: number): boolean {
   } catch {
     return false;
   }
-}
-
-/**
- * Whether any process of the group still runs. A killed member whose parent died first stays a zombie until init
- * reaps it, on init's own schedule; a zombie runs nothing, so it does not count.
- */
-function groupRuns(pgid: number): boolean {
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    let stat: string;
-    try {
-      stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-    } catch {
-      continue; // gone meanwhile
-    }
-    // pid (comm) state ppid pgrp …: comm may contain spaces, so fields are read after its closing parenthesis.
-    const [state, , pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    if (Number(pgrp) === pgid && state !== 'Z') return true;
-  }
-  return false;
 }
 
 const view = (page: Page) => page.locator('.app-view:visible');
@@ -233,7 +214,7 @@ describe('tasks and nodes', () => {
           .poll(async () => (await call<{ exit_code: number | null }>(token, 'GET', `/tasks/${taskId}`)).exit_code, { timeout: 60_000, interval: 200 })
           .not.toBeNull();
         expect(alive(pid)).toBe(false);
-        await expect.poll(() => groupRuns(pid), { timeout: 5_000 }).toBe(false);
+        await expect.poll(() => groupAlive(pid), { timeout: 5_000 }).toBe(false);
         expect((await call<{ status: string }>(token, 'GET', `/tasks/${taskId}`)).status).toBe('cancelled');
         await view(page).locator('[data-testid=task-cancel]').waitFor({ state: 'detached' });
         await shot(page, `task-cancelled-${lang}`);
