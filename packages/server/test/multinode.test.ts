@@ -63,6 +63,11 @@ describe('multi-node on loopback', () => {
     chmodSync(gate, 0o755);
     try {
       const id = await makeSpider(m, 'spread', `sh -c 'while [ ! -e ${gate}/go ]; do sleep 0.05; done'`);
+      // The spread is only even when both nodes start idle: the tasks of the tests before must be over for the master.
+      await waitFor('both nodes idle', async () => {
+        const list = (await m.api('GET', '/nodes')).body.data as { running: number }[];
+        return list.length === 2 && list.every((n) => n.running === 0);
+      });
       const ids: string[] = [];
       for (let i = 0; i < 4; i++) ids.push(...(await runSpider(m, id)));
       const running = await Promise.all(ids.map((t) => waitTask(m, t, ['running'])));
@@ -72,6 +77,8 @@ describe('multi-node on loopback', () => {
       writeFileSync(path.join(gate, 'go'), '');
       await Promise.all(ids.map((t) => waitTask(m, t, ['finished'])));
     } finally {
+      // Never leave the tasks waiting: a failed expectation still lets them end.
+      writeFileSync(path.join(gate, 'go'), '');
       rmSync(gate, { recursive: true, force: true });
     }
   });

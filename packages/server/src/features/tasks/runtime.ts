@@ -533,10 +533,17 @@ export class TaskRuntime {
       const free = [...this.sessions.values()].filter((s) => s.enabled && !s.paused && s.active.size < s.maxRunners && s.socket.readyState === 1);
       if (!free.length) return;
       // Least loaded first: a random task goes to the node with the fewest active tasks.
-      free.sort((a, b) => a.active.size / a.maxRunners - b.active.size / b.maxRunners || a.active.size - b.active.size);
+      const load = (s: Session) => s.active.size / s.maxRunners;
+      free.sort((a, b) => load(a) - load(b) || a.active.size - b.active.size);
       let progressed = false;
+      // A random task created while this pass runs must not slip to a busier node: only nodes as little loaded as
+      // the first, or behind master nodes closed to it, take random tasks; a busier node claims its own tasks only.
+      let randomOpen = true;
       for (const s of free) {
-        const taskId = await this.claim(s.nodeId, s.isMaster && (await masterNodeClosedToUsers(this.db)));
+        const adminsOnly = s.isMaster && (await masterNodeClosedToUsers(this.db));
+        const takesRandom = randomOpen || load(s) === load(free[0]);
+        const taskId = await this.claim(s.nodeId, adminsOnly, takesRandom);
+        if (!adminsOnly) randomOpen = false;
         if (!taskId) continue;
         s.active.add(taskId);
         progressed = true;
@@ -555,8 +562,9 @@ export class TaskRuntime {
   /**
    * Claims the oldest pending task this node may run (its own or a random one): SKIP LOCKED on PostgreSQL.
    * `adminsOnly`: only tasks of admins or of no user (the master's node while normal users' tasks are kept off it).
+   * `takesRandom`: also tasks for any node; otherwise only the tasks made for this node.
    */
-  private async claim(nodeId: string, adminsOnly = false): Promise<string | undefined> {
+  private async claim(nodeId: string, adminsOnly: boolean, takesRandom: boolean): Promise<string | undefined> {
     const now = Date.now();
     return this.db.transaction().execute(async (trx) => {
       let q = trx
@@ -564,7 +572,7 @@ export class TaskRuntime {
         .select(['id', 'run_type'])
         .where('status', '=', 'pending')
         .where('assign_ts', 'is', null)
-        .where('node_id', 'in', [nodeId, EMPTY_ID])
+        .where('node_id', 'in', takesRandom ? [nodeId, EMPTY_ID] : [nodeId])
         .orderBy('create_ts')
         .orderBy('id')
         .limit(1);
