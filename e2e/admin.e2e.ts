@@ -20,7 +20,11 @@ async function shot(page: Page, name: string): Promise<void> {
 }
 
 /** Signs in through the API with the tutorial tours switched off (they are tested in their own journey). */
-async function signIn(page: Page, lang: 'zh' | 'en', credentials?: { username?: string; password?: string }): Promise<string> {
+async function signIn(
+  page: Page,
+  lang: 'zh' | 'en',
+  credentials?: { username?: string; password?: string },
+): Promise<string> {
   const token = await loginByApi(page, lang, credentials);
   await page.evaluate(() => localStorage.setItem('enableTutorial', '0'));
   return token;
@@ -33,7 +37,11 @@ describe('admin console', () => {
     const headers: Record<string, string> = {};
     if (token) headers.authorization = token;
     if (body !== undefined) headers['content-type'] = 'application/json';
-    const res = await fetch(`${env.url}/api${route}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    const res = await fetch(`${env.url}/api${route}`, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
     return { status: res.status, body: (await res.json().catch(() => null)) as { data: any; error?: string } };
   }
   async function adminToken() {
@@ -69,7 +77,9 @@ describe('admin console', () => {
     await page.locator('.sidebar-container .ant-menu-item', { hasText: 'Settings' }).waitFor();
     expect(await page.locator('.sidebar-container .ant-menu-item', { hasText: /^Users$/ }).count()).toBe(0);
     expect((await apiCall('GET', '/users', t)).status).toBe(403);
-    expect((await apiCall('PUT', '/users-add', t, { username: 'x', password: '12345', role: 'admin' })).status).toBe(403);
+    expect((await apiCall('PUT', '/users-add', t, { username: 'x', password: '12345', role: 'admin' })).status).toBe(
+      403,
+    );
   });
 
   e2eTest('an API token created in Settings works raw and with Bearer, then revoked → 401', async ({ page }) => {
@@ -92,32 +102,41 @@ describe('admin console', () => {
     expect((await apiCall('GET', '/me', `Bearer ${raw}`)).status).toBe(401);
   });
 
-  e2eTest('changing the password needs the current one and logs out the other sessions (and, ticked, the API tokens)', async ({ page }) => {
-    const admin = await adminToken();
-    expect((await apiCall('PUT', '/users-add', admin, { username: 'pw_user', password: 'first-pass', role: 'normal' })).status).toBe(200);
-    const other = (await apiCall('POST', '/login', null, { username: 'pw_user', password: 'first-pass' })).body.data as string;
-    const apiToken = (await apiCall('PUT', '/tokens', other, { name: 'script' })).body.data.token as string;
-    const mine = await signIn(page, 'en', { username: 'pw_user', password: 'first-pass' });
-    await page.goto(`${env.url}/setting`);
-    await tab(page, 'password').click();
-    await page.locator('[data-testid="new-password"]').fill('1234');
-    await page.locator('[data-testid="confirm-password"]').fill('12345');
-    await page.locator('[data-testid="change-password"]').click();
-    await page.getByText('Password must be at least 5 characters').waitFor();
-    await page.getByText('Two passwords do not match').waitFor();
-    await page.getByText('Please enter your current password').waitFor();
-    await shot(page, 'setting-password-errors-en');
-    await page.locator('[data-testid="current-password"]').fill('first-pass');
-    await page.locator('[data-testid="new-password"]').fill('second-pass');
-    await page.locator('[data-testid="confirm-password"]').fill('second-pass');
-    await page.locator('[data-testid="revoke-tokens"]').check();
-    await page.locator('[data-testid="change-password"]').click();
-    await page.getByText('Password changed').waitFor();
-    expect((await apiCall('GET', '/me', other)).status).toBe(401);
-    expect((await apiCall('GET', '/me', apiToken)).status).toBe(401);
-    expect((await apiCall('GET', '/me', mine)).status).toBe(200);
-    expect((await apiCall('POST', '/login', null, { username: 'pw_user', password: 'second-pass' })).status).toBe(200);
-  });
+  e2eTest(
+    'changing the password needs the current one and logs out the other sessions (and, ticked, the API tokens)',
+    async ({ page }) => {
+      const admin = await adminToken();
+      expect(
+        (await apiCall('PUT', '/users-add', admin, { username: 'pw_user', password: 'first-pass', role: 'normal' }))
+          .status,
+      ).toBe(200);
+      const other = (await apiCall('POST', '/login', null, { username: 'pw_user', password: 'first-pass' })).body
+        .data as string;
+      const apiToken = (await apiCall('PUT', '/tokens', other, { name: 'script' })).body.data.token as string;
+      const mine = await signIn(page, 'en', { username: 'pw_user', password: 'first-pass' });
+      await page.goto(`${env.url}/setting`);
+      await tab(page, 'password').click();
+      await page.locator('[data-testid="new-password"]').fill('1234');
+      await page.locator('[data-testid="confirm-password"]').fill('12345');
+      await page.locator('[data-testid="change-password"]').click();
+      await page.getByText('Password must be at least 5 characters').waitFor();
+      await page.getByText('Two passwords do not match').waitFor();
+      await page.getByText('Please enter your current password').waitFor();
+      await shot(page, 'setting-password-errors-en');
+      await page.locator('[data-testid="current-password"]').fill('first-pass');
+      await page.locator('[data-testid="new-password"]').fill('second-pass');
+      await page.locator('[data-testid="confirm-password"]').fill('second-pass');
+      await page.locator('[data-testid="revoke-tokens"]').check();
+      await page.locator('[data-testid="change-password"]').click();
+      await page.getByText('Password changed').waitFor();
+      expect((await apiCall('GET', '/me', other)).status).toBe(401);
+      expect((await apiCall('GET', '/me', apiToken)).status).toBe(401);
+      expect((await apiCall('GET', '/me', mine)).status).toBe(200);
+      expect((await apiCall('POST', '/login', null, { username: 'pw_user', password: 'second-pass' })).status).toBe(
+        200,
+      );
+    },
+  );
 
   e2eTest('feedback is validated, submitted and listed for the admin', async ({ page }) => {
     await signIn(page, 'en');
@@ -151,20 +170,25 @@ describe('admin console', () => {
     expect(new URL((await usersAsked).url()).searchParams.get('page_size')).toBe('20');
   });
 
-  e2eTest('the outbound allow-list is edited in Settings → General; a bad range is refused with its reason', async ({ page }) => {
-    await signIn(page, 'en');
-    await page.goto(`${env.url}/setting`);
-    const box = page.locator('[data-testid="outbound-allow"]');
-    await box.fill('10.20.0.0/16, not-a-range');
-    await page.locator('[data-testid="outbound-allow-save"]').click();
-    await page.locator('.ant-message-notice', { hasText: 'not-a-range' }).waitFor();
-    expect((await apiCall('GET', '/system/setting', await adminToken())).body.data.outbound_allow).toBe('');
-    await box.fill('10.20.0.0/16');
-    await page.locator('[data-testid="outbound-allow-save"]').click();
-    await page.locator('.ant-message-notice', { hasText: 'Saved' }).waitFor();
-    expect((await apiCall('GET', '/system/setting', await adminToken())).body.data.outbound_allow).toBe('10.20.0.0/16');
-    await apiCall('POST', '/setting', await adminToken(), { outbound_allow: '' });
-  });
+  e2eTest(
+    'the outbound allow-list is edited in Settings → General; a bad range is refused with its reason',
+    async ({ page }) => {
+      await signIn(page, 'en');
+      await page.goto(`${env.url}/setting`);
+      const box = page.locator('[data-testid="outbound-allow"]');
+      await box.fill('10.20.0.0/16, not-a-range');
+      await page.locator('[data-testid="outbound-allow-save"]').click();
+      await page.locator('.ant-message-notice', { hasText: 'not-a-range' }).waitFor();
+      expect((await apiCall('GET', '/system/setting', await adminToken())).body.data.outbound_allow).toBe('');
+      await box.fill('10.20.0.0/16');
+      await page.locator('[data-testid="outbound-allow-save"]').click();
+      await page.locator('.ant-message-notice', { hasText: 'Saved' }).waitFor();
+      expect((await apiCall('GET', '/system/setting', await adminToken())).body.data.outbound_allow).toBe(
+        '10.20.0.0/16',
+      );
+      await apiCall('POST', '/setting', await adminToken(), { outbound_allow: '' });
+    },
+  );
 
   e2eTest('dashboard numbers equal the store counts', async ({ page }) => {
     // Seed the tables of the tasks feature straight into the store (every required column filled generically).
@@ -173,19 +197,32 @@ describe('admin console', () => {
       db.pragma('busy_timeout = 5000');
       const insert = (table: string, given: Record<string, unknown>) => {
         const row: Record<string, unknown> = { ...given };
-        for (const c of db.prepare(`SELECT name, "notnull", dflt_value, type FROM pragma_table_info(?)`).all(table) as { name: string; notnull: number; dflt_value: unknown; type: string }[]) {
+        for (const c of db.prepare(`SELECT name, "notnull", dflt_value, type FROM pragma_table_info(?)`).all(table) as {
+          name: string;
+          notnull: number;
+          dflt_value: unknown;
+          type: string;
+        }[]) {
           if (c.name in row || !c.notnull || c.dflt_value != null) continue;
           row[c.name] = c.name === 'id' ? newId() : /int|real/i.test(c.type) ? Date.now() : `x-${newId().slice(-6)}`;
         }
         const keys = Object.keys(row);
-        db.prepare(`INSERT INTO ${table} (${keys.map((k) => `"${k}"`).join(',')}) VALUES (${keys.map(() => '?').join(',')})`).run(...keys.map((k) => row[k]));
+        db.prepare(
+          `INSERT INTO ${table} (${keys.map((k) => `"${k}"`).join(',')}) VALUES (${keys.map(() => '?').join(',')})`,
+        ).run(...keys.map((k) => row[k]));
       };
       const owner = (db.prepare("SELECT id FROM users WHERE username = 'admin'").get() as { id: string }).id;
       const spider = newId();
       insert('spiders', { id: spider, owner_id: owner });
       const now = Date.now();
       for (const [i, status] of ['finished', 'finished', 'error', 'running', 'pending'].entries()) {
-        insert('tasks', { id: newId(), spider_id: spider, node_id: '000000000000000000000000', status, create_ts: now - i * 86400_000 });
+        insert('tasks', {
+          id: newId(),
+          spider_id: spider,
+          node_id: '000000000000000000000000',
+          status,
+          create_ts: now - i * 86400_000,
+        });
       }
       for (const status of ['online', 'offline']) insert('nodes', { id: newId(), status, type: 'worker' });
       insert('deploys', { id: newId(), spider_id: spider, node_id: 'n', create_ts: now, finish_ts: now });
@@ -212,10 +249,18 @@ describe('admin console', () => {
   e2eTest('screenshots of every screen in zh and en', async ({ page }) => {
     const admin = await adminToken();
     // Some data to look at.
-    const csv = ['domain,main_category,category,rank,name,description', 'example.com,Reference,Docs,1,Example,Reserved example domain', 'news.example.org,News,World,2,Example News,"World news, daily"', 'shop.example.net,Shopping,,3,Example Shop,'].join('\n');
+    const csv = [
+      'domain,main_category,category,rank,name,description',
+      'example.com,Reference,Docs,1,Example,Reserved example domain',
+      'news.example.org,News,World,2,Example News,"World news, daily"',
+      'shop.example.net,Shopping,,3,Example Shop,',
+    ].join('\n');
     const form = new FormData();
     form.append('file', new Blob([csv], { type: 'text/csv' }), 'sites.csv');
-    expect((await fetch(`${env.url}/api/sites/import`, { method: 'POST', headers: { authorization: admin }, body: form })).status).toBe(200);
+    expect(
+      (await fetch(`${env.url}/api/sites/import`, { method: 'POST', headers: { authorization: admin }, body: form }))
+        .status,
+    ).toBe(200);
     await apiCall('POST', '/insertUrl', admin, { url: 'https://example.com/a', regionCode: 'US', title: 'Example A' });
     for (const type of ['visit', 'page_view', 'page_view']) await apiCall('PUT', '/actions', admin, { type });
 
@@ -240,7 +285,9 @@ describe('admin console', () => {
       await shot(page, `feedback-${lang}`);
       await page.goto(`${env.url}/disclaimer`);
       await page.locator('[data-page="disclaimer"] section').first().waitFor();
-      expect(await page.locator('[data-page="disclaimer"]').innerText()).toContain(lang === 'en' ? 'robots.txt' : 'robots.txt');
+      expect(await page.locator('[data-page="disclaimer"]').innerText()).toContain(
+        lang === 'en' ? 'robots.txt' : 'robots.txt',
+      );
       await shot(page, `disclaimer-${lang}`);
       await page.goto(`${env.url}/sites`);
       await page.locator('[data-panel="sites"] .ant-table-row').first().waitFor();

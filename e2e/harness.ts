@@ -87,7 +87,8 @@ export async function startE2E(options: StartOptions = {}): Promise<E2EEnv & { c
     async newPage(opts = {}) {
       const page = await context.newPage();
       await watchCspViolations(page);
-      if (opts.width || opts.height) await page.setViewportSize({ width: opts.width ?? 1366, height: opts.height ?? 800 });
+      if (opts.width || opts.height)
+        await page.setViewportSize({ width: opts.width ?? 1366, height: opts.height ?? 800 });
       pages.push(page);
       return page;
     },
@@ -129,11 +130,14 @@ export async function watchCspViolations(page: Page): Promise<string[]> {
   const seen: string[] = [];
   cspViolations.set(page, seen);
   page.on('console', (msg) => {
-    if (msg.type() === 'error' && /Content Security Policy|securitypolicyviolation/i.test(msg.text())) seen.push(msg.text());
+    if (msg.type() === 'error' && /Content Security Policy|securitypolicyviolation/i.test(msg.text()))
+      seen.push(msg.text());
   });
   await page.addInitScript(() => {
     document.addEventListener('securitypolicyviolation', (e) => {
-      console.error(`securitypolicyviolation: ${e.violatedDirective} blocked ${e.blockedURI || 'inline'} at ${e.sourceFile}:${e.lineNumber}`);
+      console.error(
+        `securitypolicyviolation: ${e.violatedDirective} blocked ${e.blockedURI || 'inline'} at ${e.sourceFile}:${e.lineNumber}`,
+      );
     });
   });
   return seen;
@@ -142,7 +146,8 @@ export async function watchCspViolations(page: Page): Promise<string[]> {
 /** Throws when the page reported a CSP violation since it was opened. */
 export function expectNoCspViolations(page: Page): void {
   const seen = cspViolations.get(page) ?? [];
-  if (seen.length) throw new Error(`Content-Security-Policy violations on ${page.url()}:\n${[...new Set(seen)].join('\n')}`);
+  if (seen.length)
+    throw new Error(`Content-Security-Policy violations on ${page.url()}:\n${[...new Set(seen)].join('\n')}`);
 }
 
 /** The violations reported so far, forgotten afterwards (for a test that provokes one on purpose). */
@@ -152,7 +157,12 @@ export function takeCspViolations(page: Page): string[] {
 }
 
 function fileSafe(name: string): string {
-  return name.replace(/[^a-zA-Z0-9._-]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 120) || 'test';
+  return (
+    name
+      .replace(/[^a-zA-Z0-9._-]+/g, '-')
+      .replace(/^-+|-+$/g, '')
+      .slice(0, 120) || 'test'
+  );
 }
 
 export async function screenshot(page: Page, name: string): Promise<string> {
@@ -254,7 +264,10 @@ export async function loginByApi(
   const res = await fetch(`${base}/api/login`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ username: credentials.username ?? ADMIN_USERNAME, password: credentials.password ?? ADMIN_PASSWORD }),
+    body: JSON.stringify({
+      username: credentials.username ?? ADMIN_USERNAME,
+      password: credentials.password ?? ADMIN_PASSWORD,
+    }),
   });
   const body = (await res.json()) as { data: string };
   if (!res.ok) throw new Error(`login failed: ${res.status} ${JSON.stringify(body)}`);

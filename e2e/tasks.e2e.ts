@@ -67,8 +67,26 @@ async function createSpider(token: string, name: string): Promise<string> {
 }
 
 const TEXT = {
-  en: { running: 'Running', finished: 'Finished', cancelled: 'Cancelled', online: 'Online', log: 'Log', results: 'Results', join: 'How to add a node', notInstalled: 'Not Installed' },
-  zh: { running: '进行中', finished: '已完成', cancelled: '已取消', online: '在线', log: '日志', results: '结果', join: '如何添加节点', notInstalled: '未安装' },
+  en: {
+    running: 'Running',
+    finished: 'Finished',
+    cancelled: 'Cancelled',
+    online: 'Online',
+    log: 'Log',
+    results: 'Results',
+    join: 'How to add a node',
+    notInstalled: 'Not Installed',
+  },
+  zh: {
+    running: '进行中',
+    finished: '已完成',
+    cancelled: '已取消',
+    online: '在线',
+    log: '日志',
+    results: '结果',
+    join: '如何添加节点',
+    notInstalled: '未安装',
+  },
 } as const;
 
 describe('tasks and nodes', () => {
@@ -91,7 +109,9 @@ describe('tasks and nodes', () => {
         const dialog = page.locator('.run-dialog');
         await dialog.waitFor();
         await dialog.locator('input.run-param').fill('60 0.1');
-        await expect.poll(() => dialog.locator('[data-testid=run-cmd-preview]').innerText()).toBe('python3 emit.py 60 0.1');
+        await expect
+          .poll(() => dialog.locator('[data-testid=run-cmd-preview]').innerText())
+          .toBe('python3 emit.py 60 0.1');
         await shot(page, `run-dialog-${lang}`);
         await dialog.locator('.run-submit').click();
         await page.locator('.run-started .run-view-task').click();
@@ -152,7 +172,10 @@ describe('tasks and nodes', () => {
         for (const k of ['n', 'title', 'url', 'note']) expect(headers).toContain(k);
         expect(await results.locator('.ant-table-tbody').innerText()).toContain('标题 1');
         await shot(page, `task-results-${lang}`);
-        const [download] = await Promise.all([page.waitForEvent('download'), results.locator('[data-testid=results-download]').click()]);
+        const [download] = await Promise.all([
+          page.waitForEvent('download'),
+          results.locator('[data-testid=results-download]').click(),
+        ]);
         expect(download.suggestedFilename()).toBe('data.csv');
         const csv = readFileSync((await download.path())!, 'utf8');
         const lines = csv.trim().split(/\r?\n/);
@@ -166,7 +189,9 @@ describe('tasks and nodes', () => {
         await view(page).locator(`[data-testid=spider-task-table] .task-link[data-task-id="${taskId}"]`).waitFor();
         await shot(page, `spider-tasks-${lang}`);
         await view(page).locator('[data-testid=tab-deploys]').click();
-        await expect.poll(() => view(page).locator('[data-testid=spider-deploys] .ant-table-tbody tr.ant-table-row').count()).toBeGreaterThanOrEqual(1);
+        await expect
+          .poll(() => view(page).locator('[data-testid=spider-deploys] .ant-table-tbody tr.ant-table-row').count())
+          .toBeGreaterThanOrEqual(1);
         await shot(page, `spider-deploys-${lang}`);
       },
       { timeout: 120_000 },
@@ -178,14 +203,22 @@ describe('tasks and nodes', () => {
         const token = await loginByApi(page, lang);
         await page.evaluate(() => localStorage.setItem('enableTutorial', '0'));
         const spiderId = await createSpider(token, `e2e-long-${lang}`);
-        const [taskId] = await call<string[]>(token, 'PUT', '/tasks', { spider_id: spiderId, run_type: 'random', param: '100000 0.2' });
+        const [taskId] = await call<string[]>(token, 'PUT', '/tasks', {
+          spider_id: spiderId,
+          run_type: 'random',
+          param: '100000 0.2',
+        });
 
         // The task list shows it running, and updates live when another task is created behind its back.
         await page.goto(`${env.url}/tasks`);
         const list = view(page).locator('[data-testid=task-table]');
         await list.locator(`.task-link[data-task-id="${taskId}"] .task-status-running`).waitFor({ timeout: 20_000 });
         const before = await list.locator('tr.ant-table-row').count();
-        const [extra] = await call<string[]>(token, 'PUT', '/tasks', { spider_id: spiderId, run_type: 'random', param: '3 0' });
+        const [extra] = await call<string[]>(token, 'PUT', '/tasks', {
+          spider_id: spiderId,
+          run_type: 'random',
+          param: '3 0',
+        });
         await list.locator(`.task-link[data-task-id="${extra}"]`).waitFor({ timeout: 10_000 });
         await list.locator(`.task-link[data-task-id="${extra}"] .task-status-finished`).waitFor({ timeout: 20_000 });
         expect(await list.locator('tr.ant-table-row').count()).toBeGreaterThanOrEqual(Math.min(before + 1, 10));
@@ -194,7 +227,9 @@ describe('tasks and nodes', () => {
         // Filter by status.
         await view(page).locator('[data-testid=task-filter-status]').click();
         await page.locator('.ant-select-dropdown:visible .ant-select-item-option', { hasText: tx.finished }).click();
-        await expect.poll(() => list.locator(`.task-link[data-task-id="${taskId}"]`).count(), { timeout: 15_000 }).toBe(0);
+        await expect
+          .poll(() => list.locator(`.task-link[data-task-id="${taskId}"]`).count(), { timeout: 15_000 })
+          .toBe(0);
         await list.locator(`.task-link[data-task-id="${extra}"]`).waitFor();
 
         // Detail: cancel. Status Cancelled, the process group is gone.
@@ -211,7 +246,10 @@ describe('tasks and nodes', () => {
         // Cancelled shows as soon as the master records the request; the process is gone once the node reports the
         // task's end (its exit code), which it does after stopping the whole process group.
         await expect
-          .poll(async () => (await call<{ exit_code: number | null }>(token, 'GET', `/tasks/${taskId}`)).exit_code, { timeout: 60_000, interval: 200 })
+          .poll(async () => (await call<{ exit_code: number | null }>(token, 'GET', `/tasks/${taskId}`)).exit_code, {
+            timeout: 60_000,
+            interval: 200,
+          })
           .not.toBeNull();
         expect(alive(pid)).toBe(false);
         await expect.poll(() => groupAlive(pid), { timeout: 5_000 }).toBe(false);
@@ -224,7 +262,11 @@ describe('tasks and nodes', () => {
         await page.locator('.task-confirm-restart .confirm-restart').click();
         await page.waitForURL((u) => /\/tasks\/[0-9a-f]{24}/.test(u.pathname) && !u.pathname.endsWith(taskId));
         const newId = /\/tasks\/([0-9a-f]{24})/.exec(page.url())![1];
-        const restarted = await call<{ param: string; spider_id: string; status: string }>(token, 'GET', `/tasks/${newId}`);
+        const restarted = await call<{ param: string; spider_id: string; status: string }>(
+          token,
+          'GET',
+          `/tasks/${newId}`,
+        );
         expect(restarted.spider_id).toBe(spiderId);
         expect(restarted.param).toBe('100000 0.2');
         await view(page).locator('[data-testid=task-status] .task-status-running').waitFor({ timeout: 20_000 });
@@ -240,7 +282,9 @@ describe('tasks and nodes', () => {
         await extraRow.locator('.ant-checkbox-input').check();
         await view(page).locator('[data-testid=task-batch-delete]').click();
         await page.locator('.task-confirm-delete .confirm-delete').click();
-        await expect.poll(() => list.locator(`.task-link[data-task-id="${extra}"]`).count(), { timeout: 15_000 }).toBe(0);
+        await expect
+          .poll(() => list.locator(`.task-link[data-task-id="${extra}"]`).count(), { timeout: 15_000 })
+          .toBe(0);
         const left = await call<{ _id: string }[]>(token, 'GET', `/tasks?spider_id=${spiderId}&page_size=100`);
         expect(left.map((t) => t._id)).not.toContain(extra);
       },
@@ -259,7 +303,9 @@ describe('tasks and nodes', () => {
         expect(await master.locator('.node-status-online').innerText()).toBe(tx.online);
         const join = view(page).locator('[data-testid=node-join]');
         expect(await join.innerText()).toContain(tx.join);
-        expect(await join.locator('[data-testid=node-join-cmd]').innerText()).toMatch(/crawldeck node --master http:\/\/\S+ --key \S+/);
+        expect(await join.locator('[data-testid=node-join-cmd]').innerText()).toMatch(
+          /crawldeck node --master http:\/\/\S+ --key \S+/,
+        );
         await shot(page, `nodes-${lang}`);
 
         await view(page).locator('[data-testid=nodes-view] .ant-segmented-item').nth(1).click();
@@ -274,7 +320,9 @@ describe('tasks and nodes', () => {
         await view(page).locator('[data-testid=tab-installation]').click();
         const inst = view(page).locator('[data-testid=node-installation]');
         await inst.waitFor();
-        expect(await inst.locator('tr', { hasText: 'python3' }).locator('.ant-tag').innerText()).not.toBe(tx.notInstalled);
+        expect(await inst.locator('tr', { hasText: 'python3' }).locator('.ant-tag').innerText()).not.toBe(
+          tx.notInstalled,
+        );
         await shot(page, `node-installation-${lang}`);
         await view(page).locator('[data-testid=tab-monitor]').click();
         await view(page).locator('[data-testid=node-monitor] canvas').waitFor({ timeout: 20_000 });

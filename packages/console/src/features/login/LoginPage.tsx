@@ -4,7 +4,14 @@ import { Button, Card, Form, Input, Segmented, Typography, message } from 'antd'
 import { LockOutlined, UserOutlined } from '@ant-design/icons';
 import { Link, useLocation, useNavigate } from 'react-router';
 import { useTranslation } from 'react-i18next';
-import { isValidPassword, isValidUsername, LANGUAGES, PRODUCT_NAME, VERSION_LABEL, type Language } from '@crawldeck/shared';
+import {
+  isValidPassword,
+  isValidUsername,
+  LANGUAGES,
+  PRODUCT_NAME,
+  VERSION_LABEL,
+  type Language,
+} from '@crawldeck/shared';
 import { ApiRequestError } from '../../api/request.ts';
 import { login, signUp } from '../../app/startup.ts';
 import { switchLanguage } from '../../app/language.ts';
@@ -36,7 +43,10 @@ export default function LoginPage() {
         try {
           await signUp(username, values.password);
         } catch (err) {
-          void message.error(err instanceof ApiRequestError && err.errorText ? err.errorText : t('login:loginError'), 5);
+          void message.error(
+            err instanceof ApiRequestError && err.errorText ? err.errorText : t('login:loginError'),
+            5,
+          );
           return;
         }
         void message.success(t('login:signUpSuccess'));
@@ -73,7 +83,14 @@ export default function LoginPage() {
             <Typography.Text type="secondary">{t('login:title')}</Typography.Text>
           </div>
         </div>
-        <Form<FormValues> form={form} layout="vertical" size="large" onFinish={onFinish} requiredMark={false} key={isSignUp ? 'signup' : 'login'}>
+        <Form<FormValues>
+          form={form}
+          layout="vertical"
+          size="large"
+          onFinish={onFinish}
+          requiredMark={false}
+          key={isSignUp ? 'signup' : 'login'}
+        >
           <Form.Item
             name="username"
             label={t('login:username')}
@@ -84,7 +101,12 @@ export default function LoginPage() {
               },
             ]}
           >
-            <Input prefix={<UserOutlined />} autoComplete="username" name="username" placeholder={t('login:username')} />
+            <Input
+              prefix={<UserOutlined />}
+              autoComplete="username"
+              name="username"
+              placeholder={t('login:username')}
+            />
           </Form.Item>
           <Form.Item
             name="password"
@@ -111,11 +133,18 @@ export default function LoginPage() {
               rules={[
                 ({ getFieldValue }) => ({
                   validator: (_, v: string | undefined) =>
-                    v === getFieldValue('password') ? Promise.resolve() : Promise.reject(new Error(t('login:passwordMismatch'))),
+                    v === getFieldValue('password')
+                      ? Promise.resolve()
+                      : Promise.reject(new Error(t('login:passwordMismatch'))),
                 }),
               ]}
             >
-              <Input.Password prefix={<LockOutlined />} autoComplete="new-password" name="confirmPassword" placeholder={t('login:confirmPassword')} />
+              <Input.Password
+                prefix={<LockOutlined />}
+                autoComplete="new-password"
+                name="confirmPassword"
+                placeholder={t('login:confirmPassword')}
+              />
             </Form.Item>
           )}
           <Form.Item style={{ marginBottom: 12 }}>

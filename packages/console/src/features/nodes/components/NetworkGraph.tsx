@@ -13,7 +13,15 @@ import { NODE_STATUS_HEX } from './NodeStatusTag.tsx';
 
 echarts.use([GraphChart, TooltipComponent, LegendComponent, CanvasRenderer]);
 
-export default function NetworkGraph({ nodes, highlight, height = 460 }: { nodes: NodeInfo[]; highlight?: string; height?: number }) {
+export default function NetworkGraph({
+  nodes,
+  highlight,
+  height = 460,
+}: {
+  nodes: NodeInfo[];
+  highlight?: string;
+  height?: number;
+}) {
   const { t } = useTranslation('nodes');
   const option = useMemo(() => {
     const masters = nodes.filter((n) => n.type === 'master');
@@ -42,7 +50,13 @@ export default function NetworkGraph({ nodes, highlight, height = 460 }: { nodes
         shadowBlur: 8,
         shadowColor: 'rgba(0,0,0,0.15)',
       },
-      label: { show: true, position: 'bottom', formatter: `{b}\n{t|${t(`types.${n.type}`)}}`, rich: { t: { color: '#8c8c8c', fontSize: 11 } }, color: '#262626' },
+      label: {
+        show: true,
+        position: 'bottom',
+        formatter: `{b}\n{t|${t(`types.${n.type}`)}}`,
+        rich: { t: { color: '#8c8c8c', fontSize: 11 } },
+        color: '#262626',
+      },
       value: `${t(`status.${n.status}`)} · ${n.ip || n.systemInfo?.hostname || ''}`,
     }));
     const hub = masters[0]?._id;
@@ -50,13 +64,18 @@ export default function NetworkGraph({ nodes, highlight, height = 460 }: { nodes
       ? workers.map((w) => ({
           source: hub,
           target: w._id,
-          lineStyle: { color: w.status === 'offline' ? '#d9d9d9' : NODE_STATUS_HEX[w.status], type: w.status === 'offline' ? 'dashed' : 'solid', width: 2 },
+          lineStyle: {
+            color: w.status === 'offline' ? '#d9d9d9' : NODE_STATUS_HEX[w.status],
+            type: w.status === 'offline' ? 'dashed' : 'solid',
+            width: 2,
+          },
         }))
       : [];
     return {
       // The tooltip is HTML: node names and addresses are reported by the nodes, so they are escaped.
       tooltip: {
-        formatter: (p: { dataType: string; name: string; value?: string }) => (p.dataType === 'node' ? `<b>${escapeHtml(p.name)}</b><br/>${escapeHtml(p.value)}` : ''),
+        formatter: (p: { dataType: string; name: string; value?: string }) =>
+          p.dataType === 'node' ? `<b>${escapeHtml(p.name)}</b><br/>${escapeHtml(p.value)}` : '',
       },
       legend: { data: statuses.map((s) => t(`status.${s}`)), bottom: 0 },
       series: [
