@@ -17,6 +17,7 @@ import {
   takeCspViolations,
   useE2E,
 } from './harness.ts';
+import { SPIDER_TABS } from '../packages/console/src/features/spiders/spiderTabs.ts';
 
 const env = useE2E({ master: { embeddedNode: true } });
 
@@ -237,17 +238,6 @@ async function hoverCharts(page: Page): Promise<void> {
 /** Screens kept as screenshots in test-output/e2e/ for a person to look at. */
 const SHOTS = ['nodes-network', 'task-results', 'spider-files'];
 
-const SPIDER_TABS = [
-  'overview',
-  'files',
-  'environment',
-  'analytics',
-  'rules',
-  'config',
-  'deploys',
-  'tasks',
-  'schedules',
-];
 const SETTING_TABS = ['general', 'notifications', 'globalVariable', 'database', 'password', 'tokens'];
 
 function screens(): Screen[] {

@@ -11,6 +11,7 @@ import { useLocation, useNavigate, useParams } from 'react-router';
 import { useTranslation } from 'react-i18next';
 import { useProjects } from '../projects/api.ts';
 import { useSpider } from './api.ts';
+import { SPIDER_TABS, type SpiderTab } from './spiderTabs.ts';
 import OverviewTab from './tabs/OverviewTab.tsx';
 import EnvironmentTab from './tabs/EnvironmentTab.tsx';
 import AnalyticsTab from './tabs/AnalyticsTab.tsx';
@@ -26,19 +27,6 @@ import { RunSpiderButton } from '../tasks/components/RunDialog.tsx';
 
 // The Files tab carries the CodeMirror editor: loaded only when first opened.
 const FilesTab = lazy(() => import('./tabs/FilesTab.tsx'));
-
-export const SPIDER_TABS = [
-  'overview',
-  'files',
-  'environment',
-  'analytics',
-  'rules',
-  'config',
-  'deploys',
-  'tasks',
-  'schedules',
-] as const;
-export type SpiderTab = (typeof SPIDER_TABS)[number];
 
 const TAB_COMPONENTS: Record<SpiderTab, ComponentType<SpiderTabProps>> = {
   overview: OverviewTab,
