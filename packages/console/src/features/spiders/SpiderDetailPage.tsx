@@ -40,7 +40,6 @@ const TAB_COMPONENTS: Record<SpiderTab, ComponentType<SpiderTabProps>> = {
   schedules: SchedulesTab,
 };
 
-
 export default function SpiderDetailPage() {
   const { t } = useTranslation(['spiders', 'route']);
   const { id = '' } = useParams();
@@ -52,10 +51,15 @@ export default function SpiderDetailPage() {
   const active = location.pathname === `/spiders/${id}`;
   const [tab, selectTab] = useUrlTab(SPIDER_TABS, active);
 
-
   if (!spider.data) {
     return (
-      <DetailFallback page="spiderDetail" loading={spider.isLoading} notFound={t('spiders:notFound')} backTo="/spiders" backLabel={t('spiders:backToList')} />
+      <DetailFallback
+        page="spiderDetail"
+        loading={spider.isLoading}
+        notFound={t('spiders:notFound')}
+        backTo="/spiders"
+        backLabel={t('spiders:backToList')}
+      />
     );
   }
 
@@ -72,7 +76,12 @@ export default function SpiderDetailPage() {
           onClick={() => navigate('/spiders')}
           aria-label={t('spiders:backToList')}
         />
-        <Typography.Title level={4} className="app-page-title spider-detail-title" data-testid="spider-title" data-tour="spider-detail-title">
+        <Typography.Title
+          level={4}
+          className="app-page-title spider-detail-title"
+          data-testid="spider-title"
+          data-tour="spider-detail-title"
+        >
           {s.display_name || s.name}
         </Typography.Title>
         <Space size={4} wrap>
@@ -93,7 +102,11 @@ export default function SpiderDetailPage() {
             const Comp = TAB_COMPONENTS[key];
             return {
               key,
-              label: <span data-testid={`tab-${key}`} data-tour={`spider-detail-tab-${key}`}>{t(`spiders:tabs.${key}`)}</span>,
+              label: (
+                <span data-testid={`tab-${key}`} data-tour={`spider-detail-tab-${key}`}>
+                  {t(`spiders:tabs.${key}`)}
+                </span>
+              ),
               children: (
                 <Suspense fallback={<Spin className="spider-tab-loading" />}>
                   <Comp spider={s} active={active && tab === key} />
