@@ -38,6 +38,10 @@ export interface MasterConfig {
   logStream?: NodeJS.WritableStream;
   /** CIDR ranges the master may reach when it fetches for users (previews, Git, webhooks) besides public addresses. */
   outboundAllow: string;
+  /** Interval at which nodes send heartbeats. */
+  nodeHeartbeatMs: number;
+  /** Silence after which a node is offline and its running tasks abnormal. */
+  nodeOfflineMs: number;
 }
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -77,6 +81,12 @@ function positiveInt(env: NodeJS.ProcessEnv, name: string, fallback: number): nu
   return n;
 }
 
+/** A positive number of seconds (fractions allowed) as milliseconds; the default when unset or not positive. */
+function secondsMs(env: NodeJS.ProcessEnv, name: string, fallbackSeconds: number): number {
+  const s = Number(env[name] ?? fallbackSeconds);
+  return (Number.isFinite(s) && s > 0 ? s : fallbackSeconds) * 1000;
+}
+
 function checkedAllowList(text: string): string {
   const problem = allowListProblem(text);
   if (problem) throw new Error(`CRAWLDECK_OUTBOUND_ALLOW: ${problem}`);
@@ -112,5 +122,7 @@ export function loadConfig(overrides: Partial<MasterConfig> = {}, env: NodeJS.Pr
     signupsPerHour: overrides.signupsPerHour ?? positiveInt(env, 'CRAWLDECK_SIGNUPS_PER_HOUR', 10),
     logStream: overrides.logStream,
     outboundAllow: checkedAllowList(overrides.outboundAllow ?? env.CRAWLDECK_OUTBOUND_ALLOW ?? ''),
+    nodeHeartbeatMs: overrides.nodeHeartbeatMs ?? secondsMs(env, 'CRAWLDECK_NODE_HEARTBEAT_SECONDS', 2),
+    nodeOfflineMs: overrides.nodeOfflineMs ?? secondsMs(env, 'CRAWLDECK_NODE_OFFLINE_SECONDS', 10),
   };
 }

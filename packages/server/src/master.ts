@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { startNode } from '@crawldeck/node';
 import { loadConfig, type MasterConfig } from './config.ts';
 import { openStore, type Store } from './store/db.ts';
 import { migrateToLatest } from './store/migrate.ts';
@@ -14,13 +15,24 @@ export interface RunningMaster extends BuiltApp {
   store: Store;
 }
 
-/** Hooks run after the HTTP server listens, e.g. the embedded node (registered by the node feature). */
-const afterListen: ((m: RunningMaster) => Promise<void>)[] = [];
-export function onMasterListening(fn: (m: RunningMaster) => Promise<void>): void {
-  afterListen.push(fn);
+/**
+ * The master's own node (type `master`), started once the HTTP server listens: it joins over the same WebSocket a
+ * worker uses, so task execution has one path. Stopped with the master.
+ */
+async function startEmbeddedNode(m: RunningMaster): Promise<void> {
+  if (!m.config.embeddedNode) return;
+  const node = await startNode({
+    master: m.url,
+    key: m.config.nodeKey,
+    dataDir: path.join(m.config.dataDir, 'node'),
+    type: 'master',
+    name: 'master',
+    log: (level, msg, extra) => m.app.log[level]({ ...(extra ?? {}), embeddedNode: true }, msg),
+  });
+  m.ctx.onClose(() => node.stop());
 }
 
-/** Creates the `admin` user on the first start (issue 2): given password, or a random one printed once. */
+/** Creates the `admin` user on the first start: given password, or a random one printed once. */
 async function ensureAdmin(store: Store, config: MasterConfig, log: BuiltApp['app']['log']): Promise<void> {
   if (await findUserByUsername(store.db, 'admin')) return;
   const generated = !config.adminPassword;
@@ -62,7 +74,7 @@ export async function startMaster(overrides: Partial<MasterConfig> = {}): Promis
         await store.close();
       },
     };
-    for (const fn of afterListen) await fn(master);
+    await startEmbeddedNode(master);
     built.app.log.info({ url: master.url, store: store.engine, dataDir: config.dataDir }, 'Crawldeck master started');
     return master;
   } catch (err) {

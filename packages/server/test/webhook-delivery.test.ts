@@ -8,7 +8,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EventBus, EventMap, EventName } from '../src/events.ts';
-import { getRuntime } from '../src/features/tasks/runtime.ts';
+import { getRuntime } from '../src/features/nodes/runtime.ts';
 import { ENGINE, startTestMaster, type TestMaster } from './harness.ts';
 import { spawnNode, type ChildNode } from './nodes.helpers.ts';
 import { waitFor, waitNodes } from './tasks.helpers.ts';

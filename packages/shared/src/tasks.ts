@@ -1,7 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Id, Int, Str } from './bounds.ts';
 import { pageFields } from './paging.ts';
-import type { NodeStatus, NodeType, SystemInfo, NodeMetrics } from './node-protocol.ts';
 
 /** Task, node and deploy shapes of the API (spec §3, §7 "Nodes", "Tasks"). */
 export const TASK_STATUSES = ['pending', 'running', 'finished', 'error', 'cancelled', 'abnormal'] as const;
@@ -79,24 +78,6 @@ export interface TaskInfo {
   runtime_duration: number | null;
   total_duration: number | null;
   owner_id: string | null;
-}
-
-export interface NodeInfo {
-  _id: string;
-  name: string;
-  description: string;
-  type: NodeType;
-  is_master: boolean;
-  status: NodeStatus;
-  enabled: boolean;
-  max_runners: number;
-  running: number;
-  ip: string;
-  systemInfo: SystemInfo | null;
-  metrics: NodeMetrics | null;
-  last_seen_ts: string | null;
-  create_ts: string | null;
-  update_ts: string | null;
 }
 
 export interface LogLine {

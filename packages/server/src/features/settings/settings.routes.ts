@@ -7,7 +7,7 @@ import { ALLOW_SIGNUP_KEY } from '../session/session.routes.ts';
 import { allowListProblem } from '../../outbound/addresses.ts';
 import { OUTBOUND_ALLOW_KEY } from '../../outbound/policy.ts';
 import { USER_TASKS_ON_MASTER_KEY } from '../tasks/master-node.ts';
-import { getRuntime } from '../tasks/runtime.ts';
+import { getRuntime } from '../nodes/runtime.ts';
 import { StatsForwarder, isValidStatsEndpoint } from './stats-forwarder.ts';
 
 const admin = { access: 'admin' as const };

@@ -4,11 +4,11 @@ import { iso } from '../../http/envelope.ts';
 import { badRequest, forbidden, notFound } from '../../http/errors.ts';
 import { collectionRefusal, spiderOwnerMayWrite } from '../../policies/index.ts';
 import { isNormalUsersTask, masterNodeClosedToUsers, masterNodeIds } from './master-node.ts';
-import { getRuntime } from './runtime.ts';
+import { getRuntime } from '../nodes/runtime.ts';
 import { spiderForTask } from './spider-source.ts';
 import type { TaskRow } from './tasks.store.ts';
 
-export type { TaskStatusEvent, LogEvent } from './runtime.ts';
+export type { TaskStatusEvent, LogEvent } from '../../events.ts';
 
 export interface CreateTasksInput {
   spiderId: string;

@@ -2,7 +2,7 @@ import { isErrorLine, type ShipBatch } from '@crawldeck/shared';
 import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
 import type { DB } from '../../store/schema.ts';
 import type { Engine } from '../../store/db.ts';
-import type { LogEvent } from './runtime.ts';
+import type { LogEvent } from '../../events.ts';
 
 export type TaskRow = Selectable<DB['tasks']>;
 

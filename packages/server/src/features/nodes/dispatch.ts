@@ -1,0 +1,130 @@
+/**
+ * Push dispatch: whenever a task is created or a slot frees up, the oldest waiting tasks go to nodes this master
+ * holds. The node is chosen in memory (a task for any node goes to the least loaded one), then claimed in the store
+ * with one conditional update per task: the claim stays the single source of truth, so masters sharing a store
+ * never hand out a task twice; a claim lost to another master costs one statement and moves on.
+ */
+import { EMPTY_ID } from '@crawldeck/shared';
+import type { Kysely } from 'kysely';
+import type { FastifyBaseLogger } from 'fastify';
+import type { DB } from '../../store/schema.ts';
+import { masterNodeClosedToUsers } from '../tasks/master-node.ts';
+import { claimTask, queuedTasks, type QueuedTask } from '../tasks/task-state.store.ts';
+import { adminIds } from './nodes.store.ts';
+import { loadOf, takesWork, type Session, type SessionTable } from './sessions.ts';
+
+/** Most tasks read per round; a pass reads again while it still places tasks. */
+const ROUND = 500;
+
+/** What dispatch asks of the runtime that holds the sessions. */
+export interface DispatchHost {
+  readonly db: Kysely<DB>;
+  readonly log: FastifyBaseLogger;
+  readonly sessions: SessionTable;
+  /** Sends a claimed task to its node (and undoes the claim when that fails). */
+  assign(s: Session, taskId: string): Promise<void>;
+  /** The node's status may have changed (it is stored only if it did). */
+  statusMayHaveChanged(nodeId: string): Promise<void>;
+}
+
+/** Counters of the work dispatch did: tests and benchmarks check claims per task, not timings. */
+export interface DispatchCounts {
+  passes: number;
+  rounds: number;
+  claims: number;
+  claimsLost: number;
+}
+
+export class Dispatcher {
+  private running = false;
+  private again = false;
+  private closed = false;
+  readonly counts: DispatchCounts = { passes: 0, rounds: 0, claims: 0, claimsLost: 0 };
+
+  constructor(private readonly host: DispatchHost) {}
+
+  close(): void {
+    this.closed = true;
+  }
+
+  /** Runs a pass now, or once more after the one under way. */
+  schedule(): void {
+    if (this.closed) return;
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    this.running = true;
+    void (async () => {
+      try {
+        do {
+          this.again = false;
+          this.counts.passes++;
+          while (!this.closed && (await this.round()));
+        } while (this.again && !this.closed);
+      } catch (err) {
+        this.host.log.error({ err }, 'dispatch failed');
+      } finally {
+        this.running = false;
+      }
+    })();
+  }
+
+  /** Places one round of waiting tasks; true when it placed any (free slots may remain for the next round). */
+  private async round(): Promise<boolean> {
+    const { db, sessions } = this.host;
+    const free = sessions.free();
+    if (!free.length) return false;
+    const slots = free.reduce((n, s) => n + (s.maxRunners - s.active.size), 0);
+    this.counts.rounds++;
+    const queued = await queuedTasks(
+      db,
+      free.map((s) => s.nodeId),
+      Math.min(slots, ROUND),
+    );
+    if (!queued.length) return false;
+    const mayRunOnMaster = await this.masterNodeRule(free, queued);
+    let placed = 0;
+    for (const t of queued) {
+      if (this.closed) return false;
+      const s =
+        t.node_id === EMPTY_ID ? this.leastLoaded(mayRunOnMaster(t)) : this.target(t.node_id, mayRunOnMaster(t));
+      if (!s) continue;
+      if (!(await claimTask(db, t.id, s.nodeId))) {
+        this.counts.claimsLost++;
+        continue;
+      }
+      this.counts.claims++;
+      placed++;
+      s.active.add(t.id);
+      await this.host.assign(s, t.id);
+      await this.host.statusMayHaveChanged(s.nodeId);
+    }
+    return placed > 0;
+  }
+
+  /**
+   * Whether a task may go to the master's own node: while it is closed to normal users' tasks, only tasks of
+   * admins or of no user (the system) may.
+   */
+  private async masterNodeRule(free: Session[], queued: QueuedTask[]): Promise<(t: QueuedTask) => boolean> {
+    if (!free.some((s) => s.isMaster) || !(await masterNodeClosedToUsers(this.host.db))) return () => true;
+    const admins = queued.some((t) => t.owner_id) ? await adminIds(this.host.db) : new Set<string>();
+    return (t) => !t.owner_id || admins.has(t.owner_id);
+  }
+
+  private leastLoaded(masterAllowed: boolean): Session | undefined {
+    let best: Session | undefined;
+    for (const s of this.host.sessions.values()) {
+      if (!takesWork(s) || (s.isMaster && !masterAllowed)) continue;
+      if (!best || loadOf(s) < loadOf(best) || (loadOf(s) === loadOf(best) && s.active.size < best.active.size))
+        best = s;
+    }
+    return best;
+  }
+
+  private target(nodeId: string, masterAllowed: boolean): Session | undefined {
+    const s = this.host.sessions.get(nodeId);
+    return s && takesWork(s) && (!s.isMaster || masterAllowed) ? s : undefined;
+  }
+}

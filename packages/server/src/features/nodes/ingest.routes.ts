@@ -1,0 +1,80 @@
+/**
+ * What nodes call with the node key: the control socket (one per node, carrying the protocol of node-protocol.ts),
+ * spider file blobs, and the exactly-once ingest of a task's log lines and result rows. The key of the HTTP
+ * endpoints is checked by the access hook (access 'node'); the socket checks it itself to close with a code.
+ */
+import { Type } from '@sinclair/typebox';
+import type { FastifyRequest } from 'fastify';
+import { NODE_ID_HEADER, NODE_KEY_HEADER, ShipAckEnvelope, ShipBody } from '@crawldeck/shared';
+import type { AppContext, TypedApp } from '../../context.ts';
+import { ok } from '../../http/envelope.ts';
+import { HttpError, conflict, notFound } from '../../http/errors.ts';
+import { nodeKeyMatches } from '../../http/auth.ts';
+import { blobContent, spiderForTask } from '../tasks/spider-source.ts';
+import { ingestItems, ingestLogs } from '../tasks/tasks.store.ts';
+import { taskForIngest } from './nodes.store.ts';
+import type { TaskRuntime } from './runtime.ts';
+
+const IdParams = Type.Object({ id: Type.String({ pattern: '^[0-9a-f]{24}$' }) });
+const HashParams = Type.Object({ hash: Type.String({ pattern: '^[0-9a-f]{64}$' }) });
+
+/** The node id the caller names (empty for tools that ship on a node's behalf). */
+function callerNodeId(req: FastifyRequest): string {
+  const v = req.headers[NODE_ID_HEADER];
+  return (Array.isArray(v) ? v[0] : v) ?? '';
+}
+
+export function registerIngestRoutes(app: TypedApp, ctx: AppContext, rt: TaskRuntime): void {
+  const { db } = ctx.store;
+
+  app.get('/api/nodes/connect', { websocket: true, config: { access: 'node' } }, (socket, req) => {
+    if (!nodeKeyMatches(ctx.config.nodeKey, req.headers[NODE_KEY_HEADER])) {
+      socket.close(4401, 'bad node key');
+      return;
+    }
+    rt.attach(socket, req.ip);
+  });
+
+  app.get(
+    '/api/node-api/blobs/:hash',
+    { config: { access: 'node' }, schema: { params: HashParams } },
+    async (req, reply) => {
+      const content = await blobContent(db, req.params.hash);
+      if (!content) throw notFound('blob');
+      return reply.type('application/octet-stream').send(content);
+    },
+  );
+
+  async function taskForNode(req: FastifyRequest, taskId: string) {
+    const nodeId = callerNodeId(req);
+    const t = await taskForIngest(db, taskId);
+    if (!t) throw new HttpError(410, 'task gone');
+    if (nodeId && t.node_id !== nodeId) throw conflict('task belongs to another node');
+    return t;
+  }
+
+  const shipSchema = { params: IdParams, body: ShipBody, response: { 200: ShipAckEnvelope } };
+
+  app.post('/api/node-api/tasks/:id/logs', { config: { access: 'node' }, schema: shipSchema }, async (req) => {
+    await taskForNode(req, req.params.id);
+    const r = await ingestLogs(db, ctx.store.engine, req.params.id, req.body);
+    if (!r) throw new HttpError(410, 'task gone');
+    if (r.event) ctx.events.emit('task.log', r.event);
+    return ok({ acked: r.acked });
+  });
+
+  app.post('/api/node-api/tasks/:id/items', { config: { access: 'node' }, schema: shipSchema }, async (req) => {
+    const t = await taskForNode(req, req.params.id);
+    const spider = await spiderForTask(db, t.spider_id);
+    if (!spider) throw new HttpError(410, 'spider gone');
+    const dedup = {
+      collection: spider.collection,
+      isDedup: spider.isDedup,
+      field: spider.dedupField,
+      method: spider.dedupMethod,
+    };
+    const r = await ingestItems(db, ctx.store.engine, req.params.id, req.body, dedup);
+    if (!r) throw new HttpError(410, 'task gone');
+    return ok({ acked: r.acked });
+  });
+}

@@ -1,0 +1,107 @@
+/**
+ * A node's life as the master records it: registration, status (written only when it changes), and the offline
+ * transition once its heartbeats stayed away for the whole window, which ends its running tasks abnormal.
+ */
+import type { WebSocket } from 'ws';
+import type { NodeToMaster } from '@crawldeck/shared';
+import type { AppContext } from '../../context.ts';
+import type { NodeStatusEvent, TaskStatusEvent } from '../../events.ts';
+import { abandonTask, nodesWithRunningTasks, tasksOnNode } from '../tasks/task-state.store.ts';
+import {
+  claimOfflineTransition,
+  lastSeen,
+  nodesNotOffline,
+  saveNodeStatus,
+  upsertRegisteredNode,
+} from './nodes.store.ts';
+import type { OfflineSweep } from './offline-sweep.ts';
+import { statusOf, type Session, type SessionTable } from './sessions.ts';
+
+type Register = Extract<NodeToMaster, { type: 'register' }>;
+
+export class NodeLifecycle {
+  /** Node status rows written (tests check that heartbeats alone write none). */
+  statusWrites = 0;
+
+  constructor(
+    private readonly ctx: AppContext,
+    private readonly sessions: SessionTable,
+    private readonly emitTask: (ev: TaskStatusEvent | undefined) => void,
+  ) {}
+
+  private get db() {
+    return this.ctx.store.db;
+  }
+
+  /** Nodes that must report within one window after a start: those not offline, and those still running tasks. */
+  async nodesToWatch(): Promise<Set<string>> {
+    return new Set([...(await nodesNotOffline(this.db)), ...(await nodesWithRunningTasks(this.db))]);
+  }
+
+  /** Stores the node and opens its session (a session of the same node on another socket is cut). */
+  async register(socket: WebSocket, ip: string, msg: Register): Promise<Session> {
+    const now = Date.now();
+    const row = await upsertRegisteredNode(this.db, { ...msg, ip }, now);
+    const old = this.sessions.get(msg.nodeId);
+    if (old && old.socket !== socket) old.socket.terminate();
+    const session: Session = {
+      nodeId: msg.nodeId,
+      socket,
+      enabled: row.enabled === 1,
+      maxRunners: row.max_runners,
+      active: new Set(),
+      paused: false,
+      isMaster: msg.nodeType === 'master',
+      storedStatus: undefined,
+      metrics: null,
+      lastSeenTs: now,
+    };
+    this.sessions.set(session);
+    return session;
+  }
+
+  /** Stores the node's status and tells the views, when it differs from what was stored. */
+  async saveStatus(nodeId: string): Promise<void> {
+    const s = this.sessions.get(nodeId);
+    const status = statusOf(s);
+    if (s && s.storedStatus === status) return;
+    if (s) s.storedStatus = status;
+    this.statusWrites++;
+    await saveNodeStatus(this.db, nodeId, status, s?.active.size ?? 0);
+    this.ctx.events.emit('node.status', { nodeId, status } satisfies NodeStatusEvent);
+  }
+
+  /** The node's window ran out on this master: offline, unless another master sharing the store still hears it. */
+  async expire(nodeId: string, sweep: OfflineSweep): Promise<void> {
+    if (!this.sessions.has(nodeId)) {
+      const seen = (await lastSeen(this.db, [nodeId])).get(nodeId);
+      if (seen != null && Date.now() - seen < sweep.offlineMs - 50) {
+        sweep.heard(nodeId, seen);
+        return;
+      }
+    }
+    await this.markOffline(nodeId);
+  }
+
+  /** Heartbeats stopped: the node is offline and its running tasks are abnormal. */
+  private async markOffline(nodeId: string): Promise<void> {
+    const s = this.sessions.get(nodeId);
+    if (s) {
+      this.sessions.delete(nodeId);
+      s.socket.terminate();
+    }
+    // Recorded once per offline transition, by one master even when several share the store: only the one that
+    // records it announces it.
+    const first = await claimOfflineTransition(this.db, nodeId);
+    this.statusWrites++;
+    await saveNodeStatus(this.db, nodeId, 'offline', 0);
+    const lost = await tasksOnNode(this.db, nodeId);
+    for (const t of lost)
+      this.emitTask(
+        await abandonTask(this.db, t.id, t.status === 'running' ? 'running' : 'pending', 'node went offline'),
+      );
+    this.ctx.events.emit('node.status', { nodeId, status: 'offline' } satisfies NodeStatusEvent);
+    if (first) this.ctx.events.emit('node.offline', { nodeId });
+    this.ctx.log.warn({ nodeId, abnormal: lost.length }, 'node went offline');
+  }
+}

@@ -1,0 +1,277 @@
+/**
+ * The nodes feature's SQL: the node registry, the per-minute metrics history and what nodes report about deploys.
+ * Writes are shaped for large fleets: status only on change, last-seen and metrics in batches, retention in
+ * bounded chunks over the `ts` index.
+ */
+import { newId, type NodeStatus, type NodeType, type SystemInfo } from '@crawldeck/shared';
+import { type Kysely, type Selectable } from 'kysely';
+import type { DB } from '../../store/schema.ts';
+import type { Filter } from '../../policies/types.ts';
+
+export type NodeRow = Selectable<DB['nodes']>;
+export type MetricsRow = DB['node_metrics'];
+
+/** Rows per DELETE of old metrics: each chunk is short, so other statements never wait long behind it. */
+export const RETENTION_CHUNK = 5000;
+/** Rows per INSERT of metrics (well below the bound-parameter limits of both engines). */
+const INSERT_CHUNK = 1000;
+
+export function listNodes(db: Kysely<DB>): Promise<NodeRow[]> {
+  return db.selectFrom('nodes').selectAll().orderBy('type').orderBy('create_ts').execute();
+}
+
+export function getNode(db: Kysely<DB>, id: string): Promise<NodeRow | undefined> {
+  return db.selectFrom('nodes').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/** Node ids whose stored status is not offline (after a master restart they get one offline window to return). */
+export async function nodesNotOffline(db: Kysely<DB>): Promise<string[]> {
+  const rows = await db.selectFrom('nodes').select('id').where('status', '!=', 'offline').execute();
+  return rows.map((r) => r.id);
+}
+
+/** Enabled nodes not known to be offline (the fallback target list of an `all-nodes` run). */
+export async function enabledNodesNotOffline(db: Kysely<DB>): Promise<string[]> {
+  const rows = await db
+    .selectFrom('nodes')
+    .select('id')
+    .where('status', '!=', 'offline')
+    .where('enabled', '=', 1)
+    .execute();
+  return rows.map((r) => r.id);
+}
+
+export interface Registration {
+  nodeId: string;
+  name: string;
+  nodeType: NodeType;
+  maxRunners: number;
+  systemInfo: SystemInfo;
+  ip: string;
+}
+
+/** A node (re)registers: created on first contact, otherwise its host facts refreshed and offline cleared. */
+export async function upsertRegisteredNode(db: Kysely<DB>, r: Registration, now: number): Promise<NodeRow> {
+  const existing = await getNode(db, r.nodeId);
+  if (!existing) {
+    await db
+      .insertInto('nodes')
+      .values({
+        id: r.nodeId,
+        name: r.name,
+        description: '',
+        type: r.nodeType,
+        status: 'online',
+        enabled: 1,
+        max_runners: r.maxRunners,
+        running: 0,
+        ip: r.ip,
+        system_info: JSON.stringify(r.systemInfo),
+        metrics: 'null',
+        last_seen_ts: now,
+        create_ts: now,
+        update_ts: now,
+      })
+      .execute();
+  } else {
+    await db
+      .updateTable('nodes')
+      .set({
+        type: r.nodeType,
+        ip: r.ip,
+        system_info: JSON.stringify(r.systemInfo),
+        last_seen_ts: now,
+        update_ts: now,
+        offline_ts: null,
+      })
+      .where('id', '=', r.nodeId)
+      .execute();
+  }
+  return (await getNode(db, r.nodeId))!;
+}
+
+export async function saveNodeStatus(
+  db: Kysely<DB>,
+  nodeId: string,
+  status: NodeStatus,
+  running: number,
+): Promise<void> {
+  await db.updateTable('nodes').set({ status, running, update_ts: Date.now() }).where('id', '=', nodeId).execute();
+}
+
+/** Records the offline transition once: true only for the caller (of all masters) that set it. */
+export async function claimOfflineTransition(db: Kysely<DB>, nodeId: string): Promise<boolean> {
+  const r = await db
+    .updateTable('nodes')
+    .set({ offline_ts: Date.now() })
+    .where('id', '=', nodeId)
+    .where('offline_ts', 'is', null)
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows) > 0;
+}
+
+/** When each of these nodes was last heard by any master. */
+export async function lastSeen(db: Kysely<DB>, ids: string[]): Promise<Map<string, number | null>> {
+  if (!ids.length) return new Map();
+  const rows = await db.selectFrom('nodes').select(['id', 'last_seen_ts']).where('id', 'in', ids).execute();
+  return new Map(rows.map((r) => [r.id, r.last_seen_ts == null ? null : Number(r.last_seen_ts)]));
+}
+
+/** One statement for every node heard since the last flush. */
+export async function touchLastSeen(db: Kysely<DB>, ids: string[], ts: number): Promise<void> {
+  for (let i = 0; i < ids.length; i += INSERT_CHUNK) {
+    await db
+      .updateTable('nodes')
+      .set({ last_seen_ts: ts })
+      .where('id', 'in', ids.slice(i, i + INSERT_CHUNK))
+      .execute();
+  }
+}
+
+/** The latest metrics and running count of each node, in one transaction. */
+export async function saveLatestMetrics(
+  db: Kysely<DB>,
+  latest: { nodeId: string; metrics: string; running: number }[],
+): Promise<void> {
+  if (!latest.length) return;
+  await db.transaction().execute(async (trx) => {
+    for (const l of latest)
+      await trx
+        .updateTable('nodes')
+        .set({ metrics: l.metrics, running: l.running })
+        .where('id', '=', l.nodeId)
+        .execute();
+  });
+}
+
+/** Stores per-minute metrics rows; a minute stored already (another master, a repeat) keeps its row. */
+export async function insertMetrics(db: Kysely<DB>, rows: MetricsRow[]): Promise<void> {
+  for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
+    await db
+      .insertInto('node_metrics')
+      .values(rows.slice(i, i + INSERT_CHUNK))
+      .onConflict((oc) => oc.doNothing())
+      .execute();
+  }
+}
+
+/**
+ * Deletes at most about one chunk of metrics older than `before`, walking the `ts` index: the chunk's upper bound
+ * is the ts of the chunk-th oldest row. Returns how many rows went (fewer than a chunk: nothing older is left).
+ */
+export async function deleteMetricsChunk(db: Kysely<DB>, before: number, chunk = RETENTION_CHUNK): Promise<number> {
+  const bound = await db
+    .selectFrom('node_metrics')
+    .select('ts')
+    .where('ts', '<', before)
+    .orderBy('ts')
+    .offset(chunk - 1)
+    .limit(1)
+    .executeTakeFirst();
+  const r = await db
+    .deleteFrom('node_metrics')
+    .where('ts', bound ? '<=' : '<', bound ? Number(bound.ts) : before)
+    .executeTakeFirst();
+  return Number(r.numDeletedRows);
+}
+
+export function metricsSince(db: Kysely<DB>, nodeId: string, since: number) {
+  return db
+    .selectFrom('node_metrics')
+    .select(['ts', 'cpu', 'mem', 'disk', 'running'])
+    .where('node_id', '=', nodeId)
+    .where('ts', '>=', since)
+    .orderBy('ts')
+    .execute();
+}
+
+export interface NodeEdit {
+  name?: string;
+  description?: string;
+  enabled?: boolean;
+  max_runners?: number;
+}
+
+export async function updateNode(db: Kysely<DB>, id: string, edit: NodeEdit): Promise<void> {
+  await db
+    .updateTable('nodes')
+    .set({
+      ...(edit.name !== undefined ? { name: edit.name } : {}),
+      ...(edit.description !== undefined ? { description: edit.description } : {}),
+      ...(edit.enabled !== undefined ? { enabled: edit.enabled ? 1 : 0 } : {}),
+      ...(edit.max_runners !== undefined ? { max_runners: edit.max_runners } : {}),
+      update_ts: Date.now(),
+    })
+    .where('id', '=', id)
+    .execute();
+}
+
+export async function deleteNode(db: Kysely<DB>, id: string): Promise<void> {
+  await db.deleteFrom('nodes').where('id', '=', id).execute();
+}
+
+/** A node's tasks visible through `visible` (the reader's filter), newest first, with the total count. */
+export async function nodeTasksPage(
+  db: Kysely<DB>,
+  nodeId: string,
+  visible: Filter<'tasks'>,
+  page: { limit: number; offset: number },
+) {
+  const base = db.selectFrom('tasks').where('node_id', '=', nodeId).where(visible);
+  const [rows, count] = await Promise.all([
+    base.selectAll().orderBy('create_ts', 'desc').orderBy('id', 'desc').limit(page.limit).offset(page.offset).execute(),
+    base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+  ]);
+  return { rows, total: Number(count.n) };
+}
+
+export interface DeployReport {
+  taskId: string;
+  spiderId: string;
+  nodeId: string;
+  filesTotal: number;
+  filesChanged: number;
+  bytes: number;
+  error: string;
+  startTs: number;
+  finishTs: number;
+}
+
+/** A node synced a spider's files for a task. */
+export async function insertDeploy(db: Kysely<DB>, d: DeployReport): Promise<void> {
+  await db
+    .insertInto('deploys')
+    .values({
+      id: newId(d.finishTs),
+      spider_id: d.spiderId,
+      node_id: d.nodeId,
+      task_id: d.taskId,
+      files_total: d.filesTotal,
+      files_changed: d.filesChanged,
+      bytes: d.bytes,
+      error: d.error,
+      create_ts: d.startTs,
+      finish_ts: d.finishTs,
+    })
+    .execute();
+}
+
+/** The task a node ships data for, with its owner node (checked against the node presenting itself). */
+export function taskForIngest(db: Kysely<DB>, taskId: string) {
+  return db.selectFrom('tasks').select(['id', 'node_id', 'spider_id']).where('id', '=', taskId).executeTakeFirst();
+}
+
+/** Ids of the admins (tasks they, or no one, own may run on the master's node when it is closed to others). */
+export async function adminIds(db: Kysely<DB>): Promise<Set<string>> {
+  const rows = await db.selectFrom('users').select('id').where('role', '=', 'admin').execute();
+  return new Set(rows.map((r) => r.id));
+}
+
+/** Rows of `node_metrics` (tests and benchmarks count them). */
+export async function countMetrics(db: Kysely<DB>): Promise<number> {
+  const r = await db
+    .selectFrom('node_metrics')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
+  return Number(r.n);
+}

@@ -1,0 +1,379 @@
+/**
+ * The one owner of task execution on the master: node sessions and the protocol switch live here, with dispatch
+ * (dispatch.ts), offline detection (offline-sweep.ts) and heartbeat storage (heartbeats.ts) beside it. Task status
+ * changes go through the tasks feature's transitions (task-state.store.ts); this module emits the events they
+ * return. One runtime per app.
+ */
+import type { WebSocket } from 'ws';
+import {
+  PROTOCOL_VERSION,
+  parseMessage,
+  type MasterToNode,
+  type NodeToMaster,
+  type TaskAssignment,
+} from '@crawldeck/shared';
+import type { AppContext } from '../../context.ts';
+import type { NodeHeartbeatEvent, TaskStatusEvent } from '../../events.ts';
+import { isStoreUnavailable } from '../../store/db.ts';
+import { globalEnv, spiderForTask, spiderManifest } from '../tasks/spider-source.ts';
+import { TaskBus, type BusMessage } from '../tasks/task-bus.ts';
+import * as state from '../tasks/task-state.store.ts';
+import { Dispatcher } from './dispatch.ts';
+import { HeartbeatRecorder } from './heartbeats.ts';
+import { OfflineSweep } from './offline-sweep.ts';
+import { insertDeploy } from './nodes.store.ts';
+import { SessionTable, statusOf, type Session } from './sessions.ts';
+import { NodeLifecycle } from './lifecycle.ts';
+
+type Register = Extract<NodeToMaster, { type: 'register' }>;
+
+export class TaskRuntime {
+  readonly sessions = new SessionTable();
+  readonly dispatcher: Dispatcher;
+  readonly heartbeats: HeartbeatRecorder;
+  readonly sweep: OfflineSweep;
+  private readonly lifecycle: NodeLifecycle;
+  private readonly bus: TaskBus;
+  private closed = false;
+
+  constructor(private readonly ctx: AppContext) {
+    const { nodeOfflineMs, nodeHeartbeatMs } = ctx.config;
+    this.bus = new TaskBus(ctx, (m) => this.onBusMessage(m));
+    this.heartbeats = new HeartbeatRecorder(
+      ctx.store.db,
+      ctx.log,
+      Math.max(100, Math.min(nodeHeartbeatMs, nodeOfflineMs / 4)),
+    );
+    this.lifecycle = new NodeLifecycle(ctx, this.sessions, (ev) => this.emit(ev));
+    this.sweep = new OfflineSweep(nodeOfflineMs, (id) => this.lifecycle.expire(id, this.sweep), ctx.log);
+    this.dispatcher = new Dispatcher({
+      db: ctx.store.db,
+      log: ctx.log,
+      sessions: this.sessions,
+      assign: (s, taskId) => this.assign(s, taskId),
+      statusMayHaveChanged: (nodeId) => this.lifecycle.saveStatus(nodeId),
+    });
+  }
+
+  get offlineMs(): number {
+    return this.sweep.offlineMs;
+  }
+
+  private get db() {
+    return this.ctx.store.db;
+  }
+
+  /** A notice from another master (PostgreSQL only): act on it where this master holds the node. */
+  private onBusMessage(m: BusMessage): void {
+    switch (m.type) {
+      case 'dispatch':
+        this.dispatcher.schedule();
+        return;
+      case 'cancel':
+        this.sessions.sendTo(m.nodeId, { type: 'task.cancel', taskId: m.taskId });
+        return;
+      case 'drop':
+        this.dropLocal(m.taskId, m.nodeId);
+        return;
+    }
+  }
+
+  private emit(ev: TaskStatusEvent | undefined): void {
+    if (ev) this.ctx.events.emit('task.status', ev);
+  }
+
+  /** After a master (re)start, nodes that were online (or still run tasks) get one offline window to reconnect. */
+  async start(): Promise<void> {
+    for (const id of await this.lifecycle.nodesToWatch()) this.sweep.heard(id);
+    this.sweep.start();
+    this.heartbeats.start();
+    await this.bus.start();
+    // Tasks that were claimed but never reached a node before the restart go back to the queue once nodes report.
+    this.dispatcher.schedule();
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    this.dispatcher.close();
+    await this.bus.close();
+    this.sweep.close();
+    await this.heartbeats.close();
+    this.sessions.closeAll();
+  }
+
+  /** Tells live views about a task's current state (e.g. just created). */
+  async emitStatus(taskId: string): Promise<void> {
+    this.emit(await state.taskStatusEvent(this.db, taskId));
+  }
+
+  /** Whether this master still waits for the node's offline window to run out. */
+  offlinePending(nodeId: string): boolean {
+    return this.sweep.pending(nodeId);
+  }
+
+  /** A node's live status where this master holds it (undefined: ask the store). */
+  liveSession(nodeId: string): Session | undefined {
+    return this.sessions.get(nodeId);
+  }
+
+  // ---------------------------------------------------------------- the protocol switch
+
+  /** A node's WebSocket: first message must be `register`; messages of one node are handled in order. */
+  attach(socket: WebSocket, ip: string): void {
+    let session: Session | undefined;
+    let chain: Promise<void> = Promise.resolve();
+    socket.on('message', (data) => {
+      const msg = parseMessage<NodeToMaster>(data.toString());
+      if (!msg) return;
+      chain = chain
+        .then(async () => {
+          if (msg.type === 'register') {
+            session = await this.register(socket, ip, msg);
+            return;
+          }
+          if (!session) {
+            socket.send(JSON.stringify({ type: 'error', message: 'register first' } satisfies MasterToNode));
+            return;
+          }
+          await this.handle(session, msg);
+        })
+        .catch((err: unknown) => {
+          this.ctx.log.error({ err, type: msg.type }, 'node message failed');
+          if (isStoreUnavailable(err) && msg.type !== 'heartbeat') registerAgain(socket);
+        });
+    });
+    socket.on('close', () => {
+      if (session && this.sessions.get(session.nodeId)?.socket === socket) {
+        this.sessions.delete(session.nodeId);
+        // Not offline yet: a node that reconnects within the offline window keeps its tasks running.
+        void this.lifecycle.saveStatus(session.nodeId).catch(() => undefined);
+      }
+    });
+    socket.on('error', () => undefined);
+  }
+
+  private async register(socket: WebSocket, ip: string, msg: Register): Promise<Session> {
+    if (msg.protocol !== PROTOCOL_VERSION) throw new Error(`node protocol ${msg.protocol} is not supported`);
+    const session = await this.lifecycle.register(socket, ip, msg);
+    this.sweep.heard(msg.nodeId);
+    await this.reconcile(session, msg.tasks);
+    this.sessions.send(session, {
+      type: 'registered',
+      nodeId: msg.nodeId,
+      heartbeatMs: this.ctx.config.nodeHeartbeatMs,
+      enabled: session.enabled,
+      maxRunners: session.maxRunners,
+    });
+    await this.lifecycle.saveStatus(msg.nodeId);
+    this.ctx.log.info({ nodeId: msg.nodeId, type: msg.nodeType, reported: msg.tasks.length }, 'node registered');
+    this.dispatcher.schedule();
+    return session;
+  }
+
+  /** The node says what it still runs; the store follows the node for tasks it knows, the rest are lost. */
+  private async reconcile(s: Session, reports: Register['tasks']): Promise<void> {
+    const reported = new Map(reports.map((r) => [r.taskId, r]));
+    const known = await state.tasksById(this.db, [...reported.keys()]);
+    for (const r of reports) {
+      const t = known.get(r.taskId);
+      if (!t || t.node_id !== s.nodeId) {
+        this.sessions.send(s, { type: 'task.drop', taskId: r.taskId });
+        continue;
+      }
+      s.active.add(r.taskId);
+      if (r.state !== 'running') continue;
+      if (t.status === 'cancelled') this.sessions.send(s, { type: 'task.cancel', taskId: r.taskId });
+      else this.emit(await state.resumeTask(this.db, r.taskId, r.pid));
+    }
+    for (const t of await state.tasksOnNode(this.db, s.nodeId)) {
+      if (reported.has(t.id)) continue;
+      if (t.status === 'pending') await state.unassignTask(this.db, t.id);
+      else this.emit(await state.abandonTask(this.db, t.id, 'running', 'the node lost the task (restarted)'));
+    }
+  }
+
+  private async handle(s: Session, msg: NodeToMaster): Promise<void> {
+    const now = Date.now();
+    this.sweep.heard(s.nodeId, now);
+    s.lastSeenTs = now;
+    switch (msg.type) {
+      case 'register':
+      case 'task.accepted':
+        return;
+      case 'heartbeat':
+        return this.heartbeat(s, msg, now);
+      case 'task.rejected':
+        s.active.delete(msg.taskId);
+        s.paused = true;
+        await state.unassignTask(this.db, msg.taskId);
+        await this.lifecycle.saveStatus(s.nodeId);
+        this.dispatcher.schedule();
+        return;
+      case 'task.deployed':
+        await insertDeploy(this.db, { ...msg, nodeId: s.nodeId }).catch((err: unknown) =>
+          this.ctx.log.warn({ err }, 'deploy record not stored (spider deleted?)'),
+        );
+        return;
+      case 'task.started': {
+        const r = await state.startTask(this.db, msg.taskId, msg);
+        this.emit(r.event);
+        if (r.event) return;
+        if (!r.current) this.sessions.send(s, { type: 'task.drop', taskId: msg.taskId });
+        else if (r.current === 'cancelled') this.sessions.send(s, { type: 'task.cancel', taskId: msg.taskId });
+        return;
+      }
+      case 'task.finished':
+        return this.finished(s, msg);
+    }
+  }
+
+  private heartbeat(s: Session, msg: Extract<NodeToMaster, { type: 'heartbeat' }>, now: number): Promise<void> {
+    if (s.paused) {
+      s.paused = false;
+      this.dispatcher.schedule();
+    }
+    s.metrics = msg.metrics;
+    this.heartbeats.record(s.nodeId, msg.metrics, s.active.size, now);
+    this.ctx.events.emit('node.heartbeat', {
+      nodeId: s.nodeId,
+      status: statusOf(s),
+      ts: now,
+      metrics: msg.metrics,
+    } satisfies NodeHeartbeatEvent);
+    return this.lifecycle.saveStatus(s.nodeId);
+  }
+
+  private async finished(s: Session, msg: Extract<NodeToMaster, { type: 'task.finished' }>): Promise<void> {
+    s.active.delete(msg.taskId);
+    s.paused = false;
+    const r = await state.finishTask(this.db, msg.taskId, msg);
+    if (r) {
+      if (r.logLines < msg.logLines || r.items < msg.items) {
+        this.ctx.log.error(
+          { taskId: msg.taskId, stored: r.logLines, reported: msg.logLines },
+          'node finished a task with unshipped data',
+        );
+      }
+      this.emit(r.event);
+    }
+    this.sessions.send(s, { type: 'task.finished.ack', taskId: msg.taskId });
+    await this.lifecycle.saveStatus(s.nodeId);
+    this.dispatcher.schedule();
+  }
+
+  // ---------------------------------------------------------------- commands from the API
+
+  /** Cancels a task: a pending one at once, a running one by asking its node (the final report follows). */
+  async cancel(taskId: string): Promise<boolean> {
+    const r = await state.cancelTask(this.db, taskId);
+    if (!r) return false;
+    const nodeId = r.event.nodeId;
+    if (r.wasOnNode && !this.sessions.sendTo(nodeId, { type: 'task.cancel', taskId })) {
+      this.sessions.get(nodeId)?.active.delete(taskId);
+      // The node may hold its connection to another master.
+      if (!this.sessions.has(nodeId)) await this.bus.publish({ type: 'cancel', taskId, nodeId });
+    }
+    this.emit(r.event);
+    return true;
+  }
+
+  /** Tells a node to stop and forget a deleted task (through another master when the node is connected there). */
+  drop(taskId: string, nodeId: string): void {
+    if (!this.sessions.has(nodeId)) {
+      void this.bus.publish({ type: 'drop', taskId, nodeId });
+      return;
+    }
+    this.dropLocal(taskId, nodeId);
+  }
+
+  private dropLocal(taskId: string, nodeId: string): void {
+    const s = this.sessions.get(nodeId);
+    if (!s) return;
+    this.sessions.send(s, { type: 'task.drop', taskId });
+    if (s.active.delete(taskId)) {
+      void this.lifecycle.saveStatus(nodeId).catch(() => undefined);
+      this.dispatcher.schedule();
+    }
+  }
+
+  async setNodeConfig(nodeId: string, enabled: boolean, maxRunners: number): Promise<void> {
+    const s = this.sessions.get(nodeId);
+    if (s) {
+      s.enabled = enabled;
+      s.maxRunners = maxRunners;
+      this.sessions.send(s, { type: 'config', enabled, maxRunners });
+    }
+    await this.lifecycle.saveStatus(nodeId);
+    this.dispatcher.schedule();
+  }
+
+  /** New pending tasks: dispatch here, and wake the other masters, whose nodes may have free slots. */
+  async tasksCreated(): Promise<void> {
+    this.dispatcher.schedule();
+    await this.bus.publish({ type: 'dispatch' });
+  }
+
+  /** Wakes dispatch (a setting that decides where tasks may run changed). */
+  scheduleDispatch(): void {
+    this.dispatcher.schedule();
+  }
+
+  /** Sends a claimed task to its node; a task that cannot be sent goes back to the queue. */
+  private async assign(s: Session, taskId: string): Promise<void> {
+    try {
+      await this.sendAssignment(s, taskId);
+    } catch (err) {
+      // Claimed but maybe never sent: registering again puts the claim back in the queue (reconcile).
+      if (isStoreUnavailable(err)) registerAgain(s.socket);
+      throw err;
+    }
+  }
+
+  private async sendAssignment(s: Session, taskId: string): Promise<void> {
+    const t = await state.taskForAssignment(this.db, taskId);
+    if (!t) return;
+    const spider = await spiderForTask(this.db, t.spider_id);
+    if (!spider) {
+      s.active.delete(taskId);
+      this.emit(await state.failTask(this.db, taskId, 'spider not found'));
+      return;
+    }
+    const task: TaskAssignment = {
+      taskId,
+      spiderId: spider.id,
+      spiderName: spider.name,
+      cmd: t.cmd || spider.cmd,
+      param: t.param,
+      collection: spider.collection,
+      isDedup: spider.isDedup,
+      dedupField: spider.dedupField,
+      dedupMethod: spider.dedupMethod,
+      env: { ...(await globalEnv(this.db)), ...spider.envs },
+      files: await spiderManifest(this.db, spider.id),
+    };
+    if (!this.closed && this.sessions.send(s, { type: 'task.assign', task })) return;
+    s.active.delete(taskId);
+    await state.unassignTask(this.db, taskId);
+  }
+}
+
+/**
+ * What the node said or was sent could not be stored (PostgreSQL away): it connects and registers again, which
+ * reports its running tasks and re-sends final reports the master did not acknowledge; the store and the node
+ * agree again once registration succeeds. A lost heartbeat needs no repeat.
+ */
+function registerAgain(socket: WebSocket): void {
+  socket.close(1013, 'store unavailable, register again');
+}
+
+const runtimes = new WeakMap<AppContext, TaskRuntime>();
+
+/** The runtime of an app, created on first use. */
+export function getRuntime(ctx: AppContext): TaskRuntime {
+  let r = runtimes.get(ctx);
+  if (!r) {
+    r = new TaskRuntime(ctx);
+    runtimes.set(ctx, r);
+  }
+  return r;
+}
