@@ -6,7 +6,7 @@
 import type { ExpressionBuilder, Kysely } from 'kysely';
 import type { DB } from '../store/schema.ts';
 import { forbidden, notFound } from '../http/errors.ts';
-import { getSpider, type SpiderRow } from '../features/spiders/spiders.store.ts';
+import type { SpiderRow } from '../features/spiders/spiders.store.ts';
 import { everything, isAdmin, type Access, type Actor, type Filter } from './types.ts';
 
 /** 'write' is the historical name of 'change' used by the spider routes. */
@@ -34,7 +34,7 @@ export function readableSpiderIds<T extends keyof DB>(eb: ExpressionBuilder<DB, 
 
 /** Loads a spider for the caller: 404 when it does not exist, 403 when the policy refuses. */
 export async function spiderFor(db: Kysely<DB>, actor: Actor, id: string, access: SpiderAccess): Promise<SpiderRow> {
-  const row = await getSpider(db, id);
+  const row = await db.selectFrom('spiders').selectAll().where('id', '=', id).executeTakeFirst();
   if (!row) throw notFound('spider');
   if (canSpider(actor, row, access)) return row;
   throw forbidden(
