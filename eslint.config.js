@@ -25,7 +25,10 @@ export default tseslint.config(
     // Floating promises lose errors silently; the server and node service must never have them.
     files: ['packages/server/src/**/*.ts', 'packages/node/src/**/*.ts'],
     languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
-    rules: { '@typescript-eslint/no-floating-promises': 'error', '@typescript-eslint/switch-exhaustiveness-check': 'error' },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/switch-exhaustiveness-check': 'error',
+    },
   },
   {
     // No import cycles: a module's dependencies load before it, so start-up order never depends on who imports first.

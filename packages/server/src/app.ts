@@ -27,7 +27,10 @@ export interface BuiltApp {
 }
 
 /** PostgreSQL is stopped, restarting or unreachable: the request may be tried again shortly. */
-const storeUnavailable = new HttpError(503, 'the database is unavailable (restarting or unreachable); try again in a moment');
+const storeUnavailable = new HttpError(
+  503,
+  'the database is unavailable (restarting or unreachable); try again in a moment',
+);
 
 /** Turns any error into the envelope with a real status and a message the console can show. */
 function errorReply(err: FastifyError | HttpError | Error): { status: number; message: string } {
@@ -37,10 +40,16 @@ function errorReply(err: FastifyError | HttpError | Error): { status: number; me
   if (fe.validation) {
     const where = fe.validationContext ?? 'request';
     const first = fe.validation[0];
-    const field = first?.instancePath ? first.instancePath.replace(/^\//, '').replace(/\//g, '.') : (first?.params as { missingProperty?: string })?.missingProperty;
-    return { status: 400, message: `invalid ${where}${field ? ` field "${field}"` : ''}: ${validationMessage(first, fe.message)}` };
+    const field = first?.instancePath
+      ? first.instancePath.replace(/^\//, '').replace(/\//g, '.')
+      : (first?.params as { missingProperty?: string })?.missingProperty;
+    return {
+      status: 400,
+      message: `invalid ${where}${field ? ` field "${field}"` : ''}: ${validationMessage(first, fe.message)}`,
+    };
   }
-  if (fe.statusCode && fe.statusCode >= 400 && fe.statusCode < 500) return { status: fe.statusCode, message: fe.message };
+  if (fe.statusCode && fe.statusCode >= 400 && fe.statusCode < 500)
+    return { status: fe.statusCode, message: fe.message };
   return { status: 500, message: 'internal server error' };
 }
 
@@ -78,11 +87,16 @@ export async function buildApp(config: MasterConfig, store: Store): Promise<Buil
     reply.status(status).send(fail(message));
   });
   app.addHook('preHandler', refuseNonFiniteNumbers);
-  store.onConnectionError = (err) => app.log.warn({ err: err.message }, 'a database connection broke (PostgreSQL restarted or unreachable)');
+  store.onConnectionError = (err) =>
+    app.log.warn({ err: err.message }, 'a database connection broke (PostgreSQL restarted or unreachable)');
 
   await registerSecurityHeaders(app);
   await app.register(fastifySwagger, {
-    openapi: { info: { title: 'Crawldeck API', version: VERSION }, components: { securitySchemes: { token: { type: 'apiKey', in: 'header', name: 'Authorization' } } }, security: [{ token: [] }] },
+    openapi: {
+      info: { title: 'Crawldeck API', version: VERSION },
+      components: { securitySchemes: { token: { type: 'apiKey', in: 'header', name: 'Authorization' } } },
+      security: [{ token: [] }],
+    },
   });
   await app.register(authPlugin, { store, nodeKey: config.nodeKey });
   // The OpenAPI page documents the API and holds no data: readable without a token.
@@ -94,7 +108,10 @@ export async function buildApp(config: MasterConfig, store: Store): Promise<Buil
 
   const hasConsole = existsSync(`${config.consoleDir}/index.html`);
   // The console's files are public; the not-found handler below is public too (the auth hook lets 404s through).
-  if (hasConsole) await registerWithAccess(app, 'public', (pub) => pub.register(fastifyStatic, { root: config.consoleDir, wildcard: false, index: ['index.html'] }));
+  if (hasConsole)
+    await registerWithAccess(app, 'public', (pub) =>
+      pub.register(fastifyStatic, { root: config.consoleDir, wildcard: false, index: ['index.html'] }),
+    );
 
   // Unknown API paths (also encoded, doubled-slash or other-case spellings) answer JSON; any other GET serves the
   // SPA so deep links work after a reload.

@@ -46,7 +46,9 @@ async function ensureAdmin(store: Store, config: MasterConfig, log: BuiltApp['ap
   if (generated) {
     const file = path.join(config.dataDir, 'initial-admin-password');
     writeFileSync(file, password + '\n', { mode: 0o600 });
-    log.warn(`created user "admin" with generated password ${password} (also written to ${file}); change it in Settings`);
+    log.warn(
+      `created user "admin" with generated password ${password} (also written to ${file}); change it in Settings`,
+    );
   } else {
     log.info('created user "admin" with the password from CRAWLDECK_ADMIN_PASSWORD');
   }
