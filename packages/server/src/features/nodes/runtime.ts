@@ -106,6 +106,11 @@ export class TaskRuntime {
     this.emit(await state.taskStatusEvent(this.db, taskId));
   }
 
+  /** Node status rows written so far (heartbeats alone write none). */
+  get statusWrites(): number {
+    return this.lifecycle.statusWrites;
+  }
+
   /** Whether this master still waits for the node's offline window to run out. */
   offlinePending(nodeId: string): boolean {
     return this.sweep.pending(nodeId);

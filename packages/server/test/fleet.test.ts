@@ -1,0 +1,136 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestMaster, type TestMaster } from './harness.ts';
+import { makeSpider, waitFor } from './tasks.helpers.ts';
+import { SimNode } from './support/sim-node.ts';
+import { getRuntime, type TaskRuntime } from '../src/features/nodes/runtime.ts';
+import { countMetrics, insertMetrics } from '../src/features/nodes/nodes.store.ts';
+import { MINUTE_MS } from '../src/features/nodes/heartbeats.ts';
+
+// Costs that must not grow with the fleet: counted store statements and claims, not timings.
+let m: TestMaster;
+let rt: TaskRuntime;
+const KEY = 'fleet-key';
+const sims: SimNode[] = [];
+
+async function join(count: number, maxRunners = 4): Promise<SimNode[]> {
+  const fresh = Array.from(
+    { length: count },
+    (_, i) => new SimNode({ master: m.url, key: KEY, name: `sim-${sims.length + i}`, maxRunners }),
+  );
+  await Promise.all(fresh.map((s) => s.connect()));
+  sims.push(...fresh);
+  return fresh;
+}
+
+beforeAll(async () => {
+  // Long intervals: the test flushes by hand, so what a heartbeat writes on its own shows.
+  m = await startTestMaster({ embeddedNode: false, nodeKey: KEY, nodeHeartbeatMs: 60_000, nodeOfflineMs: 600_000 });
+  rt = getRuntime(m.master.ctx);
+});
+afterAll(async () => {
+  for (const s of sims) s.close();
+  await m?.close();
+});
+
+describe('heartbeats at fleet scale', () => {
+  it('a heartbeat writes nothing by itself; a minute of beats becomes one history row per node', async () => {
+    const fleet = await join(20);
+    const statusWrites = rt.statusWrites;
+    for (let i = 0; i < 30; i++) for (const s of fleet) s.heartbeat();
+    for (const s of fleet) s.heartbeat({ cpu: 99 });
+    // Messages of one node are handled in order: when every node shows its last beat, all beats are in.
+    await waitFor('the last beat of every node', async () => {
+      const nodes = (await m.api('GET', '/nodes')).body.data as { _id: string; metrics: { cpu: number } | null }[];
+      const ids = new Set(fleet.map((s) => s.nodeId));
+      return nodes.filter((n) => ids.has(n._id) && n.metrics?.cpu === 99).length === fleet.length;
+    });
+    expect(rt.statusWrites).toBe(statusWrites);
+    const before = { ...rt.heartbeats.writes };
+    expect(await countMetrics(m.master.store.db)).toBe(0);
+
+    // The minute in progress is shown from memory before it is stored.
+    const sys = await m.api('GET', `/nodes/${fleet[0].nodeId}/system`);
+    expect(sys.body.data.metrics).toHaveLength(1);
+    expect(sys.body.data.current.cpu).toBe(99);
+
+    await rt.heartbeats.flush(Date.now() + MINUTE_MS);
+    expect(rt.heartbeats.writes.lastSeen - before.lastSeen).toBe(1);
+    expect(rt.heartbeats.writes.metricsRows - before.metricsRows).toBe(fleet.length);
+    expect(await countMetrics(m.master.store.db)).toBe(fleet.length);
+    // A flush with nothing heard writes nothing.
+    await rt.heartbeats.flush(Date.now() + MINUTE_MS);
+    expect(rt.heartbeats.writes.lastSeen - before.lastSeen).toBe(1);
+    expect(await countMetrics(m.master.store.db)).toBe(fleet.length);
+  });
+
+  it('retention deletes old history in bounded chunks and keeps the recent rows', async () => {
+    const [node] = await join(1);
+    const db = m.master.store.db;
+    const old = Date.now() - 3 * 24 * 3600_000;
+    const rows = Array.from({ length: 12_000 }, (_, i) => ({
+      node_id: node.nodeId,
+      ts: old + i * 1000,
+      cpu: 1,
+      mem: 1,
+      disk: 1,
+      running: 0,
+    }));
+    await insertMetrics(db, rows);
+    await insertMetrics(db, [
+      { node_id: node.nodeId, ts: Date.now() - MINUTE_MS, cpu: 2, mem: 2, disk: 2, running: 0 },
+    ]);
+    const kept = await countMetrics(db);
+    const chunks = rt.heartbeats.writes.retention;
+    expect(await rt.heartbeats.retain()).toBe(12_000);
+    expect(rt.heartbeats.writes.retention - chunks).toBe(3);
+    expect(await countMetrics(db)).toBe(kept - 12_000);
+  });
+});
+
+describe('dispatch at fleet scale', () => {
+  it('one claim per task: tasks for any node spread over the least loaded nodes', async () => {
+    for (const s of sims) s.close();
+    await waitFor('closed sessions gone', async () => [...rt.sessions.values()].length === 0);
+    sims.length = 0;
+    const fleet = await join(10, 4);
+    const spiderId = await makeSpider(m, 'fleet', 'echo fleet');
+    const before = { ...rt.dispatcher.counts };
+    for (let i = 0; i < 20; i++)
+      expect((await m.api('PUT', '/tasks', { body: { spider_id: spiderId, run_type: 'random' } })).status).toBe(200);
+    await waitFor('20 tasks assigned', async () => fleet.reduce((n, s) => n + s.assigned.length, 0) === 20);
+    expect(rt.dispatcher.counts.claims - before.claims).toBe(20);
+    expect(rt.dispatcher.counts.claimsLost - before.claimsLost).toBe(0);
+    expect(fleet.map((s) => s.assigned.length)).toEqual(fleet.map(() => 2));
+  });
+
+  it('a task for one node costs one claim; a full node takes more only when a slot frees', async () => {
+    const fleet = sims.slice(-10);
+    const target = fleet[0];
+    const spiderId = await makeSpider(m, 'fleet-one', 'echo one');
+    const before = { ...rt.dispatcher.counts };
+    // selected-nodes makes one task per distinct node: four runs, four tasks for the target, which holds two.
+    for (let i = 0; i < 4; i++) {
+      expect(
+        (
+          await m.api('PUT', '/tasks', {
+            body: { spider_id: spiderId, run_type: 'selected-nodes', node_ids: [target.nodeId] },
+          })
+        ).status,
+      ).toBe(200);
+    }
+    await waitFor('the target full', async () => target.assigned.length === 4);
+    // Two tasks wait: the node has 4 runners and holds 4.
+    const pending = await m.api('GET', '/tasks', {
+      query: { node_id: target.nodeId, status: 'pending', page_size: 50 },
+    });
+    expect(pending.body.total).toBe(6);
+    expect(rt.dispatcher.counts.claims - before.claims).toBe(2);
+    const first = target.assigned[0].taskId;
+    target.started(first);
+    target.finished(first);
+    await waitFor('a freed slot taken', async () => target.assigned.length === 5);
+    expect(rt.dispatcher.counts.claims - before.claims).toBe(3);
+    expect(rt.dispatcher.counts.claimsLost - before.claimsLost).toBe(0);
+    for (const s of fleet.slice(1)) expect(s.assigned).toHaveLength(2);
+  });
+});
