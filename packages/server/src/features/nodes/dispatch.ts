@@ -77,11 +77,7 @@ export class Dispatcher {
     if (!free.length) return false;
     const slots = free.reduce((n, s) => n + (s.maxRunners - s.active.size), 0);
     this.counts.rounds++;
-    const queued = await queuedTasks(
-      db,
-      free.map((s) => s.nodeId),
-      Math.min(slots, ROUND),
-    );
+    const queued = await queuedTasks(db, new Set(free.map((s) => s.nodeId)), Math.min(slots, ROUND));
     if (!queued.length) return false;
     const mayRunOnMaster = await this.masterNodeRule(free, queued);
     let placed = 0;

@@ -43,21 +43,29 @@ export interface QueuedTask {
   owner_id: string | null;
 }
 
+const waiting = (db: Kysely<DB>) =>
+  db.selectFrom('tasks').where('status', '=', 'pending').where('assign_ts', 'is', null);
+
 /**
- * The oldest pending tasks not yet claimed that one of `nodeIds` may take (made for it, or for any node); at most
- * `limit`. A read: claiming is `claimTask`.
+ * The oldest pending tasks not yet claimed that one of the free nodes may take (made for it, or for any node), at
+ * most `limit`, oldest first. A read: claiming is `claimTask`. The statements do not grow with the fleet: the nodes
+ * that have tasks waiting are looked up first, and only the free ones among them are asked for.
  */
-export function queuedTasks(db: Kysely<DB>, nodeIds: string[], limit: number): Promise<QueuedTask[]> {
-  return db
-    .selectFrom('tasks')
-    .select(['id', 'node_id', 'owner_id'])
-    .where('status', '=', 'pending')
-    .where('assign_ts', 'is', null)
-    .where('node_id', 'in', [EMPTY_ID, ...nodeIds])
-    .orderBy('create_ts')
-    .orderBy('id')
-    .limit(limit)
-    .execute();
+export async function queuedTasks(
+  db: Kysely<DB>,
+  freeNodes: ReadonlySet<string>,
+  limit: number,
+): Promise<QueuedTask[]> {
+  const page = (q: ReturnType<typeof waiting>) =>
+    q.select(['id', 'node_id', 'owner_id', 'create_ts']).orderBy('create_ts').orderBy('id').limit(limit).execute();
+  const forAny = await page(waiting(db).where('node_id', '=', EMPTY_ID));
+  const targets = await waiting(db).select('node_id').distinct().where('node_id', '!=', EMPTY_ID).execute();
+  const free = targets.map((t) => t.node_id).filter((id) => freeNodes.has(id));
+  const forNodes = free.length ? await page(waiting(db).where('node_id', 'in', free)) : [];
+  return [...forAny, ...forNodes]
+    .sort((a, b) => Number(a.create_ts) - Number(b.create_ts) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+    .slice(0, limit)
+    .map(({ id, node_id, owner_id }) => ({ id, node_id, owner_id }));
 }
 
 /**
