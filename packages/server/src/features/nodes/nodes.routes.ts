@@ -15,7 +15,7 @@ import { presentTasks } from '../tasks/tasks.routes.ts';
 import { nodeFor, taskReadFilter } from '../../policies/index.ts';
 import { registerIngestRoutes } from './ingest.routes.ts';
 import { deleteNode, listNodes, metricsSince, nodeTasksPage, updateNode } from './nodes.store.ts';
-import { presentNode } from './nodes.service.ts';
+import { forgetNode, presentNode } from './nodes.service.ts';
 import { getRuntime } from './runtime.ts';
 
 const IdParams = Type.Object({ id: Type.String({ pattern: '^[0-9a-f]{24}$' }) });
