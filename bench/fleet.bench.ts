@@ -10,7 +10,7 @@
  * With BENCH_PG=1 the store is PostgreSQL (CRAWLDECK_TEST_PG_URL) and a third part measures log ingest: lines/s
  * of BENCH_INGEST_LINES lines shipped by BENCH_INGEST_TASKS tasks in 20,000-line batches as node spools do (one
  * batch in flight per task), against a bare-SQL insert of the same batches.
- * Run: `node --import tsx bench/fleet.bench.ts`. Ports 41000+, data under the OS temp dir.
+ * Run: `node --import tsx bench/fleet.bench.ts`. Ports from BENCH_PORT (41000) up, data under the OS temp dir.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -312,7 +312,7 @@ async function ingest(m: Master, node: SimNode) {
 
 async function main(): Promise<void> {
   const rows: string[] = [];
-  let port = 41000;
+  let port = Number(process.env.BENCH_PORT ?? 41000);
   for (const size of FLEETS) {
     const m = await startMasterProcess(port++);
     try {

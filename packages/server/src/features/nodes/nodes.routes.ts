@@ -82,6 +82,7 @@ export const nodesFeature: Feature = async (app, ctx) => {
       const n = await nodeFor(db, req.user, req.params.id, 'change');
       if (rt.liveSession(n.id)) throw conflict('node is online: stop its node service first');
       await deleteNode(db, n.id);
+      forgetNode(n.id);
       return ok(null);
     },
   );
