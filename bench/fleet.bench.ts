@@ -110,7 +110,10 @@ async function startMasterProcess(port: number): Promise<Master> {
     } catch {
       /* not listening yet */
     }
-    if (i > 300) throw new Error('master did not start');
+    if (i > 1200) {
+      proc.kill('SIGKILL');
+      throw new Error('master did not start within 2 minutes');
+    }
     await sleep(100);
   }
 }
