@@ -3,7 +3,7 @@ import { startTestMaster, type TestMaster } from './harness.ts';
 import { makeSpider, waitFor } from './tasks.helpers.ts';
 import { SimNode } from './support/sim-node.ts';
 import { getRuntime, type TaskRuntime } from '../src/features/nodes/runtime.ts';
-import { countMetrics, insertMetrics } from '../src/features/nodes/nodes.store.ts';
+import { countMetrics, getNode, insertMetrics } from '../src/features/nodes/nodes.store.ts';
 import { MINUTE_MS } from '../src/features/nodes/heartbeats.ts';
 
 // Costs that must not grow with the fleet: counted store statements and claims, not timings.
@@ -57,6 +57,8 @@ describe('heartbeats at fleet scale', () => {
     expect(rt.heartbeats.writes.lastSeen - before.lastSeen).toBe(1);
     expect(rt.heartbeats.writes.metricsRows - before.metricsRows).toBe(fleet.length);
     expect(await countMetrics(m.master.store.db)).toBe(fleet.length);
+    // The latest metrics reach the node rows (for other masters and views reading the store) in the same flush.
+    for (const s of fleet) expect(JSON.parse((await getNode(m.master.store.db, s.nodeId))!.metrics).cpu).toBe(99);
     // A flush with nothing heard writes nothing.
     await rt.heartbeats.flush(Date.now() + MINUTE_MS);
     expect(rt.heartbeats.writes.lastSeen - before.lastSeen).toBe(1);

@@ -4,7 +4,7 @@
  * bounded chunks over the `ts` index.
  */
 import { newId, type NodeStatus, type NodeType, type SystemInfo } from '@crawldeck/shared';
-import { type Kysely, type Selectable } from 'kysely';
+import { sql, type Kysely, type Selectable } from 'kysely';
 import type { DB } from '../../store/schema.ts';
 import type { Filter } from '../../policies/types.ts';
 
@@ -128,20 +128,19 @@ export async function touchLastSeen(db: Kysely<DB>, ids: string[], ts: number): 
   }
 }
 
-/** The latest metrics and running count of each node, in one transaction. */
+/** The latest metrics and running count of each node: one UPDATE from a VALUES list per chunk of nodes. */
 export async function saveLatestMetrics(
   db: Kysely<DB>,
   latest: { nodeId: string; metrics: string; running: number }[],
 ): Promise<void> {
-  if (!latest.length) return;
-  await db.transaction().execute(async (trx) => {
-    for (const l of latest)
-      await trx
-        .updateTable('nodes')
-        .set({ metrics: l.metrics, running: l.running })
-        .where('id', '=', l.nodeId)
-        .execute();
-  });
+  for (let i = 0; i < latest.length; i += INSERT_CHUNK) {
+    const values = sql.join(
+      latest.slice(i, i + INSERT_CHUNK).map((l) => sql`(${l.nodeId}, ${l.metrics}, CAST(${l.running} AS INTEGER))`),
+    );
+    await sql`WITH v(id, metrics, running) AS (VALUES ${values}) UPDATE nodes SET metrics = v.metrics, running = v.running FROM v WHERE nodes.id = v.id`.execute(
+      db,
+    );
+  }
 }
 
 /** Stores per-minute metrics rows; a minute stored already (another master, a repeat) keeps its row. */
