@@ -6,8 +6,8 @@ import { renderVariableTable } from '@crawldeck/shared/config-table.ts';
  * over it. The README's node table is rendered from this list (a unit test fails when the two differ).
  */
 export const NODE_VARIABLES = {
-  CRAWLDECK_MASTER_URL: { default: '*(required)*', description: 'URL of the master to join (`--master`)' },
-  CRAWLDECK_NODE_KEY: { default: '*(required)*', description: "the master's node key (`--key`)" },
+  CRAWLDECK_MASTER_URL: { default: '_(required)_', description: 'URL of the master to join (`--master`)' },
+  CRAWLDECK_NODE_KEY: { default: '_(required)_', description: "the master's node key (`--key`)" },
   CRAWLDECK_NODE_DATA_DIR: {
     default: '`./node-data`',
     description: "the node's id, spools and synced spider files (`--data-dir`)",

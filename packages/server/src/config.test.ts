@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { readmeSection } from '@crawldeck/shared/config-table.ts';
+import { readmeSection, tableCells } from '@crawldeck/shared/config-table.ts';
 import { MASTER_VARIABLES, loadConfig, masterVariableTable } from './config.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -31,7 +31,7 @@ function sourceFiles(dir: string): string[] {
 describe('master configuration', () => {
   it('the README table is the one rendered from the definitions', () => {
     // On a mismatch, paste masterVariableTable() between the README markers.
-    expect(readmeSection(readme, 'master-variables')).toBe(masterVariableTable());
+    expect(tableCells(readmeSection(readme, 'master-variables') ?? '')).toEqual(tableCells(masterVariableTable()));
   });
 
   it('no other server module reads the environment', () => {

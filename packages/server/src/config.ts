@@ -21,22 +21,22 @@ export const MASTER_VARIABLES = {
     description: "SQLite file, generated secrets, embedded node's data; made 0700 (files 0600) on start",
   },
   CRAWLDECK_DATABASE_URL: {
-    default: '*(empty)*',
+    default: '_(empty)_',
     description: '`postgres://…` runs the store on PostgreSQL instead of SQLite',
   },
   CRAWLDECK_ADMIN_PASSWORD: {
-    default: '*(generated)*',
+    default: '_(generated)_',
     description: 'password of the `admin` user created on the first start',
   },
   CRAWLDECK_CONSOLE_DIR: {
     default: '`packages/console/dist`',
     description: 'folder of the built console (index.html and assets)',
   },
-  CRAWLDECK_NODE_KEY: { default: '*(generated into the data dir)*', description: 'key worker nodes present to join' },
+  CRAWLDECK_NODE_KEY: { default: '_(generated into the data dir)_', description: 'key worker nodes present to join' },
   CRAWLDECK_EMBEDDED_NODE: { default: '`true`', description: "run the master's own node (type `master`)" },
   CRAWLDECK_SESSION_TTL_HOURS: { default: '`168`', description: 'lifetime of a sign-in session' },
   CRAWLDECK_RELEASES_URL: {
-    default: '*(empty)*',
+    default: '_(empty)_',
     description:
       'GitHub-style JSON URL of the latest release for the upgrade hint; empty turns it off (`GET /api/releases/latest` answers `{configured: false}`)',
   },
@@ -44,7 +44,7 @@ export const MASTER_VARIABLES = {
   CRAWLDECK_ENABLE_TUTORIAL: { default: '`true`', description: "server default of the console's guided tours" },
   CRAWLDECK_LOG_LEVEL: { default: '`info`', description: 'pino log level' },
   CRAWLDECK_SECRET_KEY: {
-    default: '*(generated into the data dir)*',
+    default: '_(generated into the data dir)_',
     description:
       '64 hex characters; key that encrypts stored secrets (Git passwords). Several masters on one PostgreSQL store must share it',
   },
@@ -93,13 +93,13 @@ export const MASTER_VARIABLES = {
     description: 'most requests of one preview crawl or field suggestion',
   },
   CRAWLDECK_OUTBOUND_ALLOW: {
-    default: '*(empty)*',
+    default: '_(empty)_',
     description:
       'CIDR ranges (comma separated, e.g. `10.20.0.0/16,fd00::/8`) the master may reach when it fetches for users, besides public addresses; see "Outbound requests" below',
   },
   CRAWLDECK_TZ: { default: '`TZ`, else the system zone', description: 'default time zone of schedules' },
   CRAWLDECK_SCHEDULER: {
-    default: '*(on)*',
+    default: '_(on)_',
     description: '`off` keeps this master out of the scheduler leader election',
   },
   CRAWLDECK_SCHEDULE_GRACE_SECONDS: {

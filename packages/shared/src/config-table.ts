@@ -17,3 +17,21 @@ export function readmeSection(readme: string, name: string): string | undefined 
   const m = new RegExp(`<!-- ${name}:start -->\\n([\\s\\S]*?)\\n<!-- ${name}:end -->`).exec(readme);
   return m?.[1];
 }
+
+/**
+ * The cells of a markdown table, row by row, trimmed, without the separator row: two tables with the same content
+ * compare equal however a formatter padded their columns.
+ */
+export function tableCells(markdown: string): string[][] {
+  return markdown
+    .split('\n')
+    .filter((line) => line.trim().startsWith('|'))
+    .map((line) =>
+      line
+        .trim()
+        .replace(/^\||\|$/g, '')
+        .split('|')
+        .map((cell) => cell.trim()),
+    )
+    .filter((cells) => !cells.every((c) => /^:?-+:?$/.test(c)));
+}
