@@ -1,5 +1,5 @@
 import yaml from 'js-yaml';
-import { Type } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
 import { Int, Str } from './bounds.ts';
 
 /**
@@ -433,6 +433,7 @@ export const ConfigSpiderTemplateOut = Type.Object({
 
 /** A saved Spiderfile: the object and its text as stored in the spider's files. */
 export const SavedSpiderfile = Type.Object({ spiderfile: SpiderfileOut, content: Type.String() });
+export type SavedSpiderfile = Static<typeof SavedSpiderfile>;
 
 /** POST /spiders/{id}/preview_crawl: the first rows, what the crawl did, its log. */
 export const PreviewResult = Type.Object({
@@ -446,6 +447,7 @@ export const PreviewResult = Type.Object({
   }),
   log: Type.Array(Type.String()),
 });
+export type PreviewResult = Static<typeof PreviewResult>;
 
 /** POST /spiders/{id}/extract_fields. */
 export const ExtractFieldsOut = Type.Object({

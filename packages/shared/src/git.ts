@@ -2,7 +2,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { Str } from './bounds.ts';
 import { IsoTime, Nullable } from './responses.ts';
 
-/** Git spiders (spec §3 git url/branch/username/password, §4 sync/reset, §7 import). */
+/** Git spiders: remote URL, branch and credentials of a spider, sync and reset, import of a repository. */
 
 export const GitCommit = Type.Object({
   hash: Type.String(),

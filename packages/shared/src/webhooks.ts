@@ -154,6 +154,7 @@ export type WebhookDeliveryInfo = Static<typeof WebhookDeliveryInfo>;
 
 /** GET /webhooks/meta: the events a webhook may subscribe to and the placeholders its template may use. */
 export const WebhookMeta = Type.Object({ events: Type.Array(Type.String()), placeholders: Type.Array(Type.String()) });
+export type WebhookMeta = Static<typeof WebhookMeta>;
 
 /** POST /webhooks/{id}/test: the outcome of the one attempt. */
 export const WebhookAttemptResult = Type.Object({
@@ -162,3 +163,4 @@ export const WebhookAttemptResult = Type.Object({
   error: Type.String(),
   duration_ms: Type.Number(),
 });
+export type WebhookAttemptResult = Static<typeof WebhookAttemptResult>;
