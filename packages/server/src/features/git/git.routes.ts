@@ -6,7 +6,8 @@ import { badRequest } from '../../http/errors.ts';
 import { useSecretKey } from '../../crypto/secrets.ts';
 import { spiderFor } from '../spiders/spiders.service.ts';
 import { outboundPolicy } from '../../outbound/policy.ts';
-import { gitInfo, importRepository, startAutoSync, syncSpider, type GitSettings } from './git.service.ts';
+import { gitInfo, syncSpider, type GitSettings } from './git.service.ts';
+import { importRepository, startAutoSync } from './git.import.ts';
 
 /** Optional `{branch}` body of sync/reset (the console may send no body at all). */
 function branchOf(body: unknown): string | undefined {
