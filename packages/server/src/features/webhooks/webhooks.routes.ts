@@ -19,7 +19,6 @@ import {
 import type { Feature } from '../../context.ts';
 import { iso, ok, paging } from '../../http/envelope.ts';
 import { badRequest, notFound } from '../../http/errors.ts';
-import { loadScheduleConfig } from '../schedules/schedules.config.ts';
 import { parseIds } from '../schedules/schedules.store.ts';
 import { TASK_EVENT_OF, WebhookDispatcher } from './webhooks.service.ts';
 import {
@@ -115,7 +114,7 @@ function checkBody(b: { url?: string; events?: string[]; template?: string }, cr
 /** Settings → Notifications (admin only): webhooks, their delivery log and a test delivery. */
 export const webhooksFeature: Feature = (app, ctx) => {
   const { db } = ctx.store;
-  const dispatcher = new WebhookDispatcher(ctx, loadScheduleConfig());
+  const dispatcher = new WebhookDispatcher(ctx, ctx.config);
   ctx.onClose(() => dispatcher.close());
 
   dispatcher.start();

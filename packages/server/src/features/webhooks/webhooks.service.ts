@@ -20,7 +20,7 @@ import {
   type WebhookEvent,
 } from '@crawldeck/shared';
 import type { AppContext } from '../../context.ts';
-import type { ScheduleConfig } from '../schedules/schedules.config.ts';
+import type { MasterConfig } from '../../config.ts';
 import { parseIds } from '../schedules/schedules.store.ts';
 import { outboundPolicy } from '../../outbound/policy.ts';
 import { fetchLimited, guardedAgent } from '../../outbound/http.ts';
@@ -32,6 +32,9 @@ import {
   logDeliveryAttempt,
   type WebhookRow,
 } from './webhooks.store.ts';
+
+/** The webhook timings of the master's configuration. */
+export type WebhookTimings = Pick<MasterConfig, 'webhookTimeoutMs' | 'webhookBackoffMs'>;
 const BODY_LOG_LIMIT = 4000;
 
 export function sign(secret: string, body: string): string {
@@ -60,7 +63,7 @@ export class WebhookDispatcher {
 
   constructor(
     private ctx: AppContext,
-    private cfg: ScheduleConfig,
+    private cfg: WebhookTimings,
   ) {
     this.outbox = new WebhookOutbox(ctx, cfg.webhookBackoffMs, cfg.webhookTimeoutMs + 30_000, (hook, row) =>
       this.attemptStored(hook, row),
