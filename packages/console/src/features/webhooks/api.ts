@@ -1,6 +1,12 @@
 /** Notification webhooks (Settings → Notifications): TanStack Query hooks (admin-only calls). */
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import type { WebhookAttemptResult, WebhookBody, WebhookDeliveryInfo, WebhookInfo, WebhookUpdateBody } from '@crawldeck/shared';
+import type {
+  WebhookAttemptResult,
+  WebhookBody,
+  WebhookDeliveryInfo,
+  WebhookInfo,
+  WebhookUpdateBody,
+} from '@crawldeck/shared';
 import { api } from '../../api/request.ts';
 
 export const webhookKeys = {
