@@ -3,8 +3,139 @@ import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { allowListProblem } from './outbound/addresses.ts';
+import { renderVariableTable, type VariableDefinition } from '@crawldeck/shared/config-table.ts';
 
-/** Everything the master reads from its environment, resolved once at start-up (README "Configuration"). */
+/**
+ * Every environment variable the master reads, with its default as the README shows it and what it does. The
+ * README's configuration table is rendered from this list (a unit test fails when the two differ), and
+ * `loadConfig` reads the environment only through these names.
+ */
+export const MASTER_VARIABLES = {
+  CRAWLDECK_PORT: {
+    default: '`8080`',
+    description: 'HTTP port: console at `/`, API at `/api`, OpenAPI at `/api/openapi`',
+  },
+  CRAWLDECK_HOST: { default: '`0.0.0.0`', description: 'listen address' },
+  CRAWLDECK_DATA_DIR: {
+    default: '`./data`',
+    description: "SQLite file, generated secrets, embedded node's data; made 0700 (files 0600) on start",
+  },
+  CRAWLDECK_DATABASE_URL: {
+    default: '_(empty)_',
+    description: '`postgres://…` runs the store on PostgreSQL instead of SQLite',
+  },
+  CRAWLDECK_ADMIN_PASSWORD: {
+    default: '_(generated)_',
+    description: 'password of the `admin` user created on the first start',
+  },
+  CRAWLDECK_CONSOLE_DIR: {
+    default: '`packages/console/dist`',
+    description: 'folder of the built console (index.html and assets)',
+  },
+  CRAWLDECK_NODE_KEY: { default: '_(generated into the data dir)_', description: 'key worker nodes present to join' },
+  CRAWLDECK_EMBEDDED_NODE: { default: '`true`', description: "run the master's own node (type `master`)" },
+  CRAWLDECK_SESSION_TTL_HOURS: { default: '`168`', description: 'lifetime of a sign-in session' },
+  CRAWLDECK_RELEASES_URL: {
+    default: '_(empty)_',
+    description:
+      'GitHub-style JSON URL of the latest release for the upgrade hint; empty turns it off (`GET /api/releases/latest` answers `{configured: false}`)',
+  },
+  CRAWLDECK_DOCS_URL: { default: '`/docs`', description: 'base URL of the documentation links' },
+  CRAWLDECK_ENABLE_TUTORIAL: { default: '`true`', description: "server default of the console's guided tours" },
+  CRAWLDECK_LOG_LEVEL: { default: '`info`', description: 'pino log level' },
+  CRAWLDECK_SECRET_KEY: {
+    default: '_(generated into the data dir)_',
+    description:
+      '64 hex characters; key that encrypts stored secrets (Git passwords). Several masters on one PostgreSQL store must share it',
+  },
+  CRAWLDECK_ZIP_MAX_ENTRIES: {
+    default: '`20000`',
+    description: 'most entries of an uploaded spider zip or a Git checkout',
+  },
+  CRAWLDECK_ZIP_MAX_BYTES: {
+    default: '64 MiB (`67108864`)',
+    description:
+      'largest expanded size in bytes of an uploaded spider zip or a Git checkout; the zip upload itself may be at most that size + 1 MiB. Raise it for spiders that carry large data files',
+  },
+  CRAWLDECK_MAX_FILE_BYTES: { default: '10 MiB', description: 'largest spider file opened in the editor' },
+  CRAWLDECK_NODE_HEARTBEAT_SECONDS: { default: '`2`', description: 'node heartbeat interval' },
+  CRAWLDECK_NODE_OFFLINE_SECONDS: {
+    default: '`10`',
+    description: 'silence after which a node is offline and its running tasks abnormal',
+  },
+  CRAWLDECK_PYTHON: {
+    default: '`/usr/bin/python3`',
+    description:
+      "interpreter for Scrapy project introspection and configurable-spider checks; the embedded node's spiders use it too (there the default is `/usr/bin/python3` when it has Scrapy, else `python3`)",
+  },
+  CRAWLDECK_SCRAPY_TIMEOUT_MS: { default: '`60000`', description: 'time limit of one Scrapy introspection call' },
+  CRAWLDECK_TASK_USER: {
+    default: '`crawldeck-task`',
+    description:
+      'when the master/node runs as root: the unprivileged user that task processes and Scrapy introspection run as; created with `useradd` when missing ([docs/spiders.md](docs/spiders.md) "Isolation")',
+  },
+  CRAWLDECK_NODE_WORK_DIR: {
+    default: '`<temp dir>/crawldeck-work-<hash>`',
+    description: "where the embedded node's task processes run (outside the data dir)",
+  },
+  CRAWLDECK_GIT_TIMEOUT_MS: { default: '`120000`', description: 'time limit of one Git operation' },
+  CRAWLDECK_GIT_AUTO_SYNC_S: {
+    default: '`300`',
+    description: 'auto-sync interval (seconds) of Git spiders with auto-sync on; `0` turns auto-sync off',
+  },
+  CRAWLDECK_PREVIEW_TIMEOUT_MS: {
+    default: '`20000`',
+    description:
+      "time budget of a configurable spider's preview crawl and field suggestion (a Spiderfile's `TIMEOUT` and `DOWNLOAD_DELAY` can only shorten it); answers are also cut at 5 MiB each and 20 MiB in total",
+  },
+  CRAWLDECK_PREVIEW_MAX_REQUESTS: {
+    default: '`40`',
+    description: 'most requests of one preview crawl or field suggestion',
+  },
+  CRAWLDECK_OUTBOUND_ALLOW: {
+    default: '_(empty)_',
+    description:
+      'CIDR ranges (comma separated, e.g. `10.20.0.0/16,fd00::/8`) the master may reach when it fetches for users, besides public addresses; see "Outbound requests" below',
+  },
+  CRAWLDECK_TZ: { default: '`TZ`, else the system zone', description: 'default time zone of schedules' },
+  CRAWLDECK_SCHEDULER: {
+    default: '_(on)_',
+    description: '`off` keeps this master out of the scheduler leader election',
+  },
+  CRAWLDECK_SCHEDULE_GRACE_SECONDS: {
+    default: '`60`',
+    description: 'a fire missed while no scheduler ran is caught up once if it is at most this old (docs/schedules.md)',
+  },
+  CRAWLDECK_SCHEDULER_LOCK_RETRY_SECONDS: {
+    default: '`3`',
+    description: 'how often standby masters try to take the scheduler lock on PostgreSQL',
+  },
+  CRAWLDECK_WEBHOOK_TIMEOUT_MS: { default: '`5000`', description: 'webhook request timeout' },
+  CRAWLDECK_WEBHOOK_BACKOFF_MS: {
+    default: '`1000`',
+    description: 'first retry delay of a webhook delivery (doubles, 5 retries)',
+  },
+  CRAWLDECK_LOGIN_FREE_FAILURES: {
+    default: '`5`',
+    description:
+      'failed sign-ins per (username, client address) before each further attempt from there waits; the wait starts at 1 s and doubles. The same username from another address is not slowed, so an attacker cannot lock the owner out. One address alone gets ten times this budget across all usernames',
+  },
+  CRAWLDECK_LOGIN_MAX_DELAY_SECONDS: {
+    default: '`60`',
+    description: 'longest wait between sign-in attempts once the delays apply (answer 429 with `Retry-After`)',
+  },
+  CRAWLDECK_SIGNUPS_PER_HOUR: {
+    default: '`10`',
+    description: 'anonymous sign-ups (`PUT /api/users`) per client address and hour',
+  },
+} as const satisfies Record<string, VariableDefinition>;
+
+export type MasterVariable = keyof typeof MASTER_VARIABLES;
+
+/** The README's table of the master's variables, rendered from the definitions above. */
+export const masterVariableTable = (): string => renderVariableTable(MASTER_VARIABLES);
+
+/** Everything the master reads from its environment, resolved once at start-up. */
 export interface MasterConfig {
   port: number;
   host: string;
@@ -17,7 +148,7 @@ export interface MasterConfig {
   consoleDir: string;
   /** Shared secret worker nodes present to join (generated into the data dir when unset). */
   nodeKey: string;
-  /** Whether this master runs its own node of type `master` (spec §3). */
+  /** Whether this master runs its own node of type `master`. */
   embeddedNode: boolean;
   /** Lifetime of a login session token. */
   sessionTtlMs: number;
@@ -38,14 +169,49 @@ export interface MasterConfig {
   logStream?: NodeJS.WritableStream;
   /** CIDR ranges the master may reach when it fetches for users (previews, Git, webhooks) besides public addresses. */
   outboundAllow: string;
-  /** Interval at which nodes send heartbeats. */
+  /** Key of the stored secrets (hex or base64 of 32 bytes); empty: the key file in the data dir. */
+  secretKey: string;
+  /** Limits of an uploaded spider zip and of a Git checkout. */
+  zipMaxEntries: number;
+  zipMaxBytes: number;
+  /** Largest spider file the editor opens. */
+  maxFileBytes: number;
+  /** Node heartbeat interval and the silence after which a node is offline. */
   nodeHeartbeatMs: number;
-  /** Silence after which a node is offline and its running tasks abnormal. */
   nodeOfflineMs: number;
+  /** Python of the master's own Scrapy introspection and Spiderfile checks. */
+  python: string;
+  scrapyTimeoutMs: number;
+  /** Unprivileged user that untrusted processes run as when the master runs as root. */
+  taskUser: string;
+  /** Working folder of the embedded node's task processes; empty: one in the system temp dir. */
+  nodeWorkDir: string;
+  gitTimeoutMs: number;
+  /** Auto-sync interval of Git spiders; 0 turns auto-sync off. */
+  gitAutoSyncMs: number;
+  /** Budget of a configurable spider's preview crawl. */
+  previewTimeoutMs: number;
+  previewMaxRequests: number;
+  /** Zone a schedule's cron is read in when none is given. */
+  defaultTimezone: string;
+  /** False keeps this master out of the scheduler leader election (it still serves the API). */
+  schedulerEnabled: boolean;
+  /** A fire missed by at most this much is run once late; older ones are skipped. */
+  scheduleGraceMs: number;
+  /** How often a master that is not the scheduler leader tries to take the PostgreSQL advisory lock. */
+  schedulerLockRetryMs: number;
+  webhookTimeoutMs: number;
+  /** First retry delay of a webhook delivery; each further retry doubles it. */
+  webhookBackoffMs: number;
+  /** PATH handed to the master's own helper processes (git, Python introspection): the master's PATH. */
+  childPath: string;
 }
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 export const DEFAULT_CONSOLE_DIR = path.resolve(here, '../../console/dist');
+export const DEFAULT_ZIP_MAX_ENTRIES = 20_000;
+export const DEFAULT_ZIP_MAX_BYTES = 64 * 1024 * 1024;
+export const DEFAULT_MAX_FILE_BYTES = 10 * 1024 * 1024;
 
 function readOrCreateSecret(dataDir: string, file: string): string {
   const p = path.join(dataDir, file);
@@ -62,29 +228,59 @@ function readOrCreateSecret(dataDir: string, file: string): string {
 function lockDownDataDir(dataDir: string): void {
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   chmodSync(dataDir, 0o700);
-  for (const file of ['crawldeck.db', 'crawldeck.db-wal', 'crawldeck.db-shm', 'node-key', 'secret-key', 'initial-admin-password']) {
+  for (const file of [
+    'crawldeck.db',
+    'crawldeck.db-wal',
+    'crawldeck.db-shm',
+    'node-key',
+    'secret-key',
+    'initial-admin-password',
+  ]) {
     const p = path.join(dataDir, file);
     if (existsSync(p)) chmodSync(p, 0o600);
   }
 }
 
-function bool(value: string | undefined, fallback: boolean): boolean {
-  if (value === undefined || value === '') return fallback;
-  return ['1', 'true', 'yes', 'y', 'on'].includes(value.toLowerCase());
-}
+/** Reads the environment only through the names defined above (anything else does not type-check). */
+class EnvReader {
+  constructor(private readonly env: NodeJS.ProcessEnv) {}
 
-function positiveInt(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < 1) throw new Error(`${name} must be a positive integer, got ${raw}`);
-  return n;
-}
+  /** The raw value; undefined when unset or empty. */
+  raw(name: MasterVariable): string | undefined {
+    const v = this.env[name];
+    return v === undefined || v === '' ? undefined : v;
+  }
 
-/** A positive number of seconds (fractions allowed) as milliseconds; the default when unset or not positive. */
-function secondsMs(env: NodeJS.ProcessEnv, name: string, fallbackSeconds: number): number {
-  const s = Number(env[name] ?? fallbackSeconds);
-  return (Number.isFinite(s) && s > 0 ? s : fallbackSeconds) * 1000;
+  text(name: MasterVariable, fallback: string): string {
+    return this.raw(name) ?? fallback;
+  }
+
+  bool(name: MasterVariable, fallback: boolean): boolean {
+    const v = this.raw(name);
+    return v === undefined ? fallback : ['1', 'true', 'yes', 'y', 'on'].includes(v.toLowerCase());
+  }
+
+  /** A positive integer; anything else stops the start with the variable's name. */
+  positiveInt(name: MasterVariable, fallback: number): number {
+    const v = this.raw(name);
+    if (v === undefined) return fallback;
+    const n = Number(v);
+    if (!Number.isInteger(n) || n < 1) throw new Error(`${name} must be a positive integer, got ${v}`);
+    return n;
+  }
+
+  /** A number of at least `min`; anything else quietly falls back to the default. */
+  lenientNumber(name: MasterVariable, fallback: number, min = 0): number {
+    const v = this.raw(name);
+    const n = Number(v);
+    return v !== undefined && Number.isFinite(n) && n >= min ? n : fallback;
+  }
+
+  /** A number greater than zero; anything else quietly falls back to the default. */
+  positiveNumber(name: MasterVariable, fallback: number): number {
+    const n = Number(this.raw(name));
+    return Number.isFinite(n) && n > 0 ? n : fallback;
+  }
 }
 
 function checkedAllowList(text: string): string {
@@ -93,36 +289,91 @@ function checkedAllowList(text: string): string {
   return text;
 }
 
-/** Builds the config from overrides (tests, CLI flags) over environment variables over defaults. */
-export function loadConfig(overrides: Partial<MasterConfig> = {}, env: NodeJS.ProcessEnv = process.env): MasterConfig {
-  const dataDir = path.resolve(overrides.dataDir ?? env.CRAWLDECK_DATA_DIR ?? './data');
+function systemTimezone(): string {
+  return Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
+}
+
+function coreSettings(overrides: Partial<MasterConfig>, env: EnvReader) {
+  const dataDir = path.resolve(overrides.dataDir ?? env.text('CRAWLDECK_DATA_DIR', './data'));
   lockDownDataDir(dataDir);
-  const port = overrides.port ?? Number(env.CRAWLDECK_PORT ?? 8080);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`CRAWLDECK_PORT must be a port number, got ${env.CRAWLDECK_PORT}`);
-  const databaseUrl = overrides.databaseUrl ?? env.CRAWLDECK_DATABASE_URL ?? '';
+  const port = overrides.port ?? Number(env.text('CRAWLDECK_PORT', '8080'));
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new Error(`CRAWLDECK_PORT must be a port number, got ${env.raw('CRAWLDECK_PORT')}`);
+  const databaseUrl = overrides.databaseUrl ?? env.text('CRAWLDECK_DATABASE_URL', '');
   if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
-    throw new Error('CRAWLDECK_DATABASE_URL must start with postgres:// (leave it unset for the embedded SQLite store)');
+    throw new Error(
+      'CRAWLDECK_DATABASE_URL must start with postgres:// (leave it unset for the embedded SQLite store)',
+    );
   }
   return {
     port,
-    host: overrides.host ?? env.CRAWLDECK_HOST ?? '0.0.0.0',
+    host: env.text('CRAWLDECK_HOST', '0.0.0.0'),
     dataDir,
     databaseUrl,
-    adminPassword: overrides.adminPassword ?? env.CRAWLDECK_ADMIN_PASSWORD ?? '',
-    consoleDir: overrides.consoleDir ?? env.CRAWLDECK_CONSOLE_DIR ?? DEFAULT_CONSOLE_DIR,
-    nodeKey: overrides.nodeKey ?? env.CRAWLDECK_NODE_KEY ?? readOrCreateSecret(dataDir, 'node-key'),
-    embeddedNode: overrides.embeddedNode ?? bool(env.CRAWLDECK_EMBEDDED_NODE, true),
-    sessionTtlMs: overrides.sessionTtlMs ?? Number(env.CRAWLDECK_SESSION_TTL_HOURS ?? 24 * 7) * 3600_000,
-    releasesUrl: overrides.releasesUrl ?? env.CRAWLDECK_RELEASES_URL ?? '',
-    docsUrl: overrides.docsUrl ?? env.CRAWLDECK_DOCS_URL ?? '/docs',
-    enableTutorial: overrides.enableTutorial ?? bool(env.CRAWLDECK_ENABLE_TUTORIAL, true),
-    logLevel: overrides.logLevel ?? env.CRAWLDECK_LOG_LEVEL ?? 'info',
-    loginFreeFailures: overrides.loginFreeFailures ?? positiveInt(env, 'CRAWLDECK_LOGIN_FREE_FAILURES', 5),
-    loginMaxDelayMs: overrides.loginMaxDelayMs ?? positiveInt(env, 'CRAWLDECK_LOGIN_MAX_DELAY_SECONDS', 60) * 1000,
-    signupsPerHour: overrides.signupsPerHour ?? positiveInt(env, 'CRAWLDECK_SIGNUPS_PER_HOUR', 10),
-    logStream: overrides.logStream,
-    outboundAllow: checkedAllowList(overrides.outboundAllow ?? env.CRAWLDECK_OUTBOUND_ALLOW ?? ''),
-    nodeHeartbeatMs: overrides.nodeHeartbeatMs ?? secondsMs(env, 'CRAWLDECK_NODE_HEARTBEAT_SECONDS', 2),
-    nodeOfflineMs: overrides.nodeOfflineMs ?? secondsMs(env, 'CRAWLDECK_NODE_OFFLINE_SECONDS', 10),
+    adminPassword: env.text('CRAWLDECK_ADMIN_PASSWORD', ''),
+    consoleDir: env.text('CRAWLDECK_CONSOLE_DIR', DEFAULT_CONSOLE_DIR),
+    nodeKey: overrides.nodeKey ?? env.raw('CRAWLDECK_NODE_KEY') ?? readOrCreateSecret(dataDir, 'node-key'),
+    embeddedNode: env.bool('CRAWLDECK_EMBEDDED_NODE', true),
+    sessionTtlMs: Number(env.text('CRAWLDECK_SESSION_TTL_HOURS', String(24 * 7))) * 3600_000,
+    releasesUrl: env.text('CRAWLDECK_RELEASES_URL', ''),
+    docsUrl: env.text('CRAWLDECK_DOCS_URL', '/docs'),
+    enableTutorial: env.bool('CRAWLDECK_ENABLE_TUTORIAL', true),
+    logLevel: env.text('CRAWLDECK_LOG_LEVEL', 'info'),
+    secretKey: env.text('CRAWLDECK_SECRET_KEY', ''),
   };
+}
+
+function limitSettings(overrides: Partial<MasterConfig>, env: EnvReader) {
+  return {
+    loginFreeFailures: env.positiveInt('CRAWLDECK_LOGIN_FREE_FAILURES', 5),
+    loginMaxDelayMs: env.positiveInt('CRAWLDECK_LOGIN_MAX_DELAY_SECONDS', 60) * 1000,
+    signupsPerHour: env.positiveInt('CRAWLDECK_SIGNUPS_PER_HOUR', 10),
+    outboundAllow: checkedAllowList(overrides.outboundAllow ?? env.text('CRAWLDECK_OUTBOUND_ALLOW', '')),
+    zipMaxEntries: env.positiveInt('CRAWLDECK_ZIP_MAX_ENTRIES', DEFAULT_ZIP_MAX_ENTRIES),
+    zipMaxBytes: env.positiveInt('CRAWLDECK_ZIP_MAX_BYTES', DEFAULT_ZIP_MAX_BYTES),
+    maxFileBytes: env.positiveInt('CRAWLDECK_MAX_FILE_BYTES', DEFAULT_MAX_FILE_BYTES),
+    previewTimeoutMs: env.positiveNumber('CRAWLDECK_PREVIEW_TIMEOUT_MS', 20_000),
+    previewMaxRequests: env.positiveNumber('CRAWLDECK_PREVIEW_MAX_REQUESTS', 40),
+  };
+}
+
+function processSettings(env: EnvReader) {
+  const autoSyncS = Number(env.raw('CRAWLDECK_GIT_AUTO_SYNC_S') ?? 300);
+  return {
+    nodeHeartbeatMs: env.positiveNumber('CRAWLDECK_NODE_HEARTBEAT_SECONDS', 2) * 1000,
+    nodeOfflineMs: env.positiveNumber('CRAWLDECK_NODE_OFFLINE_SECONDS', 10) * 1000,
+    python: env.text('CRAWLDECK_PYTHON', '/usr/bin/python3'),
+    scrapyTimeoutMs: env.positiveNumber('CRAWLDECK_SCRAPY_TIMEOUT_MS', 60_000),
+    taskUser: env.text('CRAWLDECK_TASK_USER', 'crawldeck-task'),
+    nodeWorkDir: env.text('CRAWLDECK_NODE_WORK_DIR', ''),
+    gitTimeoutMs: env.positiveNumber('CRAWLDECK_GIT_TIMEOUT_MS', 120_000),
+    gitAutoSyncMs: Number.isFinite(autoSyncS) && autoSyncS > 0 ? autoSyncS * 1000 : 0,
+  };
+}
+
+function scheduleSettings(env: EnvReader, processEnv: NodeJS.ProcessEnv) {
+  return {
+    defaultTimezone: env.raw('CRAWLDECK_TZ') || processEnv.TZ || systemTimezone(),
+    schedulerEnabled: !['0', 'off', 'false', 'no'].includes((env.raw('CRAWLDECK_SCHEDULER') ?? '').toLowerCase()),
+    scheduleGraceMs: env.lenientNumber('CRAWLDECK_SCHEDULE_GRACE_SECONDS', 60) * 1000,
+    schedulerLockRetryMs: env.lenientNumber('CRAWLDECK_SCHEDULER_LOCK_RETRY_SECONDS', 3, 0.05) * 1000,
+    webhookTimeoutMs: env.lenientNumber('CRAWLDECK_WEBHOOK_TIMEOUT_MS', 5000, 1),
+    webhookBackoffMs: env.lenientNumber('CRAWLDECK_WEBHOOK_BACKOFF_MS', 1000, 1),
+  };
+}
+
+/** Builds the config from overrides (tests, CLI flags) over environment variables over defaults. */
+export function loadConfig(overrides: Partial<MasterConfig> = {}, env: NodeJS.ProcessEnv = process.env): MasterConfig {
+  const reader = new EnvReader(env);
+  const fromEnv: MasterConfig = {
+    ...coreSettings(overrides, reader),
+    ...limitSettings(overrides, reader),
+    ...processSettings(reader),
+    ...scheduleSettings(reader, env),
+    childPath: env.PATH || '/usr/bin:/bin',
+  };
+  const merged: MasterConfig = { ...fromEnv };
+  for (const [key, value] of Object.entries(overrides))
+    if (value !== undefined) Object.assign(merged, { [key]: value });
+  return merged;
 }

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestMaster, type TestMaster } from './harness.ts';
 import { startGitHttpServer, type GitHttpServer } from './support/git-http.ts';
 import { waitFor } from './tasks.helpers.ts';
-import { claimAutoSync } from '../src/features/git/git.service.ts';
+import { claimAutoSync } from '../src/features/git/git.store.ts';
 
 let m: TestMaster;
 let srv: GitHttpServer;
@@ -26,12 +26,19 @@ describe('git auto-sync', () => {
     const id = imp.body.data._id as string;
     expect((await m.api('POST', `/spiders/${id}`, { body: { git_auto_sync: true } })).status).toBe(200);
     srv.commit('auto', { 'main.py': 'print("v2")\n' }, 'second');
-    await waitFor('auto-synced', async () => (await m.api('GET', `/spiders/${id}/file`, { query: { path: 'main.py' } })).body.data === 'print("v2")\n', 20_000, 200);
+    await waitFor(
+      'auto-synced',
+      async () =>
+        (await m.api('GET', `/spiders/${id}/file`, { query: { path: 'main.py' } })).body.data === 'print("v2")\n',
+      20_000,
+      200,
+    );
   });
 
   it('lets exactly one of several concurrent callers (masters) claim an attempt', async () => {
     const url = srv.createRepo('claim', { 'a.py': 'x\n' });
-    const id = (await m.api('POST', '/spiders/import/github', { body: { url, type: 'github' } })).body.data._id as string;
+    const id = (await m.api('POST', '/spiders/import/github', { body: { url, type: 'github' } })).body.data
+      ._id as string;
     // The import recorded an attempt just now: not due yet for a one-minute interval.
     expect(await claimAutoSync(m.master.store.db, id, Date.now() - 60_000)).toBe(false);
     const due = Date.now() + 1;
@@ -41,7 +48,9 @@ describe('git auto-sync', () => {
     // A spider without any recorded attempt is claimed once too (first insert wins).
     const fresh = await m.api('PUT', '/spiders', { body: { name: 'no-attempt-yet', cmd: 'true' } });
     const dueNow = Date.now() - 60_000; // as the loop computes it: now minus the interval
-    const first = await Promise.all(Array.from({ length: 5 }, () => claimAutoSync(m.master.store.db, fresh.body.data._id, dueNow)));
+    const first = await Promise.all(
+      Array.from({ length: 5 }, () => claimAutoSync(m.master.store.db, fresh.body.data._id, dueNow)),
+    );
     expect(first.filter(Boolean)).toHaveLength(1);
   });
 });

@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import { Int, Str } from './bounds.ts';
 
 /**
- * Configurable spiders (issue 7 item 3): a `Spiderfile` (YAML) in the spider's files describes the crawl.
+ * Configurable spiders: a `Spiderfile` (YAML) in the spider's files describes the crawl.
  *
  * ```yaml
  * name: books
@@ -89,7 +89,8 @@ const esc = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 export function validateSpiderfile(value: unknown, text?: string): SpiderfileParse {
   const problems: SpiderfileProblem[] = [];
   const add = (message: string, line?: number) => problems.push(line ? { line, message } : { message });
-  if (!value || typeof value !== 'object' || Array.isArray(value)) return { ok: false, problems: [{ message: 'the Spiderfile must be a YAML mapping (name, start_url, stages, …)' }] };
+  if (!value || typeof value !== 'object' || Array.isArray(value))
+    return { ok: false, problems: [{ message: 'the Spiderfile must be a YAML mapping (name, start_url, stages, …)' }] };
   const v = value as Record<string, unknown>;
   const str = (k: string, required: boolean) => {
     const x = v[k];
@@ -105,14 +106,22 @@ export function validateSpiderfile(value: unknown, text?: string): SpiderfilePar
   str('start_url', true);
   str('start_stage', false);
   str('engine', false);
-  if (typeof v.start_url === 'string' && v.start_url && !/^https?:\/\/[^\s]+$/i.test(v.start_url)) add('"start_url" must be an http:// or https:// URL', findLine(text, /^start_url\s*:/));
-  if (v.engine !== undefined && v.engine !== null && v.engine !== '' && v.engine !== 'cheerio') add(`engine "${String(v.engine)}" is not supported (use cheerio)`, findLine(text, /^engine\s*:/));
+  if (typeof v.start_url === 'string' && v.start_url && !/^https?:\/\/[^\s]+$/i.test(v.start_url))
+    add('"start_url" must be an http:// or https:// URL', findLine(text, /^start_url\s*:/));
+  if (v.engine !== undefined && v.engine !== null && v.engine !== '' && v.engine !== 'cheerio')
+    add(`engine "${String(v.engine)}" is not supported (use cheerio)`, findLine(text, /^engine\s*:/));
   if (v.settings !== undefined && v.settings !== null) {
-    if (typeof v.settings !== 'object' || Array.isArray(v.settings)) add('"settings" must be a mapping', findLine(text, /^settings\s*:/));
+    if (typeof v.settings !== 'object' || Array.isArray(v.settings))
+      add('"settings" must be a mapping', findLine(text, /^settings\s*:/));
     else {
       for (const [k, x] of Object.entries(v.settings as Record<string, unknown>)) {
-        if (!SETTING_KEYS.includes(k)) add(`unknown setting "${k}" (known: ${SETTING_KEYS.join(', ')})`, findLine(text, new RegExp(`^\\s+${esc(k)}\\s*:`)));
-        else if (typeof x === 'object' && x !== null) add(`setting "${k}" must be a single value`, findLine(text, new RegExp(`^\\s+${esc(k)}\\s*:`)));
+        if (!SETTING_KEYS.includes(k))
+          add(
+            `unknown setting "${k}" (known: ${SETTING_KEYS.join(', ')})`,
+            findLine(text, new RegExp(`^\\s+${esc(k)}\\s*:`)),
+          );
+        else if (typeof x === 'object' && x !== null)
+          add(`setting "${k}" must be a single value`, findLine(text, new RegExp(`^\\s+${esc(k)}\\s*:`)));
       }
     }
   }
@@ -126,37 +135,51 @@ export function validateSpiderfile(value: unknown, text?: string): SpiderfilePar
     const where = `stage ${i + 1}`;
     if (!s || typeof s !== 'object' || Array.isArray(s)) return add(`${where} must be a mapping`);
     const st = s as Record<string, unknown>;
-    if (typeof st.name !== 'string' || !NAME.test(st.name)) return add(`${where}: "name" is required (letters, digits, _ . -)`);
+    if (typeof st.name !== 'string' || !NAME.test(st.name))
+      return add(`${where}: "name" is required (letters, digits, _ . -)`);
     const line = findLine(text, new RegExp(`^\\s*-?\\s*name\\s*:\\s*['"]?${esc(st.name)}['"]?\\s*$`));
     if (names.has(st.name)) add(`stage "${st.name}" is defined twice`, line);
     names.add(st.name);
     for (const k of ['list_css', 'list_xpath', 'page_css', 'page_xpath', 'page_attr']) {
-      if (st[k] !== undefined && st[k] !== null && typeof st[k] !== 'string') add(`stage "${st.name}": "${k}" must be a string`, line);
+      if (st[k] !== undefined && st[k] !== null && typeof st[k] !== 'string')
+        add(`stage "${st.name}": "${k}" must be a string`, line);
     }
     if (st.list_css && st.list_xpath) add(`stage "${st.name}": give list_css or list_xpath, not both`, line);
     if (st.page_css && st.page_xpath) add(`stage "${st.name}": give page_css or page_xpath, not both`, line);
-    if (st.is_list && !st.list_css && !st.list_xpath) add(`stage "${st.name}" is a list stage: list_css or list_xpath is required`, line);
-    if (!Array.isArray(st.fields) || st.fields.length === 0) return add(`stage "${st.name}": "fields" must be a non-empty list`, line);
+    if (st.is_list && !st.list_css && !st.list_xpath)
+      add(`stage "${st.name}" is a list stage: list_css or list_xpath is required`, line);
+    if (!Array.isArray(st.fields) || st.fields.length === 0)
+      return add(`stage "${st.name}": "fields" must be a non-empty list`, line);
     const fieldNames = new Set<string>();
     st.fields.forEach((f, j) => {
-      if (!f || typeof f !== 'object' || Array.isArray(f)) return add(`stage "${st.name}" field ${j + 1} must be a mapping`, line);
+      if (!f || typeof f !== 'object' || Array.isArray(f))
+        return add(`stage "${st.name}" field ${j + 1} must be a mapping`, line);
       const fd = f as Record<string, unknown>;
-      if (typeof fd.name !== 'string' || !fd.name.trim()) return add(`stage "${st.name}" field ${j + 1}: "name" is required`, line);
+      if (typeof fd.name !== 'string' || !fd.name.trim())
+        return add(`stage "${st.name}" field ${j + 1}: "name" is required`, line);
       if (fieldNames.has(fd.name)) add(`stage "${st.name}": field "${fd.name}" is defined twice`, line);
       fieldNames.add(fd.name);
       for (const k of ['css', 'xpath', 'attr', 'next_stage', 'remark']) {
-        if (fd[k] !== undefined && fd[k] !== null && typeof fd[k] !== 'string') add(`field "${fd.name}": "${k}" must be a string`, line);
+        if (fd[k] !== undefined && fd[k] !== null && typeof fd[k] !== 'string')
+          add(`field "${fd.name}": "${k}" must be a string`, line);
       }
       if (fd.css && fd.xpath) add(`field "${fd.name}": give css or xpath, not both`, line);
     });
   });
   // references to stages
   const startStage = (v.start_stage as string) || (stages[0] as { name?: string })?.name;
-  if (typeof v.start_stage === 'string' && v.start_stage && !names.has(v.start_stage)) add(`start_stage "${v.start_stage}" is not a stage (stages: ${[...names].join(', ')})`, findLine(text, /^start_stage\s*:/));
+  if (typeof v.start_stage === 'string' && v.start_stage && !names.has(v.start_stage))
+    add(
+      `start_stage "${v.start_stage}" is not a stage (stages: ${[...names].join(', ')})`,
+      findLine(text, /^start_stage\s*:/),
+    );
   for (const s of stages as SpiderfileStage[]) {
     for (const f of s?.fields ?? []) {
       if (f && typeof f.next_stage === 'string' && f.next_stage && !names.has(f.next_stage)) {
-        add(`field "${f.name}" of stage "${s.name}": next_stage "${f.next_stage}" is not a stage (stages: ${[...names].join(', ')})`, findLine(text, new RegExp(`next_stage\\s*:\\s*['"]?${esc(f.next_stage)}['"]?`)));
+        add(
+          `field "${f.name}" of stage "${s.name}": next_stage "${f.next_stage}" is not a stage (stages: ${[...names].join(', ')})`,
+          findLine(text, new RegExp(`next_stage\\s*:\\s*['"]?${esc(f.next_stage)}['"]?`)),
+        );
       }
       if (f && f.next_stage === s.name) add(`field "${f.name}": next_stage must not be its own stage "${s.name}"`);
     }
@@ -173,7 +196,15 @@ export function parseSpiderfile(text: string): SpiderfileParse {
     value = yaml.load(text, { schema: yaml.JSON_SCHEMA });
   } catch (err) {
     const e = err as { mark?: { line: number }; reason?: string; message: string };
-    return { ok: false, problems: [{ line: e.mark ? e.mark.line + 1 : undefined, message: `invalid YAML: ${e.reason ?? e.message.split('\n')[0]}` }] };
+    return {
+      ok: false,
+      problems: [
+        {
+          line: e.mark ? e.mark.line + 1 : undefined,
+          message: `invalid YAML: ${e.reason ?? e.message.split('\n')[0]}`,
+        },
+      ],
+    };
   }
   return validateSpiderfile(value, text);
 }
@@ -184,7 +215,8 @@ export function formatProblems(problems: SpiderfileProblem[]): string {
 
 /** Spiderfile → YAML text (stable key order, no anchors). */
 export function dumpSpiderfile(sf: Spiderfile): string {
-  const clean = (o: Record<string, unknown>) => Object.fromEntries(Object.entries(o).filter(([, x]) => x !== undefined && x !== '' && x !== null));
+  const clean = (o: Record<string, unknown>) =>
+    Object.fromEntries(Object.entries(o).filter(([, x]) => x !== undefined && x !== '' && x !== null));
   const ordered = clean({
     version: sf.version,
     name: sf.name,
@@ -203,7 +235,9 @@ export function dumpSpiderfile(sf: Spiderfile): string {
         page_css: s.page_css,
         page_xpath: s.page_xpath,
         page_attr: s.page_attr,
-        fields: s.fields.map((f) => clean({ name: f.name, css: f.css, xpath: f.xpath, attr: f.attr, next_stage: f.next_stage, remark: f.remark })),
+        fields: s.fields.map((f) =>
+          clean({ name: f.name, css: f.css, xpath: f.xpath, attr: f.attr, next_stage: f.next_stage, remark: f.remark }),
+        ),
       }),
     ),
   });
@@ -229,7 +263,17 @@ export const CONFIG_SPIDER_TEMPLATES: ConfigSpiderTemplate[] = [
       start_stage: 'list',
       engine: 'cheerio',
       settings: { ROBOTSTXT_OBEY: true },
-      stages: [{ name: 'list', is_list: true, list_css: 'ul > li', fields: [{ name: 'title', css: 'a' }, { name: 'url', css: 'a', attr: 'href' }] }],
+      stages: [
+        {
+          name: 'list',
+          is_list: true,
+          list_css: 'ul > li',
+          fields: [
+            { name: 'title', css: 'a' },
+            { name: 'url', css: 'a', attr: 'href' },
+          ],
+        },
+      ],
     },
   },
   {
@@ -243,7 +287,15 @@ export const CONFIG_SPIDER_TEMPLATES: ConfigSpiderTemplate[] = [
       engine: 'cheerio',
       settings: { ROBOTSTXT_OBEY: true, DOWNLOAD_DELAY: 0.5 },
       stages: [
-        { name: 'list', is_list: true, list_css: 'ul > li', fields: [{ name: 'title', css: 'a' }, { name: 'url', css: 'a', attr: 'href', next_stage: 'detail' }] },
+        {
+          name: 'list',
+          is_list: true,
+          list_css: 'ul > li',
+          fields: [
+            { name: 'title', css: 'a' },
+            { name: 'url', css: 'a', attr: 'href', next_stage: 'detail' },
+          ],
+        },
         { name: 'detail', fields: [{ name: 'content', css: 'body' }] },
       ],
     },
@@ -258,7 +310,19 @@ export const CONFIG_SPIDER_TEMPLATES: ConfigSpiderTemplate[] = [
       start_stage: 'list',
       engine: 'cheerio',
       settings: { ROBOTSTXT_OBEY: true, MAX_PAGES: 10, DOWNLOAD_DELAY: 0.5 },
-      stages: [{ name: 'list', is_list: true, list_css: 'ul > li', page_css: 'a.next', page_attr: 'href', fields: [{ name: 'title', css: 'a' }, { name: 'url', css: 'a', attr: 'href' }] }],
+      stages: [
+        {
+          name: 'list',
+          is_list: true,
+          list_css: 'ul > li',
+          page_css: 'a.next',
+          page_attr: 'href',
+          fields: [
+            { name: 'title', css: 'a' },
+            { name: 'url', css: 'a', attr: 'href' },
+          ],
+        },
+      ],
     },
   },
 ];
@@ -325,3 +389,5 @@ export interface ExtractFieldsResult {
 
 /** Command of a configurable spider's tasks (docs/spiders.md). */
 export const CONFIG_SPIDER_CMD = 'crawldeck-config-spider Spiderfile';
+
+export * from './config-spider-answers.ts';

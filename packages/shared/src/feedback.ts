@@ -1,7 +1,8 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Str } from './bounds.ts';
+import { IsoTime, Nullable } from './responses.ts';
 
-/** Feedback page (spec §1, §5): e-mail, chat-app account and content are all required. */
+/** Feedback page: e-mail, chat-app account and content are all required. */
 export const FeedbackBody = Type.Object({
   email: Str(320),
   chat_account: Str(200),
@@ -9,12 +10,13 @@ export const FeedbackBody = Type.Object({
 });
 export type FeedbackBody = Static<typeof FeedbackBody>;
 
-export interface Feedback {
-  _id: string;
-  user_id: string | null;
-  username: string | null;
-  email: string;
-  chat_account: string;
-  content: string;
-  create_ts: string | null;
-}
+export const Feedback = Type.Object({
+  _id: Type.String(),
+  user_id: Nullable(Type.String()),
+  username: Nullable(Type.String()),
+  email: Type.String(),
+  chat_account: Type.String(),
+  content: Type.String(),
+  create_ts: IsoTime,
+});
+export type Feedback = Static<typeof Feedback>;

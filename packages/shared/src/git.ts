@@ -1,38 +1,45 @@
-import { Type } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
 import { Str } from './bounds.ts';
+import { IsoTime, Nullable } from './responses.ts';
 
-/** Git spiders (spec §3 git url/branch/username/password, §4 sync/reset, §7 import). */
+/** Git spiders: remote URL, branch and credentials of a spider, sync and reset, import of a repository. */
 
-export interface GitCommit {
-  hash: string;
-  message: string;
-  author: string;
+export const GitCommit = Type.Object({
+  hash: Type.String(),
+  message: Type.String(),
+  author: Type.String(),
   /** ISO time of the commit. */
-  date: string;
-}
+  date: Type.String(),
+});
+export type GitCommit = Static<typeof GitCommit>;
 
-export interface GitSyncResult {
-  commit: GitCommit | null;
-  branch: string;
-  branches: string[];
+export const GitSyncResult = Type.Object({
+  commit: Nullable(GitCommit),
+  branch: Type.String(),
+  branches: Type.Array(Type.String()),
   /** Files written into the spider's store by this sync. */
-  files: number;
+  files: Type.Number(),
   /** ISO time of this sync. */
-  sync_ts: string;
-}
+  sync_ts: Type.String(),
+});
+export type GitSyncResult = Static<typeof GitSyncResult>;
 
-export interface GitInfo {
+export const GitInfo = Type.Object({
   /** Remote URL without credentials. */
-  remote: string;
-  branch: string;
-  branches: string[];
-  commit: GitCommit | null;
+  remote: Type.String(),
+  branch: Type.String(),
+  branches: Type.Array(Type.String()),
+  commit: Nullable(GitCommit),
   /** ISO time of the last successful sync, null when never synced. */
-  last_sync_ts: string | null;
+  last_sync_ts: IsoTime,
   /** Message of the last failed sync (auto-sync included), '' when the last one succeeded. */
-  last_error: string;
-  auto_sync: boolean;
-}
+  last_error: Type.String(),
+  auto_sync: Type.Boolean(),
+});
+export type GitInfo = Static<typeof GitInfo>;
+
+/** POST /spiders/import/github: the new spider (as the spiders list shows it) with the outcome of its first sync. */
+export const ImportedSpider = Type.Object({ _id: Type.String(), git: GitSyncResult }, { additionalProperties: true });
 
 export const ImportBody = Type.Object({
   url: Str(2000, { minLength: 1 }),
@@ -40,6 +47,7 @@ export const ImportBody = Type.Object({
   branch: Type.Optional(Str(250)),
   name: Type.Optional(Str(200)),
 });
+export type ImportBody = Static<typeof ImportBody>;
 
 export const GitSyncBody = Type.Object({ branch: Type.Optional(Str(250)) });
 
@@ -59,7 +67,8 @@ export function gitUrlProblem(url: string): string | null {
   const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):\/\//.exec(u);
   if (scheme) {
     const s = scheme[1].toLowerCase();
-    if (!['https', 'http', 'ssh'].includes(s)) return `the ${s}:// scheme is not allowed; use https://, http://, ssh:// or git@host:path`;
+    if (!['https', 'http', 'ssh'].includes(s))
+      return `the ${s}:// scheme is not allowed; use https://, http://, ssh:// or git@host:path`;
     let parsed: URL;
     try {
       parsed = new URL(u);
@@ -85,7 +94,13 @@ export function gitUrlProblem(url: string): string | null {
 export function gitBranchProblem(branch: string): string | null {
   if (!branch) return 'the branch is empty';
   if (branch.startsWith('-')) return 'the branch must not start with "-"';
-  if (!/^[A-Za-z0-9._/-]+$/.test(branch) || branch.includes('..') || branch.endsWith('/') || branch.endsWith('.lock') || branch.startsWith('/')) {
+  if (
+    !/^[A-Za-z0-9._/-]+$/.test(branch) ||
+    branch.includes('..') ||
+    branch.endsWith('/') ||
+    branch.endsWith('.lock') ||
+    branch.startsWith('/')
+  ) {
     return `"${branch}" is not a valid branch name`;
   }
   return null;

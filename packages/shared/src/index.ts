@@ -20,3 +20,4 @@ export * from './spider-stats.ts';
 export * from './paging.ts';
 export * from './bounds.ts';
 export * from './nodes.ts';
+export * from './responses.ts';

@@ -1,7 +1,7 @@
 /**
- * Standard Scrapy setting names and their value types (spec §5), offered by the console's settings table for
+ * Standard Scrapy setting names and their value types, offered by the console's settings table for
  * autocomplete and used to pick the typed editor. Generated from scrapy.settings.default_settings (Scrapy 2.8)
- * plus well-known settings without a module default; the spec's "important settings" types take precedence.
+ * plus well-known settings without a module default; the types of the most used settings take precedence.
  */
 export type ScrapySettingType = 'string' | 'number' | 'boolean' | 'array' | 'object';
 

@@ -1,9 +1,10 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Int, Str } from './bounds.ts';
 import type { ScrapySettingType } from './scrapy-settings.ts';
+import { Nullable } from './responses.ts';
 
 /**
- * Scrapy project calls of spec §7 (`/spiders/{id}/scrapy/…`).
+ * Scrapy project calls (`/spiders/{id}/scrapy/…`): spiders, settings, items and pipelines of a project.
  *
  * Error convention: every scrapy call answers with the normal envelope. When the project cannot be read or
  * written (no Scrapy project in the files, a syntax error in settings.py, the Python helper timing out or
@@ -13,42 +14,57 @@ import type { ScrapySettingType } from './scrapy-settings.ts';
  * the failed result.
  */
 
-export interface ScrapySetting {
-  key: string;
-  /** JSON value: string, number, boolean, array or object (spec §5 types). */
-  value: unknown;
-  type: ScrapySettingType;
+const SettingType = Type.Union([
+  Type.Literal('string'),
+  Type.Literal('number'),
+  Type.Literal('boolean'),
+  Type.Literal('array'),
+  Type.Literal('object'),
+]);
+
+/** One setting of settings.py as the master answers it. */
+export const ScrapySetting = Type.Object({
+  key: Type.String(),
+  /** JSON value: string, number, boolean, array or object. */
+  value: Type.Unknown(),
+  type: SettingType,
   /** True when settings.py computes the value (not a literal); such a setting is shown as its source text. */
-  expression?: boolean;
-}
+  expression: Type.Optional(Type.Boolean()),
+});
+export type ScrapySetting = Static<typeof ScrapySetting>;
 
 export const ScrapySettingSchema = Type.Object({
   key: Type.String({ minLength: 1, maxLength: 200, pattern: '^[A-Za-z_][A-Za-z0-9_]*$' }),
   value: Type.Unknown(),
-  type: Type.Union([Type.Literal('string'), Type.Literal('number'), Type.Literal('boolean'), Type.Literal('array'), Type.Literal('object')]),
+  type: Type.Union([
+    Type.Literal('string'),
+    Type.Literal('number'),
+    Type.Literal('boolean'),
+    Type.Literal('array'),
+    Type.Literal('object'),
+  ]),
   expression: Type.Optional(Type.Boolean()),
 });
 /** POST /spiders/{id}/scrapy/settings: the whole list (keys missing from it are removed from settings.py). */
 export const ScrapySettingsBody = Type.Array(ScrapySettingSchema, { maxItems: 2000 });
 
-export interface ScrapyItem {
-  name: string;
-  fields: string[];
-}
+export const ScrapyItem = Type.Object({ name: Type.String(), fields: Type.Array(Type.String()) });
+export type ScrapyItem = Static<typeof ScrapyItem>;
 const Ident = Type.String({ minLength: 1, maxLength: 100, pattern: '^[A-Za-z_][A-Za-z0-9_]*$' });
 export const ScrapyItemSchema = Type.Object({ name: Ident, fields: Type.Array(Ident, { maxItems: 1000 }) });
 /** POST /spiders/{id}/scrapy/items: the whole tree (items missing from it are removed from items.py). */
 export const ScrapyItemsBody = Type.Array(ScrapyItemSchema, { maxItems: 1000 });
 
-export interface ScrapyPipeline {
+export const ScrapyPipeline = Type.Object({
   /** Dotted class path as used in ITEM_PIPELINES, e.g. `myproject.pipelines.MyprojectPipeline`. */
-  name: string;
+  name: Type.String(),
   /** Order value in ITEM_PIPELINES, null when not enabled. */
-  priority: number | null;
-  enabled: boolean;
+  priority: Nullable(Type.Number()),
+  enabled: Type.Boolean(),
   /** The class exists in the project's pipelines module. */
-  defined: boolean;
-}
+  defined: Type.Boolean(),
+});
+export type ScrapyPipeline = Static<typeof ScrapyPipeline>;
 export const ScrapyPipelineSchema = Type.Object({
   name: Type.String({ minLength: 1, maxLength: 300, pattern: '^[A-Za-z_][A-Za-z0-9_.]*$' }),
   priority: Type.Optional(Type.Union([Int(0, 1000), Type.Null()])),
@@ -65,11 +81,12 @@ export const ScrapySpiderForm = Type.Object({
 });
 export type ScrapySpiderFormT = Static<typeof ScrapySpiderForm>;
 
-export interface ScrapySpiderCreated {
-  name: string;
+export const ScrapySpiderCreated = Type.Object({
+  name: Type.String(),
   /** Path of the generated file inside the spider's files. */
-  filepath: string;
-}
+  filepath: Type.String(),
+});
+export type ScrapySpiderCreated = Static<typeof ScrapySpiderCreated>;
 
 export const ScrapyFilepathQuery = Type.Object({ spider_name: Str(200, { minLength: 1 }) });
 
@@ -87,7 +104,8 @@ export function coerceScrapySetting(key: string, type: ScrapySettingType, value:
       if (value === null || value === undefined) return '';
       return typeof value === 'string' ? value : JSON.stringify(value);
     case 'number': {
-      const n = typeof value === 'number' ? value : typeof value === 'string' && value.trim() !== '' ? Number(value) : NaN;
+      const n =
+        typeof value === 'number' ? value : typeof value === 'string' && value.trim() !== '' ? Number(value) : NaN;
       if (!Number.isFinite(n)) throw bad(`"${String(value)}" is not a number`);
       return n;
     }
@@ -103,12 +121,17 @@ export function coerceScrapySetting(key: string, type: ScrapySettingType, value:
         try {
           v = JSON.parse(value);
         } catch {
-          if (type === 'array') return value.split(',').map((s) => s.trim()).filter(Boolean);
+          if (type === 'array')
+            return value
+              .split(',')
+              .map((s) => s.trim())
+              .filter(Boolean);
           throw bad('is not valid JSON');
         }
       }
       if (type === 'array' && !Array.isArray(v)) throw bad('must be a list');
-      if (type === 'object' && (v === null || typeof v !== 'object' || Array.isArray(v))) throw bad('must be an object');
+      if (type === 'object' && (v === null || typeof v !== 'object' || Array.isArray(v)))
+        throw bad('must be an object');
       return v;
     }
   }

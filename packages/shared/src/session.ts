@@ -1,8 +1,9 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Int, Str } from './bounds.ts';
 import { PASSWORD_MIN_LENGTH, USERNAME_MAX_LENGTH } from './constants.ts';
+import { IsoTime } from './responses.ts';
 
-/** Request/response shapes of the session and general calls (spec §7 "Session and general"). */
+/** Request and response shapes of the session and general calls: sign-in, own account, sign-up, settings, release. */
 export const LoginBody = Type.Object({
   username: Str(1000),
   password: Str(1000),
@@ -32,14 +33,16 @@ export const UpdateMeBody = Type.Object({
 });
 export type UpdateMeBody = Static<typeof UpdateMeBody>;
 
-export interface UserInfo {
-  _id: string;
-  username: string;
-  role: 'normal' | 'admin';
-  email: string;
-  setting: { max_error_log: number };
-  create_ts: string | null;
-}
+/** A user as the API shows it (never the password hash). */
+export const UserInfo = Type.Object({
+  _id: Type.String(),
+  username: Type.String(),
+  role: Type.Union([Type.Literal('normal'), Type.Literal('admin')]),
+  email: Type.String(),
+  setting: Type.Object({ max_error_log: Type.Number() }, { additionalProperties: true }),
+  create_ts: IsoTime,
+});
+export type UserInfo = Static<typeof UserInfo>;
 
 export const ActionBody = Type.Object({
   type: Str(100, { minLength: 1 }),
@@ -47,15 +50,42 @@ export const ActionBody = Type.Object({
 });
 export type ActionBody = Static<typeof ActionBody>;
 
-export interface SystemSetting {
-  enable_tutorial: 'Y' | 'N';
-  /** Whether the login screen offers sign-up (an administrator may close it). */
-  allow_signup: 'Y' | 'N';
-}
+const YesNo = Type.Union([Type.Literal('Y'), Type.Literal('N')]);
 
-export interface LatestRelease {
-  name: string;
-  body: string;
-}
+/** GET /setting: the settings everyone may read, signed in or not. */
+export const SystemSetting = Type.Object({
+  enable_tutorial: YesNo,
+  /** Whether the login screen offers sign-up (an administrator may close it). */
+  allow_signup: YesNo,
+});
+export type SystemSetting = Static<typeof SystemSetting>;
+
+/** The newest published release, for the upgrade hint and the release dialog. */
+export const LatestRelease = Type.Object({
+  name: Type.String(),
+  /** Release note (markdown). */
+  body: Type.String(),
+});
+export type LatestRelease = Static<typeof LatestRelease>;
+
+/**
+ * GET /releases/latest: `configured: false` when the master has no release source (nothing to show, not an
+ * error); otherwise the release.
+ */
+export const LatestReleaseAnswer = Type.Object({
+  configured: Type.Boolean(),
+  name: Type.Optional(Type.String()),
+  body: Type.Optional(Type.String()),
+});
+export type LatestReleaseAnswer = Static<typeof LatestReleaseAnswer>;
+
+/** GET /docs: the documentation map as JSON text (path → {title, url}). */
+export const DocsIndex = Type.Object({ string: Type.String() });
+
+/** GET /actions/summary rows: how often each action happened and by how many users. */
+export const ActionSummaryRow = Type.Object({ type: Type.String(), count: Type.Number(), users: Type.Number() });
+export type ActionSummaryRow = Static<typeof ActionSummaryRow>;
+
+export const ActionSummaryQuery = Type.Object({ days: Type.Optional(Int(1, 365)) });
 
 export const USERNAME_RULE = { maxLength: USERNAME_MAX_LENGTH };

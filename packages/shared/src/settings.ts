@@ -1,7 +1,8 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Int, Str } from './bounds.ts';
+import { IsoTime, Nullable } from './responses.ts';
 
-/** Settings → General (admin part), Database and API tokens (spec §2 Settings tabs). */
+/** Settings → General (admin part), Database and API tokens. */
 export const UpdateSettingBody = Type.Object({
   enable_tutorial: Type.Optional(Type.Union([Type.Literal('Y'), Type.Literal('N')])),
   /** Third-party usage-statistics endpoint (http/https URL); '' turns forwarding off. */
@@ -15,58 +16,66 @@ export const UpdateSettingBody = Type.Object({
 });
 export type UpdateSettingBody = Static<typeof UpdateSettingBody>;
 
+const YesNo = Type.Union([Type.Literal('Y'), Type.Literal('N')]);
+
 /** GET /system/setting (admin): every system setting, including the non-public ones. */
-export interface AdminSetting {
-  enable_tutorial: 'Y' | 'N';
-  stats_endpoint: string;
-  allow_signup: 'Y' | 'N';
-  outbound_allow: string;
+export const AdminSetting = Type.Object({
+  enable_tutorial: YesNo,
+  stats_endpoint: Type.String(),
+  allow_signup: YesNo,
+  outbound_allow: Type.String(),
   /**
    * 'N' (default): while any enabled worker node exists, tasks started by normal users never run on the master's
    * own node (which shares the master's host). With no worker node they run there, isolated like everywhere.
    */
-  user_tasks_on_master: 'Y' | 'N';
-}
+  user_tasks_on_master: YesNo,
+});
+export type AdminSetting = Static<typeof AdminSetting>;
 
-export interface DatabaseTableCount {
-  table: string;
-  rows: number;
+export const DatabaseTableCount = Type.Object({
+  table: Type.String(),
+  rows: Type.Number(),
   /** PostgreSQL: planner estimate for very large tables instead of a full count. */
-  approximate: boolean;
-}
+  approximate: Type.Boolean(),
+});
+export type DatabaseTableCount = Static<typeof DatabaseTableCount>;
 
-export interface DatabaseInfo {
-  engine: 'sqlite' | 'postgres';
+export const DatabaseInfo = Type.Object({
+  engine: Type.Union([Type.Literal('sqlite'), Type.Literal('postgres')]),
   /** File path or database URL without password. */
-  location: string;
+  location: Type.String(),
   /** SQLite: file + WAL; PostgreSQL: pg_database_size. */
-  size_bytes: number;
-  health: { ok: boolean; latency_ms: number; error?: string };
-  tables: DatabaseTableCount[];
+  size_bytes: Type.Number(),
+  health: Type.Object({ ok: Type.Boolean(), latency_ms: Type.Number(), error: Type.Optional(Type.String()) }),
+  tables: Type.Array(DatabaseTableCount),
   /** Task logs of tasks finished longer ago than this are deleted (0 keeps them forever). */
-  log_retention_days: number;
-  last_cleanup: { at: string; deleted: number } | null;
-}
+  log_retention_days: Type.Number(),
+  last_cleanup: Nullable(Type.Object({ at: Type.String(), deleted: Type.Number() })),
+});
+export type DatabaseInfo = Static<typeof DatabaseInfo>;
 
 export const UpdateDatabaseBody = Type.Object({
   log_retention_days: Int(0, 36500),
 });
 export type UpdateDatabaseBody = Static<typeof UpdateDatabaseBody>;
 
-export interface CleanupResult {
+export const CleanupResult = Type.Object({
   /** task_logs rows deleted. */
-  deleted: number;
+  deleted: Type.Number(),
   /** False when the retention is 0 or the task tables do not exist yet. */
-  ran: boolean;
-}
+  ran: Type.Boolean(),
+});
+export type CleanupResult = Static<typeof CleanupResult>;
 
-export interface ApiToken {
-  _id: string;
-  name: string;
-  create_ts: string | null;
-  last_used_ts: string | null;
-  expire_ts: string | null;
-}
+/** A personal API token as listed: never the token itself. */
+export const ApiToken = Type.Object({
+  _id: Type.String(),
+  name: Type.String(),
+  create_ts: IsoTime,
+  last_used_ts: IsoTime,
+  expire_ts: IsoTime,
+});
+export type ApiToken = Static<typeof ApiToken>;
 
 export const CreateTokenBody = Type.Object({
   name: Str(100, { minLength: 1 }),
@@ -76,12 +85,5 @@ export const CreateTokenBody = Type.Object({
 export type CreateTokenBody = Static<typeof CreateTokenBody>;
 
 /** PUT /tokens answer: the raw token, shown once and never again. */
-export interface CreatedToken extends ApiToken {
-  token: string;
-}
-
-export interface ActionSummaryRow {
-  type: string;
-  count: number;
-  users: number;
-}
+export const CreatedToken = Type.Composite([ApiToken, Type.Object({ token: Type.String() })]);
+export type CreatedToken = Static<typeof CreatedToken>;

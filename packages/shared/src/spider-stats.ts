@@ -1,7 +1,8 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Int } from './bounds.ts';
+import { IsoTime } from './responses.ts';
 
-/** Spider Analytics tab (spec §2 Spider detail, §3 "Spider stats: overview and daily", §7 GET /spiders/{id}/stats). */
+/** Spider Analytics tab (GET /spiders/{id}/stats): an overview over all tasks and a daily series. */
 export const SPIDER_STATS_DEFAULT_DAYS = 30;
 export const SPIDER_STATS_MAX_DAYS = 365;
 
@@ -17,38 +18,41 @@ export const SpiderStatsQuery = Type.Object({
 export type SpiderStatsQuery = Static<typeof SpiderStatsQuery>;
 
 /** Over every task of the spider (all time, not only the daily window). */
-export interface SpiderStatsOverview {
-  tasks: number;
-  finished: number;
-  error: number;
-  cancelled: number;
-  abnormal: number;
-  running: number;
-  pending: number;
+export const SpiderStatsOverview = Type.Object({
+  tasks: Type.Number(),
+  finished: Type.Number(),
+  error: Type.Number(),
+  cancelled: Type.Number(),
+  abnormal: Type.Number(),
+  running: Type.Number(),
+  pending: Type.Number(),
   /** finished / ended tasks (finished + error + cancelled + abnormal), 0..1; 0 when no task has ended. */
-  success_rate: number;
+  success_rate: Type.Number(),
   /** Mean runtime (finish_ts − start_ts) of ended tasks that started, rounded to ms; 0 when none. */
-  avg_duration_ms: number;
+  avg_duration_ms: Type.Number(),
   /** Sum of result_count. */
-  results: number;
+  results: Type.Number(),
   /** ISO time of the latest task start, null when no task has started. */
-  last_run_ts: string | null;
-}
+  last_run_ts: IsoTime,
+});
+export type SpiderStatsOverview = Static<typeof SpiderStatsOverview>;
 
 /** One calendar day; tasks are bucketed by their creation time. */
-export interface SpiderStatsDay {
+export const SpiderStatsDay = Type.Object({
   /** YYYY-MM-DD in the requested offset (UTC by default). */
-  date: string;
-  tasks: number;
-  results: number;
+  date: Type.String(),
+  tasks: Type.Number(),
+  results: Type.Number(),
   /** Mean runtime of that day's ended tasks, rounded to ms; 0 when none. */
-  avg_duration_ms: number;
+  avg_duration_ms: Type.Number(),
   /** Tasks of that day with status error. */
-  error: number;
-}
+  error: Type.Number(),
+});
+export type SpiderStatsDay = Static<typeof SpiderStatsDay>;
 
-export interface SpiderStats {
-  overview: SpiderStatsOverview;
+export const SpiderStats = Type.Object({
+  overview: SpiderStatsOverview,
   /** Every day of the window, oldest first, zero-filled. */
-  daily: SpiderStatsDay[];
-}
+  daily: Type.Array(SpiderStatsDay),
+});
+export type SpiderStats = Static<typeof SpiderStats>;

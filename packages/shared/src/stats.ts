@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Int } from './bounds.ts';
 
-/** Dashboard (spec §1 "dashboard", §2 /home): one call, everything the home page shows. */
+/** Dashboard: one call, everything the home page shows. */
 export const HOME_STATS_DAYS = 30;
 
 export const HomeStatsQuery = Type.Object({
@@ -10,16 +10,17 @@ export const HomeStatsQuery = Type.Object({
 });
 export type HomeStatsQuery = Static<typeof HomeStatsQuery>;
 
-export interface HomeStats {
-  tasks: number;
-  nodes_active: number;
-  deploys: number;
-  spiders: number;
-  projects: number;
+export const HomeStats = Type.Object({
+  tasks: Type.Number(),
+  nodes_active: Type.Number(),
+  deploys: Type.Number(),
+  spiders: Type.Number(),
+  projects: Type.Number(),
   /** Last 30 days, oldest first, zero-filled; date is YYYY-MM-DD in the requested offset. */
-  daily: { date: string; tasks: number }[];
-  status: { status: string; count: number }[];
-}
+  daily: Type.Array(Type.Object({ date: Type.String(), tasks: Type.Number() })),
+  status: Type.Array(Type.Object({ status: Type.String(), count: Type.Number() })),
+});
+export type HomeStats = Static<typeof HomeStats>;
 
 /** The last `days` calendar dates (YYYY-MM-DD) ending today, in a zone `tzOffsetMin` minutes east of UTC. */
 export function lastDays(now: number, days: number, tzOffsetMin = 0): string[] {

@@ -3,7 +3,7 @@ import { Str } from './bounds.ts';
 import { pageFields } from './paging.ts';
 import { MAX_PAGE_SIZE, PASSWORD_MIN_LENGTH } from './constants.ts';
 
-/** Users administration (spec §7 "Users and variables"; admin only, enforced by the master). */
+/** Users administration: administrators only, enforced by the master. */
 export const RoleSchema = Type.Union([Type.Literal('normal'), Type.Literal('admin')]);
 
 export const UserListQuery = Type.Object({

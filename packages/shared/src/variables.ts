@@ -1,8 +1,9 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Str } from './bounds.ts';
+import { IsoTime } from './responses.ts';
 import { ENV_NAME_PATTERN } from './spiders.ts';
 
-/** Global variables (spec §7 "Users and variables"): reach every spider process as environment variables. */
+/** Global variables: reach every spider process as environment variables. */
 export const VariableBody = Type.Object({
   /** Present: update that variable; absent: create. */
   _id: Type.Optional(Str(24)),
@@ -14,11 +15,12 @@ export type VariableBody = Static<typeof VariableBody>;
 
 export { ENV_NAME_PATTERN as VARIABLE_KEY_PATTERN };
 
-export interface Variable {
-  _id: string;
-  key: string;
-  value: string;
-  remark: string;
-  create_ts: string | null;
-  update_ts: string | null;
-}
+export const Variable = Type.Object({
+  _id: Type.String(),
+  key: Type.String(),
+  value: Type.String(),
+  remark: Type.String(),
+  create_ts: IsoTime,
+  update_ts: IsoTime,
+});
+export type Variable = Static<typeof Variable>;

@@ -1,7 +1,8 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Id, Str } from './bounds.ts';
+import { IsoTime, Nullable } from './responses.ts';
 
-/** Notification webhooks (spec §1 "notification webhooks", §2 Settings → Notifications, §5 "A webhook URL is required"). */
+/** Notification webhooks: Settings → Notifications, the events they deliver, their bodies and signatures. */
 export const WEBHOOK_EVENTS = ['task_finished', 'task_error', 'task_cancelled', 'node_offline'] as const;
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
 
@@ -115,34 +116,51 @@ export type WebhookBody = Static<typeof WebhookBody>;
 export const WebhookUpdateBody = Type.Partial(WebhookBody);
 export type WebhookUpdateBody = Static<typeof WebhookUpdateBody>;
 
-export interface WebhookInfo {
-  _id: string;
-  name: string;
-  url: string;
-  events: WebhookEvent[];
-  spider_ids: string[];
-  /** Whether a secret is set; the secret itself is never returned. */
-  has_secret: boolean;
-  template: string;
-  enabled: boolean;
-  last_status: 'success' | 'failed' | null;
-  last_delivery_ts: string | null;
-  create_ts: string | null;
-  update_ts: string | null;
-}
+const EventSchema = Type.Union(WEBHOOK_EVENTS.map((e) => Type.Literal(e)));
 
-export interface WebhookDeliveryInfo {
-  _id: string;
-  webhook_id: string;
+export const WebhookInfo = Type.Object({
+  _id: Type.String(),
+  name: Type.String(),
+  url: Type.String(),
+  events: Type.Array(EventSchema),
+  spider_ids: Type.Array(Type.String()),
+  /** Whether a secret is set; the secret itself is never returned. */
+  has_secret: Type.Boolean(),
+  template: Type.String(),
+  enabled: Type.Boolean(),
+  last_status: Nullable(Type.Union([Type.Literal('success'), Type.Literal('failed')])),
+  last_delivery_ts: IsoTime,
+  create_ts: IsoTime,
+  update_ts: IsoTime,
+});
+export type WebhookInfo = Static<typeof WebhookInfo>;
+
+export const WebhookDeliveryInfo = Type.Object({
+  _id: Type.String(),
+  webhook_id: Type.String(),
   /** Groups the attempts of one delivery. */
-  delivery_id: string;
-  event: WebhookEvent | 'test';
-  attempt: number;
-  ok: boolean;
-  http_status: number | null;
-  error: string;
-  duration_ms: number;
-  request_body: string;
-  response_body: string;
-  create_ts: string | null;
-}
+  delivery_id: Type.String(),
+  event: Type.Union([EventSchema, Type.Literal('test')]),
+  attempt: Type.Number(),
+  ok: Type.Boolean(),
+  http_status: Nullable(Type.Number()),
+  error: Type.String(),
+  duration_ms: Type.Number(),
+  request_body: Type.String(),
+  response_body: Type.String(),
+  create_ts: IsoTime,
+});
+export type WebhookDeliveryInfo = Static<typeof WebhookDeliveryInfo>;
+
+/** GET /webhooks/meta: the events a webhook may subscribe to and the placeholders its template may use. */
+export const WebhookMeta = Type.Object({ events: Type.Array(Type.String()), placeholders: Type.Array(Type.String()) });
+export type WebhookMeta = Static<typeof WebhookMeta>;
+
+/** POST /webhooks/{id}/test: the outcome of the one attempt. */
+export const WebhookAttemptResult = Type.Object({
+  ok: Type.Boolean(),
+  http_status: Nullable(Type.Number()),
+  error: Type.String(),
+  duration_ms: Type.Number(),
+});
+export type WebhookAttemptResult = Static<typeof WebhookAttemptResult>;

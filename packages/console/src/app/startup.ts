@@ -1,7 +1,8 @@
 /** Start-up, after-navigation and logout sequences (spec §4). */
 import { get, post, put } from '../api/request.ts';
 import { sendEvent } from './stats.ts';
-import { useAppStore, type LatestRelease } from './stores/app.ts';
+import type { LatestReleaseAnswer } from '@crawldeck/shared';
+import { useAppStore } from './stores/app.ts';
 import { useUserStore, type UserInfo } from './stores/user.ts';
 import { useTagsViewStore } from './stores/tagsView.ts';
 
@@ -56,8 +57,10 @@ export async function loadSetting(): Promise<void> {
 
 export async function loadLatestRelease(): Promise<void> {
   try {
-    const res = await get<LatestRelease>('/releases/latest', undefined, { silent: true });
-    if (res.data && !(res as { error?: unknown }).error) useAppStore.getState().setLatestRelease(res.data);
+    // Without a configured release source the master answers `configured: false`: nothing to show.
+    const res = await get<LatestReleaseAnswer>('/releases/latest', undefined, { silent: true });
+    const answer = res.data;
+    if (answer?.configured && answer.name) useAppStore.getState().setLatestRelease({ name: answer.name, body: answer.body ?? '' });
   } catch {
     // no release information: store nothing
   }

@@ -4,8 +4,8 @@ import path from 'node:path';
 
 /**
  * Secrets at rest (e.g. Git passwords): AES-256-GCM with a key kept in `<dataDir>/secret-key` (created 0600 on
- * first use). Several masters on one PostgreSQL store must share the key: copy the file, or set
- * CRAWLDECK_SECRET_KEY (64 hex characters) on every master.
+ * first use). Several masters on one PostgreSQL store must share the key: copy the file, or configure the same
+ * key (the master's `secretKey`, 64 hex characters) on every master; a configured key wins over the file.
  * Format: `v1:` + base64(iv[12] | tag[16] | ciphertext).
  */
 const keys = new Map<string, Buffer>();
@@ -17,9 +17,12 @@ function parseKey(text: string, where: string): Buffer {
   return key;
 }
 
+/** Makes `key` the secret key of the master whose data dir is `dataDir` (called at start-up; empty: use the file). */
+export function useSecretKey(dataDir: string, key: string): void {
+  if (key) keys.set(dataDir, parseKey(key, 'CRAWLDECK_SECRET_KEY'));
+}
+
 function loadKey(dataDir: string): Buffer {
-  const fromEnv = process.env.CRAWLDECK_SECRET_KEY;
-  if (fromEnv) return parseKey(fromEnv, 'CRAWLDECK_SECRET_KEY');
   const cached = keys.get(dataDir);
   if (cached) return cached;
   const file = path.join(dataDir, 'secret-key');

@@ -4,6 +4,7 @@ import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
 import { NODE_KEY_HEADER, type Role } from '@crawldeck/shared';
 import type { Store } from '../store/db.ts';
 import { forbidden, unauthorized } from './errors.ts';
+import { findTokenWithUser, touchToken } from '../features/tokens/tokens.store.ts';
 
 export interface AuthUser {
   id: string;
@@ -42,7 +43,7 @@ declare module 'fastify' {
 export const hashToken = (raw: string) => createHash('sha256').update(raw).digest('hex');
 export const newRawToken = () => randomBytes(32).toString('base64url');
 
-/** Accepts `Authorization: <token>` and `Authorization: Bearer <token>` (ARCHITECTURE.md). */
+/** Accepts `Authorization: <token>` and `Authorization: Bearer <token>`. */
 export function tokenFromRequest(req: FastifyRequest): string | undefined {
   const header = req.headers.authorization?.trim();
   if (!header) return undefined;
@@ -64,23 +65,10 @@ const LAST_USED_GRANULARITY_MS = 60_000;
 
 export async function resolveToken(store: Store, raw: string): Promise<AuthUser | undefined> {
   const now = Date.now();
-  const row = await store.db
-    .selectFrom('tokens')
-    .innerJoin('users', 'users.id', 'tokens.user_id')
-    .select([
-      'tokens.id as token_id',
-      'tokens.kind',
-      'tokens.expire_ts',
-      'tokens.last_used_ts',
-      'users.id',
-      'users.username',
-      'users.role',
-    ])
-    .where('tokens.token_hash', '=', hashToken(raw))
-    .executeTakeFirst();
+  const row = await findTokenWithUser(store.db, hashToken(raw));
   if (!row || (row.expire_ts != null && row.expire_ts <= now)) return undefined;
   if (row.last_used_ts == null || now - row.last_used_ts > LAST_USED_GRANULARITY_MS) {
-    await store.db.updateTable('tokens').set({ last_used_ts: now }).where('id', '=', row.token_id).execute();
+    await touchToken(store.db, row.token_id, now);
   }
   return { id: row.id, username: row.username, role: row.role, tokenId: row.token_id, tokenKind: row.kind };
 }

@@ -1,8 +1,10 @@
 import type { ApiError, ApiOk } from '@crawldeck/shared';
 
-/** Wraps a handler's result in the envelope of ARCHITECTURE.md. */
+/** Wraps a handler's result in the success envelope `{status: 'ok', message, data, total?}`. */
 export function ok<T>(data: T, total?: number): ApiOk<T> {
-  return total === undefined ? { status: 'ok', message: 'success', data } : { status: 'ok', message: 'success', data, total };
+  return total === undefined
+    ? { status: 'ok', message: 'success', data }
+    : { status: 'ok', message: 'success', data, total };
 }
 
 export function fail(error: string): ApiError {
@@ -14,8 +16,11 @@ export function iso(ts: number | null | undefined): string | null {
   return ts == null ? null : new Date(Number(ts)).toISOString();
 }
 
-/** Normalises page_num/page_size of spec §7 into LIMIT/OFFSET. */
-export function paging(q: { page_num?: number; page_size?: number }, defaultSize = 10): { limit: number; offset: number } {
+/** Normalises the page_num/page_size pair of a list call into LIMIT/OFFSET. */
+export function paging(
+  q: { page_num?: number; page_size?: number },
+  defaultSize = 10,
+): { limit: number; offset: number } {
   const page = Math.max(1, Math.floor(q.page_num ?? 1));
   const size = Math.max(1, Math.floor(q.page_size ?? defaultSize));
   return { limit: size, offset: (page - 1) * size };

@@ -9,10 +9,10 @@ import type { Kysely } from 'kysely';
 import type { DB } from '../store/schema.ts';
 import { forbidden } from '../http/errors.ts';
 import { isAdmin, type Actor } from './types.ts';
+import { findActor, findCollectionOwner, insertCollectionOwner } from './policies.store.ts';
 
-export async function collectionOwner(db: Kysely<DB>, name: string): Promise<string | undefined> {
-  const row = await db.selectFrom('result_collections').select('owner_id').where('name', '=', name).executeTakeFirst();
-  return row?.owner_id;
+export function collectionOwner(db: Kysely<DB>, name: string): Promise<string | undefined> {
+  return findCollectionOwner(db, name);
 }
 
 /** An unowned collection is free for anyone; an owned one only for its owner and administrators. */
@@ -32,11 +32,7 @@ export async function claimCollection(db: Kysely<DB>, actor: Actor, name: string
 export async function tryClaimCollection(db: Kysely<DB>, actor: Actor, name: string): Promise<boolean> {
   let owner = await collectionOwner(db, name);
   if (owner === undefined) {
-    await db
-      .insertInto('result_collections')
-      .values({ name, owner_id: actor.id, create_ts: Date.now() })
-      .onConflict((oc) => oc.column('name').doNothing())
-      .execute();
+    await insertCollectionOwner(db, name, actor.id);
     owner = await collectionOwner(db, name);
   }
   return canUseCollection(actor, owner);
@@ -45,7 +41,7 @@ export async function tryClaimCollection(db: Kysely<DB>, actor: Actor, name: str
 /** The owner of a spider as an actor (id and role); undefined when that user is gone. */
 export async function spiderOwner(db: Kysely<DB>, ownerId: string | null): Promise<Actor | undefined> {
   if (!ownerId) return undefined;
-  return db.selectFrom('users').select(['id', 'role']).where('id', '=', ownerId).executeTakeFirst();
+  return findActor(db, ownerId);
 }
 
 /** Whether the spider's owner may (still) write into the collection: checked before a task of it is created. */

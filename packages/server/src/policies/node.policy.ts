@@ -6,6 +6,7 @@ import type { Kysely } from 'kysely';
 import type { DB } from '../store/schema.ts';
 import { forbidden, notFound } from '../http/errors.ts';
 import { everything, isAdmin, type Access, type Actor, type Filter } from './types.ts';
+import { findNode } from './policies.store.ts';
 
 export function canNode(actor: Actor, access: Access): boolean {
   return access === 'read' || isAdmin(actor);
@@ -17,7 +18,7 @@ export function nodeReadFilter(_actor: Actor): Filter<'nodes'> {
 
 /** Loads a node for the caller: 404 when it does not exist, 403 when the policy refuses. */
 export async function nodeFor(db: Kysely<DB>, actor: Actor, id: string, access: Access) {
-  const n = await db.selectFrom('nodes').selectAll().where('id', '=', id).executeTakeFirst();
+  const n = await findNode(db, id);
   if (!n) throw notFound('node');
   if (!canNode(actor, access)) throw forbidden('forbidden: administrators only');
   return n;

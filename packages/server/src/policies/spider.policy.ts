@@ -8,6 +8,7 @@ import type { DB } from '../store/schema.ts';
 import { forbidden, notFound } from '../http/errors.ts';
 import type { SpiderRow } from '../features/spiders/spiders.store.ts';
 import { everything, isAdmin, type Access, type Actor, type Filter } from './types.ts';
+import { findSpiderFacts, spiderIdsWhere } from './policies.store.ts';
 
 /** 'write' is the historical name of 'change' used by the spider routes. */
 export type SpiderAccess = Access | 'write';
@@ -27,9 +28,7 @@ export function spiderReadFilter(actor: Actor): Filter<'spiders'> {
 
 /** The ids of the spiders the caller may read, as a sub-query for `eb('x.spider_id', 'in', …)` on other tables. */
 export function readableSpiderIds<T extends keyof DB>(eb: ExpressionBuilder<DB, T>, actor: Actor) {
-  // Uncorrelated: the sub-query refers to no table of the outer query, so it is built from a bare builder.
-  const bare = eb as unknown as ExpressionBuilder<DB, never>;
-  return bare.selectFrom('spiders').select('spiders.id').where(spiderReadFilter(actor));
+  return spiderIdsWhere(eb, spiderReadFilter(actor));
 }
 
 /** Loads a spider for the caller: 404 when it does not exist, 403 when the policy refuses. */
@@ -47,6 +46,6 @@ export async function spiderFor(db: Kysely<DB>, actor: Actor, id: string, access
 /** Whether the caller may read the spider with this id (false when it does not exist). */
 export async function canReadSpiderId(db: Kysely<DB>, actor: Actor, id: string): Promise<boolean> {
   if (isAdmin(actor)) return true;
-  const row = await db.selectFrom('spiders').select(['owner_id', 'is_public']).where('id', '=', id).executeTakeFirst();
+  const row = await findSpiderFacts(db, id);
   return !!row && canSpider(actor, row, 'read');
 }

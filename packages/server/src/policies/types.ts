@@ -1,4 +1,4 @@
-import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely';
+import type { Expression, ExpressionBuilder, SqlBool } from 'kysely';
 import type { Role } from '@crawldeck/shared';
 import type { DB } from '../store/schema.ts';
 
@@ -16,8 +16,4 @@ export type Filter<T extends keyof DB> = (eb: ExpressionBuilder<DB, T>) => Expre
 
 export const isAdmin = (actor: Actor): boolean => actor.role === 'admin';
 
-/** The condition every row meets (an administrator's filter). */
-export const everything = sql<SqlBool>`1 = 1`;
-
-/** The condition no row meets (deny by default). */
-export const nothing = sql<SqlBool>`1 = 0`;
+export { everything, nothing } from './policies.store.ts';

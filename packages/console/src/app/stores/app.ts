@@ -1,13 +1,11 @@
 import { create } from 'zustand';
 import Cookies from 'js-cookie';
 import { DEFAULT_LANGUAGE, LANGUAGES, type Language } from '@crawldeck/shared/core';
+import type { LatestRelease } from '@crawldeck/shared';
 
 export type Device = 'desktop' | 'mobile';
 
-export interface LatestRelease {
-  name: string;
-  body: string;
-}
+export type { LatestRelease } from '@crawldeck/shared';
 
 export function storedLanguage(): Language {
   const l = localStorage.getItem('lang');

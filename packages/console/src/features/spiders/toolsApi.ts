@@ -1,7 +1,7 @@
 /**
- * Scrapy projects, Git spiders and configurable spiders (spec §7 scrapy + config_spiders calls, issue 7):
- * TanStack Query hooks over the request helper. All calls are `silent`: the panels show the server's message
- * themselves (per section for Scrapy, spec §7), so no generic toast doubles it.
+ * Scrapy projects, Git spiders and configurable spiders: TanStack Query hooks over the request helper. All calls
+ * are `silent`: the panels show the server's message themselves (per section for Scrapy), so no generic toast
+ * doubles it.
  */
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import {
@@ -12,6 +12,7 @@ import {
   type ExtractFieldsResult,
   type GitInfo,
   type GitSyncResult,
+  type PreviewResult,
   type ScrapyItem,
   type ScrapyPipeline,
   type ScrapySetting,
@@ -184,11 +185,7 @@ export async function saveSpiderfileText(id: string, content: string) {
   ).data;
 }
 
-export interface PreviewResult {
-  rows: Record<string, string>[];
-  stats: Record<string, number>;
-  log: string[];
-}
+export type { PreviewResult } from '@crawldeck/shared';
 
 export async function previewCrawl(id: string, spiderfile: Spiderfile, items = 10) {
   return (

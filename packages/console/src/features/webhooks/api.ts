@@ -1,6 +1,12 @@
 /** Notification webhooks (Settings → Notifications): TanStack Query hooks (admin-only calls). */
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import type { WebhookBody, WebhookDeliveryInfo, WebhookInfo, WebhookUpdateBody } from '@crawldeck/shared';
+import type {
+  WebhookAttemptResult,
+  WebhookBody,
+  WebhookDeliveryInfo,
+  WebhookInfo,
+  WebhookUpdateBody,
+} from '@crawldeck/shared';
 import { api } from '../../api/request.ts';
 
 export const webhookKeys = {
@@ -51,12 +57,7 @@ export function useDeleteWebhook() {
 export function useTestWebhook() {
   const qc = useQueryClient();
   return useMutation({
-    mutationFn: async (id: string) =>
-      (
-        await api.post<{ ok: boolean; http_status: number | null; error: string; duration_ms: number }>(
-          `/webhooks/${id}/test`,
-        )
-      ).data,
+    mutationFn: async (id: string) => (await api.post<WebhookAttemptResult>(`/webhooks/${id}/test`)).data,
     onSettled: () => void qc.invalidateQueries({ queryKey: webhookKeys.all }),
   });
 }

@@ -14,10 +14,13 @@ import type { DB } from '../../store/schema.ts';
 import { HttpError, badRequest } from '../../http/errors.ts';
 import { readFile, writeFile } from '../spiders/files.store.ts';
 import type { AddressPolicy } from '../../outbound/addresses.ts';
-import { PREVIEW_RESPONSE_BYTES, PREVIEW_TOTAL_BYTES, PreviewSession } from './preview-session.ts';
+import { PREVIEW_RESPONSE_BYTES, PREVIEW_TOTAL_BYTES, PreviewSession, type SessionBudget } from './preview-session.ts';
+import { saveSpiderConfig } from './config-spider.store.ts';
+import type { MasterConfig } from '../../config.ts';
 import type { SpiderRow } from '../spiders/spiders.store.ts';
 
-export const invalidSpiderfile = (problems: SpiderfileProblem[]) => badRequest(`invalid Spiderfile: ${formatProblems(problems)}`);
+export const invalidSpiderfile = (problems: SpiderfileProblem[]) =>
+  badRequest(`invalid Spiderfile: ${formatProblems(problems)}`);
 
 /** The spider's Spiderfile (from its files; else from its config column); 400 when missing or invalid. */
 export async function loadSpiderfile(db: Kysely<DB>, row: SpiderRow): Promise<Spiderfile> {
@@ -39,16 +42,26 @@ export async function loadSpiderfile(db: Kysely<DB>, row: SpiderRow): Promise<Sp
 }
 
 /** Validates a Spiderfile object and stores it as text plus the config column. */
-export async function saveSpiderfile(db: Kysely<DB>, row: SpiderRow, sf: Spiderfile, text?: string): Promise<{ spiderfile: Spiderfile; content: string }> {
+export async function saveSpiderfile(
+  db: Kysely<DB>,
+  row: SpiderRow,
+  sf: Spiderfile,
+  text?: string,
+): Promise<{ spiderfile: Spiderfile; content: string }> {
   const content = text ?? dumpSpiderfile(sf);
   await writeFile(db, row.id, SPIDERFILE_NAME, Buffer.from(content, 'utf8'));
-  await db.updateTable('spiders').set({ config: JSON.stringify(sf), update_ts: Date.now() }).where('id', '=', row.id).execute();
+  await saveSpiderConfig(db, row.id, JSON.stringify(sf));
   return { spiderfile: sf, content };
 }
 
-export const previewBudget = () => ({
-  timeMs: Number(process.env.CRAWLDECK_PREVIEW_TIMEOUT_MS) || 20_000,
-  requests: Number(process.env.CRAWLDECK_PREVIEW_MAX_REQUESTS) || 40,
+export type PreviewBudget = SessionBudget & { requests: number };
+
+/** What a preview crawl or a field suggestion may spend: the configured time and requests, fixed byte caps. */
+export const previewBudget = (
+  config: Pick<MasterConfig, 'previewTimeoutMs' | 'previewMaxRequests'>,
+): PreviewBudget => ({
+  timeMs: config.previewTimeoutMs,
+  requests: config.previewMaxRequests,
   responseBytes: PREVIEW_RESPONSE_BYTES,
   totalBytes: PREVIEW_TOTAL_BYTES,
 });
@@ -58,10 +71,10 @@ export async function preview(
   sf: Spiderfile,
   items: number,
   policy: AddressPolicy,
+  budget: PreviewBudget,
 ): Promise<{ rows: Record<string, string>[]; stats: CrawlStats; log: string[] }> {
   const rows: Record<string, string>[] = [];
   const log: string[] = [];
-  const budget = previewBudget();
   const session = new PreviewSession(policy, budget);
   const crawler = new ConfigCrawler(
     sf,
@@ -89,8 +102,13 @@ export async function preview(
   }
 }
 
-export async function suggestFields(sf: Spiderfile, url: string | undefined, policy: AddressPolicy) {
-  const session = new PreviewSession(policy, previewBudget());
+export async function suggestFields(
+  sf: Spiderfile,
+  url: string | undefined,
+  policy: AddressPolicy,
+  budget: PreviewBudget,
+) {
+  const session = new PreviewSession(policy, budget);
   const crawler = new ConfigCrawler(
     sf,
     { onItem: () => undefined, maxRequests: 3, deadline: session.deadline, signal: session.signal },

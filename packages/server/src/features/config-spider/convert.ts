@@ -3,7 +3,7 @@ import os from 'node:os';
 import { asTaskUser, baseEnv, taskIdentity } from '@crawldeck/node/sandbox.ts';
 import type { Spiderfile, SpiderfileStage } from '@crawldeck/shared';
 import { crawlSettings } from '@crawldeck/node/config-spider/engine.ts';
-import { scrapyPython } from '../scrapy/scrapy.service.ts';
+import type { PythonSettings } from '../scrapy/scrapy.service.ts';
 
 /**
  * Configurable → customized (POST /config_spiders/{id}/convert): generates a Scrapy project that does what the
@@ -11,11 +11,16 @@ import { scrapyPython } from '../scrapy/scrapy.service.ts';
  * can be edited as code afterwards. Python string literals are produced with JSON.stringify, which is valid Python.
  */
 
-const py = (v: unknown) => (typeof v === 'boolean' ? (v ? 'True' : 'False') : v === undefined || v === null ? 'None' : JSON.stringify(v));
+const py = (v: unknown) =>
+  typeof v === 'boolean' ? (v ? 'True' : 'False') : v === undefined || v === null ? 'None' : JSON.stringify(v);
 const ident = (s: string) => s.replace(/[^A-Za-z0-9_]/g, '_').replace(/^(\d)/, '_$1') || 'spider';
 
 function stageMethod(st: SpiderfileStage): string {
-  const list = st.list_xpath ? `response.xpath(${py(st.list_xpath)})` : st.list_css ? `response.css(${py(st.list_css)})` : '[response]';
+  const list = st.list_xpath
+    ? `response.xpath(${py(st.list_xpath)})`
+    : st.list_css
+      ? `response.css(${py(st.list_css)})`
+      : '[response]';
   const lines = [
     `    def parse_${ident(st.name)}(self, response, row=None, page=1):`,
     `        for sel in ${st.is_list ? list : '[response]'}:`,
@@ -23,8 +28,14 @@ function stageMethod(st: SpiderfileStage): string {
     `            follow = None`,
   ];
   for (const f of st.fields) {
-    lines.push(`            item[${py(f.name)}] = _value(response, sel, css=${py(f.css)}, xpath=${py(f.xpath)}, attr=${py(f.attr)})`);
-    if (f.next_stage) lines.push(`            if follow is None and item[${py(f.name)}]:`, `                follow = (item[${py(f.name)}], self.parse_${ident(f.next_stage)})`);
+    lines.push(
+      `            item[${py(f.name)}] = _value(response, sel, css=${py(f.css)}, xpath=${py(f.xpath)}, attr=${py(f.attr)})`,
+    );
+    if (f.next_stage)
+      lines.push(
+        `            if follow is None and item[${py(f.name)}]:`,
+        `                follow = (item[${py(f.name)}], self.parse_${ident(f.next_stage)})`,
+      );
   }
   lines.push(
     `            if follow:`,
@@ -111,10 +122,15 @@ FEED_EXPORT_ENCODING = "utf-8"
 }
 
 /** Syntax check of generated Python; returns the error or null. */
-export function pythonSyntaxError(source: string): string | null {
+export function pythonSyntaxError(source: string, py: PythonSettings): string | null {
   // Only parses (never runs) the source, yet with nothing of the master's environment and as the task user.
-  const sandbox = { cwd: os.tmpdir(), env: baseEnv(os.tmpdir()), ...asTaskUser(taskIdentity()) };
-  const r = spawnSync(scrapyPython(), ['-I', '-c', 'import ast,sys; ast.parse(sys.stdin.read())'], { input: source, encoding: 'utf8', timeout: 20_000, ...sandbox });
+  const sandbox = { cwd: os.tmpdir(), env: baseEnv(os.tmpdir()), ...asTaskUser(taskIdentity(py.taskUser)) };
+  const r = spawnSync(py.python, ['-I', '-c', 'import ast,sys; ast.parse(sys.stdin.read())'], {
+    input: source,
+    encoding: 'utf8',
+    timeout: 20_000,
+    ...sandbox,
+  });
   if (r.error) return null; // no Python here: the node will tell at run time
   return r.status === 0 ? null : (r.stderr.trim().split('\n').pop() ?? 'syntax error');
 }

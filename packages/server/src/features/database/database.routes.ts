@@ -1,4 +1,4 @@
-import { UpdateDatabaseBody } from '@crawldeck/shared';
+import { CleanupResult, DatabaseInfo, UpdateDatabaseBody, okResponse } from '@crawldeck/shared';
 import type { Feature } from '../../context.ts';
 import { ok } from '../../http/envelope.ts';
 import { putSetting } from '../system/settings.store.ts';
@@ -11,14 +11,24 @@ const admin = { access: 'admin' as const };
 export const databaseFeature: Feature = (app, ctx) => {
   const { store } = ctx;
 
-  app.get('/api/system/database', { config: admin }, async () => ok(await databaseInfo(store)));
+  app.get('/api/system/database', { config: admin, schema: { response: okResponse(DatabaseInfo) } }, async () =>
+    ok(await databaseInfo(store)),
+  );
 
-  app.post('/api/system/database', { config: admin, schema: { body: UpdateDatabaseBody } }, async (req) => {
-    await putSetting(store.db, RETENTION_KEY, req.body.log_retention_days);
-    return ok(await databaseInfo(store));
-  });
+  app.post(
+    '/api/system/database',
+    { config: admin, schema: { body: UpdateDatabaseBody, response: okResponse(DatabaseInfo) } },
+    async (req) => {
+      await putSetting(store.db, RETENTION_KEY, req.body.log_retention_days);
+      return ok(await databaseInfo(store));
+    },
+  );
 
-  app.post('/api/system/database/cleanup', { config: admin }, async () => ok(await cleanupTaskLogs(store)));
+  app.post(
+    '/api/system/database/cleanup',
+    { config: admin, schema: { response: okResponse(CleanupResult) } },
+    async () => ok(await cleanupTaskLogs(store)),
+  );
 
   // Hourly on every master: the delete is idempotent, so several masters on one PostgreSQL do no harm.
   let running = false;

@@ -1,13 +1,13 @@
-import { rmSync } from 'node:fs';
 import { Type } from '@sinclair/typebox';
-import { ImportBody, gitUrlProblem, repoNameFromUrl, gitBranchProblem } from '@crawldeck/shared';
+import { GitInfo, GitSyncResult, ImportBody, ImportedSpider, okResponse } from '@crawldeck/shared';
 import type { Feature } from '../../context.ts';
 import { ok } from '../../http/envelope.ts';
-import { HttpError, badRequest } from '../../http/errors.ts';
-import { createSpider, deleteSpider, spiderFor } from '../spiders/spiders.service.ts';
-import { getSpider, getSpiderWithOwner, presentSpider } from '../spiders/spiders.store.ts';
+import { badRequest } from '../../http/errors.ts';
+import { useSecretKey } from '../../crypto/secrets.ts';
+import { spiderFor } from '../spiders/spiders.service.ts';
 import { outboundPolicy } from '../../outbound/policy.ts';
-import { autoSyncIntervalMs, cacheDirOf, claimAutoSync, gitInfo, syncSpider } from './git.service.ts';
+import { gitInfo, syncSpider, type GitSettings } from './git.service.ts';
+import { importRepository, startAutoSync } from './git.import.ts';
 
 /** Optional `{branch}` body of sync/reset (the console may send no body at all). */
 function branchOf(body: unknown): string | undefined {
@@ -20,87 +20,49 @@ function branchOf(body: unknown): string | undefined {
 
 const IdParams = Type.Object({ id: Type.String({ pattern: '^[0-9a-f]{24}$' }) });
 
-/** Git spiders (spec §4 sync/reset, §7 import) and auto-sync. */
+/** Git spiders: status, sync and reset of one spider, import of a repository as a new spider, and auto-sync. */
 export const gitFeature: Feature = (app, ctx) => {
   const { db } = ctx.store;
-  const dataDir = ctx.config.dataDir;
-  const policy = () => outboundPolicy(db, ctx.config.outboundAllow);
+  const { config } = ctx;
+  // Git passwords are the stored secrets: their key comes from the configuration when one is set.
+  useSecretKey(config.dataDir, config.secretKey);
+  const settings: GitSettings = {
+    dataDir: config.dataDir,
+    timeoutMs: config.gitTimeoutMs,
+    maxEntries: config.zipMaxEntries,
+    maxBytes: config.zipMaxBytes,
+    childPath: config.childPath,
+  };
+  const policy = () => outboundPolicy(db, config.outboundAllow);
+  const user = { access: 'user' as const };
 
-  app.get('/api/spiders/:id/git', { config: { access: 'user' }, schema: { params: IdParams } }, async (req) => {
-    const row = await spiderFor(db, req.user, req.params.id, 'read');
-    return ok(await gitInfo(db, row));
-  });
+  app.get(
+    '/api/spiders/:id/git',
+    { config: user, schema: { params: IdParams, response: okResponse(GitInfo) } },
+    async (req) => {
+      const row = await spiderFor(db, req.user, req.params.id, 'read');
+      return ok(await gitInfo(db, row));
+    },
+  );
 
-  app.post('/api/spiders/:id/git/sync', { config: { access: 'user' }, schema: { params: IdParams } }, async (req) => {
-    const row = await spiderFor(db, req.user, req.params.id, 'write');
-    return ok(await syncSpider(db, dataDir, row, 'sync', await policy(), branchOf(req.body)));
-  });
-
-  app.post('/api/spiders/:id/git/reset', { config: { access: 'user' }, schema: { params: IdParams } }, async (req) => {
-    const row = await spiderFor(db, req.user, req.params.id, 'write');
-    return ok(await syncSpider(db, dataDir, row, 'reset', await policy(), branchOf(req.body)));
-  });
-
-  app.post('/api/spiders/import/github', { config: { access: 'user' }, schema: { body: ImportBody } }, async (req) => {
-    const url = req.body.url.trim();
-    const problem = gitUrlProblem(url);
-    if (problem) throw badRequest(problem);
-    if (req.body.branch) {
-      const bp = gitBranchProblem(req.body.branch);
-      if (bp) throw badRequest(bp);
-    }
-    const base = (req.body.name?.trim() || repoNameFromUrl(url)).replace(/[^A-Za-z0-9_.-]/g, '_').slice(0, 100) || 'repo';
-    let created: { id: string } | undefined;
-    for (let n = 1; n <= 20 && !created; n++) {
-      const name = n === 1 ? base : `${base}_${n}`;
-      try {
-        created = await createSpider(ctx, req.user, { name, display_name: name, git_url: url, git_branch: req.body.branch ?? '', type: 'customized' });
-      } catch (err) {
-        if (!(err instanceof HttpError && err.statusCode === 409)) throw err;
-      }
-    }
-    if (!created) throw badRequest(`could not find a free spider name for "${base}"`);
-    try {
-      const row = (await getSpider(db, created.id))!;
-      const result = await syncSpider(db, dataDir, row, 'reset', await policy());
-      return ok({ ...presentSpider((await getSpiderWithOwner(db, created.id))!), git: result });
-    } catch (err) {
-      await deleteSpider(ctx, created.id).catch(() => undefined);
-      rmSync(cacheDirOf(dataDir, created.id), { recursive: true, force: true });
-      throw err;
-    }
-  });
-
-  // Auto-sync: spiders with git_auto_sync are synced when their last attempt is older than the interval.
-  const interval = autoSyncIntervalMs();
-  if (interval > 0) {
-    let running = false;
-    const tick = async () => {
-      if (running) return;
-      running = true;
-      try {
-        const due = Date.now() - interval;
-        const rows = await db
-          .selectFrom('spiders')
-          .leftJoin('git_state', 'git_state.spider_id', 'spiders.id')
-          .selectAll('spiders')
-          .where('spiders.git_auto_sync', '=', 1)
-          .where('spiders.git_url', '!=', '')
-          .where((eb) => eb.or([eb('git_state.attempt_ts', 'is', null), eb('git_state.attempt_ts', '<', due)]))
-          .execute();
-        for (const row of rows) {
-          // With several masters on one store each runs this loop; whoever claims the attempt syncs.
-          if (!(await claimAutoSync(db, row.id, due))) continue;
-          await syncSpider(db, dataDir, row, 'sync', await policy()).catch((err) => ctx.log.warn({ spider: row.id, err: (err as Error).message }, 'git auto-sync failed'));
-        }
-      } catch (err) {
-        ctx.log.warn({ err }, 'git auto-sync round failed');
-      } finally {
-        running = false;
-      }
-    };
-    const timer = setInterval(() => void tick(), Math.min(interval, 60_000));
-    timer.unref();
-    ctx.onClose(() => clearInterval(timer));
+  for (const mode of ['sync', 'reset'] as const) {
+    app.post(
+      `/api/spiders/:id/git/${mode}`,
+      { config: user, schema: { params: IdParams, response: okResponse(GitSyncResult) } },
+      async (req) => {
+        const row = await spiderFor(db, req.user, req.params.id, 'write');
+        return ok(await syncSpider(db, settings, row, mode, await policy(), branchOf(req.body)));
+      },
+    );
   }
+
+  app.post(
+    '/api/spiders/import/github',
+    { config: user, schema: { body: ImportBody, response: okResponse(ImportedSpider) } },
+    async (req) => {
+      return ok(await importRepository(ctx, settings, req.user, req.body, await policy()));
+    },
+  );
+
+  startAutoSync(ctx, settings, policy);
 };

@@ -9,8 +9,8 @@ import { HttpError, badRequest } from '../../http/errors.ts';
 import { decryptSecret } from '../../crypto/secrets.ts';
 import { listFiles, readFile, replaceFiles } from '../spiders/files.store.ts';
 import type { SpiderRow } from '../spiders/spiders.store.ts';
-import { zipLimitsFromEnv } from '../spiders/zip.ts';
 import { KeyedMutex, walkFiles } from '../scrapy/workspace.ts';
+import { findGitState, saveGitFailure, saveGitSync, setSpiderBranch } from './git.store.ts';
 import type { AddressPolicy } from '../../outbound/addresses.ts';
 import { pinGitRemote, publicUrl, urlCredentials, type PinnedRemote } from '../../outbound/git.ts';
 
@@ -24,33 +24,17 @@ export { publicUrl };
  * (never in argv, URLs, logs or answers), symbolic links in a checkout ignored, size limits of zip uploads.
  */
 
-export const gitTimeoutMs = () => Number(process.env.CRAWLDECK_GIT_TIMEOUT_MS) || 120_000;
-export const autoSyncIntervalMs = () => {
-  const v = process.env.CRAWLDECK_GIT_AUTO_SYNC_S;
-  return v === undefined || v === '' ? 300_000 : Number(v) * 1000;
-};
-
 export const gitFailed = (message: string) => new HttpError(422, message);
 
-/**
- * Claims the next auto-sync attempt of a spider: true for exactly one caller (one master of several on a shared
- * store) once the last attempt is older than `due`, by moving attempt_ts forward in one conditional write.
- */
-export async function claimAutoSync(db: Kysely<DB>, spiderId: string, due: number): Promise<boolean> {
-  const now = Date.now();
-  const inserted = await db
-    .insertInto('git_state')
-    .values({ spider_id: spiderId, remote: '', branch: '', branches: '[]', commit_info: null, base_commit: '', sync_ts: null, attempt_ts: now, error: '' })
-    .onConflict((oc) => oc.column('spider_id').doNothing())
-    .executeTakeFirst();
-  if (Number(inserted.numInsertedOrUpdatedRows ?? 0) > 0) return true;
-  const updated = await db
-    .updateTable('git_state')
-    .set({ attempt_ts: now })
-    .where('spider_id', '=', spiderId)
-    .where((eb) => eb.or([eb('attempt_ts', 'is', null), eb('attempt_ts', '<', due)]))
-    .executeTakeFirst();
-  return Number(updated.numUpdatedRows) > 0;
+/** What Git work needs from the master's configuration. */
+export interface GitSettings {
+  dataDir: string;
+  timeoutMs: number;
+  /** Limits of a checkout, the same as of an uploaded zip. */
+  maxEntries: number;
+  maxBytes: number;
+  /** PATH of the git processes. */
+  childPath: string;
 }
 
 export interface GitSource {
@@ -95,7 +79,10 @@ function redact(message: string, src: GitSource): string {
   let out = message.replace(/(https?|ssh):\/\/[^@/\s]*@/gi, '$1://***@');
   if (src.password) out = out.split(src.password).join('***');
   // git's noise lines are not useful in a toast; keep the fatal/error lines
-  const lines = out.split('\n').map((l) => l.trim()).filter(Boolean);
+  const lines = out
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean);
   const important = lines.filter((l) => /^(fatal|error|remote):/i.test(l));
   return (important.length ? important : lines).slice(-3).join(' ') || 'git failed';
 }
@@ -106,15 +93,19 @@ class GitRunner {
   constructor(
     private dir: string,
     private src: GitSource,
+    settings: GitSettings,
     pin: PinnedRemote = { config: [], sshOptions: [] },
   ) {
     this.home = mkdtempSync(path.join(os.tmpdir(), 'crawldeck-git-'));
     const askpass = path.join(this.home, 'askpass.sh');
-    writeFileSync(askpass, '#!/bin/sh\ncase "$1" in\n  Username*) printf "%s\\n" "$CRAWLDECK_GIT_USERNAME" ;;\n  *) printf "%s\\n" "$CRAWLDECK_GIT_PASSWORD" ;;\nesac\n');
+    writeFileSync(
+      askpass,
+      '#!/bin/sh\ncase "$1" in\n  Username*) printf "%s\\n" "$CRAWLDECK_GIT_USERNAME" ;;\n  *) printf "%s\\n" "$CRAWLDECK_GIT_PASSWORD" ;;\nesac\n',
+    );
     chmodSync(askpass, 0o700);
     mkdirSync(dir, { recursive: true });
     const env: Record<string, string> = {
-      PATH: process.env.PATH ?? '/usr/bin:/bin',
+      PATH: settings.childPath,
       HOME: this.home,
       LANG: 'C',
       GIT_TERMINAL_PROMPT: '0',
@@ -123,16 +114,32 @@ class GitRunner {
       GIT_ALLOW_PROTOCOL: 'http:https:ssh',
       GIT_CONFIG_NOSYSTEM: '1',
       GIT_CONFIG_GLOBAL: '/dev/null',
-      GIT_SSH_COMMAND: ['ssh', '-o', 'BatchMode=yes', '-o', 'StrictHostKeyChecking=accept-new', ...pin.sshOptions].join(' '),
+      GIT_SSH_COMMAND: ['ssh', '-o', 'BatchMode=yes', '-o', 'StrictHostKeyChecking=accept-new', ...pin.sshOptions].join(
+        ' ',
+      ),
       CRAWLDECK_GIT_USERNAME: src.username,
       CRAWLDECK_GIT_PASSWORD: src.password,
     };
     this.git = simpleGit({
       baseDir: dir,
-      timeout: { block: gitTimeoutMs() },
+      timeout: { block: settings.timeoutMs },
       allowEnvironment: Object.keys(env),
-      config: ['credential.helper=', 'core.hooksPath=/dev/null', 'core.symlinks=false', 'core.fsmonitor=false', 'submodule.recurse=false', ...pin.config],
-      unsafe: { allowUnsafeConfigPaths: true, allowUnsafeAskPass: true, allowUnsafeSshCommand: true, allowUnsafeCredentialHelper: true, allowUnsafeHooksPath: true, allowUnsafeFsMonitor: true },
+      config: [
+        'credential.helper=',
+        'core.hooksPath=/dev/null',
+        'core.symlinks=false',
+        'core.fsmonitor=false',
+        'submodule.recurse=false',
+        ...pin.config,
+      ],
+      unsafe: {
+        allowUnsafeConfigPaths: true,
+        allowUnsafeAskPass: true,
+        allowUnsafeSshCommand: true,
+        allowUnsafeCredentialHelper: true,
+        allowUnsafeHooksPath: true,
+        allowUnsafeFsMonitor: true,
+      },
     } as Parameters<typeof simpleGit>[0]).env(env);
   }
 
@@ -157,15 +164,21 @@ interface Fetched {
 }
 
 /** Clones (first time or after a URL change) or fetches, then hard-resets the cache to origin/<branch>. */
-async function fetchToCache(cacheDir: string, source: GitSource, policy: AddressPolicy): Promise<Fetched> {
+async function fetchToCache(
+  cacheDir: string,
+  source: GitSource,
+  settings: GitSettings,
+  policy: AddressPolicy,
+): Promise<Fetched> {
   const src = splitCredentials(source);
   const remote = publicUrl(src.url);
   const pin = await pinGitRemote(remote, policy);
   const marker = path.join(cacheDir, '.crawldeck-remote');
-  const fresh = !existsSync(path.join(cacheDir, '.git')) || !existsSync(marker) || readFileSync(marker, 'utf8') !== remote;
+  const fresh =
+    !existsSync(path.join(cacheDir, '.git')) || !existsSync(marker) || readFileSync(marker, 'utf8') !== remote;
   if (fresh) rmSync(cacheDir, { recursive: true, force: true });
   mkdirSync(cacheDir, { recursive: true });
-  const g = new GitRunner(cacheDir, src, pin);
+  const g = new GitRunner(cacheDir, src, settings, pin);
   try {
     if (fresh) {
       await g.raw(['init', '--quiet']);
@@ -183,9 +196,17 @@ async function fetchToCache(cacheDir: string, source: GitSource, policy: Address
     if (!branch) {
       const head = await g.raw(['ls-remote', '--symref', 'origin', 'HEAD']).catch(() => '');
       const m = /ref: refs\/heads\/(\S+)\s+HEAD/.exec(head);
-      branch = m && branches.includes(m[1]) ? m[1] : branches.includes('main') ? 'main' : branches.includes('master') ? 'master' : branches[0];
+      branch =
+        m && branches.includes(m[1])
+          ? m[1]
+          : branches.includes('main')
+            ? 'main'
+            : branches.includes('master')
+              ? 'master'
+              : branches[0];
     }
-    if (!branches.includes(branch)) throw gitFailed(`branch "${branch}" does not exist on the remote (branches: ${branches.join(', ')})`);
+    if (!branches.includes(branch))
+      throw gitFailed(`branch "${branch}" does not exist on the remote (branches: ${branches.join(', ')})`);
     await g.raw(['checkout', '--quiet', '--force', '-B', branch, `refs/remotes/origin/${branch}`]);
     await g.raw(['reset', '--quiet', '--hard', `refs/remotes/origin/${branch}`]);
     await g.raw(['clean', '-qfdx', '-e', '.crawldeck-remote']);
@@ -198,9 +219,15 @@ async function fetchToCache(cacheDir: string, source: GitSource, policy: Address
 }
 
 /** Upstream changes between two commits (paths relative to the repository root); null when `from` is unknown. */
-async function changedBetween(dir: string, src: GitSource, from: string, to: string): Promise<{ changed: string[]; deleted: string[] } | null> {
+async function changedBetween(
+  dir: string,
+  src: GitSource,
+  settings: GitSettings,
+  from: string,
+  to: string,
+): Promise<{ changed: string[]; deleted: string[] } | null> {
   if (!/^[0-9a-f]{40,64}$/.test(from)) return null;
-  const g = new GitRunner(dir, splitCredentials(src));
+  const g = new GitRunner(dir, splitCredentials(src), settings);
   try {
     const ok = await g.raw(['cat-file', '-t', from]).catch(() => '');
     if (ok.trim() !== 'commit') return null;
@@ -217,8 +244,7 @@ async function changedBetween(dir: string, src: GitSource, from: string, to: str
 
 const IGNORE = /(^|\/)\.git(\/|$)|^\.crawldeck-remote$/;
 
-function readCheckout(dir: string): Map<string, Buffer> {
-  const { maxEntries, maxBytes } = zipLimitsFromEnv();
+function readCheckout(dir: string, { maxEntries, maxBytes }: GitSettings): Map<string, Buffer> {
   const files = new Map<string, Buffer>();
   let bytes = 0;
   for (const rel of walkFiles(dir, IGNORE)) {
@@ -241,8 +267,15 @@ export function cacheDirOf(dataDir: string, spiderId: string): string {
  * Sync (mode 'sync'): brings the remote's new commits into the store; console edits to files the remote did not
  * change since the last sync are kept. Reset (mode 'reset'): the store becomes exactly the remote tree.
  */
-export async function syncSpider(db: Kysely<DB>, dataDir: string, row: SpiderRow, mode: 'sync' | 'reset', policy: AddressPolicy, branchOverride?: string): Promise<GitSyncResult> {
-  const source = sourceOf(dataDir, row);
+export async function syncSpider(
+  db: Kysely<DB>,
+  settings: GitSettings,
+  row: SpiderRow,
+  mode: 'sync' | 'reset',
+  policy: AddressPolicy,
+  branchOverride?: string,
+): Promise<GitSyncResult> {
+  const source = sourceOf(settings.dataDir, row);
   if (branchOverride !== undefined && branchOverride !== '') {
     const bp = gitBranchProblem(branchOverride);
     if (bp) throw badRequest(bp);
@@ -251,12 +284,15 @@ export async function syncSpider(db: Kysely<DB>, dataDir: string, row: SpiderRow
   return locks.run(row.id, async () => {
     const now = Date.now();
     try {
-      const state = await db.selectFrom('git_state').selectAll().where('spider_id', '=', row.id).executeTakeFirst();
-      const fetched = await fetchToCache(cacheDirOf(dataDir, row.id), source, policy);
-      const remoteTree = readCheckout(fetched.dir);
+      const state = await findGitState(db, row.id);
+      const fetched = await fetchToCache(cacheDirOf(settings.dataDir, row.id), source, settings, policy);
+      const remoteTree = readCheckout(fetched.dir, settings);
       let files: Map<string, Buffer>;
       const sameSource = state && state.remote === publicUrl(source.url) && state.branch === fetched.branch;
-      const diff = mode === 'sync' && sameSource && state.base_commit ? await changedBetween(fetched.dir, source, state.base_commit, fetched.commit.hash) : null;
+      const diff =
+        mode === 'sync' && sameSource && state.base_commit
+          ? await changedBetween(fetched.dir, source, settings, state.base_commit, fetched.commit.hash)
+          : null;
       if (diff) {
         files = new Map();
         for (const entry of await listFiles(db, row.id)) {
@@ -271,7 +307,11 @@ export async function syncSpider(db: Kysely<DB>, dataDir: string, row: SpiderRow
       } else {
         files = remoteTree;
       }
-      const res = await replaceFiles(db, row.id, [...files].map(([p, content]) => ({ path: p, content })));
+      const res = await replaceFiles(
+        db,
+        row.id,
+        [...files].map(([p, content]) => ({ path: p, content })),
+      );
       const values = {
         remote: publicUrl(source.url),
         branch: fetched.branch,
@@ -282,28 +322,27 @@ export async function syncSpider(db: Kysely<DB>, dataDir: string, row: SpiderRow
         attempt_ts: now,
         error: '',
       };
-      await db
-        .insertInto('git_state')
-        .values({ spider_id: row.id, ...values })
-        .onConflict((oc) => oc.column('spider_id').doUpdateSet(values))
-        .execute();
-      if (!row.git_branch) await db.updateTable('spiders').set({ git_branch: fetched.branch }).where('id', '=', row.id).execute();
-      return { commit: fetched.commit, branch: fetched.branch, branches: fetched.branches, files: res.files, sync_ts: new Date(now).toISOString() };
+      await saveGitSync(db, row.id, values);
+      if (!row.git_branch) await setSpiderBranch(db, row.id, fetched.branch);
+      return {
+        commit: fetched.commit,
+        branch: fetched.branch,
+        branches: fetched.branches,
+        files: res.files,
+        sync_ts: new Date(now).toISOString(),
+      };
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
-      await db
-        .insertInto('git_state')
-        .values({ spider_id: row.id, remote: publicUrl(source.url), branch: source.branch, branches: '[]', commit_info: null, base_commit: '', sync_ts: null, attempt_ts: now, error: message })
-        .onConflict((oc) => oc.column('spider_id').doUpdateSet({ attempt_ts: now, error: message }))
-        .execute()
-        .catch(() => undefined);
+      await saveGitFailure(db, row.id, { remote: publicUrl(source.url), branch: source.branch }, now, message).catch(
+        () => undefined,
+      );
       throw err;
     }
   });
 }
 
 export async function gitInfo(db: Kysely<DB>, row: SpiderRow): Promise<GitInfo> {
-  const state = await db.selectFrom('git_state').selectAll().where('spider_id', '=', row.id).executeTakeFirst();
+  const state = await findGitState(db, row.id);
   return {
     remote: publicUrl(row.git_url),
     branch: row.git_branch || state?.branch || '',

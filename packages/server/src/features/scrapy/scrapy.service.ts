@@ -6,27 +6,56 @@ import type { Kysely } from 'kysely';
 import { SCRAPY_SETTING_TYPES } from '@crawldeck/shared';
 import { asTaskUser, baseEnv, type TaskIdentity } from '@crawldeck/node/sandbox.ts';
 import type { DB } from '../../store/schema.ts';
+import type { MasterConfig } from '../../config.ts';
 import { HttpError } from '../../http/errors.ts';
 import { listFiles } from '../spiders/files.store.ts';
 import { checkout, KeyedMutex } from './workspace.ts';
 
 // Passed to Python as `-c` source: the task user need not be able to read the Crawldeck install.
-const HELPER_SOURCE = readFileSync(path.join(path.dirname(fileURLToPath(import.meta.url)), 'py', 'scrapy_helper.py'), 'utf8');
+const HELPER_SOURCE = readFileSync(
+  path.join(path.dirname(fileURLToPath(import.meta.url)), 'py', 'scrapy_helper.py'),
+  'utf8',
+);
 
-export const scrapyPython = () => process.env.CRAWLDECK_PYTHON || '/usr/bin/python3';
-export const scrapyTimeoutMs = () => Number(process.env.CRAWLDECK_SCRAPY_TIMEOUT_MS) || 60_000;
+/** How the master runs its Python helpers: which interpreter, for how long at most, as which user when root. */
+export interface PythonSettings {
+  python: string;
+  timeoutMs: number;
+  taskUser: string;
+}
+
+export const pythonSettingsOf = (config: MasterConfig): PythonSettings => ({
+  python: config.python,
+  timeoutMs: config.scrapyTimeoutMs,
+  taskUser: config.taskUser,
+});
 
 /** 422 with the helper's reason: the console keeps it per section (packages/shared/src/scrapy.ts). */
 export const scrapyError = (message: string) => new HttpError(422, message);
 
-export type HelperCommand = 'list' | 'filepath' | 'genspider' | 'settings' | 'set-settings' | 'items' | 'set-items' | 'pipelines' | 'set-pipelines';
+export type HelperCommand =
+  | 'list'
+  | 'filepath'
+  | 'genspider'
+  | 'settings'
+  | 'set-settings'
+  | 'items'
+  | 'set-items'
+  | 'pipelines'
+  | 'set-pipelines';
 
 /**
  * Runs the helper in `cwd` (a Scrapy project root of a checkout) with a timeout; the process group is killed when
  * it expires. The helper imports the user's code: it runs like a task (docs/spiders.md "Isolation") — as the task
  * user when the master is root, with nothing of the master's environment, in the checkout outside the data dir.
  */
-export function runHelper<T>(cwd: string, command: HelperCommand, input: unknown = null, identity?: TaskIdentity): Promise<T> {
+export function runHelper<T>(
+  py: PythonSettings,
+  cwd: string,
+  command: HelperCommand,
+  input: unknown = null,
+  identity?: TaskIdentity,
+): Promise<T> {
   return new Promise((resolve, reject) => {
     const env: NodeJS.ProcessEnv = {
       ...baseEnv(cwd),
@@ -34,7 +63,13 @@ export function runHelper<T>(cwd: string, command: HelperCommand, input: unknown
       PYTHONIOENCODING: 'utf-8',
       PYTHONUNBUFFERED: '1',
     };
-    const child = spawn(scrapyPython(), ['-c', HELPER_SOURCE, command], { cwd, env, detached: true, stdio: ['pipe', 'pipe', 'pipe'], ...asTaskUser(identity) });
+    const child = spawn(py.python, ['-c', HELPER_SOURCE, command], {
+      cwd,
+      env,
+      detached: true,
+      stdio: ['pipe', 'pipe', 'pipe'],
+      ...asTaskUser(identity),
+    });
     let out = '';
     let err = '';
     let timedOut = false;
@@ -45,18 +80,18 @@ export function runHelper<T>(cwd: string, command: HelperCommand, input: unknown
       } catch {
         child.kill('SIGKILL');
       }
-    }, scrapyTimeoutMs());
+    }, py.timeoutMs);
     child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
     child.stderr.setEncoding('utf8').on('data', (d: string) => {
       if (err.length < 64 * 1024) err += d;
     });
     child.on('error', (e) => {
       clearTimeout(timer);
-      reject(scrapyError(`cannot start Python (${scrapyPython()}): ${e.message}`));
+      reject(scrapyError(`cannot start Python (${py.python}): ${e.message}`));
     });
     child.on('close', (code) => {
       clearTimeout(timer);
-      if (timedOut) return reject(scrapyError(`the Scrapy helper did not finish within ${scrapyTimeoutMs() / 1000} s`));
+      if (timedOut) return reject(scrapyError(`the Scrapy helper did not finish within ${py.timeoutMs / 1000} s`));
       let parsed: { data?: T; error?: string } | undefined;
       try {
         parsed = JSON.parse(out);
@@ -74,7 +109,9 @@ export function runHelper<T>(cwd: string, command: HelperCommand, input: unknown
 
 /** Folder (relative, '' for the root) holding the spider's scrapy.cfg: the shallowest one. */
 export async function projectRoot(db: Kysely<DB>, spiderId: string): Promise<string> {
-  const cfgs = (await listFiles(db, spiderId)).filter((f) => !f.is_dir && (f.path === 'scrapy.cfg' || f.path.endsWith('/scrapy.cfg'))).map((f) => f.path);
+  const cfgs = (await listFiles(db, spiderId))
+    .filter((f) => !f.is_dir && (f.path === 'scrapy.cfg' || f.path.endsWith('/scrapy.cfg')))
+    .map((f) => f.path);
   if (!cfgs.length) throw scrapyError('scrapy.cfg not found: this spider is not a Scrapy project');
   cfgs.sort((a, b) => a.split('/').length - b.split('/').length || a.localeCompare(b));
   return path.posix.dirname(cfgs[0]) === '.' ? '' : path.posix.dirname(cfgs[0]);
@@ -86,12 +123,19 @@ const writers = new KeyedMutex();
  * Runs a helper command on a fresh checkout of the spider's files. With `write`, files the helper changed are
  * stored back (serialised per spider so two edits do not overwrite each other).
  */
-export async function scrapyCall<T>(db: Kysely<DB>, spiderId: string, command: HelperCommand, input: unknown = null, write = false): Promise<T> {
+export async function scrapyCall<T>(
+  db: Kysely<DB>,
+  py: PythonSettings,
+  spiderId: string,
+  command: HelperCommand,
+  input: unknown = null,
+  write = false,
+): Promise<T> {
   const work = async () => {
     const root = await projectRoot(db, spiderId);
-    const co = await checkout(db, spiderId, scrapyPython());
+    const co = await checkout(db, spiderId, py.python, py.taskUser);
     try {
-      const result = await runHelper<T>(path.join(co.dir, root), command, input, co.identity);
+      const result = await runHelper<T>(py, path.join(co.dir, root), command, input, co.identity);
       if (write) await co.writeBack();
       return { result, root };
     } finally {

@@ -4,7 +4,14 @@ import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, w
 import os from 'node:os';
 import path from 'node:path';
 import type { Kysely } from 'kysely';
-import { asTaskUser, baseEnv, giveTree, removeUserTreeAsync, taskIdentity, type TaskIdentity } from '@crawldeck/node/sandbox.ts';
+import {
+  asTaskUser,
+  baseEnv,
+  giveTree,
+  removeUserTreeAsync,
+  taskIdentity,
+  type TaskIdentity,
+} from '@crawldeck/node/sandbox.ts';
 import type { DB } from '../../store/schema.ts';
 import { listFiles, readFile, writeFile } from '../spiders/files.store.ts';
 
@@ -61,7 +68,12 @@ json.dump(out, sys.stdout)
 
 function readTreeAs(dir: string, python: string, id: TaskIdentity): Promise<Map<string, Buffer>> {
   return new Promise((resolve, reject) => {
-    const child = spawn(python, ['-I', '-c', DUMP], { cwd: dir, env: baseEnv(dir), stdio: ['ignore', 'pipe', 'ignore'], ...asTaskUser(id) });
+    const child = spawn(python, ['-I', '-c', DUMP], {
+      cwd: dir,
+      env: baseEnv(dir),
+      stdio: ['ignore', 'pipe', 'ignore'],
+      ...asTaskUser(id),
+    });
     const chunks: Buffer[] = [];
     child.stdout.on('data', (c: Buffer) => chunks.push(c));
     child.on('error', reject);
@@ -77,8 +89,8 @@ function readTreeAs(dir: string, python: string, id: TaskIdentity): Promise<Map<
   });
 }
 
-export async function checkout(db: Kysely<DB>, spiderId: string, python = '/usr/bin/python3'): Promise<Checkout> {
-  const identity = taskIdentity();
+export async function checkout(db: Kysely<DB>, spiderId: string, python: string, taskUser: string): Promise<Checkout> {
+  const identity = taskIdentity(taskUser);
   const dir = mkdtempSync(path.join(os.tmpdir(), 'crawldeck-ws-'));
   const before = new Map<string, string>();
   try {

@@ -8,7 +8,9 @@ const KEYLEN = 32;
 
 function derive(password: string, salt: Buffer, n: number, r: number, p: number): Promise<Buffer> {
   const opts: ScryptOptions = { N: n, r, p, maxmem: 64 * 1024 * 1024 };
-  return new Promise((resolve, reject) => scrypt(password, salt, KEYLEN, opts, (err, key) => (err ? reject(err) : resolve(key))));
+  return new Promise((resolve, reject) =>
+    scrypt(password, salt, KEYLEN, opts, (err, key) => (err ? reject(err) : resolve(key))),
+  );
 }
 
 export async function hashPassword(password: string): Promise<string> {

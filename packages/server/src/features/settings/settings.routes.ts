@@ -1,4 +1,4 @@
-import { UpdateSettingBody, type AdminSetting, type ActionBody } from '@crawldeck/shared';
+import { AdminSetting, UpdateSettingBody, okResponse, type ActionBody } from '@crawldeck/shared';
 import type { Feature } from '../../context.ts';
 import { ok } from '../../http/envelope.ts';
 import { badRequest } from '../../http/errors.ts';
@@ -39,32 +39,39 @@ export const settingsFeature: Feature = (app, ctx) => {
     };
   }
 
-  app.get('/api/system/setting', { config: admin }, async () => ok(await adminSetting()));
+  app.get('/api/system/setting', { config: admin, schema: { response: okResponse(AdminSetting) } }, async () =>
+    ok(await adminSetting()),
+  );
 
-  app.post('/api/setting', { config: admin, schema: { body: UpdateSettingBody } }, async (req) => {
-    const { enable_tutorial, stats_endpoint, outbound_allow, user_tasks_on_master } = req.body;
-    const allowProblem = outbound_allow === undefined ? null : allowListProblem(outbound_allow);
-    if (allowProblem) throw badRequest(`outbound allow-list: ${allowProblem}`);
-    if (stats_endpoint !== undefined && !isValidStatsEndpoint(stats_endpoint.trim())) {
-      throw badRequest('stats_endpoint must be an http:// or https:// URL, or empty');
-    }
-    if (enable_tutorial !== undefined) await putSetting(db, 'enable_tutorial', enable_tutorial === 'Y');
-    if (req.body.allow_signup !== undefined) await putSetting(db, ALLOW_SIGNUP_KEY, req.body.allow_signup === 'Y');
-    if (outbound_allow !== undefined) await putSetting(db, OUTBOUND_ALLOW_KEY, outbound_allow.trim());
-    if (user_tasks_on_master !== undefined) {
-      await putSetting(db, USER_TASKS_ON_MASTER_KEY, user_tasks_on_master === 'Y');
-      // Pending tasks may now go to the master's node (on every master sharing the store).
-      await getRuntime(ctx).tasksCreated();
-    }
-    if (stats_endpoint !== undefined) {
-      await putSetting(db, 'stats_endpoint', stats_endpoint.trim());
-      endpoint = undefined;
-    }
-    return ok(await adminSetting());
-  });
+  app.post(
+    '/api/setting',
+    { config: admin, schema: { body: UpdateSettingBody, response: okResponse(AdminSetting) } },
+    async (req) => {
+      const { enable_tutorial, stats_endpoint, outbound_allow, user_tasks_on_master } = req.body;
+      const allowProblem = outbound_allow === undefined ? null : allowListProblem(outbound_allow);
+      if (allowProblem) throw badRequest(`outbound allow-list: ${allowProblem}`);
+      if (stats_endpoint !== undefined && !isValidStatsEndpoint(stats_endpoint.trim())) {
+        throw badRequest('stats_endpoint must be an http:// or https:// URL, or empty');
+      }
+      if (enable_tutorial !== undefined) await putSetting(db, 'enable_tutorial', enable_tutorial === 'Y');
+      if (req.body.allow_signup !== undefined) await putSetting(db, ALLOW_SIGNUP_KEY, req.body.allow_signup === 'Y');
+      if (outbound_allow !== undefined) await putSetting(db, OUTBOUND_ALLOW_KEY, outbound_allow.trim());
+      if (user_tasks_on_master !== undefined) {
+        await putSetting(db, USER_TASKS_ON_MASTER_KEY, user_tasks_on_master === 'Y');
+        // Pending tasks may now go to the master's node (on every master sharing the store).
+        await getRuntime(ctx).tasksCreated();
+      }
+      if (stats_endpoint !== undefined) {
+        await putSetting(db, 'stats_endpoint', stats_endpoint.trim());
+        endpoint = undefined;
+      }
+      return ok(await adminSetting());
+    },
+  );
 
   async function statsEndpoint(): Promise<string> {
-    if (!endpoint || Date.now() - endpoint.at > ENDPOINT_CACHE_MS) endpoint = { at: Date.now(), value: await getSetting(db, 'stats_endpoint', '') };
+    if (!endpoint || Date.now() - endpoint.at > ENDPOINT_CACHE_MS)
+      endpoint = { at: Date.now(), value: await getSetting(db, 'stats_endpoint', '') };
     return endpoint.value;
   }
 
@@ -74,6 +81,12 @@ export const settingsFeature: Feature = (app, ctx) => {
     const url = await statsEndpoint().catch(() => '');
     if (!url) return;
     const body = req.body as ActionBody;
-    void forwarder.forward(url, { type: body.type, params: body.params ?? {}, user_id: req.user?.id ?? null, ts: new Date().toISOString(), source: 'crawldeck' });
+    void forwarder.forward(url, {
+      type: body.type,
+      params: body.params ?? {},
+      user_id: req.user?.id ?? null,
+      ts: new Date().toISOString(),
+      source: 'crawldeck',
+    });
   });
 };

@@ -1,4 +1,4 @@
-import { SpiderStatsQuery } from '@crawldeck/shared';
+import { SpiderStats, SpiderStatsQuery, okResponse } from '@crawldeck/shared';
 import { LooseIdParams } from '@crawldeck/shared';
 import type { Feature } from '../../context.ts';
 import { ok } from '../../http/envelope.ts';
@@ -8,11 +8,18 @@ import { spiderStats } from './spider-stats.service.ts';
 /** Same id rule as GET /api/spiders/:id, so an unknown id answers 404 there and here. */
 const IdParams = LooseIdParams;
 
-/** Spider Analytics tab (spec §7 GET /spiders/{id}/stats): readable by whoever may read the spider. */
+/** Spider Analytics tab: readable by whoever may read the spider. */
 export const spiderStatsFeature: Feature = (app, ctx) => {
   const db = ctx.store.db;
-  app.get('/api/spiders/:id/stats', { config: { access: 'user' }, schema: { params: IdParams, querystring: SpiderStatsQuery } }, async (req) => {
-    const spider = await spiderFor(db, req.user, req.params.id, 'read');
-    return ok(await spiderStats(db, spider.id, req.query.days, req.query.tz_offset ?? 0));
-  });
+  app.get(
+    '/api/spiders/:id/stats',
+    {
+      config: { access: 'user' },
+      schema: { params: IdParams, querystring: SpiderStatsQuery, response: okResponse(SpiderStats) },
+    },
+    async (req) => {
+      const spider = await spiderFor(db, req.user, req.params.id, 'read');
+      return ok(await spiderStats(db, spider.id, req.query.days, req.query.tz_offset ?? 0));
+    },
+  );
 };

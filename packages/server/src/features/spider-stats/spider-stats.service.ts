@@ -1,4 +1,10 @@
-import { FINAL_TASK_STATUSES, SPIDER_STATS_DEFAULT_DAYS, lastDays, type SpiderStats, type SpiderStatsOverview } from '@crawldeck/shared';
+import {
+  FINAL_TASK_STATUSES,
+  SPIDER_STATS_DEFAULT_DAYS,
+  lastDays,
+  type SpiderStats,
+  type SpiderStatsOverview,
+} from '@crawldeck/shared';
 import type { Kysely } from 'kysely';
 import type { DB } from '../../store/schema.ts';
 import { iso } from '../../http/envelope.ts';
@@ -10,14 +16,23 @@ const ENDED = new Set<string>(FINAL_TASK_STATUSES);
  * Overview over all of the spider's tasks and a zero-filled daily series of the last `days` calendar days (the
  * dashboard's day arithmetic: day n covers [n·DAY − offset, (n+1)·DAY − offset), UTC when tzOffsetMin is 0).
  */
-export async function spiderStats(db: Kysely<DB>, spiderId: string, days = SPIDER_STATS_DEFAULT_DAYS, tzOffsetMin = 0, now = Date.now()): Promise<SpiderStats> {
+export async function spiderStats(
+  db: Kysely<DB>,
+  spiderId: string,
+  days = SPIDER_STATS_DEFAULT_DAYS,
+  tzOffsetMin = 0,
+  now = Date.now(),
+): Promise<SpiderStats> {
   const offMs = tzOffsetMin * 60_000;
   const today = Math.floor((now + offMs) / DAY_MS);
   const firstDay = today - days + 1;
   const since = firstDay * DAY_MS - offMs;
   const until = (today + 1) * DAY_MS - offMs;
 
-  const [byStatus, byDay] = await Promise.all([statusAggregates(db, spiderId), dailyAggregates(db, spiderId, since, until, offMs)]);
+  const [byStatus, byDay] = await Promise.all([
+    statusAggregates(db, spiderId),
+    dailyAggregates(db, spiderId, since, until, offMs),
+  ]);
 
   const count = (s: string) => byStatus.find((r) => r.status === s)?.n ?? 0;
   const ended = byStatus.filter((r) => ENDED.has(r.status));

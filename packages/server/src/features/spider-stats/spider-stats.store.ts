@@ -74,7 +74,13 @@ export function dailyAggregatesQuery(spiderId: string, since: number, until: num
     GROUP BY 1`;
 }
 
-export async function dailyAggregates(db: Kysely<DB>, spiderId: string, since: number, until: number, offMs: number): Promise<DayAgg[]> {
+export async function dailyAggregates(
+  db: Kysely<DB>,
+  spiderId: string,
+  since: number,
+  until: number,
+  offMs: number,
+): Promise<DayAgg[]> {
   const { rows } = await dailyAggregatesQuery(spiderId, since, until, offMs).execute(db);
   return rows.map((r) => ({
     d: Number(r.d),

@@ -1,15 +1,10 @@
-import { sql } from 'kysely';
 import { HOME_STATS_DAYS, lastDays, type HomeStats } from '@crawldeck/shared';
 import type { Store } from '../../store/db.ts';
-import { existingTables } from '../database/tables.ts';
+import { countRows, existingTables } from '../database/database.store.ts';
+import { onlineNodeCount, taskDailyCounts, taskStatusCounts } from './stats.store.ts';
 
 const DAY_MS = 86400_000;
 const TABLES = ['tasks', 'nodes', 'deploys', 'spiders', 'projects'] as const;
-
-async function count(store: Store, table: string): Promise<number> {
-  const { rows } = await sql<{ n: number }>`SELECT COUNT(*) AS n FROM ${sql.table(table)}`.execute(store.db);
-  return Number(rows[0]?.n ?? 0);
-}
 
 /**
  * Everything the dashboard shows, from one catalogue lookup and a handful of aggregate queries: the task total is
@@ -23,20 +18,10 @@ export async function homeStats(store: Store, tzOffsetMin = 0, now = Date.now())
   const firstDay = Math.floor((now + offMs) / DAY_MS) - HOME_STATS_DAYS + 1;
   const since = firstDay * DAY_MS - offMs;
 
-  const statusQ = present.has('tasks')
-    ? sql<{ status: string; n: number }>`SELECT status, COUNT(*) AS n FROM tasks GROUP BY status`.execute(store.db).then((r) => r.rows)
-    : Promise.resolve([]);
-  const dailyQ = present.has('tasks')
-    ? sql<{ d: number; n: number }>`
-        SELECT (create_ts + ${sql.lit(offMs)}) / ${sql.lit(DAY_MS)} AS d, COUNT(*) AS n FROM tasks
-        WHERE create_ts >= ${sql.lit(since)} GROUP BY 1`
-        .execute(store.db)
-        .then((r) => r.rows)
-    : Promise.resolve([]);
-  const nodesQ = present.has('nodes')
-    ? sql<{ n: number }>`SELECT COUNT(*) AS n FROM nodes WHERE lower(status) = 'online'`.execute(store.db).then((r) => Number(r.rows[0]?.n ?? 0))
-    : Promise.resolve(0);
-  const maybeCount = (t: string) => (present.has(t) ? count(store, t) : Promise.resolve(0));
+  const statusQ = present.has('tasks') ? taskStatusCounts(store) : Promise.resolve([]);
+  const dailyQ = present.has('tasks') ? taskDailyCounts(store, offMs, since) : Promise.resolve([]);
+  const nodesQ = present.has('nodes') ? onlineNodeCount(store) : Promise.resolve(0);
+  const maybeCount = (t: string) => (present.has(t) ? countRows(store, t) : Promise.resolve(0));
 
   const [status, daily, nodesActive, deploys, spiders, projects] = await Promise.all([
     statusQ,

@@ -1,7 +1,7 @@
 /**
- * The documentation map GET /docs serves (spec §3 "Docs"): paths ending in / are sections, .html paths are
+ * The documentation map GET /docs serves: paths ending in / are sections, .html paths are
  * pages of the section named by their first segment. The console's Related Documentation drawer maps routes
- * to these topics (spec §2).
+ * to these topics.
  */
 export function docsIndex(base: string): Record<string, { title: string; url: string }> {
   const b = base.replace(/\/$/, '');

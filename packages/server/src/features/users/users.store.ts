@@ -1,5 +1,6 @@
 import { DEFAULT_MAX_ERROR_LOG, newId, type Role, type UserInfo } from '@crawldeck/shared';
-import type { Kysely, Selectable } from 'kysely';
+import type { Kysely, Selectable, Transaction } from 'kysely';
+import { pageWithTotal } from '../../store/query-helpers.ts';
 import type { DB } from '../../store/schema.ts';
 import { iso } from '../../http/envelope.ts';
 
@@ -48,5 +49,33 @@ export function presentUser(row: UserRow): UserInfo {
 /** Unique-constraint violations look different on the two engines. */
 export function isUniqueViolation(err: unknown): boolean {
   const e = err as { code?: string; message?: string };
-  return e?.code === '23505' || e?.code === 'SQLITE_CONSTRAINT_UNIQUE' || /UNIQUE constraint failed/.test(e?.message ?? '');
+  return (
+    e?.code === '23505' || e?.code === 'SQLITE_CONSTRAINT_UNIQUE' || /UNIQUE constraint failed/.test(e?.message ?? '')
+  );
+}
+
+/** One page of the users, oldest first, and how many there are. */
+export function listUsersPage(db: Kysely<DB>, page: { limit: number; offset: number }) {
+  return pageWithTotal(db.selectFrom('users').selectAll().orderBy('create_ts', 'asc').orderBy('id', 'asc'), page);
+}
+
+/**
+ * Number of admins, read inside the caller's transaction. On PostgreSQL the admin rows are locked (FOR UPDATE) so
+ * two concurrent demotions/deletions cannot both see "2 admins" and leave none; SQLite serialises writers anyway.
+ */
+export async function countAdminsForUpdate(trx: Transaction<DB>, engine: 'sqlite' | 'postgres'): Promise<number> {
+  let q = trx.selectFrom('users').select('id').where('role', '=', 'admin');
+  if (engine === 'postgres') q = q.forUpdate();
+  return (await q.execute()).length;
+}
+
+export type UserPatch = Partial<Pick<UserRow, 'role' | 'email' | 'password_hash' | 'settings'>> & { update_ts: number };
+
+export async function updateUser(db: Kysely<DB>, id: string, patch: UserPatch): Promise<void> {
+  await db.updateTable('users').set(patch).where('id', '=', id).execute();
+}
+
+/** Deletes the user row (its tokens go first, see deleteUserTokens). */
+export async function deleteUserRow(db: Kysely<DB>, id: string): Promise<void> {
+  await db.deleteFrom('users').where('id', '=', id).execute();
 }

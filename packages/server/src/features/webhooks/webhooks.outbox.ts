@@ -5,12 +5,21 @@
  * died mid-attempt expires and the delivery is taken up again.
  */
 import { WEBHOOK_MAX_RETRIES } from '@crawldeck/shared';
-import type { ExpressionBuilder, Selectable } from 'kysely';
 import type { AppContext } from '../../context.ts';
-import type { DB } from '../../store/schema.ts';
+import {
+  addToOutbox,
+  dueOutboxIds,
+  findOutboxRow,
+  findWebhook,
+  leaseOutboxRow,
+  nextOutboxTime,
+  releaseOutboxRow,
+  removeFromOutbox,
+  type OutboxRow,
+  type WebhookRow,
+} from './webhooks.store.ts';
 
-export type OutboxRow = Selectable<DB['webhook_outbox']>;
-type WebhookRow = Selectable<DB['webhooks']>;
+export type { OutboxRow };
 
 /** One attempt of a delivery; `ok: false` with `aborted` means the master stopped it (not counted). */
 export type Attempt = (hook: WebhookRow, row: OutboxRow) => Promise<{ ok: boolean; aborted: boolean }>;
@@ -41,11 +50,7 @@ export class WebhookOutbox {
   /** Stores new deliveries (first attempt due now) and starts them. */
   async add(rows: Pick<OutboxRow, 'id' | 'webhook_id' | 'event' | 'body'>[]): Promise<void> {
     if (!rows.length) return;
-    const now = Date.now();
-    await this.db
-      .insertInto('webhook_outbox')
-      .values(rows.map((r) => ({ ...r, attempt: 1, due_ts: now, lease_ts: null, create_ts: now })))
-      .execute();
+    await addToOutbox(this.db, rows, Date.now());
     this.kick();
   }
 
@@ -82,33 +87,13 @@ export class WebhookOutbox {
   /** Claims and starts every due delivery; answers when the next one falls due. */
   private async pass(): Promise<number> {
     const now = Date.now();
-    const free = (eb: ExpressionBuilder<DB, 'webhook_outbox'>) =>
-      eb.or([eb('lease_ts', 'is', null), eb('lease_ts', '<', now)]);
-    const due = await this.db
-      .selectFrom('webhook_outbox')
-      .select('id')
-      .where('due_ts', '<=', now)
-      .where(free)
-      .orderBy('due_ts')
-      .limit(BATCH)
-      .execute();
-    for (const { id } of due) {
+    const due = await dueOutboxIds(this.db, now, BATCH);
+    for (const id of due) {
       if (this.closed) break;
-      const claimed = await this.db
-        .updateTable('webhook_outbox')
-        .set({ lease_ts: now + this.leaseMs })
-        .where('id', '=', id)
-        .where('due_ts', '<=', now)
-        .where(free)
-        .executeTakeFirst();
-      if (Number(claimed.numUpdatedRows) > 0) this.track(this.run(id));
+      if (await leaseOutboxRow(this.db, id, now, this.leaseMs)) this.track(this.run(id));
     }
     if (due.length === BATCH) return now;
-    const next = await this.db
-      .selectFrom('webhook_outbox')
-      .select((eb) => eb.fn.min<number>(eb.fn.coalesce('lease_ts', 'due_ts')).as('ts'))
-      .executeTakeFirst();
-    return next?.ts == null ? now + SWEEP_MS : Number(next.ts);
+    return (await nextOutboxTime(this.db)) ?? now + SWEEP_MS;
   }
 
   private track(p: Promise<void>): void {
@@ -120,26 +105,24 @@ export class WebhookOutbox {
 
   /** One attempt of a claimed delivery, then: done (delivered or out of retries), or due again after the backoff. */
   private async run(id: string): Promise<void> {
-    const row = await this.db.selectFrom('webhook_outbox').selectAll().where('id', '=', id).executeTakeFirst();
+    const row = await findOutboxRow(this.db, id);
     if (!row) return;
-    const hook = await this.db.selectFrom('webhooks').selectAll().where('id', '=', row.webhook_id).executeTakeFirst();
+    const hook = await findWebhook(this.db, row.webhook_id);
     if (!hook) {
-      await this.db.deleteFrom('webhook_outbox').where('id', '=', id).execute();
+      await removeFromOutbox(this.db, id);
       return;
     }
     const r = await this.attempt(hook, row);
     if (r.ok || (!r.aborted && row.attempt > WEBHOOK_MAX_RETRIES)) {
-      await this.db.deleteFrom('webhook_outbox').where('id', '=', id).execute();
+      await removeFromOutbox(this.db, id);
     } else if (r.aborted) {
       // Stopped by a shutdown: free it for the next master, the same attempt again.
-      await this.db.updateTable('webhook_outbox').set({ lease_ts: null }).where('id', '=', id).execute();
+      await releaseOutboxRow(this.db, id);
     } else {
-      const due = Date.now() + this.backoffMs * 2 ** (row.attempt - 1);
-      await this.db
-        .updateTable('webhook_outbox')
-        .set({ attempt: row.attempt + 1, due_ts: due, lease_ts: null })
-        .where('id', '=', id)
-        .execute();
+      await releaseOutboxRow(this.db, id, {
+        attempt: row.attempt + 1,
+        due: Date.now() + this.backoffMs * 2 ** (row.attempt - 1),
+      });
     }
     this.kick();
   }

@@ -7,24 +7,35 @@ import {
   newId,
   renderWebhookTemplate,
   validateWebhookUrl,
-  type WebhookDeliveryInfo,
-  type WebhookEvent,
-  type WebhookInfo,
+  OkNull,
+  WebhookAttemptResult,
+  WebhookDeliveryInfo,
+  WebhookInfo,
+  WebhookMeta,
+  okResponse,
   pageFields,
+  type WebhookEvent,
 } from '@crawldeck/shared';
-import type { Selectable } from 'kysely';
 import type { Feature } from '../../context.ts';
-import type { DB } from '../../store/schema.ts';
 import { iso, ok, paging } from '../../http/envelope.ts';
 import { badRequest, notFound } from '../../http/errors.ts';
-import { loadScheduleConfig } from '../schedules/schedules.config.ts';
 import { parseIds } from '../schedules/schedules.store.ts';
 import { TASK_EVENT_OF, WebhookDispatcher } from './webhooks.service.ts';
+import {
+  deleteWebhook,
+  findWebhook,
+  insertWebhook,
+  listDeliveriesPage,
+  listWebhooks,
+  updateWebhook,
+  type DeliveryRow,
+  type WebhookRow,
+} from './webhooks.store.ts';
 
 const IdParams = Type.Object({ id: Type.String({ pattern: '^[0-9a-f]{24}$' }) });
 const admin = { access: 'admin' as const };
 
-function present(r: Selectable<DB['webhooks']>): WebhookInfo {
+function present(r: WebhookRow): WebhookInfo {
   return {
     _id: r.id,
     name: r.name,
@@ -41,7 +52,7 @@ function present(r: Selectable<DB['webhooks']>): WebhookInfo {
   };
 }
 
-function presentDelivery(r: Selectable<DB['webhook_deliveries']>): WebhookDeliveryInfo {
+function presentDelivery(r: DeliveryRow): WebhookDeliveryInfo {
   return {
     _id: r.id,
     webhook_id: r.webhook_id,
@@ -103,7 +114,7 @@ function checkBody(b: { url?: string; events?: string[]; template?: string }, cr
 /** Settings → Notifications (admin only): webhooks, their delivery log and a test delivery. */
 export const webhooksFeature: Feature = (app, ctx) => {
   const { db } = ctx.store;
-  const dispatcher = new WebhookDispatcher(ctx, loadScheduleConfig());
+  const dispatcher = new WebhookDispatcher(ctx, ctx.config);
   ctx.onClose(() => dispatcher.close());
 
   dispatcher.start();
@@ -117,32 +128,35 @@ export const webhooksFeature: Feature = (app, ctx) => {
   );
 
   const getRow = async (id: string) => {
-    const row = await db.selectFrom('webhooks').selectAll().where('id', '=', id).executeTakeFirst();
+    const row = await findWebhook(db, id);
     if (!row) throw notFound('webhook');
     return row;
   };
 
-  app.get('/api/webhooks', { config: admin }, async () => {
-    const rows = await db.selectFrom('webhooks').selectAll().orderBy('create_ts', 'desc').execute();
+  app.get('/api/webhooks', { config: admin, schema: { response: okResponse(Type.Array(WebhookInfo)) } }, async () => {
+    const rows = await listWebhooks(db);
     return ok(rows.map(present), rows.length);
   });
 
-  app.get('/api/webhooks/meta', { config: admin }, async () =>
-    ok({ events: WEBHOOK_EVENTS, placeholders: Object.keys(flatten(sampleVars())) }),
+  app.get('/api/webhooks/meta', { config: admin, schema: { response: okResponse(WebhookMeta) } }, async () =>
+    ok({ events: [...WEBHOOK_EVENTS], placeholders: Object.keys(flatten(sampleVars())) }),
   );
 
-  app.get('/api/webhooks/:id', { config: admin, schema: { params: IdParams } }, async (req) =>
-    ok(present(await getRow(req.params.id))),
+  app.get(
+    '/api/webhooks/:id',
+    { config: admin, schema: { params: IdParams, response: okResponse(WebhookInfo) } },
+    async (req) => ok(present(await getRow(req.params.id))),
   );
 
-  app.put('/api/webhooks', { config: admin, schema: { body: WebhookBody } }, async (req) => {
-    const b = req.body;
-    checkBody(b, true);
-    const now = Date.now();
-    const id = newId(now);
-    await db
-      .insertInto('webhooks')
-      .values({
+  app.put(
+    '/api/webhooks',
+    { config: admin, schema: { body: WebhookBody, response: okResponse(WebhookInfo) } },
+    async (req) => {
+      const b = req.body;
+      checkBody(b, true);
+      const now = Date.now();
+      const id = newId(now);
+      await insertWebhook(db, {
         id,
         name: b.name?.trim() || new URL(b.url.trim()).host,
         url: b.url.trim(),
@@ -156,19 +170,19 @@ export const webhooksFeature: Feature = (app, ctx) => {
         owner_id: req.user.id,
         create_ts: now,
         update_ts: now,
-      })
-      .execute();
-    return ok(present(await getRow(id)));
-  });
+      });
+      return ok(present(await getRow(id)));
+    },
+  );
 
   app.post(
     '/api/webhooks/:id',
-    { config: admin, schema: { params: IdParams, body: WebhookUpdateBody } },
+    { config: admin, schema: { params: IdParams, body: WebhookUpdateBody, response: okResponse(WebhookInfo) } },
     async (req) => {
       await getRow(req.params.id);
       const b = req.body;
       checkBody(b, false);
-      const patch: Partial<Selectable<DB['webhooks']>> = { update_ts: Date.now() };
+      const patch: Partial<WebhookRow> = { update_ts: Date.now() };
       if (b.name !== undefined) patch.name = b.name.trim();
       if (b.url !== undefined) patch.url = b.url.trim();
       if (b.events !== undefined) patch.events = JSON.stringify([...new Set(b.events)]);
@@ -176,30 +190,37 @@ export const webhooksFeature: Feature = (app, ctx) => {
       if (b.secret !== undefined) patch.secret = b.secret; // '' removes it; omitted keeps it
       if (b.template !== undefined) patch.template = b.template;
       if (b.enabled !== undefined) patch.enabled = b.enabled ? 1 : 0;
-      await db.updateTable('webhooks').set(patch).where('id', '=', req.params.id).execute();
+      await updateWebhook(db, req.params.id, patch);
       return ok(present(await getRow(req.params.id)));
     },
   );
 
-  app.delete('/api/webhooks/:id', { config: admin, schema: { params: IdParams } }, async (req) => {
-    await getRow(req.params.id);
-    await db.deleteFrom('webhook_deliveries').where('webhook_id', '=', req.params.id).execute();
-    await db.deleteFrom('webhooks').where('id', '=', req.params.id).execute();
-    return ok(null);
-  });
+  app.delete(
+    '/api/webhooks/:id',
+    { config: admin, schema: { params: IdParams, response: { 200: OkNull } } },
+    async (req) => {
+      await getRow(req.params.id);
+      await deleteWebhook(db, req.params.id);
+      return ok(null);
+    },
+  );
 
   /** Sends one signed test delivery now (one attempt, no retries) and answers with its outcome. */
-  app.post('/api/webhooks/:id/test', { config: admin, schema: { params: IdParams } }, async (req) => {
-    const row = await getRow(req.params.id);
-    let body: string;
-    try {
-      body = dispatcher.render(row, sampleVars('test'));
-    } catch (err) {
-      throw badRequest(`template error: ${(err as Error).message}`);
-    }
-    const result = await dispatcher.attemptOnce(row, newId(), 'test', body, 1);
-    return ok(result);
-  });
+  app.post(
+    '/api/webhooks/:id/test',
+    { config: admin, schema: { params: IdParams, response: okResponse(WebhookAttemptResult) } },
+    async (req) => {
+      const row = await getRow(req.params.id);
+      let body: string;
+      try {
+        body = dispatcher.render(row, sampleVars('test'));
+      } catch (err) {
+        throw badRequest(`template error: ${(err as Error).message}`);
+      }
+      const result = await dispatcher.attemptOnce(row, newId(), 'test', body, 1);
+      return ok(result);
+    },
+  );
 
   app.get(
     '/api/webhooks/:id/deliveries',
@@ -210,17 +231,13 @@ export const webhooksFeature: Feature = (app, ctx) => {
         querystring: Type.Object({
           ...pageFields(1000),
         }),
+        response: okResponse(Type.Array(WebhookDeliveryInfo)),
       },
     },
     async (req) => {
       await getRow(req.params.id);
-      const { limit, offset } = paging(req.query, 20);
-      const base = db.selectFrom('webhook_deliveries').where('webhook_id', '=', req.params.id);
-      const [rows, count] = await Promise.all([
-        base.selectAll().orderBy('create_ts', 'desc').orderBy('id', 'desc').limit(limit).offset(offset).execute(),
-        base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst(),
-      ]);
-      return ok(rows.map(presentDelivery), Number(count?.n ?? 0));
+      const { rows, total } = await listDeliveriesPage(db, req.params.id, paging(req.query, 20));
+      return ok(rows.map(presentDelivery), total);
     },
   );
 };

@@ -1,5 +1,5 @@
 /**
- * Notification webhooks (issue 5 "Notifications"): delivery from the master, asynchronously, off the task path.
+ * Notification webhooks: delivery from the master, asynchronously, off the task path.
  *
  * - Events: task_finished, task_error (status error or abnormal), task_cancelled, node_offline.
  * - Body: the default JSON payload, or the webhook's template with `{{placeholders}}` (values JSON-escaped).
@@ -19,16 +19,22 @@ import {
   renderWebhookTemplate,
   type WebhookEvent,
 } from '@crawldeck/shared';
-import type { Selectable } from 'kysely';
 import type { AppContext } from '../../context.ts';
-import type { DB } from '../../store/schema.ts';
-import type { ScheduleConfig } from '../schedules/schedules.config.ts';
+import type { MasterConfig } from '../../config.ts';
 import { parseIds } from '../schedules/schedules.store.ts';
 import { outboundPolicy } from '../../outbound/policy.ts';
 import { fetchLimited, guardedAgent } from '../../outbound/http.ts';
 import { WebhookOutbox, type OutboxRow } from './webhooks.outbox.ts';
+import {
+  findNodeForEvent,
+  findTaskForEvent,
+  listEnabledWebhooks,
+  logDeliveryAttempt,
+  type WebhookRow,
+} from './webhooks.store.ts';
 
-type WebhookRow = Selectable<DB['webhooks']>;
+/** The webhook timings of the master's configuration. */
+export type WebhookTimings = Pick<MasterConfig, 'webhookTimeoutMs' | 'webhookBackoffMs'>;
 const BODY_LOG_LIMIT = 4000;
 
 export function sign(secret: string, body: string): string {
@@ -57,7 +63,7 @@ export class WebhookDispatcher {
 
   constructor(
     private ctx: AppContext,
-    private cfg: ScheduleConfig,
+    private cfg: WebhookTimings,
   ) {
     this.outbox = new WebhookOutbox(ctx, cfg.webhookBackoffMs, cfg.webhookTimeoutMs + 30_000, (hook, row) =>
       this.attemptStored(hook, row),
@@ -78,29 +84,7 @@ export class WebhookDispatcher {
     event: WebhookEvent,
     taskId: string,
   ): Promise<{ vars: Record<string, unknown>; spiderId: string } | undefined> {
-    const t = await this.db
-      .selectFrom('tasks')
-      .leftJoin('spiders', 'spiders.id', 'tasks.spider_id')
-      .leftJoin('nodes', 'nodes.id', 'tasks.node_id')
-      .select([
-        'tasks.id',
-        'tasks.status',
-        'tasks.error',
-        'tasks.spider_id',
-        'tasks.node_id',
-        'tasks.schedule_id',
-        'tasks.parent_id',
-        'tasks.param',
-        'tasks.result_count',
-        'tasks.create_ts',
-        'tasks.start_ts',
-        'tasks.finish_ts',
-        'spiders.name as spider_name',
-        'nodes.name as node_name',
-        'nodes.status as node_status',
-      ])
-      .where('tasks.id', '=', taskId)
-      .executeTakeFirst();
+    const t = await findTaskForEvent(this.db, taskId);
     if (!t) return undefined;
     const iso = (v: number | null) => (v == null ? null : new Date(Number(v)).toISOString());
     const task = {
@@ -125,11 +109,7 @@ export class WebhookDispatcher {
   }
 
   async nodeVars(nodeId: string): Promise<Record<string, unknown>> {
-    const n = await this.db
-      .selectFrom('nodes')
-      .select(['id', 'name', 'status', 'ip'])
-      .where('id', '=', nodeId)
-      .executeTakeFirst();
+    const n = await findNodeForEvent(this.db, nodeId);
     return {
       event: 'node_offline',
       ts: new Date().toISOString(),
@@ -144,7 +124,7 @@ export class WebhookDispatcher {
   ): void {
     if (this.closed) return;
     const job = (async () => {
-      const hooks = await this.db.selectFrom('webhooks').selectAll().where('enabled', '=', 1).execute();
+      const hooks = await listEnabledWebhooks(this.db);
       const wanted = hooks.filter((h) => parseIds(h.events).includes(event));
       if (!wanted.length) return;
       const built = await build();
@@ -272,29 +252,20 @@ export class WebhookDispatcher {
   ): Promise<void> {
     if (this.closed) return;
     const now = Date.now();
-    await this.db
-      .insertInto('webhook_deliveries')
-      .values({
-        id: newId(now),
-        webhook_id: webhookId,
-        delivery_id: deliveryId,
-        event,
-        attempt,
-        ok: r.ok ? 1 : 0,
-        http_status: r.http_status,
-        error: r.error.slice(0, 1000),
-        duration_ms: r.duration_ms,
-        request_body: body.slice(0, BODY_LOG_LIMIT),
-        response_body: responseBody,
-        create_ts: now,
-      })
-      .execute()
-      .catch(() => undefined); // the webhook may have been deleted meanwhile (FK)
-    await this.db
-      .updateTable('webhooks')
-      .set({ last_status: r.ok ? 'success' : 'failed', last_delivery_ts: now })
-      .where('id', '=', webhookId)
-      .execute();
+    await logDeliveryAttempt(this.db, {
+      id: newId(now),
+      webhook_id: webhookId,
+      delivery_id: deliveryId,
+      event,
+      attempt,
+      ok: r.ok ? 1 : 0,
+      http_status: r.http_status,
+      error: r.error.slice(0, 1000),
+      duration_ms: r.duration_ms,
+      request_body: body.slice(0, BODY_LOG_LIMIT),
+      response_body: responseBody,
+      create_ts: now,
+    });
   }
 
   async close(): Promise<void> {

@@ -1,0 +1,33 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { readmeSection, tableCells } from '@crawldeck/shared/config-table.ts';
+import { loadNodeEnv, nodeVariableTable } from './config.ts';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const readme = readFileSync(path.resolve(here, '../../../README.md'), 'utf8');
+
+describe('node configuration', () => {
+  it('the README table is the one rendered from the definitions', () => {
+    // On a mismatch, paste nodeVariableTable() between the README markers.
+    expect(tableCells(readmeSection(readme, 'node-variables') ?? '')).toEqual(tableCells(nodeVariableTable()));
+  });
+
+  it('reads the variables with their defaults', () => {
+    expect(loadNodeEnv({})).toEqual({ dataDir: './node-data', maxRunners: 8 });
+    const env = {
+      CRAWLDECK_MASTER_URL: 'http://m:8080',
+      CRAWLDECK_NODE_KEY: 'k',
+      CRAWLDECK_MAX_RUNNERS: '3',
+      CRAWLDECK_PYTHON: '',
+    };
+    expect(loadNodeEnv(env)).toMatchObject({
+      masterUrl: 'http://m:8080',
+      nodeKey: 'k',
+      maxRunners: 3,
+      python: undefined,
+    });
+    expect(() => loadNodeEnv({ CRAWLDECK_MAX_RUNNERS: '0' })).toThrow(/CRAWLDECK_MAX_RUNNERS/);
+  });
+});

@@ -1,0 +1,60 @@
+import type { VariableDefinition } from '@crawldeck/shared/config-table.ts';
+import { renderVariableTable } from '@crawldeck/shared/config-table.ts';
+
+/**
+ * Every environment variable the node service (`crawldeck node`) reads, each also a command-line flag that wins
+ * over it. The README's node table is rendered from this list (a unit test fails when the two differ).
+ */
+export const NODE_VARIABLES = {
+  CRAWLDECK_MASTER_URL: { default: '_(required)_', description: 'URL of the master to join (`--master`)' },
+  CRAWLDECK_NODE_KEY: { default: '_(required)_', description: "the master's node key (`--key`)" },
+  CRAWLDECK_NODE_DATA_DIR: {
+    default: '`./node-data`',
+    description: "the node's id, spools and synced spider files (`--data-dir`)",
+  },
+  CRAWLDECK_MAX_RUNNERS: { default: '`8`', description: 'tasks run at the same time (`--max-runners`)' },
+  CRAWLDECK_PYTHON: {
+    default: '`/usr/bin/python3` when it has Scrapy, else `python3`',
+    description: 'interpreter of Python and Scrapy spiders (`--python`)',
+  },
+  CRAWLDECK_TASK_USER: {
+    default: '`crawldeck-task`',
+    description: 'when the node runs as root: the unprivileged user task processes run as (`--task-user`)',
+  },
+  CRAWLDECK_NODE_WORK_DIR: {
+    default: '`<temp dir>/crawldeck-work-<hash>`',
+    description: 'where task processes run, outside the data dir (`--work-dir`)',
+  },
+} as const satisfies Record<string, VariableDefinition>;
+
+export type NodeVariable = keyof typeof NODE_VARIABLES;
+
+export const nodeVariableTable = (): string => renderVariableTable(NODE_VARIABLES);
+
+/** What the node service reads from its environment; empty strings and unset variables are both `undefined`. */
+export interface NodeEnvConfig {
+  masterUrl?: string;
+  nodeKey?: string;
+  dataDir: string;
+  maxRunners: number;
+  python?: string;
+  taskUser?: string;
+  workDir?: string;
+}
+
+/** Reads the node's variables (only the names defined above); flags are applied over this by the caller. */
+export function loadNodeEnv(env: NodeJS.ProcessEnv = process.env): NodeEnvConfig {
+  const read = (name: NodeVariable): string | undefined => (env[name] === '' ? undefined : env[name]);
+  const maxRunners = Number(read('CRAWLDECK_MAX_RUNNERS') ?? 8);
+  if (!Number.isInteger(maxRunners) || maxRunners < 1)
+    throw new Error('CRAWLDECK_MAX_RUNNERS must be a positive integer');
+  return {
+    masterUrl: read('CRAWLDECK_MASTER_URL'),
+    nodeKey: read('CRAWLDECK_NODE_KEY'),
+    dataDir: read('CRAWLDECK_NODE_DATA_DIR') ?? './node-data',
+    maxRunners,
+    python: read('CRAWLDECK_PYTHON'),
+    taskUser: read('CRAWLDECK_TASK_USER'),
+    workDir: read('CRAWLDECK_NODE_WORK_DIR'),
+  };
+}

@@ -1,0 +1,92 @@
+import type { Kysely, Selectable } from 'kysely';
+import type { DB } from '../../store/schema.ts';
+
+/**
+ * The `tokens` table: sessions (kind `session`, made by sign-in) and personal API tokens (kind `api`). Only the
+ * SHA-256 of a token is stored.
+ */
+export type TokenRow = Selectable<DB['tokens']>;
+
+export async function insertToken(db: Kysely<DB>, row: TokenRow): Promise<void> {
+  await db.insertInto('tokens').values(row).execute();
+}
+
+export function listApiTokens(db: Kysely<DB>, userId: string): Promise<TokenRow[]> {
+  return db
+    .selectFrom('tokens')
+    .selectAll()
+    .where('user_id', '=', userId)
+    .where('kind', '=', 'api')
+    .orderBy('create_ts', 'desc')
+    .execute();
+}
+
+export async function countApiTokens(db: Kysely<DB>, userId: string): Promise<number> {
+  const row = await db
+    .selectFrom('tokens')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('user_id', '=', userId)
+    .where('kind', '=', 'api')
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/** Revokes one of the user's API tokens; false when the user has no such token. */
+export async function deleteApiToken(db: Kysely<DB>, userId: string, id: string): Promise<boolean> {
+  const res = await db
+    .deleteFrom('tokens')
+    .where('id', '=', id)
+    .where('user_id', '=', userId)
+    .where('kind', '=', 'api')
+    .executeTakeFirst();
+  return Number(res.numDeletedRows) > 0;
+}
+
+/** Sign-out: ends this session (an API token is not ended by it). */
+export async function deleteSession(db: Kysely<DB>, tokenId: string): Promise<void> {
+  await db.deleteFrom('tokens').where('id', '=', tokenId).where('kind', '=', 'session').execute();
+}
+
+/**
+ * Ends a user's sessions after a password change or reset, except `keepTokenId` (the session that made the
+ * change). With `apiTokens` the user's API tokens are revoked too.
+ */
+export async function endSessions(
+  db: Kysely<DB>,
+  userId: string,
+  opts: { keepTokenId?: string; apiTokens?: boolean },
+): Promise<void> {
+  let q = db
+    .deleteFrom('tokens')
+    .where('user_id', '=', userId)
+    .where('id', '!=', opts.keepTokenId ?? '');
+  if (!opts.apiTokens) q = q.where('kind', '=', 'session');
+  await q.execute();
+}
+
+/** Every token of a user, sessions included (the user is being deleted). */
+export async function deleteUserTokens(db: Kysely<DB>, userId: string): Promise<void> {
+  await db.deleteFrom('tokens').where('user_id', '=', userId).execute();
+}
+
+/** The token with this hash and its user, for authentication. */
+export function findTokenWithUser(db: Kysely<DB>, tokenHash: string) {
+  return db
+    .selectFrom('tokens')
+    .innerJoin('users', 'users.id', 'tokens.user_id')
+    .select([
+      'tokens.id as token_id',
+      'tokens.kind',
+      'tokens.expire_ts',
+      'tokens.last_used_ts',
+      'users.id',
+      'users.username',
+      'users.role',
+    ])
+    .where('tokens.token_hash', '=', tokenHash)
+    .executeTakeFirst();
+}
+
+export async function touchToken(db: Kysely<DB>, tokenId: string, at: number): Promise<void> {
+  await db.updateTable('tokens').set({ last_used_ts: at }).where('id', '=', tokenId).execute();
+}
