@@ -42,7 +42,7 @@ export default function UserListPage() {
             pageSize,
             total: users.data?.total ?? 0,
             showSizeChanger: false,
-            showTotal: (total) => t('total', { total }),
+            showTotal: (total) => t('total', { count: total }),
             onChange: setPage,
           }}
           columns={[

@@ -48,7 +48,7 @@ export function UserFormDialog({ open, user, onClose }: { open: boolean; user: U
       }
       onClose();
     } catch (err) {
-      if (err instanceof ApiRequestError && err.status === 409 && /username/.test(err.errorText)) {
+      if (err instanceof ApiRequestError && err.status === 409 && (err.code === 'user.exists' || /username/.test(err.body?.error ?? ''))) {
         form.setFields([{ name: 'username', errors: [t('validation.usernameExists')] }]);
       }
     }
