@@ -19,6 +19,7 @@ import JoinPanel from './components/JoinPanel.tsx';
 import NetworkGraph from './components/NetworkGraph.tsx';
 import { NodeFormFields, useNodeForm, useSaveNode } from './components/NodeForm.tsx';
 import './nodes.css';
+import { dialogAction } from '../../app/dialogAction.ts';
 
 function EditModal({ node, onClose }: { node: NodeInfo | null; onClose(): void }) {
   const { t } = useTranslation(['nodes', 'common']);
@@ -34,11 +35,11 @@ function EditModal({ node, onClose }: { node: NodeInfo | null; onClose(): void }
       confirmLoading={pending}
       className="node-edit-modal"
       forceRender
-      onOk={async () => {
+      onOk={dialogAction(async () => {
         const v = await form.validateFields();
         await save(v as NodeEditBody);
         onClose();
-      }}
+      })}
     >
       <Form form={form} layout="vertical">
         <NodeFormFields />
@@ -67,10 +68,10 @@ export default function NodeListPage() {
       okText: t('common:confirm'),
       cancelText: t('common:cancel'),
       okButtonProps: { danger: true, className: 'confirm-delete' },
-      onOk: async () => {
+      onOk: dialogAction(async () => {
         await del.mutateAsync(n._id);
         void message.success(t('nodes:deleted'));
-      },
+      }),
     });
 
   const columns: TableProps<NodeInfo>['columns'] = [

@@ -7,6 +7,7 @@ import { SITE_PAGE_SIZE, type Site } from '@crawldeck/shared';
 import { useUserStore } from '../../app/stores/user.ts';
 import { useCategories, useImportSites, useMainCategories, useSites, useUpdateSiteCategory } from './api.ts';
 import { CollectedUrls } from './components/CollectedUrls.tsx';
+import { dialogAction } from '../../app/dialogAction.ts';
 
 function SitesTab() {
   const { t } = useTranslation('sites');
@@ -128,12 +129,12 @@ function SitesTab() {
         title={`${t('editCategory')} · ${editing?.domain ?? ''}`}
         onCancel={() => setEditing(null)}
         confirmLoading={update.isPending}
-        onOk={async () => {
+        onOk={dialogAction(async () => {
           if (!editing) return;
           await update.mutateAsync({ id: editing._id, category: newCategory.trim() });
           void message.success(t('saved'));
           setEditing(null);
-        }}
+        })}
       >
         <AutoComplete
           style={{ width: '100%' }}

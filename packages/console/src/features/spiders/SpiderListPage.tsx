@@ -25,6 +25,7 @@ import './spiders.css';
 import TourFor from '../tours/TourFor.tsx';
 import { RunSpiderButton } from '../tasks/components/RunDialog.tsx';
 import { getDefaultPageSize } from '../setting/preferences.ts';
+import { dialogAction } from '../../app/dialogAction.ts';
 
 const PAGE_SIZES = [10, 20, 50, 100];
 
@@ -71,11 +72,11 @@ export default function SpiderListPage() {
       okText: t('common:confirm'),
       okButtonProps: { danger: true, 'data-testid': 'confirm-delete' },
       cancelText: t('common:cancel'),
-      onOk: async () => {
+      onOk: dialogAction(async () => {
         await del.mutateAsync(ids);
         setSelected((s) => s.filter((x) => !ids.includes(x)));
         void message.success(t('spiders:delete.done', { count: ids.length }));
-      },
+      }),
     });
   };
 

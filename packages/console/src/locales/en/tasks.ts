@@ -107,7 +107,7 @@ export default {
     paramHintMany: 'Appended to each spider\u2019s command',
     scrapySpider: 'Scrapy spider',
     scrapySpiderRequired: 'Choose a Scrapy spider',
-    scrapyFixed: 'The command already names the Scrapy spider; parameters are added after it',
+    scrapyFixed: "The spider's command names this Scrapy spider; parameters are added after it. To run another one, change the command.",
     scrapyFlags: 'Extra Scrapy options',
     scrapyLoadError: 'Could not list the Scrapy spiders: {{error}}',
     preview: 'Command',

@@ -107,7 +107,7 @@ export default {
     paramHintMany: '追加在每个爬虫的命令之后',
     scrapySpider: 'Scrapy 爬虫',
     scrapySpiderRequired: '请选择一个 Scrapy 爬虫',
-    scrapyFixed: '命令中已指定 Scrapy 爬虫，参数会追加在其后',
+    scrapyFixed: '爬虫的执行命令已指定此 Scrapy 爬虫，参数会追加在其后。要运行其他爬虫，请修改执行命令。',
     scrapyFlags: 'Scrapy 附加选项',
     scrapyLoadError: '无法列出 Scrapy 爬虫：{{error}}',
     preview: '命令',

@@ -6,6 +6,7 @@ import { useTranslation } from 'react-i18next';
 import dayjs from 'dayjs';
 import type { ApiToken, CreatedToken } from '@crawldeck/shared';
 import { useCreateToken, useRevokeToken, useTokens } from '../api.ts';
+import { dialogAction } from '../../../app/dialogAction.ts';
 
 const EXPIRY_OPTIONS = [0, 7, 30, 90, 365];
 const fmt = (v: string | null) => (v ? dayjs(v).format('YYYY-MM-DD HH:mm') : null);
@@ -74,12 +75,12 @@ export function TokensTab() {
         onCancel={() => setCreating(false)}
         confirmLoading={create.isPending}
         destroyOnHidden
-        onOk={async () => {
+        onOk={dialogAction(async () => {
           const v = await form.validateFields();
           const tok = await create.mutateAsync({ name: v.name.trim(), expire_days: v.expire_days || undefined });
           setCreating(false);
           setCreated(tok);
-        }}
+        })}
       >
         <Form form={form} layout="vertical" initialValues={{ expire_days: 0 }}>
           <Form.Item name="name" label={t('tokens.name')} rules={[{ required: true, whitespace: true, message: t('tokens.nameRequired') }]}>

@@ -6,6 +6,7 @@ import { useTranslation } from 'react-i18next';
 import dayjs from 'dayjs';
 import { isValidHttpUrl, isValidRegionCode, type CollectedUrl } from '@crawldeck/shared';
 import { useCollectedUrls, useDeleteUrl, useSaveUrl } from '../api.ts';
+import { dialogAction } from '../../../app/dialogAction.ts';
 
 const PAGE_SIZE = 10;
 
@@ -85,13 +86,13 @@ export function CollectedUrls() {
         onCancel={() => setEditing(undefined)}
         confirmLoading={save.isPending}
         destroyOnHidden
-        onOk={async () => {
+        onOk={dialogAction(async () => {
           const v = await form.validateFields();
           const body = { url: v.url.trim(), regionCode: v.regionCode.trim().toUpperCase(), title: v.title?.trim() ?? '' };
           await save.mutateAsync(editing ? { id: editing._id, ...body } : body);
           void message.success(t('urls.saved'));
           setEditing(undefined);
-        }}
+        })}
       >
         <Form form={form} layout="vertical">
           <Form.Item

@@ -17,6 +17,7 @@ import UnsavedBlocker from './files/UnsavedBlocker.tsx';
 import { useFileTree } from './files/useFileTree.ts';
 import { useOpenDocument } from './files/useOpenDocument.ts';
 import type { SpiderTabProps } from './types.ts';
+import { dialogAction } from '../../../app/dialogAction.ts';
 
 export default function FilesTab({ spider, active }: SpiderTabProps) {
   const id = spider._id;
@@ -55,12 +56,12 @@ export default function FilesTab({ spider, active }: SpiderTabProps) {
       okText: t('common:confirm'),
       okButtonProps: { danger: true, 'data-testid': 'confirm-delete-file' },
       cancelText: t('common:cancel'),
-      onOk: async () => {
+      onOk: dialogAction(async () => {
         await files.remove(entry.path);
         closeDocIf((p) => within(p, entry.path));
         setExpanded((xs) => xs.filter((x) => !within(x, entry.path)));
         void message.success(t('spiders:files.deleted', { path: entry.path }));
-      },
+      }),
     });
   };
 
