@@ -90,6 +90,8 @@ export default {
   },
   results: {
     download: 'Download CSV',
+    downloadBom: 'CSV for Excel (UTF-8 with BOM)',
+    downloadOptions: 'More download options',
     empty: 'No results',
     total_one: '{{count}} result',
     total_other: '{{count}} results',
