@@ -20,6 +20,7 @@ import NetworkGraph from './components/NetworkGraph.tsx';
 import { NodeFormFields, useNodeForm, useSaveNode } from './components/NodeForm.tsx';
 import './nodes.css';
 import { dialogAction } from '../../app/dialogAction.ts';
+import { WIDE_SCREEN_ONLY as WIDE } from '../../app/breakpoints.ts';
 
 function EditModal({ node, onClose }: { node: NodeInfo | null; onClose(): void }) {
   const { t } = useTranslation(['nodes', 'common']);
@@ -88,12 +89,12 @@ export default function NodeListPage() {
         </div>
       ),
     },
-    { title: t('nodes:fields.type'), dataIndex: 'type', key: 'type', width: 110, render: (v: string) => <NodeTypeTag type={v} /> },
-    { title: t('nodes:fields.status'), dataIndex: 'status', key: 'status', width: 110, render: (v: string) => <NodeStatusTag status={v} /> },
+    { title: t('nodes:fields.type'), dataIndex: 'type', key: 'type', width: 100, render: (v: string) => <NodeTypeTag type={v} /> },
+    { title: t('nodes:fields.status'), dataIndex: 'status', key: 'status', width: 100, render: (v: string) => <NodeStatusTag status={v} /> },
     {
       title: `${t('nodes:fields.ip')} / ${t('nodes:fields.hostname')}`,
       key: 'ip',
-      width: 190,
+      width: 170,
       render: (_: unknown, n) => (
         <div className="node-addr">
           <span>{n.ip || '-'}</span>
@@ -104,7 +105,8 @@ export default function NodeListPage() {
     {
       title: t('nodes:fields.system'),
       key: 'system',
-      width: 240,
+      width: 200,
+      responsive: WIDE,
       render: (_: unknown, n) =>
         n.systemInfo ? (
           <Space size={4} wrap>
@@ -121,7 +123,7 @@ export default function NodeListPage() {
     {
       title: t('nodes:fields.running'),
       key: 'running',
-      width: 110,
+      width: 90,
       align: 'right',
       render: (_: unknown, n) => (
         <span className="node-running">

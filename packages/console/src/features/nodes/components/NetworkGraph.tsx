@@ -1,4 +1,7 @@
-/** Network view (spec §2): ECharts graph with the master in the centre and the workers around it, by status. */
+/**
+ * Network view: ECharts graph with the master in the centre and the workers around it, by status. The legend sits
+ * above the graph and the graph keeps its own box below it, so no node is ever drawn under the legend.
+ */
 import { useMemo } from 'react';
 import { Empty } from 'antd';
 import * as echarts from 'echarts/core';
@@ -12,6 +15,9 @@ import { EChart } from '../../home/components/EChart.tsx';
 import { NODE_STATUS_HEX } from './NodeStatusTag.tsx';
 
 echarts.use([GraphChart, TooltipComponent, LegendComponent, CanvasRenderer]);
+
+/** Where the graph's box starts, below the legend (px). */
+const GRAPH_TOP = 72;
 
 export default function NetworkGraph({
   nodes,
@@ -77,11 +83,16 @@ export default function NetworkGraph({
         formatter: (p: { dataType: string; name: string; value?: string }) =>
           p.dataType === 'node' ? `<b>${escapeHtml(p.name)}</b><br/>${escapeHtml(p.value)}` : '',
       },
-      legend: { data: statuses.map((s) => t(`status.${s}`)), bottom: 0 },
+      legend: { data: statuses.map((s) => t(`status.${s}`)), top: 0 },
       series: [
         {
           type: 'graph',
           layout: 'none',
+          // the graph's box: below the legend, with room for the labels under the nodes
+          left: 60,
+          right: 60,
+          top: GRAPH_TOP,
+          bottom: 48,
           roam: true,
           data,
           links,
