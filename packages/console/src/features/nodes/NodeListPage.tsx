@@ -1,6 +1,6 @@
 /**
  * /nodes: the master and workers with type, status, address, system info, running tasks, enabled and last
- * heartbeat; 'How to add a node' for admins (spec §1: never added from the console); edit; delete offline
+ * heartbeat; 'How to add a node' for admins (nodes join by themselves, never added from the console); edit; delete offline
  * workers; a Network view (ECharts graph).
  */
 import { useState } from 'react';

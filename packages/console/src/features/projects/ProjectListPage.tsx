@@ -1,4 +1,4 @@
-/** Project list (spec §2 /projects): cards with tags and spider counts, add / edit / delete, filter by tag. */
+/** Project list (/projects): cards with tags and spider counts, add / edit / delete, filter by tag. */
 import { useState } from 'react';
 import {
   App,

@@ -1,5 +1,5 @@
 /**
- * Spider list (spec §2 /spiders): paginated table with keyword search, project and type filters, add dialog
+ * Spider list (/spiders): paginated table with keyword search, project and type filters, add dialog
  * with zip upload, import from URL, row selection for batch actions, delete with confirmation.
  */
 import { useEffect, useMemo, useState } from 'react';

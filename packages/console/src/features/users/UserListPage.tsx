@@ -1,4 +1,4 @@
-/** /users (admin only): paged user table, add/edit dialogs, delete with confirmation (spec §2, §5, §7, §9). */
+/** /users (admin only): paged user table, add/edit dialogs, delete with confirmation. */
 import { useState } from 'react';
 import { Button, Card, Popconfirm, Space, Table, Tag, Typography, message } from 'antd';
 import { DeleteOutlined, EditOutlined, PlusOutlined } from '@ant-design/icons';
@@ -14,7 +14,7 @@ export default function UserListPage() {
   const { t } = useTranslation(['users', 'route']);
   const me = useUserStore((s) => s.user_info);
   const [page, setPage] = useState(1);
-  // Settings → General chooses the page size of lists in this browser; the spec's 10 otherwise.
+  // Settings → General chooses the page size of lists in this browser; 10 otherwise.
   const [pageSize] = useState(() => getDefaultPageSize(USER_PAGE_SIZE));
   const [dialog, setDialog] = useState<{ open: boolean; user: UserInfo | null }>({ open: false, user: null });
   const users = useUsers(page, pageSize);

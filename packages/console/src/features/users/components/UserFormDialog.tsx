@@ -1,4 +1,4 @@
-/** Add / edit user dialog with the spec §5 rules: username ≤ 100, password ≥ 5, two passwords match, e-mail format. */
+/** Add / edit user dialog with the account rules: username ≤ 100, password ≥ 5, two passwords match, e-mail format. */
 import { useEffect } from 'react';
 import { Form, Input, Modal, Select, message } from 'antd';
 import { useTranslation } from 'react-i18next';
