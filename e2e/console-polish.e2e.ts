@@ -12,6 +12,8 @@ import { e2eTest, loginByApi, screenshot, useE2E } from './harness.ts';
 
 const env = useE2E({ master: { embeddedNode: true } });
 const view = (page: Page) => page.locator('.app-view:visible');
+/** How long a screen may take to show what a step waits for on a busy machine. */
+const WAIT = { timeout: 15_000 };
 
 /** Prints `n` lines slowly, one of them an error line, and emits one item per line. */
 const SLOW_PY = `import json, os, sys, time
@@ -114,11 +116,11 @@ describe('console polish', () => {
         await page.locator('[data-testid=user-dropdown]').click();
         await page.locator('[data-testid=menu-feedback]').click();
         await page.waitForURL(/\/feedback$/);
-        await expect.poll(() => page.locator('.tags-view-item.active').innerText()).toBe(tx.feedback);
+        await expect.poll(() => page.locator('.tags-view-item.active').innerText(), WAIT).toBe(tx.feedback);
         await page.locator('[data-testid=user-dropdown]').click();
         await page.locator('[data-testid=menu-disclaimer]').click();
         await page.waitForURL(/\/disclaimer$/);
-        await expect.poll(() => page.locator('.tags-view-item.active').innerText()).toBe(tx.disclaimer);
+        await expect.poll(() => page.locator('.tags-view-item.active').innerText(), WAIT).toBe(tx.disclaimer);
 
         // The session ends on the server's side: every following call answers 401.
         await page.evaluate(() => localStorage.setItem('token', 'expired-token'));
@@ -173,13 +175,13 @@ describe('console polish', () => {
         await view(page).locator(`.task-link[data-task-id="${taskId}"]`).click();
         await page.waitForURL(new RegExp(`/tasks/${taskId}`));
         await expect
-          .poll(() => page.locator('.tags-view-item.active').innerText())
+          .poll(() => page.locator('.tags-view-item.active').innerText(), WAIT)
           .toBe(`${spiderName} #${taskId.slice(-6)}`);
         await view(page).locator('[data-testid=tab-log]').click();
-        await expect.poll(() => view(page).locator('.log-panel').innerText()).toContain(tx.oneError);
+        await expect.poll(() => view(page).locator('.log-panel').innerText(), WAIT).toContain(tx.oneError);
 
         await page.goto(`${env.url}/spiders/${spiderId}`);
-        await expect.poll(() => page.locator('.tags-view-item.active').innerText()).toBe(spiderName);
+        await expect.poll(() => page.locator('.tags-view-item.active').innerText(), WAIT).toBe(spiderName);
         expect(await page.title()).toContain(spiderName);
       },
       { width: 1400, height: 900 },
@@ -209,7 +211,7 @@ describe('console polish', () => {
         await page.goto(`${env.url}/tasks/${taskId}`);
         await view(page).locator('[data-testid=log-view]').waitFor();
         await expect
-          .poll(() => view(page).locator('.task-detail-tabs .ant-tabs-tab-active [data-testid=tab-log]').count())
+          .poll(() => view(page).locator('.task-detail-tabs .ant-tabs-tab-active [data-testid=tab-log]').count(), WAIT)
           .toBe(1);
         await screenshot(page, `polish-live-log-${lang}`);
 
@@ -232,7 +234,7 @@ describe('console polish', () => {
         await view(page).locator('[data-testid=spider-run]').click();
         await dialog.waitFor();
         await expect
-          .poll(() => dialog.locator('.run-scrapy-spider .ant-select-selection-item').innerText())
+          .poll(() => dialog.locator('.run-scrapy-spider .ant-select-selection-item').innerText(), WAIT)
           .toBe('quotes');
         await screenshot(page, `polish-scrapy-picker-${lang}`);
         await dialog.locator('.ant-modal-close').click();
@@ -243,7 +245,7 @@ describe('console polish', () => {
         await waitForStatus(token, done, ['finished']);
         await page.goto(`${env.url}/tasks/${done}?tab=results`);
         const results = view(page).locator('[data-testid=results-panel]');
-        await expect.poll(() => results.locator('.ant-table-tbody tr.ant-table-row').count()).toBe(2);
+        await expect.poll(() => results.locator('.ant-table-tbody tr.ant-table-row').count(), WAIT).toBe(2);
         await results.locator('[data-testid=results-download-more]').click();
         const [request, download] = await Promise.all([
           page.waitForRequest((r) => r.url().includes(`/api/tasks/${done}/results/download`)),

@@ -50,6 +50,12 @@ export class ApiRequestError extends Error {
   }
 }
 
+/** The reason a call failed, for a screen that shows it in place: the translated server text, else the error. */
+export function failureText(err: unknown): string {
+  if (err instanceof ApiRequestError) return err.errorText || err.message;
+  return err instanceof Error ? err.message : String(err);
+}
+
 export function getToken(): string | null {
   return localStorage.getItem('token');
 }

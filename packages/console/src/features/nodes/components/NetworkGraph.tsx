@@ -65,6 +65,18 @@ export default function NetworkGraph({
       },
       value: `${t(`status.${n.status}`)} · ${n.ip || n.systemInfo?.hostname || ''}`,
     }));
+    // Two invisible corners of the ring's square: the graph is scaled to the same box whatever the number of
+    // nodes (a master alone would otherwise be stretched over an empty box and drawn flattened).
+    const frame = [-1, 1].map((side) => ({
+      id: `frame${side}`,
+      name: '',
+      x: cx + side * (r + 40),
+      y: cy + side * (r + 40),
+      symbolSize: 0,
+      silent: true,
+      label: { show: false },
+      tooltip: { show: false },
+    }));
     const hub = masters[0]?._id;
     const links = hub
       ? workers.map((w) => ({
@@ -94,7 +106,7 @@ export default function NetworkGraph({
           top: GRAPH_TOP,
           bottom: 48,
           roam: true,
-          data,
+          data: [...data, ...frame],
           links,
           categories: statuses.map((s) => ({ name: t(`status.${s}`), itemStyle: { color: NODE_STATUS_HEX[s] } })),
           emphasis: { focus: 'adjacency' },

@@ -13,6 +13,7 @@ import { useNavigate } from 'react-router';
 import { useTranslation } from 'react-i18next';
 import type { ButtonProps } from 'antd';
 import type { RunType } from '@crawldeck/shared';
+import { failureText } from '../../../api/request.ts';
 import { useFilterOptions, useRunSpiders, useRunTask, useScrapySpiderNames } from '../api.ts';
 import { buildParam, scrapyMode } from '../run-param.ts';
 
@@ -121,7 +122,7 @@ export default function RunDialog({
           ) : undefined,
       });
     } catch (err) {
-      setError((err as Error).message);
+      setError(failureText(err));
       void message.destroy();
     }
   };
@@ -216,7 +217,7 @@ export default function RunDialog({
             type="error"
             showIcon
             style={{ marginBottom: 12 }}
-            message={t('tasks:run.scrapyLoadError', { error: (names.error as Error).message })}
+            message={t('tasks:run.scrapyLoadError', { error: failureText(names.error) })}
           />
         )}
         <Form.Item
