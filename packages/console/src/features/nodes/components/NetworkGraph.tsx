@@ -65,8 +65,7 @@ export default function NetworkGraph({
       },
       value: `${t(`status.${n.status}`)} · ${n.ip || n.systemInfo?.hostname || ''}`,
     }));
-    // Two invisible corners of the ring's square: the graph is scaled to the same box whatever the number of
-    // nodes (a master alone would otherwise be stretched over an empty box and drawn flattened).
+    // Two invisible corners of the ring's square: the graph has the same scale whatever the number of nodes.
     const frame = [-1, 1].map((side) => ({
       id: `frame${side}`,
       name: '',
@@ -105,6 +104,8 @@ export default function NetworkGraph({
           right: 60,
           top: GRAPH_TOP,
           bottom: 48,
+          // circles stay circles: the ring's square is fitted into the box, not stretched over it
+          preserveAspect: true,
           roam: true,
           data: [...data, ...frame],
           links,
