@@ -44,7 +44,7 @@ describe('buildDocsTree', () => {
     expect(buildDocsTree(sample, '/tasks').every((n) => n.children.every((c) => !c.active))).toBe(true);
   });
 
-  it('maps every route of spec §2 to the sections of the server docs index', () => {
+  it('maps every route of the console to the sections of the server docs index', () => {
     const tree = (p: string) => buildDocsTree(docsIndex('https://docs.example'), p);
     const active = (p: string) => tree(p).filter((n) => n.active).map((n) => n.label);
     expect(active('/projects')).toEqual(['Project']);

@@ -1,4 +1,4 @@
-/** /feedback: e-mail, chat-app account and content are all required (spec §1, §5); admins see what was sent. */
+/** /feedback: e-mail, chat-app account and content are all required; admins see what was sent. */
 import { useState } from 'react';
 import { Button, Card, Form, Input, Space, Table, Typography, message } from 'antd';
 import { useTranslation } from 'react-i18next';

@@ -1,4 +1,4 @@
-/** /home dashboard: numbered cards and charts from the single GET /stats/home call (spec §1, §2). */
+/** /home dashboard: numbered cards and charts from the single GET /stats/home call. */
 import { Suspense, lazy } from 'react';
 import { Card, Col, Empty, Row, Skeleton, Statistic, Typography } from 'antd';
 import { ApartmentOutlined, BugOutlined, CloudUploadOutlined, UnorderedListOutlined } from '@ant-design/icons';

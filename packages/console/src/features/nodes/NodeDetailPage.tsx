@@ -1,6 +1,6 @@
 /**
  * /nodes/{id}: Overview (information + edit form), Installation (executables found on the node), Monitor (CPU,
- * memory, disk over time), Network (graph of all nodes, this one outlined) and the node's tasks (spec §2).
+ * memory, disk over time), Network (graph of all nodes, this one outlined) and the node's tasks.
  */
 import { useState } from 'react';
 import { useUrlTab } from '../../app/useUrlTab.ts';

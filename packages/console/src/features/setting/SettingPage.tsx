@@ -1,4 +1,4 @@
-/** /setting: General, Notifications, Global Variable, Database, Password and API tokens (spec §2 Settings). */
+/** /setting: General, Notifications, Global Variable, Database, Password and API tokens. */
 import { Card, Tabs, Typography } from 'antd';
 import { useTranslation } from 'react-i18next';
 import { useState, type ReactNode } from 'react';

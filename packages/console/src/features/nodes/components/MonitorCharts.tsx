@@ -1,4 +1,4 @@
-/** Monitor (spec §2 node detail): CPU, memory and disk (%) over time from heartbeats (GET /nodes/{id}/system). */
+/** Monitor of the node detail: CPU, memory and disk (%) over time from heartbeats (GET /nodes/{id}/system). */
 import { useMemo, useState } from 'react';
 import { Card, Col, Empty, Row, Segmented, Space, Statistic, Typography } from 'antd';
 import * as echarts from 'echarts/core';

@@ -1,4 +1,4 @@
-/** Node status tag: Online / Offline / Unavailable (spec §4). */
+/** Node status tag: Online / Offline / Unavailable. */
 import { Tag } from 'antd';
 import { useTranslation } from 'react-i18next';
 

@@ -1,4 +1,4 @@
-/** Typed editor of one Scrapy setting value (spec §5 types): string, number, boolean, array (tags), object (JSON). */
+/** Typed editor of one Scrapy setting value: string, number, boolean, array (tags), object (JSON). */
 import { useEffect, useState } from 'react';
 import { Input, InputNumber, Select, Switch, Typography } from 'antd';
 import { useTranslation } from 'react-i18next';

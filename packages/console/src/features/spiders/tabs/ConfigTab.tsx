@@ -1,5 +1,5 @@
 /**
- * Spider detail, Config tab (spec §2; issue 7 item 3): the Spiderfile of a configurable spider as YAML text in
+ * Spider detail, Config tab: the Spiderfile of a configurable spider as YAML text in
  * CodeMirror, checked as you type with the shared validator (problems with their line), saved through
  * `POST /config_spiders/{id}/spiderfile` (the server validates again and keeps the text as written). The Rules
  * tab edits the same query, so a save here shows there and the other way round.

@@ -1,4 +1,4 @@
-// Spider detail "Schedules" tab (issue 5): this spider's schedules, with add/edit/run/toggle/delete.
+// Spider detail "Schedules" tab: this spider's schedules, with add/edit/run/toggle/delete.
 import { useState } from 'react';
 import { Button, Space } from 'antd';
 import { PlusOutlined } from '@ant-design/icons';

@@ -1,4 +1,4 @@
-/** Task overview (spec §3 Task): fields, spider and node links (node id of all zeros = none), error message. */
+/** Task overview: fields, spider and node links (node id of all zeros = none), error message. */
 import { Descriptions, Typography } from 'antd';
 import { Link } from 'react-router';
 import { useTranslation } from 'react-i18next';

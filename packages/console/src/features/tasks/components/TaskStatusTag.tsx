@@ -1,4 +1,4 @@
-/** Status tag with the spec's labels (Pending, Running, Finished, Error, Cancelled, Abnormal, NA) and colours. */
+/** Status tag with the product's labels (Pending, Running, Finished, Error, Cancelled, Abnormal, NA) and colours. */
 import { Tag } from 'antd';
 import { CheckCircleOutlined, ClockCircleOutlined, CloseCircleOutlined, ExclamationCircleOutlined, MinusCircleOutlined, QuestionCircleOutlined, SyncOutlined } from '@ant-design/icons';
 import { useTranslation } from 'react-i18next';

@@ -1,4 +1,4 @@
-/** Cancel / restart / delete with confirmation and a result toast (single or batch; spec §4). */
+/** Cancel / restart / delete with confirmation and a result toast (single or batch). */
 import { App } from 'antd';
 import { useTranslation } from 'react-i18next';
 import { useCancelTasks, useDeleteTasks, useRestartTasks } from '../api.ts';
