@@ -61,7 +61,9 @@ function page(load: LazyPage): LazyPage {
   return () =>
     Promise.race([
       load(),
-      new Promise<never>((_, reject) => setTimeout(() => reject(new Error('Chunk load timeout')), CHUNK_LOAD_TIMEOUT_MS)),
+      new Promise<never>((_, reject) =>
+        setTimeout(() => reject(new Error('Chunk load timeout')), CHUNK_LOAD_TIMEOUT_MS),
+      ),
     ]);
 }
 

@@ -103,20 +103,20 @@ export default function DocsDrawer() {
       rootClassName="docs-drawer"
     >
       <div className="docs-tree" data-section={section}>
-      {docs.isLoading ? (
-        <Spin />
-      ) : tree.length === 0 ? (
-        <Empty description={t('empty')} />
-      ) : (
-        <Tree
-          showIcon
-          blockNode
-          selectable={false}
-          treeData={toTreeData(tree)}
-          expandedKeys={expanded}
-          onExpand={(keys) => setExpanded(keys as string[])}
-        />
-      )}
+        {docs.isLoading ? (
+          <Spin />
+        ) : tree.length === 0 ? (
+          <Empty description={t('empty')} />
+        ) : (
+          <Tree
+            showIcon
+            blockNode
+            selectable={false}
+            treeData={toTreeData(tree)}
+            expandedKeys={expanded}
+            onExpand={(keys) => setExpanded(keys as string[])}
+          />
+        )}
       </div>
     </Drawer>
   );

@@ -6,7 +6,14 @@
 import { useState } from 'react';
 import { App, Button, Card, Form, Modal, Segmented, Space, Table, Tag, Tooltip, Typography } from 'antd';
 import type { TableProps } from 'antd';
-import { ApartmentOutlined, DeleteOutlined, EditOutlined, EyeOutlined, ReloadOutlined, TableOutlined } from '@ant-design/icons';
+import {
+  ApartmentOutlined,
+  DeleteOutlined,
+  EditOutlined,
+  EyeOutlined,
+  ReloadOutlined,
+  TableOutlined,
+} from '@ant-design/icons';
 import { Link, useLocation, useNavigate } from 'react-router';
 import { useTranslation } from 'react-i18next';
 import type { NodeEditBody, NodeInfo } from '@crawldeck/shared';
@@ -89,8 +96,20 @@ export default function NodeListPage() {
         </div>
       ),
     },
-    { title: t('nodes:fields.type'), dataIndex: 'type', key: 'type', width: 100, render: (v: string) => <NodeTypeTag type={v} /> },
-    { title: t('nodes:fields.status'), dataIndex: 'status', key: 'status', width: 100, render: (v: string) => <NodeStatusTag status={v} /> },
+    {
+      title: t('nodes:fields.type'),
+      dataIndex: 'type',
+      key: 'type',
+      width: 100,
+      render: (v: string) => <NodeTypeTag type={v} />,
+    },
+    {
+      title: t('nodes:fields.status'),
+      dataIndex: 'status',
+      key: 'status',
+      width: 100,
+      render: (v: string) => <NodeStatusTag status={v} />,
+    },
     {
       title: `${t('nodes:fields.ip')} / ${t('nodes:fields.hostname')}`,
       key: 'ip',
@@ -148,16 +167,38 @@ export default function NodeListPage() {
         return (
           <Space size={0}>
             <Tooltip title={t('nodes:view')}>
-              <Button type="text" size="small" icon={<EyeOutlined />} onClick={() => navigate(`/nodes/${n._id}`)} aria-label={t('nodes:view')} />
+              <Button
+                type="text"
+                size="small"
+                icon={<EyeOutlined />}
+                onClick={() => navigate(`/nodes/${n._id}`)}
+                aria-label={t('nodes:view')}
+              />
             </Tooltip>
             {isAdmin && (
               <Tooltip title={t('nodes:edit')}>
-                <Button type="text" size="small" icon={<EditOutlined />} onClick={() => setEditing(n)} aria-label={t('nodes:edit')} className="node-edit" />
+                <Button
+                  type="text"
+                  size="small"
+                  icon={<EditOutlined />}
+                  onClick={() => setEditing(n)}
+                  aria-label={t('nodes:edit')}
+                  className="node-edit"
+                />
               </Tooltip>
             )}
             {isAdmin && (
               <Tooltip title={deletable ? t('nodes:delete') : t('nodes:deleteOnlyOffline')}>
-                <Button type="text" size="small" danger icon={<DeleteOutlined />} disabled={!deletable} onClick={() => confirmDelete(n)} aria-label={t('nodes:delete')} className="node-delete" />
+                <Button
+                  type="text"
+                  size="small"
+                  danger
+                  icon={<DeleteOutlined />}
+                  disabled={!deletable}
+                  onClick={() => confirmDelete(n)}
+                  aria-label={t('nodes:delete')}
+                  className="node-delete"
+                />
               </Tooltip>
             )}
           </Space>

@@ -95,7 +95,9 @@ export default function ReleaseDialog() {
     >
       {latest && (
         <Typography.Paragraph type="secondary" className="release-versions">
-          {upgradable ? t('available', { current: version, latest: latest.name }) : t('upToDate', { current: version ?? '-' })}
+          {upgradable
+            ? t('available', { current: version, latest: latest.name })
+            : t('upToDate', { current: version ?? '-' })}
         </Typography.Paragraph>
       )}
       <Tabs

@@ -35,6 +35,9 @@ export function openReleaseDialog(tab?: ReleaseTab): void {
  * Spec §4: an upgrade is available only when a latest release name exists, the current version is known and
  * the latest is greater.
  */
-export function isUpgradeAvailable(latest: LatestRelease | null | undefined, current: string | null | undefined): boolean {
+export function isUpgradeAvailable(
+  latest: LatestRelease | null | undefined,
+  current: string | null | undefined,
+): boolean {
   return !!latest?.name && !!current && isNewerVersion(latest.name, current);
 }

@@ -43,7 +43,15 @@ export default function SettingPage() {
           activeKey={active}
           onChange={(k) => setActive(k as Tab)}
           destroyOnHidden
-          items={TABS.map((tab) => ({ key: tab, label: <span data-tab={tab} data-tour={`setting-tab-${tab}`}>{t(`tabs.${tab}`)}</span>, children: panels[tab] }))}
+          items={TABS.map((tab) => ({
+            key: tab,
+            label: (
+              <span data-tab={tab} data-tour={`setting-tab-${tab}`}>
+                {t(`tabs.${tab}`)}
+              </span>
+            ),
+            children: panels[tab],
+          }))}
         />
       </Card>
     </div>

@@ -226,7 +226,9 @@ export default function SpiderListPage() {
             </Tooltip>
           </Space>
           <Space wrap size={8}>
-            {selected.length > 0 && <RunSpiderButton batch spiders={(spiders.data?.list ?? []).filter((x) => selected.includes(x._id))} />}
+            {selected.length > 0 && (
+              <RunSpiderButton batch spiders={(spiders.data?.list ?? []).filter((x) => selected.includes(x._id))} />
+            )}
             {selected.length > 0 && (
               <Button
                 danger
@@ -237,10 +239,21 @@ export default function SpiderListPage() {
                 {t('spiders:delete.batch', { count: selected.length })}
               </Button>
             )}
-            <Button icon={<CloudDownloadOutlined />} onClick={() => setImportOpen(true)} data-testid="spider-import" data-tour="spider-list-import">
+            <Button
+              icon={<CloudDownloadOutlined />}
+              onClick={() => setImportOpen(true)}
+              data-testid="spider-import"
+              data-tour="spider-list-import"
+            >
               {t('spiders:import.button')}
             </Button>
-            <Button type="primary" icon={<PlusOutlined />} onClick={() => setAddOpen(true)} data-testid="spider-add" data-tour="spider-list-add">
+            <Button
+              type="primary"
+              icon={<PlusOutlined />}
+              onClick={() => setAddOpen(true)}
+              data-testid="spider-add"
+              data-tour="spider-list-add"
+            >
               {t('spiders:add.button')}
             </Button>
           </Space>

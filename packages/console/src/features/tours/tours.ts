@@ -136,7 +136,12 @@ export function readFinishedTours(storage: KV = localStorage): Set<string> {
   try {
     const v = JSON.parse(storage.getItem(TOUR_STORAGE_KEY) ?? '{}') as unknown;
     if (Array.isArray(v)) return new Set(v.filter((x): x is string => typeof x === 'string'));
-    if (v && typeof v === 'object') return new Set(Object.entries(v).filter(([, x]) => !!x).map(([k]) => k));
+    if (v && typeof v === 'object')
+      return new Set(
+        Object.entries(v)
+          .filter(([, x]) => !!x)
+          .map(([k]) => k),
+      );
   } catch {
     /* corrupt value: nothing finished */
   }

@@ -29,7 +29,12 @@ export default function UserListPage() {
       </div>
       <Card>
         <Space style={{ marginBottom: 16 }}>
-          <Button type="primary" icon={<PlusOutlined />} onClick={() => setDialog({ open: true, user: null })} data-testid="add-user">
+          <Button
+            type="primary"
+            icon={<PlusOutlined />}
+            onClick={() => setDialog({ open: true, user: null })}
+            data-testid="add-user"
+          >
             {t('add')}
           </Button>
         </Space>
@@ -63,7 +68,12 @@ export default function UserListPage() {
               width: 140,
               render: (r: UserInfo['role']) => <Tag color={r === 'admin' ? 'gold' : 'blue'}>{t(`roles.${r}`)}</Tag>,
             },
-            { title: t('createTs'), dataIndex: 'create_ts', width: 180, render: (v: string | null) => (v ? dayjs(v).format('YYYY-MM-DD HH:mm:ss') : '—') },
+            {
+              title: t('createTs'),
+              dataIndex: 'create_ts',
+              width: 180,
+              render: (v: string | null) => (v ? dayjs(v).format('YYYY-MM-DD HH:mm:ss') : '—'),
+            },
             {
               title: t('actions'),
               key: 'actions',

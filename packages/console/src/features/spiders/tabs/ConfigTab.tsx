@@ -127,7 +127,14 @@ export default function ConfigTab({ spider }: SpiderTabProps) {
           >
             {t('configSpider:reset')}
           </Button>
-          <Button type="primary" icon={<SaveOutlined />} loading={saving} onClick={() => void save()} data-tour="config-yaml-save" data-testid="config-save">
+          <Button
+            type="primary"
+            icon={<SaveOutlined />}
+            loading={saving}
+            onClick={() => void save()}
+            data-tour="config-yaml-save"
+            data-testid="config-save"
+          >
             {t('common:save')}
           </Button>
         </Space>
@@ -142,7 +149,9 @@ export default function ConfigTab({ spider }: SpiderTabProps) {
             <ul className="config-problems" data-testid="config-problems">
               {problems.map((p, i) => (
                 <li key={i}>
-                  {p.line ? <span className="config-problem-line">{t('configSpider:line', { line: p.line })}</span> : null}
+                  {p.line ? (
+                    <span className="config-problem-line">{t('configSpider:line', { line: p.line })}</span>
+                  ) : null}
                   {p.message}
                 </li>
               ))}
@@ -150,7 +159,15 @@ export default function ConfigTab({ spider }: SpiderTabProps) {
           }
         />
       )}
-      {serverError && <Alert type="error" showIcon message={t('configSpider:saveFailed')} description={serverError} data-testid="config-error" />}
+      {serverError && (
+        <Alert
+          type="error"
+          showIcon
+          message={t('configSpider:saveFailed')}
+          description={serverError}
+          data-testid="config-error"
+        />
+      )}
       <div className="config-editor" data-tour="config-yaml" data-testid="config-editor">
         <Suspense fallback={<Spin className="spider-tab-loading" />}>
           <CodeEditor filename="Spiderfile.yaml" value={draft} onChange={setDraft} onSave={() => void save()} />

@@ -23,8 +23,19 @@ export default function SchedulesTab({ spider, active }: SpiderTabProps) {
           {t('add')}
         </Button>
       </Space>
-      <ScheduleTable schedules={rows} loading={schedules.isLoading} hideSpider onEdit={setEditing} onShowTasks={setTasksOf} />
-      <ScheduleFormModal open={editing !== undefined} schedule={editing} spiderId={spider._id} onClose={() => setEditing(undefined)} />
+      <ScheduleTable
+        schedules={rows}
+        loading={schedules.isLoading}
+        hideSpider
+        onEdit={setEditing}
+        onShowTasks={setTasksOf}
+      />
+      <ScheduleFormModal
+        open={editing !== undefined}
+        schedule={editing}
+        spiderId={spider._id}
+        onClose={() => setEditing(undefined)}
+      />
       <ScheduleTasksDrawer schedule={tasksOf} onClose={() => setTasksOf(null)} />
     </div>
   );
