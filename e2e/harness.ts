@@ -87,6 +87,7 @@ export async function startE2E(options: StartOptions = {}): Promise<E2EEnv & { c
     async newPage(opts = {}) {
       const page = await context.newPage();
       await watchCspViolations(page);
+      watchPageErrors(page);
       if (opts.width || opts.height)
         await page.setViewportSize({ width: opts.width ?? 1366, height: opts.height ?? 800 });
       pages.push(page);
@@ -143,6 +144,22 @@ export async function watchCspViolations(page: Page): Promise<string[]> {
   return seen;
 }
 
+const pageErrors = new WeakMap<Page, string[]>();
+
+/** Records every uncaught exception of the page (Playwright's `pageerror`), so a journey fails on any of them. */
+export function watchPageErrors(page: Page): string[] {
+  const seen: string[] = [];
+  pageErrors.set(page, seen);
+  page.on('pageerror', (err) => seen.push(err.stack || err.message));
+  return seen;
+}
+
+/** Throws when the page raised an uncaught exception since it was opened. */
+export function expectNoPageErrors(page: Page): void {
+  const seen = pageErrors.get(page) ?? [];
+  if (seen.length) throw new Error(`Uncaught errors on ${page.url()}:\n${seen.join('\n\n')}`);
+}
+
 /** Throws when the page reported a CSP violation since it was opened. */
 export function expectNoCspViolations(page: Page): void {
   const seen = cspViolations.get(page) ?? [];
@@ -179,7 +196,8 @@ export interface E2EFixture {
 
 /**
  * A test with a fresh page (width/height optional); on failure a full-page screenshot is saved to
- * test-output/e2e/<test-name>.png. The page is closed afterwards.
+ * test-output/e2e/<test-name>.png. The test fails on any CSP violation or uncaught page error. The page is closed
+ * afterwards.
  */
 export function e2eTest(
   name: string,
@@ -201,6 +219,7 @@ export function e2eTest(
       try {
         await fn({ page, env });
         expectNoCspViolations(page);
+        expectNoPageErrors(page);
       } catch (err) {
         shot ??= screenshot(page, name).catch(() => undefined);
         await shot;

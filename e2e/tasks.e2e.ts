@@ -108,10 +108,10 @@ describe('tasks and nodes', () => {
         await row.locator('[data-testid=spider-run]').click();
         const dialog = page.locator('.run-dialog');
         await dialog.waitFor();
-        await dialog.locator('input.run-param').fill('60 0.1');
+        await dialog.locator('input.run-param').fill('60 0.3');
         await expect
           .poll(() => dialog.locator('[data-testid=run-cmd-preview]').innerText())
-          .toBe('python3 emit.py 60 0.1');
+          .toBe('python3 emit.py 60 0.3');
         await shot(page, `run-dialog-${lang}`);
         await dialog.locator('.run-submit').click();
         await page.locator('.run-started .run-view-task').click();
@@ -138,7 +138,7 @@ describe('tasks and nodes', () => {
         await shot(page, `task-log-running-${lang}`);
 
         // It ends: the end marker, all 66 lines + 'done', six error lines highlighted.
-        await logView.locator('[data-testid=log-end-marker][data-state=ended]').waitFor({ timeout: 30_000 });
+        await logView.locator('[data-testid=log-end-marker][data-state=ended]').waitFor({ timeout: 60_000 });
         page.off('request', onReq);
         await expect.poll(() => logView.locator('.log-line').count()).toBe(67);
         await expect.poll(() => logView.locator('.log-line.is-error').count()).toBe(6);
@@ -238,7 +238,10 @@ describe('tasks and nodes', () => {
         expect(running.pid).toBeGreaterThan(0);
         const pid = running.pid!;
         expect(alive(pid)).toBe(true);
+        // A running task opens on its live log; the status is read on the Overview tab.
         await page.goto(`${env.url}/tasks/${taskId}`);
+        await view(page).locator('.task-detail-tabs .ant-tabs-tab-active [data-testid=tab-log]').waitFor();
+        await view(page).locator('[data-testid=tab-overview]').click();
         await view(page).locator('[data-testid=task-cancel]').click();
         await page.locator('.task-confirm-cancel .confirm-cancel').click();
         await view(page).locator('[data-testid=task-status] .task-status-cancelled').waitFor({ timeout: 15_000 });

@@ -1,12 +1,15 @@
 /**
- * Request helper of spec §7/§8: API root (VITE_API_BASE or /api), token header, 15 s timeout, JSON envelope,
- * error toast for every failed response, no-response toast, and the single 401 re-login dialog.
+ * The console's request helper: API root (VITE_API_BASE or /api), token header, 15 s timeout, JSON envelope,
+ * an error toast for every failed response in the user's language, a no-response toast, and the single 401
+ * re-login dialog (with no toasts behind it).
  */
-import { message, Modal } from 'antd';
+import { message } from 'antd';
 import { QueryClient } from '@tanstack/react-query';
-import type { ApiError, ApiOk } from '@crawldeck/shared';
+import type { ApiOk } from '@crawldeck/shared';
 import { ERROR_TOAST_MS, REQUEST_TIMEOUT_MS } from '@crawldeck/shared/core';
 import i18n from '../locales/index.ts';
+import { serverErrorText, type ApiErrorBody } from './serverError.ts';
+import { sessionDialogOpen, showSessionExpired } from './sessionExpired.ts';
 
 export const API_BASE: string = (import.meta.env.VITE_API_BASE as string | undefined) ?? '/api';
 
@@ -33,13 +36,24 @@ export class ApiRequestError extends Error {
     /** HTTP status, 0 when no response arrived. */
     readonly status: number,
     readonly url: string,
-    /** Server's error text (envelope `error`, else `message`), or '' */
+    /** The reason in the user's language (by the envelope's `code`), else the server's `error`/`message`, or '' */
     readonly errorText: string,
-    readonly body?: ApiError,
+    readonly body?: ApiErrorBody,
   ) {
     super(status ? `Request Error ${status}: ${url}. ${errorText}` : 'No response from the server');
     this.name = 'ApiRequestError';
   }
+
+  /** The server's stable error code (e.g. 'user.exists'), when it sent one. */
+  get code(): string | undefined {
+    return this.body?.code;
+  }
+}
+
+/** The reason a call failed, for a screen that shows it in place: the translated server text, else the error. */
+export function failureText(err: unknown): string {
+  if (err instanceof ApiRequestError) return err.errorText || err.message;
+  return err instanceof Error ? err.message : String(err);
 }
 
 export function getToken(): string | null {
@@ -61,31 +75,26 @@ function buildUrl(path: string, params?: QueryParams): string {
   return url;
 }
 
-let logoutDialogOpen = false;
-const NO_LOGOUT_DIALOG_PATHS = ['/login', '/signup', '/'];
-
-function showLogoutDialog(): void {
-  // Nothing to log out from without a token; never on the login, sign-up or root pages.
-  if (logoutDialogOpen || !getToken() || NO_LOGOUT_DIALOG_PATHS.includes(window.location.pathname)) return;
-  logoutDialogOpen = true;
-  Modal.confirm({
-    title: i18n.t('common:request.confirmLogoutTitle'),
-    content: i18n.t('common:request.confirmLogoutText'),
-    okText: i18n.t('common:confirm'),
-    cancelText: i18n.t('common:cancel'),
-    className: 'relogin-dialog',
-    onOk: () => {
-      localStorage.removeItem('token');
-      window.location.reload();
-    },
-    afterClose: () => {
-      logoutDialogOpen = false;
-    },
+function showNoResponse(): void {
+  if (sessionDialogOpen()) return;
+  void message.error({
+    content: i18n.t('common:request.noResponse'),
+    duration: ERROR_TOAST_MS / 1000,
+    key: 'no-response',
   });
 }
 
-function showNoResponse(): void {
-  void message.error({ content: i18n.t('common:request.noResponse'), duration: ERROR_TOAST_MS / 1000, key: 'no-response' });
+/**
+ * Tells the user a call failed: a 401 to a signed-in user opens the re-login dialog (and no toast), any other
+ * failure shows a toast unless the caller shows its own message or the re-login dialog is already open.
+ */
+export function reportFailure(status: number, url: string, text: string, silent: boolean): void {
+  if (status === 401 && showSessionExpired()) return;
+  if (silent || sessionDialogOpen()) return;
+  void message.error({
+    content: `${i18n.t('common:request.requestError')} ${status}: ${url}. ${text}`,
+    duration: ERROR_TOAST_MS / 1000,
+  });
 }
 
 export async function request<T = unknown>(path: string, options: RequestOptions = {}): Promise<ApiOk<T>> {
@@ -126,21 +135,27 @@ export async function request<T = unknown>(path: string, options: RequestOptions
   } catch {
     payload = undefined;
   }
-  const envelope = payload as Partial<ApiOk<T>> & Partial<ApiError>;
+  const envelope = payload as Partial<ApiOk<T>> & Partial<ApiErrorBody>;
   if (!res.ok || envelope?.status === 'error') {
     const status = res.ok ? 400 : res.status;
-    const errorText = String(envelope?.error ?? envelope?.message ?? res.statusText ?? '');
+    const errorText = serverErrorText(envelope, res.statusText ?? '');
     const shownUrl = url.replace(/\?.*$/, '');
-    if (!silent) {
-      void message.error({ content: `${i18n.t('common:request.requestError')} ${status}: ${shownUrl}. ${errorText}`, duration: ERROR_TOAST_MS / 1000 });
-    }
-    if (status === 401) showLogoutDialog();
-    throw new ApiRequestError(status, shownUrl, errorText, envelope?.status === 'error' ? (envelope as ApiError) : undefined);
+    reportFailure(status, shownUrl, errorText, silent);
+    throw new ApiRequestError(
+      status,
+      shownUrl,
+      errorText,
+      envelope?.status === 'error' ? (envelope as ApiErrorBody) : undefined,
+    );
   }
   return (envelope ?? { status: 'ok', message: 'success', data: undefined }) as ApiOk<T>;
 }
 
-export function get<T = unknown>(path: string, params?: QueryParams, options: Omit<RequestOptions, 'method' | 'params'> = {}) {
+export function get<T = unknown>(
+  path: string,
+  params?: QueryParams,
+  options: Omit<RequestOptions, 'method' | 'params'> = {},
+) {
   return request<T>(path, { ...options, method: 'GET', params });
 }
 export function post<T = unknown>(path: string, data?: unknown, options: Omit<RequestOptions, 'method' | 'data'> = {}) {
@@ -149,7 +164,7 @@ export function post<T = unknown>(path: string, data?: unknown, options: Omit<Re
 export function put<T = unknown>(path: string, data?: unknown, options: Omit<RequestOptions, 'method' | 'data'> = {}) {
   return request<T>(path, { ...options, method: 'PUT', data });
 }
-/** DELETE with `data` sent as JSON body (spec §7). */
+/** DELETE with `data` sent as JSON body. */
 export function del<T = unknown>(path: string, data?: unknown, options: Omit<RequestOptions, 'method' | 'data'> = {}) {
   return request<T>(path, { ...options, method: 'DELETE', data });
 }

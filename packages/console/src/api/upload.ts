@@ -4,10 +4,12 @@
  * handling as the request helper.
  */
 import { message } from 'antd';
-import type { ApiError, ApiOk } from '@crawldeck/shared';
+import type { ApiOk } from '@crawldeck/shared';
 import { ERROR_TOAST_MS } from '@crawldeck/shared/core';
 import i18n from '../locales/index.ts';
-import { API_BASE, ApiRequestError, getToken, request } from './request.ts';
+import { API_BASE, ApiRequestError, getToken, reportFailure } from './request.ts';
+import { serverErrorText, type ApiErrorBody } from './serverError.ts';
+import { sessionDialogOpen } from './sessionExpired.ts';
 
 export interface UploadOptions {
   method?: 'POST' | 'PUT';
@@ -36,7 +38,7 @@ export function uploadWithProgress<T = unknown>(
     };
     signal?.addEventListener('abort', () => xhr.abort());
     xhr.onerror = () => {
-      if (!silent)
+      if (!silent && !sessionDialogOpen())
         void message.error({
           content: i18n.t('common:request.noResponse'),
           duration: ERROR_TOAST_MS / 1000,
@@ -46,7 +48,7 @@ export function uploadWithProgress<T = unknown>(
     };
     xhr.onabort = () => reject(new ApiRequestError(0, url, 'aborted'));
     xhr.onload = () => {
-      let envelope: (Partial<ApiOk<T>> & Partial<ApiError>) | undefined;
+      let envelope: (Partial<ApiOk<T>> & Partial<ApiErrorBody>) | undefined;
       try {
         envelope = xhr.responseText ? JSON.parse(xhr.responseText) : undefined;
       } catch {
@@ -55,21 +57,14 @@ export function uploadWithProgress<T = unknown>(
       const okStatus = xhr.status >= 200 && xhr.status < 300;
       if (!okStatus || envelope?.status === 'error') {
         const status = okStatus ? 400 : xhr.status;
-        const errorText = String(envelope?.error ?? envelope?.message ?? xhr.statusText ?? '');
-        if (!silent) {
-          void message.error({
-            content: `${i18n.t('common:request.requestError')} ${status}: ${url}. ${errorText}`,
-            duration: ERROR_TOAST_MS / 1000,
-          });
-        }
-        // Let the request helper open its single re-login dialog.
-        if (status === 401) void request('/me', { silent: true }).catch(() => undefined);
+        const errorText = serverErrorText(envelope, xhr.statusText ?? '');
+        reportFailure(status, url, errorText, silent);
         reject(
           new ApiRequestError(
             status,
             url,
             errorText,
-            envelope?.status === 'error' ? (envelope as ApiError) : undefined,
+            envelope?.status === 'error' ? (envelope as ApiErrorBody) : undefined,
           ),
         );
         return;

@@ -1,5 +1,5 @@
 /**
- * The ONE route table (spec §2, §3 "Menu route"). It drives the router, the sidebar, the breadcrumb, the tab
+ * The ONE route table. It drives the router, the sidebar, the breadcrumb, the tab
  * strip, page titles and the admin-only menu filter. Screens are lazily loaded from src/features/.
  */
 import type { ComponentType } from 'react';
@@ -50,18 +50,20 @@ export interface AppRoute {
   children?: AppRoute[];
 }
 
-/** Paths only admins see in the menu (spec §6). The role-based route guard itself is disabled. */
+/** Paths only admins see in the menu. The role-based route guard itself is disabled. */
 export const ADMIN_ONLY_PATHS = ['/users'];
 
 /** Reachable without a token. */
 export const PUBLIC_PATHS = ['/login', '/signup'];
 
-/** Dynamic import with the spec's chunk load timeout (120 s). */
+/** Dynamic import that gives up after 120 s (a chunk that never arrives shows the error screen). */
 function page(load: LazyPage): LazyPage {
   return () =>
     Promise.race([
       load(),
-      new Promise<never>((_, reject) => setTimeout(() => reject(new Error('Chunk load timeout')), CHUNK_LOAD_TIMEOUT_MS)),
+      new Promise<never>((_, reject) =>
+        setTimeout(() => reject(new Error('Chunk load timeout')), CHUNK_LOAD_TIMEOUT_MS),
+      ),
     ]);
 }
 
@@ -265,7 +267,7 @@ export function resolvePath(base: string, child: string): string {
   return `${base.replace(/\/+$/, '')}/${child}`;
 }
 
-/** Top-level routes a role sees in the menu: active, and not admin-only unless admin (spec §6). */
+/** Top-level routes a role sees in the menu: active, and not admin-only unless admin. */
 export function accessibleRoutes(role: string | null | undefined, table: AppRoute[] = routes): AppRoute[] {
   return table.filter((r) => !r.disabled && (role === 'admin' || !ADMIN_ONLY_PATHS.includes(r.path)));
 }

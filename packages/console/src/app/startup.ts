@@ -1,4 +1,4 @@
-/** Start-up, after-navigation and logout sequences (spec §4). */
+/** Start-up, after-navigation and logout sequences. */
 import { get, post, put } from '../api/request.ts';
 import { sendEvent } from './stats.ts';
 import type { LatestReleaseAnswer } from '@crawldeck/shared';

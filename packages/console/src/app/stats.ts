@@ -1,4 +1,4 @@
-/** The one place analytics events go through (spec §1, §4). Disabled when localStorage useStats === '0'. */
+/** The one place analytics events go through (page views and the actions worth counting). Disabled when localStorage useStats === '0'. */
 import { put } from '../api/request.ts';
 
 export function statsEnabled(): boolean {

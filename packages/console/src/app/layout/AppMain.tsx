@@ -1,6 +1,6 @@
 /**
  * Main area: keep-alive of visited views (cached outlet elements by path, inactive ones rendered hidden) unless
- * meta.noCache, with a fade-slide transition on every navigation (spec §2).
+ * meta.noCache, with a fade-slide transition on every navigation.
  */
 import { useRef, type ReactElement } from 'react';
 import { useLocation, useMatches, useOutlet } from 'react-router';

@@ -1,4 +1,4 @@
-/** Breadcrumb (spec §2): matched titled routes, prefixed with Home; last and 'noredirect' crumbs not clickable. */
+/** Breadcrumb: matched titled routes, prefixed with Home; last and 'noredirect' crumbs not clickable. */
 import { Breadcrumb as AntBreadcrumb } from 'antd';
 import { Link, useMatches } from 'react-router';
 import { useTranslation } from 'react-i18next';

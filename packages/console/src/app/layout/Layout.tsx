@@ -1,4 +1,4 @@
-/** Common layout (spec §2 "Layout shell"): sidebar, navbar, tab strip and the kept-alive main area. */
+/** Common layout: sidebar, navbar, tab strip and the kept-alive main area. */
 import { useEffect, useRef } from 'react';
 import { useLocation } from 'react-router';
 import { MOBILE_BREAKPOINT, MOBILE_TOLERANCE } from '@crawldeck/shared/core';

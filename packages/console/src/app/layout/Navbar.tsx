@@ -1,6 +1,19 @@
-/** Top navbar, 50 px (spec §2): hamburger, breadcrumb, discussion group popover, language and user dropdowns. */
+/**
+ * Top navbar, 50 px: hamburger, breadcrumb, discussion group popover, the language dropdown and the user dropdown
+ * (Feedback, Disclaimer, Logout).
+ */
 import { Dropdown, Popover, Typography } from 'antd';
-import { DownOutlined, GlobalOutlined, LogoutOutlined, MenuFoldOutlined, MenuUnfoldOutlined, MessageOutlined, UserOutlined } from '@ant-design/icons';
+import {
+  CommentOutlined,
+  DownOutlined,
+  GlobalOutlined,
+  LogoutOutlined,
+  MenuFoldOutlined,
+  MenuUnfoldOutlined,
+  MessageOutlined,
+  SafetyCertificateOutlined,
+  UserOutlined,
+} from '@ant-design/icons';
 import { useNavigate } from 'react-router';
 import { useTranslation } from 'react-i18next';
 import { LANGUAGES, QR_IMAGE_WIDTH, type Language } from '@crawldeck/shared/core';
@@ -67,9 +80,23 @@ export default function Navbar() {
         <Dropdown
           trigger={['click']}
           menu={{
-            items: [{ key: 'logout', icon: <LogoutOutlined />, label: t('layout:logout') }],
+            items: [
+              {
+                key: 'feedback',
+                icon: <CommentOutlined />,
+                label: <span data-testid="menu-feedback">{t('route:feedback')}</span>,
+              },
+              {
+                key: 'disclaimer',
+                icon: <SafetyCertificateOutlined />,
+                label: <span data-testid="menu-disclaimer">{t('route:disclaimer')}</span>,
+              },
+              { type: 'divider' },
+              { key: 'logout', icon: <LogoutOutlined />, label: t('layout:logout') },
+            ],
             onClick: ({ key }) => {
               if (key === 'logout') void logout((to) => navigate(to));
+              else navigate(`/${key}`);
             },
           }}
         >

@@ -1,4 +1,4 @@
-/** Sidebar menu built from the route table (spec §2): single entries, nested submenus, alwaysShow, external links. */
+/** Sidebar menu built from the route table: single entries, nested submenus, alwaysShow, external links. */
 import { useMemo, type ReactNode } from 'react';
 import { Menu, type MenuProps } from 'antd';
 import { useLocation, useNavigate } from 'react-router';

@@ -1,5 +1,5 @@
 /**
- * Tab strip of visited views, 34 px (spec §2): affix tabs always present, close icon (not for affix), middle-click
+ * Tab strip of visited views, 34 px: detail views titled with their entity's name, affix tabs always present, close icon (not for affix), middle-click
  * close, right-click menu at the click point (Refresh, Close, Close Others, Close All; min width 105, offset 15).
  */
 import { useEffect, useRef, useState, type MouseEvent } from 'react';
@@ -17,6 +17,7 @@ export default function TagsView() {
   const matches = useMatches();
   const navigate = useNavigate();
   const visitedViews = useTagsViewStore((s) => s.visitedViews);
+  const labels = useTagsViewStore((s) => s.labels);
   const { addView, delView, delOthersViews, delAllViews, refreshView } = useTagsViewStore.getState();
   const containerRef = useRef<HTMLDivElement>(null);
   const scrollRef = useRef<HTMLDivElement>(null);
@@ -26,7 +27,14 @@ export default function TagsView() {
   useEffect(() => {
     for (const { path, route } of affixRoutes()) {
       if (!route.meta?.title) continue;
-      addView({ path, query: '', fullPath: path, title: route.meta.title, name: route.name, meta: { affix: true, noCache: route.meta.noCache } });
+      addView({
+        path,
+        query: '',
+        fullPath: path,
+        title: route.meta.title,
+        name: route.name,
+        meta: { affix: true, noCache: route.meta.noCache },
+      });
     }
   }, [visitedViews.length === 0]);
 
@@ -123,7 +131,7 @@ export default function TagsView() {
             }}
             onContextMenu={(e) => openMenu(e, v)}
           >
-            <span className="tags-view-title">{t(v.title)}</span>
+            <span className="tags-view-title">{labels[v.path] ?? t(v.title)}</span>
             {!v.meta.affix && (
               <CloseOutlined
                 className="tags-view-close"
@@ -137,7 +145,11 @@ export default function TagsView() {
         ))}
       </div>
       {menu && (
-        <ul className="contextmenu" style={{ left: menu.left, top: menu.top, minWidth: CONTEXT_MENU_MIN_WIDTH }} role="menu">
+        <ul
+          className="contextmenu"
+          style={{ left: menu.left, top: menu.top, minWidth: CONTEXT_MENU_MIN_WIDTH }}
+          role="menu"
+        >
           <li role="menuitem" onClick={() => refresh(menu.view)}>
             {t('layout:tags.refresh')}
           </li>

@@ -1,5 +1,5 @@
 /**
- * Related Documentation drawer (spec §2): 300 px, a tree of documentation links from GET /docs; the sections of
+ * Related Documentation drawer: 300 px, a tree of documentation links from GET /docs; the sections of
  * the current route are expanded and marked active; the tree refreshes DOCS_TREE_DELAY_MS after a section change.
  * Links open in a new window and send 'doc_link_click'. Mounted once in the layout; opened by the (disabled) entry,
  * openDocsDrawer() or the `?docs=1` debug query.
@@ -56,7 +56,7 @@ function toTreeData(nodes: DocNode[]): DataNode[] {
   }));
 }
 
-/** Navbar entry; disabled by DOCS_ENTRY_ENABLED (spec §2). */
+/** Navbar entry; disabled by DOCS_ENTRY_ENABLED. */
 export function DocsEntry() {
   const { t } = useTranslation('docs');
   const setVisible = useDocsStore((s) => s.setVisible);
@@ -103,20 +103,20 @@ export default function DocsDrawer() {
       rootClassName="docs-drawer"
     >
       <div className="docs-tree" data-section={section}>
-      {docs.isLoading ? (
-        <Spin />
-      ) : tree.length === 0 ? (
-        <Empty description={t('empty')} />
-      ) : (
-        <Tree
-          showIcon
-          blockNode
-          selectable={false}
-          treeData={toTreeData(tree)}
-          expandedKeys={expanded}
-          onExpand={(keys) => setExpanded(keys as string[])}
-        />
-      )}
+        {docs.isLoading ? (
+          <Spin />
+        ) : tree.length === 0 ? (
+          <Empty description={t('empty')} />
+        ) : (
+          <Tree
+            showIcon
+            blockNode
+            selectable={false}
+            treeData={toTreeData(tree)}
+            expandedKeys={expanded}
+            onExpand={(keys) => setExpanded(keys as string[])}
+          />
+        )}
       </div>
     </Drawer>
   );

@@ -44,9 +44,12 @@ describe('buildDocsTree', () => {
     expect(buildDocsTree(sample, '/tasks').every((n) => n.children.every((c) => !c.active))).toBe(true);
   });
 
-  it('maps every route of spec §2 to the sections of the server docs index', () => {
+  it('maps every route of the console to the sections of the server docs index', () => {
     const tree = (p: string) => buildDocsTree(docsIndex('https://docs.example'), p);
-    const active = (p: string) => tree(p).filter((n) => n.active).map((n) => n.label);
+    const active = (p: string) =>
+      tree(p)
+        .filter((n) => n.active)
+        .map((n) => n.label);
     expect(active('/projects')).toEqual(['Project']);
     expect(active('/spiders')).toEqual(['Spider', 'SDK', 'Integration', 'CI-Git']);
     expect(active('/tasks')).toEqual(['Task']);
@@ -62,7 +65,10 @@ describe('buildDocsTree', () => {
   });
 
   it('parses data.string defensively', () => {
-    expect(parseDocsString(JSON.stringify(sample))['/task/']).toEqual({ title: 'Task', url: 'https://docs.example/task/' });
+    expect(parseDocsString(JSON.stringify(sample))['/task/']).toEqual({
+      title: 'Task',
+      url: 'https://docs.example/task/',
+    });
     expect(parseDocsString('not json')).toEqual({});
     expect(parseDocsString('[1,2]')).toEqual({});
     expect(parseDocsString(undefined)).toEqual({});

@@ -1,5 +1,5 @@
 /**
- * Related Documentation tree (spec §2, §3 "Docs" / "Documentation node"). Pure: no React, no network.
+ * Related Documentation tree. Pure: no React, no network.
  *
  * GET /docs answers `data.string`, a JSON map of paths → {title, url}. Paths ending in '/' are sections (level 1
  * groups); '.html' paths are children (level 2) of the section named by their first path segment. The section(s)
@@ -23,7 +23,7 @@ export interface DocNode {
 }
 
 /**
- * Route first segment → help topics (spec §2), spelled as the section titles of the server's docs index
+ * Route first segment → help topics, spelled as the section titles of the server's docs index
  * (packages/server/src/features/system/docs-index.ts).
  */
 export const ROUTE_TOPICS: Record<string, string[]> = {
@@ -37,7 +37,12 @@ export const ROUTE_TOPICS: Record<string, string[]> = {
 
 /** '/spiders/abc?x' → 'spiders'; '/' → ''. */
 export function firstSegment(pathname: string): string {
-  return pathname.replace(/[?#].*$/, '').split('/').filter(Boolean)[0] ?? '';
+  return (
+    pathname
+      .replace(/[?#].*$/, '')
+      .split('/')
+      .filter(Boolean)[0] ?? ''
+  );
 }
 
 /** The section segment of a docs path: '/spider/upload.html' → 'spider'. */
@@ -54,7 +59,10 @@ export function parseDocsString(raw: unknown): Record<string, DocEntry> {
     const out: Record<string, DocEntry> = {};
     for (const [k, e] of Object.entries(v as Record<string, unknown>)) {
       if (e && typeof e === 'object' && typeof (e as DocEntry).title === 'string') {
-        out[k] = { title: (e as DocEntry).title, url: typeof (e as DocEntry).url === 'string' ? (e as DocEntry).url : '' };
+        out[k] = {
+          title: (e as DocEntry).title,
+          url: typeof (e as DocEntry).url === 'string' ? (e as DocEntry).url : '',
+        };
       }
     }
     return out;

@@ -1,4 +1,4 @@
-/** Related Documentation drawer state. Opening/closing sends docs_drawer_open / docs_drawer_close (spec §4). */
+/** Related Documentation drawer state. Opening/closing sends docs_drawer_open / docs_drawer_close. */
 import { create } from 'zustand';
 import { sendEvent } from '../../app/stats.ts';
 

@@ -1,4 +1,4 @@
-/** /feedback: e-mail, chat-app account and content are all required (spec §1, §5); admins see what was sent. */
+/** /feedback: e-mail, chat-app account and content are all required; admins see what was sent. */
 import { useState } from 'react';
 import { Button, Card, Form, Input, Space, Table, Typography, message } from 'antd';
 import { useTranslation } from 'react-i18next';
@@ -39,7 +39,11 @@ export default function FeedbackPage() {
             initialValues={{ email: userEmail ?? '' }}
             onFinishFailed={() => void message.error(t('blocked'))}
             onFinish={async (v) => {
-              await send.mutateAsync({ email: v.email.trim(), chat_account: v.chat_account.trim(), content: v.content.trim() });
+              await send.mutateAsync({
+                email: v.email.trim(),
+                chat_account: v.chat_account.trim(),
+                content: v.content.trim(),
+              });
               form.resetFields(['chat_account', 'content']);
               void message.success(t('submitted'));
             }}
@@ -49,16 +53,35 @@ export default function FeedbackPage() {
               label={t('email')}
               rules={[
                 { required: true, whitespace: true, message: t('required') },
-                { validator: (_, v: string | undefined) => (!v?.trim() || isValidEmail(v.trim()) ? Promise.resolve() : Promise.reject(new Error(t('invalidEmail')))) },
+                {
+                  validator: (_, v: string | undefined) =>
+                    !v?.trim() || isValidEmail(v.trim())
+                      ? Promise.resolve()
+                      : Promise.reject(new Error(t('invalidEmail'))),
+                },
               ]}
             >
               <Input autoComplete="email" inputMode="email" data-testid="feedback-email" />
             </Form.Item>
-            <Form.Item name="chat_account" label={t('chatAccount')} rules={[{ required: true, whitespace: true, message: t('required') }]}>
+            <Form.Item
+              name="chat_account"
+              label={t('chatAccount')}
+              rules={[{ required: true, whitespace: true, message: t('required') }]}
+            >
               <Input placeholder={t('chatAccountPlaceholder')} maxLength={200} data-testid="feedback-chat" />
             </Form.Item>
-            <Form.Item name="content" label={t('content')} rules={[{ required: true, whitespace: true, message: t('required') }]}>
-              <Input.TextArea placeholder={t('contentPlaceholder')} autoSize={{ minRows: 5, maxRows: 12 }} maxLength={10000} showCount data-testid="feedback-content" />
+            <Form.Item
+              name="content"
+              label={t('content')}
+              rules={[{ required: true, whitespace: true, message: t('required') }]}
+            >
+              <Input.TextArea
+                placeholder={t('contentPlaceholder')}
+                autoSize={{ minRows: 5, maxRows: 12 }}
+                maxLength={10000}
+                showCount
+                data-testid="feedback-content"
+              />
             </Form.Item>
             <Button type="primary" htmlType="submit" loading={send.isPending} data-testid="feedback-submit">
               {t('submit')}
@@ -73,13 +96,35 @@ export default function FeedbackPage() {
               loading={list.isLoading}
               dataSource={list.data?.data ?? []}
               locale={{ emptyText: t('empty') }}
-              pagination={{ current: page, pageSize: 10, total: list.data?.total ?? 0, onChange: setPage, showSizeChanger: false }}
+              pagination={{
+                current: page,
+                pageSize: 10,
+                total: list.data?.total ?? 0,
+                onChange: setPage,
+                showSizeChanger: false,
+              }}
               columns={[
-                { title: t('time'), dataIndex: 'create_ts', width: 170, render: (v: string | null) => (v ? dayjs(v).format('YYYY-MM-DD HH:mm') : '—') },
+                {
+                  title: t('time'),
+                  dataIndex: 'create_ts',
+                  width: 170,
+                  render: (v: string | null) => (v ? dayjs(v).format('YYYY-MM-DD HH:mm') : '—'),
+                },
                 { title: t('user'), dataIndex: 'username', width: 140, render: (v: string | null) => v ?? '—' },
                 { title: t('email'), dataIndex: 'email', width: 220 },
                 { title: t('chatAccount'), dataIndex: 'chat_account', width: 160 },
-                { title: t('content'), dataIndex: 'content', render: (v: string) => <Typography.Paragraph style={{ whiteSpace: 'pre-wrap', margin: 0 }} ellipsis={{ rows: 3, expandable: true }}>{v}</Typography.Paragraph> },
+                {
+                  title: t('content'),
+                  dataIndex: 'content',
+                  render: (v: string) => (
+                    <Typography.Paragraph
+                      style={{ whiteSpace: 'pre-wrap', margin: 0 }}
+                      ellipsis={{ rows: 3, expandable: true }}
+                    >
+                      {v}
+                    </Typography.Paragraph>
+                  ),
+                },
               ]}
             />
           </Card>

@@ -1,4 +1,4 @@
-/** /home dashboard: numbered cards and charts from the single GET /stats/home call (spec §1, §2). */
+/** /home dashboard: numbered cards and charts from the single GET /stats/home call. */
 import { Suspense, lazy } from 'react';
 import { Card, Col, Empty, Row, Skeleton, Statistic, Typography } from 'antd';
 import { ApartmentOutlined, BugOutlined, CloudUploadOutlined, UnorderedListOutlined } from '@ant-design/icons';
@@ -19,7 +19,8 @@ export default function HomePage() {
   const { t, i18n } = useTranslation(['home', 'route']);
   const stats = useHomeStats();
   const d = stats.data;
-  const statusLabel = (s: string) => (i18n.exists(`home:statuses.${s.toLowerCase()}`) ? t(`statuses.${s.toLowerCase()}`) : s);
+  const statusLabel = (s: string) =>
+    i18n.exists(`home:statuses.${s.toLowerCase()}`) ? t(`statuses.${s.toLowerCase()}`) : s;
 
   return (
     <div className="app-page" data-page="home">
@@ -55,7 +56,11 @@ export default function HomePage() {
               <Empty style={{ height: 296, paddingTop: 80 }} description={t('noTasks')} />
             ) : (
               <Suspense fallback={<Skeleton active paragraph={{ rows: 6 }} />}>
-                {d ? <StatusChart status={d.status} labelOf={statusLabel} /> : <Skeleton active paragraph={{ rows: 6 }} />}
+                {d ? (
+                  <StatusChart status={d.status} labelOf={statusLabel} />
+                ) : (
+                  <Skeleton active paragraph={{ rows: 6 }} />
+                )}
               </Suspense>
             )}
           </Card>

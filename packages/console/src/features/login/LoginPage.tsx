@@ -1,4 +1,4 @@
-/** One view for sign in (/login) and sign up (/signup) — spec §2, §5, §8. */
+/** One view for sign in (/login) and sign up (/signup). */
 import { useState } from 'react';
 import { Button, Card, Form, Input, Segmented, Typography, message } from 'antd';
 import { LockOutlined, UserOutlined } from '@ant-design/icons';

@@ -1,6 +1,6 @@
 /**
  * /nodes/{id}: Overview (information + edit form), Installation (executables found on the node), Monitor (CPU,
- * memory, disk over time), Network (graph of all nodes, this one outlined) and the node's tasks (spec §2).
+ * memory, disk over time), Network (graph of all nodes, this one outlined) and the node's tasks.
  */
 import { useState } from 'react';
 import { useUrlTab } from '../../app/useUrlTab.ts';
@@ -26,12 +26,20 @@ import TourFor from '../tours/TourFor.tsx';
 
 const TABS = ['overview', 'installation', 'monitor', 'network', 'tasks'] as const;
 
-
 function NodeTasks({ nodeId, active }: { nodeId: string; active: boolean }) {
   const [page, setPage] = useState(1);
   const tasks = useOwnerTasks('node', nodeId, page, active);
   return (
-    <TaskTable rows={tasks.data?.list ?? []} total={tasks.data?.total ?? 0} page={page} pageSize={TASK_PAGE_SIZE} onPage={setPage} loading={tasks.isLoading} hide={['node']} testId="node-task-table" />
+    <TaskTable
+      rows={tasks.data?.list ?? []}
+      total={tasks.data?.total ?? 0}
+      page={page}
+      pageSize={TASK_PAGE_SIZE}
+      onPage={setPage}
+      loading={tasks.isLoading}
+      hide={['node']}
+      testId="node-task-table"
+    />
   );
 }
 
@@ -47,10 +55,15 @@ export default function NodeDetailPage() {
   const all = useNodes(active && tab === 'network');
   useTaskEvents(active);
 
-
   if (!node.data) {
     return (
-      <DetailFallback page="nodeDetail" loading={node.isLoading} notFound={t('nodes:detail.notFound')} backTo="/nodes" backLabel={t('nodes:detail.backToList')} />
+      <DetailFallback
+        page="nodeDetail"
+        loading={node.isLoading}
+        notFound={t('nodes:detail.notFound')}
+        backTo="/nodes"
+        backLabel={t('nodes:detail.backToList')}
+      />
     );
   }
   const n = node.data;
@@ -60,7 +73,12 @@ export default function NodeDetailPage() {
     <div className="app-page node-detail-page" data-page="nodeDetail">
       <TourFor name="node-detail" />
       <div className="node-detail-header">
-        <Button type="text" icon={<ArrowLeftOutlined />} onClick={() => navigate('/nodes')} aria-label={t('nodes:detail.backToList')} />
+        <Button
+          type="text"
+          icon={<ArrowLeftOutlined />}
+          onClick={() => navigate('/nodes')}
+          aria-label={t('nodes:detail.backToList')}
+        />
         <Typography.Title level={4} className="app-page-title" data-testid="node-title" data-tour="node-detail-title">
           {n.name}
         </Typography.Title>
@@ -77,7 +95,11 @@ export default function NodeDetailPage() {
           items={[
             {
               key: 'overview',
-              label: <span data-testid="tab-overview" data-tour="node-detail-tab-overview">{t('nodes:detail.tabs.overview')}</span>,
+              label: (
+                <span data-testid="tab-overview" data-tour="node-detail-tab-overview">
+                  {t('nodes:detail.tabs.overview')}
+                </span>
+              ),
               children: (
                 <div className="node-overview">
                   <Descriptions bordered size="small" column={1} data-testid="node-overview">
@@ -94,7 +116,9 @@ export default function NodeDetailPage() {
                     </Descriptions.Item>
                     <Descriptions.Item label={t('nodes:fields.ip')}>{n.ip || '-'}</Descriptions.Item>
                     <Descriptions.Item label={t('nodes:fields.hostname')}>{si?.hostname || '-'}</Descriptions.Item>
-                    <Descriptions.Item label={t('nodes:fields.os')}>{si ? `${si.os} / ${si.arch}` : '-'}</Descriptions.Item>
+                    <Descriptions.Item label={t('nodes:fields.os')}>
+                      {si ? `${si.os} / ${si.arch}` : '-'}
+                    </Descriptions.Item>
                     <Descriptions.Item label={t('nodes:fields.cpus')}>{si?.num_cpu ?? '-'}</Descriptions.Item>
                     <Descriptions.Item label={t('nodes:fields.running')}>
                       {n.running} / {n.max_runners}
@@ -109,15 +133,31 @@ export default function NodeDetailPage() {
                 </div>
               ),
             },
-            { key: 'installation', label: <span data-testid="tab-installation" data-tour="node-detail-tab-installation">{t('nodes:detail.tabs.installation')}</span>, children: <InstallationPanel node={n} /> },
+            {
+              key: 'installation',
+              label: (
+                <span data-testid="tab-installation" data-tour="node-detail-tab-installation">
+                  {t('nodes:detail.tabs.installation')}
+                </span>
+              ),
+              children: <InstallationPanel node={n} />,
+            },
             {
               key: 'monitor',
-              label: <span data-testid="tab-monitor" data-tour="node-detail-tab-monitor">{t('nodes:detail.tabs.monitor')}</span>,
+              label: (
+                <span data-testid="tab-monitor" data-tour="node-detail-tab-monitor">
+                  {t('nodes:detail.tabs.monitor')}
+                </span>
+              ),
               children: <MonitorCharts nodeId={n._id} active={active && tab === 'monitor'} />,
             },
             {
               key: 'network',
-              label: <span data-testid="tab-network" data-tour="node-detail-tab-network">{t('nodes:detail.tabs.network')}</span>,
+              label: (
+                <span data-testid="tab-network" data-tour="node-detail-tab-network">
+                  {t('nodes:detail.tabs.network')}
+                </span>
+              ),
               children: <NetworkGraph nodes={all.data ?? [n]} highlight={n._id} />,
             },
             {

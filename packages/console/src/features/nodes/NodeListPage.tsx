@@ -1,12 +1,19 @@
 /**
  * /nodes: the master and workers with type, status, address, system info, running tasks, enabled and last
- * heartbeat; 'How to add a node' for admins (spec §1: never added from the console); edit; delete offline
+ * heartbeat; 'How to add a node' for admins (nodes join by themselves, never added from the console); edit; delete offline
  * workers; a Network view (ECharts graph).
  */
 import { useState } from 'react';
 import { App, Button, Card, Form, Modal, Segmented, Space, Table, Tag, Tooltip, Typography } from 'antd';
 import type { TableProps } from 'antd';
-import { ApartmentOutlined, DeleteOutlined, EditOutlined, EyeOutlined, ReloadOutlined, TableOutlined } from '@ant-design/icons';
+import {
+  ApartmentOutlined,
+  DeleteOutlined,
+  EditOutlined,
+  EyeOutlined,
+  ReloadOutlined,
+  TableOutlined,
+} from '@ant-design/icons';
 import { Link, useLocation, useNavigate } from 'react-router';
 import { useTranslation } from 'react-i18next';
 import type { NodeEditBody, NodeInfo } from '@crawldeck/shared';
@@ -19,6 +26,8 @@ import JoinPanel from './components/JoinPanel.tsx';
 import NetworkGraph from './components/NetworkGraph.tsx';
 import { NodeFormFields, useNodeForm, useSaveNode } from './components/NodeForm.tsx';
 import './nodes.css';
+import { dialogAction } from '../../app/dialogAction.ts';
+import { WIDE_SCREEN_ONLY as WIDE } from '../../app/breakpoints.ts';
 
 function EditModal({ node, onClose }: { node: NodeInfo | null; onClose(): void }) {
   const { t } = useTranslation(['nodes', 'common']);
@@ -34,11 +43,11 @@ function EditModal({ node, onClose }: { node: NodeInfo | null; onClose(): void }
       confirmLoading={pending}
       className="node-edit-modal"
       forceRender
-      onOk={async () => {
+      onOk={dialogAction(async () => {
         const v = await form.validateFields();
         await save(v as NodeEditBody);
         onClose();
-      }}
+      })}
     >
       <Form form={form} layout="vertical">
         <NodeFormFields />
@@ -67,10 +76,10 @@ export default function NodeListPage() {
       okText: t('common:confirm'),
       cancelText: t('common:cancel'),
       okButtonProps: { danger: true, className: 'confirm-delete' },
-      onOk: async () => {
+      onOk: dialogAction(async () => {
         await del.mutateAsync(n._id);
         void message.success(t('nodes:deleted'));
-      },
+      }),
     });
 
   const columns: TableProps<NodeInfo>['columns'] = [
@@ -87,12 +96,24 @@ export default function NodeListPage() {
         </div>
       ),
     },
-    { title: t('nodes:fields.type'), dataIndex: 'type', key: 'type', width: 110, render: (v: string) => <NodeTypeTag type={v} /> },
-    { title: t('nodes:fields.status'), dataIndex: 'status', key: 'status', width: 110, render: (v: string) => <NodeStatusTag status={v} /> },
+    {
+      title: t('nodes:fields.type'),
+      dataIndex: 'type',
+      key: 'type',
+      width: 100,
+      render: (v: string) => <NodeTypeTag type={v} />,
+    },
+    {
+      title: t('nodes:fields.status'),
+      dataIndex: 'status',
+      key: 'status',
+      width: 100,
+      render: (v: string) => <NodeStatusTag status={v} />,
+    },
     {
       title: `${t('nodes:fields.ip')} / ${t('nodes:fields.hostname')}`,
       key: 'ip',
-      width: 190,
+      width: 170,
       render: (_: unknown, n) => (
         <div className="node-addr">
           <span>{n.ip || '-'}</span>
@@ -103,7 +124,8 @@ export default function NodeListPage() {
     {
       title: t('nodes:fields.system'),
       key: 'system',
-      width: 240,
+      width: 200,
+      responsive: WIDE,
       render: (_: unknown, n) =>
         n.systemInfo ? (
           <Space size={4} wrap>
@@ -120,7 +142,7 @@ export default function NodeListPage() {
     {
       title: t('nodes:fields.running'),
       key: 'running',
-      width: 110,
+      width: 90,
       align: 'right',
       render: (_: unknown, n) => (
         <span className="node-running">
@@ -145,16 +167,38 @@ export default function NodeListPage() {
         return (
           <Space size={0}>
             <Tooltip title={t('nodes:view')}>
-              <Button type="text" size="small" icon={<EyeOutlined />} onClick={() => navigate(`/nodes/${n._id}`)} aria-label={t('nodes:view')} />
+              <Button
+                type="text"
+                size="small"
+                icon={<EyeOutlined />}
+                onClick={() => navigate(`/nodes/${n._id}`)}
+                aria-label={t('nodes:view')}
+              />
             </Tooltip>
             {isAdmin && (
               <Tooltip title={t('nodes:edit')}>
-                <Button type="text" size="small" icon={<EditOutlined />} onClick={() => setEditing(n)} aria-label={t('nodes:edit')} className="node-edit" />
+                <Button
+                  type="text"
+                  size="small"
+                  icon={<EditOutlined />}
+                  onClick={() => setEditing(n)}
+                  aria-label={t('nodes:edit')}
+                  className="node-edit"
+                />
               </Tooltip>
             )}
             {isAdmin && (
               <Tooltip title={deletable ? t('nodes:delete') : t('nodes:deleteOnlyOffline')}>
-                <Button type="text" size="small" danger icon={<DeleteOutlined />} disabled={!deletable} onClick={() => confirmDelete(n)} aria-label={t('nodes:delete')} className="node-delete" />
+                <Button
+                  type="text"
+                  size="small"
+                  danger
+                  icon={<DeleteOutlined />}
+                  disabled={!deletable}
+                  onClick={() => confirmDelete(n)}
+                  aria-label={t('nodes:delete')}
+                  className="node-delete"
+                />
               </Tooltip>
             )}
           </Space>

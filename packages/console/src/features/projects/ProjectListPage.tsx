@@ -1,4 +1,4 @@
-/** Project list (spec §2 /projects): cards with tags and spider counts, add / edit / delete, filter by tag. */
+/** Project list (/projects): cards with tags and spider counts, add / edit / delete, filter by tag. */
 import { useState } from 'react';
 import {
   App,
@@ -30,6 +30,7 @@ import { useDeleteProject, useProjects, useProjectTags } from './api.ts';
 import ProjectFormModal from './components/ProjectFormModal.tsx';
 import type { Project } from './types.ts';
 import './projects.css';
+import { dialogAction } from '../../app/dialogAction.ts';
 
 export default function ProjectListPage() {
   const { t } = useTranslation(['projects', 'route', 'common']);
@@ -55,10 +56,10 @@ export default function ProjectListPage() {
       okText: t('common:confirm'),
       okButtonProps: { danger: true },
       cancelText: t('common:cancel'),
-      onOk: async () => {
+      onOk: dialogAction(async () => {
         await del.mutateAsync(p._id);
         void message.success(t('projects:deleted'));
-      },
+      }),
     });
   };
 

@@ -1,5 +1,5 @@
 /**
- * Release dialog (spec §2): title 'Release' + latest release name, tabs 'Release Note' (markdown, no raw HTML,
+ * Release dialog: title 'Release' + latest release name, tabs 'Release Note' (markdown, no raw HTML,
  * safe links opened in a new window) and 'How to Upgrade' (Docker / direct deployment, in the chosen language).
  * Mounted once in the layout; opened by the (disabled) upgrade hint, openReleaseDialog() or `?release=1`.
  */
@@ -43,7 +43,7 @@ export function clickUpgrade(): void {
   useReleaseStore.getState().open('how-to-upgrade');
 }
 
-/** Navbar hint shown when an upgrade is available; disabled by RELEASE_ENTRY_ENABLED (spec §2). */
+/** Navbar hint shown when an upgrade is available; disabled by RELEASE_ENTRY_ENABLED. */
 export function UpgradeHint() {
   const { t } = useTranslation('release');
   const latest = useAppStore((s) => s.latestRelease);
@@ -95,7 +95,9 @@ export default function ReleaseDialog() {
     >
       {latest && (
         <Typography.Paragraph type="secondary" className="release-versions">
-          {upgradable ? t('available', { current: version, latest: latest.name }) : t('upToDate', { current: version ?? '-' })}
+          {upgradable
+            ? t('available', { current: version, latest: latest.name })
+            : t('upToDate', { current: version ?? '-' })}
         </Typography.Paragraph>
       )}
       <Tabs

@@ -1,6 +1,6 @@
 /**
  * Link/image policy of the release note markdown: react-markdown renders no raw HTML (no rehype-raw), and URLs
- * pass only if relative or with a safe protocol (spec §5 external-link rule: http, https, mailto, tel). Images
+ * pass only if relative or with a safe protocol (http, https, mailto, tel). Images
  * only over http(s).
  */
 import { isExternalLink } from '@crawldeck/shared/core';

@@ -1,4 +1,4 @@
-/** Upgrade dialog state (spec §4): visible or hidden, tab release-note (default) or how-to-upgrade. */
+/** Upgrade dialog state: visible or hidden, tab release-note (default) or how-to-upgrade. */
 import { create } from 'zustand';
 import { isNewerVersion } from '@crawldeck/shared/core';
 import type { LatestRelease } from '../../app/stores/app.ts';
@@ -33,8 +33,11 @@ export function openReleaseDialog(tab?: ReleaseTab): void {
 
 /**
  * Spec §4: an upgrade is available only when a latest release name exists, the current version is known and
- * the latest is greater (spec §5 comparison).
+ * the latest is greater.
  */
-export function isUpgradeAvailable(latest: LatestRelease | null | undefined, current: string | null | undefined): boolean {
+export function isUpgradeAvailable(
+  latest: LatestRelease | null | undefined,
+  current: string | null | undefined,
+): boolean {
   return !!latest?.name && !!current && isNewerVersion(latest.name, current);
 }

@@ -1,4 +1,4 @@
-/** /setting: General, Notifications, Global Variable, Database, Password and API tokens (spec §2 Settings). */
+/** /setting: General, Notifications, Global Variable, Database, Password and API tokens. */
 import { Card, Tabs, Typography } from 'antd';
 import { useTranslation } from 'react-i18next';
 import { useState, type ReactNode } from 'react';
@@ -43,7 +43,15 @@ export default function SettingPage() {
           activeKey={active}
           onChange={(k) => setActive(k as Tab)}
           destroyOnHidden
-          items={TABS.map((tab) => ({ key: tab, label: <span data-tab={tab} data-tour={`setting-tab-${tab}`}>{t(`tabs.${tab}`)}</span>, children: panels[tab] }))}
+          items={TABS.map((tab) => ({
+            key: tab,
+            label: (
+              <span data-tab={tab} data-tour={`setting-tab-${tab}`}>
+                {t(`tabs.${tab}`)}
+              </span>
+            ),
+            children: panels[tab],
+          }))}
         />
       </Card>
     </div>

@@ -1,12 +1,27 @@
 /** /sites (hidden): sites by main category/category with keyword search, category edit, CSV import, collected URLs. */
 import { useState } from 'react';
-import { AutoComplete, Button, Card, Input, Modal, Select, Space, Table, Tabs, Tag, Typography, Upload, message } from 'antd';
+import {
+  AutoComplete,
+  Button,
+  Card,
+  Input,
+  Modal,
+  Select,
+  Space,
+  Table,
+  Tabs,
+  Tag,
+  Typography,
+  Upload,
+  message,
+} from 'antd';
 import { EditOutlined, UploadOutlined } from '@ant-design/icons';
 import { useTranslation } from 'react-i18next';
 import { SITE_PAGE_SIZE, type Site } from '@crawldeck/shared';
 import { useUserStore } from '../../app/stores/user.ts';
 import { useCategories, useImportSites, useMainCategories, useSites, useUpdateSiteCategory } from './api.ts';
 import { CollectedUrls } from './components/CollectedUrls.tsx';
+import { dialogAction } from '../../app/dialogAction.ts';
 
 function SitesTab() {
   const { t } = useTranslation('sites');
@@ -16,7 +31,12 @@ function SitesTab() {
   const [keyword, setKeyword] = useState('');
   const [mainCategory, setMainCategory] = useState<string | undefined>();
   const [category, setCategory] = useState<string | undefined>();
-  const sites = useSites({ page_num: page, page_size: pageSize, keyword, filter: { main_category: mainCategory, category } });
+  const sites = useSites({
+    page_num: page,
+    page_size: pageSize,
+    keyword,
+    filter: { main_category: mainCategory, category },
+  });
   const mains = useMainCategories();
   const cats = useCategories(mainCategory);
   const update = useUpdateSiteCategory();
@@ -99,10 +119,28 @@ function SitesTab() {
         }}
         columns={[
           { title: t('rank'), dataIndex: 'rank', width: 80, render: (v: number | null) => v ?? '—' },
-          { title: t('domain'), dataIndex: 'domain', render: (v: string) => <a href={`https://${v}`} target="_blank" rel="noreferrer noopener">{v}</a> },
+          {
+            title: t('domain'),
+            dataIndex: 'domain',
+            render: (v: string) => (
+              <a href={`https://${v}`} target="_blank" rel="noreferrer noopener">
+                {v}
+              </a>
+            ),
+          },
           { title: t('name'), dataIndex: 'name' },
-          { title: t('mainCategory'), dataIndex: 'main_category', width: 150, render: (v: string) => <Tag color="blue">{v}</Tag> },
-          { title: t('category'), dataIndex: 'category', width: 150, render: (v: string) => (v ? <Tag>{v}</Tag> : '—') },
+          {
+            title: t('mainCategory'),
+            dataIndex: 'main_category',
+            width: 150,
+            render: (v: string) => <Tag color="blue">{v}</Tag>,
+          },
+          {
+            title: t('category'),
+            dataIndex: 'category',
+            width: 150,
+            render: (v: string) => (v ? <Tag>{v}</Tag> : '—'),
+          },
           { title: t('description'), dataIndex: 'description', ellipsis: true },
           {
             title: t('actions'),
@@ -128,19 +166,23 @@ function SitesTab() {
         title={`${t('editCategory')} · ${editing?.domain ?? ''}`}
         onCancel={() => setEditing(null)}
         confirmLoading={update.isPending}
-        onOk={async () => {
+        onOk={dialogAction(async () => {
           if (!editing) return;
           await update.mutateAsync({ id: editing._id, category: newCategory.trim() });
           void message.success(t('saved'));
           setEditing(null);
-        }}
+        })}
       >
         <AutoComplete
           style={{ width: '100%' }}
           value={newCategory}
           onChange={setNewCategory}
           options={(editCats.data ?? []).map((c) => ({ value: c }))}
-          filterOption={(input, o) => String(o?.value ?? '').toLowerCase().includes(input.toLowerCase())}
+          filterOption={(input, o) =>
+            String(o?.value ?? '')
+              .toLowerCase()
+              .includes(input.toLowerCase())
+          }
           placeholder={t('category')}
         />
       </Modal>

@@ -1,9 +1,10 @@
 /**
- * Spider detail (spec §2 /spiders/{id}): the nine tabs, the selected one kept in the URL (`?tab=`).
- * Overview, Files and Environment live here; the other tabs are one file each under tabs/ (other features).
+ * Spider detail (/spiders/{id}): the nine tabs, the selected one kept in the URL (`?tab=`); the view's tab in the
+ * tab strip is titled with the spider's name. Overview, Files and Environment live here; the other tabs are one file each under tabs/ (other features).
  */
 import { lazy, Suspense, type ComponentType } from 'react';
 import { useUrlTab } from '../../app/useUrlTab.ts';
+import { useViewLabel } from '../../app/useViewLabel.ts';
 import { DetailFallback } from '../../app/DetailFallback.tsx';
 import { Button, Card, Space, Spin, Tabs, Tag, Typography } from 'antd';
 import { ArrowLeftOutlined } from '@ant-design/icons';
@@ -50,6 +51,7 @@ export default function SpiderDetailPage() {
   // Kept alive while hidden: follow the URL only while this view is the current one.
   const active = location.pathname === `/spiders/${id}`;
   const [tab, selectTab] = useUrlTab(SPIDER_TABS, active);
+  useViewLabel(`/spiders/${id}`, spider.data ? spider.data.display_name || spider.data.name : undefined);
 
   if (!spider.data) {
     return (

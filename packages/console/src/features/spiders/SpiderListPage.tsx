@@ -1,5 +1,5 @@
 /**
- * Spider list (spec §2 /spiders): paginated table with keyword search, project and type filters, add dialog
+ * Spider list (/spiders): paginated table with keyword search, project and type filters, add dialog
  * with zip upload, import from URL, row selection for batch actions, delete with confirmation.
  */
 import { useEffect, useMemo, useState } from 'react';
@@ -25,6 +25,7 @@ import './spiders.css';
 import TourFor from '../tours/TourFor.tsx';
 import { RunSpiderButton } from '../tasks/components/RunDialog.tsx';
 import { getDefaultPageSize } from '../setting/preferences.ts';
+import { dialogAction } from '../../app/dialogAction.ts';
 
 const PAGE_SIZES = [10, 20, 50, 100];
 
@@ -71,11 +72,11 @@ export default function SpiderListPage() {
       okText: t('common:confirm'),
       okButtonProps: { danger: true, 'data-testid': 'confirm-delete' },
       cancelText: t('common:cancel'),
-      onOk: async () => {
+      onOk: dialogAction(async () => {
         await del.mutateAsync(ids);
         setSelected((s) => s.filter((x) => !ids.includes(x)));
         void message.success(t('spiders:delete.done', { count: ids.length }));
-      },
+      }),
     });
   };
 
@@ -225,7 +226,9 @@ export default function SpiderListPage() {
             </Tooltip>
           </Space>
           <Space wrap size={8}>
-            {selected.length > 0 && <RunSpiderButton batch spiders={(spiders.data?.list ?? []).filter((x) => selected.includes(x._id))} />}
+            {selected.length > 0 && (
+              <RunSpiderButton batch spiders={(spiders.data?.list ?? []).filter((x) => selected.includes(x._id))} />
+            )}
             {selected.length > 0 && (
               <Button
                 danger
@@ -236,10 +239,21 @@ export default function SpiderListPage() {
                 {t('spiders:delete.batch', { count: selected.length })}
               </Button>
             )}
-            <Button icon={<CloudDownloadOutlined />} onClick={() => setImportOpen(true)} data-testid="spider-import" data-tour="spider-list-import">
+            <Button
+              icon={<CloudDownloadOutlined />}
+              onClick={() => setImportOpen(true)}
+              data-testid="spider-import"
+              data-tour="spider-list-import"
+            >
               {t('spiders:import.button')}
             </Button>
-            <Button type="primary" icon={<PlusOutlined />} onClick={() => setAddOpen(true)} data-testid="spider-add" data-tour="spider-list-add">
+            <Button
+              type="primary"
+              icon={<PlusOutlined />}
+              onClick={() => setAddOpen(true)}
+              data-testid="spider-add"
+              data-tour="spider-list-add"
+            >
               {t('spiders:add.button')}
             </Button>
           </Space>

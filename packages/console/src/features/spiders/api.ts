@@ -137,7 +137,7 @@ export async function fetchFile(id: string, path: string): Promise<FileContent> 
     const data = res.data;
     return { kind: 'text', content: typeof data === 'string' ? data : (data?.content ?? '') };
   } catch (err) {
-    if (err instanceof ApiRequestError && /binary/i.test(err.errorText))
+    if (err instanceof ApiRequestError && /binary/i.test(err.body?.error ?? err.errorText))
       return { kind: 'binary', message: err.errorText };
     throw err;
   }

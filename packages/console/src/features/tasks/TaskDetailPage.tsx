@@ -1,10 +1,11 @@
 /**
- * /tasks/{id}: Overview, Log and Results tabs (spec §2). While the task is pending or running, the page follows
- * it over `GET /api/tasks/{id}/stream` (SSE): status snapshots and new log lines are pushed, nothing polls.
- * Cancel reloads the task; restart opens the new task; delete goes back to the list (spec §4).
+ * /tasks/{id}: Overview, Log and Results tabs, opened on the live log while the task runs. While the task is
+ * pending or running, the page follows it over `GET /api/tasks/{id}/stream` (SSE): status snapshots and new log
+ * lines are pushed, nothing polls. Cancel reloads the task; restart opens the new task; delete goes back to the list.
  */
 import { useEffect, useRef, useState } from 'react';
 import { useUrlTab } from '../../app/useUrlTab.ts';
+import { useViewLabel } from '../../app/useViewLabel.ts';
 import { DetailFallback } from '../../app/DetailFallback.tsx';
 import { Button, Card, Space, Tabs, Typography } from 'antd';
 import { ArrowLeftOutlined, DeleteOutlined, RedoOutlined, StopOutlined } from '@ant-design/icons';
@@ -26,6 +27,11 @@ import TourFor from '../tours/TourFor.tsx';
 const TABS = ['overview', 'log', 'results'] as const;
 const LIVE_KEEP = 20_000;
 
+
+/** The task's tab title: its spider and the end of its id (the random part, which tells tasks apart). */
+function taskLabel(task: TaskDetail): string {
+  return `${task.spider?.display_name || task.spider_name || ''} #${task._id.slice(-6)}`.trim();
+}
 
 /** Live tail + status of one task while it is active. Lines are kept in order, deduplicated by line number. */
 function useTaskStream(task: TaskDetail | null | undefined, enabled: boolean): LiveLine[] {
@@ -87,7 +93,11 @@ export default function TaskDetailPage() {
   const qc = useQueryClient();
   const task = useTask(id);
   const active = location.pathname === `/tasks/${id}`;
-  const [tab, selectTab] = useUrlTab(TABS, active);
+  // A task that is running when the page opens is shown on its live log; a finished one on its overview.
+  const openedRunning = useRef<boolean | null>(null);
+  if (openedRunning.current === null && task.data) openedRunning.current = ACTIVE_STATUSES.includes(task.data.status);
+  const [tab, selectTab] = useUrlTab(TABS, active, openedRunning.current ? 'log' : undefined);
+  useViewLabel(`/tasks/${id}`, task.data ? taskLabel(task.data) : undefined);
   const live = useTaskStream(task.data, active);
   // A finished task is no longer streamed: its later changes (restart elsewhere, delete) come from /api/events.
   useTaskEvents(active, (ev) => {

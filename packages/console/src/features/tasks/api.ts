@@ -209,9 +209,13 @@ export function useDeleteTasks() {
   });
 }
 
-/** Saves the task's results as data.csv (blob fetched with the token header). */
-export async function downloadResultsCsv(id: string): Promise<void> {
-  const r = await api.get<Blob>(`/tasks/${id}/results/download`, undefined, { responseType: 'blob', timeout: 10 * 60_000 });
+/**
+ * Saves the task's results as data.csv (blob fetched with the token header). `bom` asks the server for a UTF-8
+ * byte order mark first, which Excel needs to read Chinese text correctly.
+ */
+export async function downloadResultsCsv(id: string, options: { bom?: boolean } = {}): Promise<void> {
+  const params = options.bom ? { bom: 1 } : undefined;
+  const r = await api.get<Blob>(`/tasks/${id}/results/download`, params, { responseType: 'blob', timeout: 10 * 60_000 });
   const url = URL.createObjectURL(r.data);
   const a = document.createElement('a');
   a.href = url;

@@ -19,7 +19,7 @@ function memory(init: Record<string, string> = {}) {
 }
 
 describe('tours', () => {
-  it('has the final steps of spec §4, each tour with final step + 1 steps', () => {
+  it('has the agreed final steps, each tour with final step + 1 steps', () => {
     expect(TOUR_FINAL_STEPS).toEqual({
       'spider-list': 3,
       'spider-list-add': 8,

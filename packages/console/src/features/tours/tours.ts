@@ -1,7 +1,7 @@
 /**
- * Guided tours (spec §4 "Tours"). Pure definitions and rules; the antd Tour is mounted by TourFor.tsx.
+ * Guided tours. Pure definitions and rules; the antd Tour is mounted by TourFor.tsx.
  *
- * Interpretation of the spec's "final step": the 0-based index of a tour's last step, so spider-list (final
+ * A tour's "final step": the 0-based index of a tour's last step, so spider-list (final
  * step 3) has four steps 0..3. A tour ends as 'completed' when its current step equals its final step, otherwise
  * 'skipped'. When some targets are missing on screen (a screen that has not landed yet, a hidden element) those
  * steps are left out, and the final step of the tour as shown is its last shown step.
@@ -136,7 +136,12 @@ export function readFinishedTours(storage: KV = localStorage): Set<string> {
   try {
     const v = JSON.parse(storage.getItem(TOUR_STORAGE_KEY) ?? '{}') as unknown;
     if (Array.isArray(v)) return new Set(v.filter((x): x is string => typeof x === 'string'));
-    if (v && typeof v === 'object') return new Set(Object.entries(v).filter(([, x]) => !!x).map(([k]) => k));
+    if (v && typeof v === 'object')
+      return new Set(
+        Object.entries(v)
+          .filter(([, x]) => !!x)
+          .map(([k]) => k),
+      );
   } catch {
     /* corrupt value: nothing finished */
   }
@@ -154,7 +159,7 @@ export function markTourFinished(name: string, storage: KV = localStorage): void
   storage.setItem(TOUR_STORAGE_KEY, JSON.stringify(map));
 }
 
-/** Tours run only when localStorage enableTutorial is '1' (spec §4, §9) and the tour is not finished. */
+/** Tours run only when localStorage enableTutorial is '1' and the tour is not finished. */
 export function shouldShowTour(name: string, storage: KV = localStorage): boolean {
   return storage.getItem('enableTutorial') === '1' && !isTourFinished(name, storage);
 }

@@ -1,4 +1,4 @@
-/** /users (admin only): paged user table, add/edit dialogs, delete with confirmation (spec §2, §5, §7, §9). */
+/** /users (admin only): paged user table, add/edit dialogs, delete with confirmation. */
 import { useState } from 'react';
 import { Button, Card, Popconfirm, Space, Table, Tag, Typography, message } from 'antd';
 import { DeleteOutlined, EditOutlined, PlusOutlined } from '@ant-design/icons';
@@ -14,7 +14,7 @@ export default function UserListPage() {
   const { t } = useTranslation(['users', 'route']);
   const me = useUserStore((s) => s.user_info);
   const [page, setPage] = useState(1);
-  // Settings → General chooses the page size of lists in this browser; the spec's 10 otherwise.
+  // Settings → General chooses the page size of lists in this browser; 10 otherwise.
   const [pageSize] = useState(() => getDefaultPageSize(USER_PAGE_SIZE));
   const [dialog, setDialog] = useState<{ open: boolean; user: UserInfo | null }>({ open: false, user: null });
   const users = useUsers(page, pageSize);
@@ -29,7 +29,12 @@ export default function UserListPage() {
       </div>
       <Card>
         <Space style={{ marginBottom: 16 }}>
-          <Button type="primary" icon={<PlusOutlined />} onClick={() => setDialog({ open: true, user: null })} data-testid="add-user">
+          <Button
+            type="primary"
+            icon={<PlusOutlined />}
+            onClick={() => setDialog({ open: true, user: null })}
+            data-testid="add-user"
+          >
             {t('add')}
           </Button>
         </Space>
@@ -42,7 +47,7 @@ export default function UserListPage() {
             pageSize,
             total: users.data?.total ?? 0,
             showSizeChanger: false,
-            showTotal: (total) => t('total', { total }),
+            showTotal: (total) => t('total', { count: total }),
             onChange: setPage,
           }}
           columns={[
@@ -63,7 +68,12 @@ export default function UserListPage() {
               width: 140,
               render: (r: UserInfo['role']) => <Tag color={r === 'admin' ? 'gold' : 'blue'}>{t(`roles.${r}`)}</Tag>,
             },
-            { title: t('createTs'), dataIndex: 'create_ts', width: 180, render: (v: string | null) => (v ? dayjs(v).format('YYYY-MM-DD HH:mm:ss') : '—') },
+            {
+              title: t('createTs'),
+              dataIndex: 'create_ts',
+              width: 180,
+              render: (v: string | null) => (v ? dayjs(v).format('YYYY-MM-DD HH:mm:ss') : '—'),
+            },
             {
               title: t('actions'),
               key: 'actions',

@@ -29,7 +29,8 @@ export default {
   convertTitle: 'Convert to a customized spider?',
   convertText:
     'An equivalent Scrapy project is generated into the files of this spider and it becomes a customized spider (scrapy crawl). The Rules and Config tabs no longer apply afterwards.',
-  converted: 'Converted: {{count}} files generated',
+  converted_one: 'Converted: {{count}} file generated',
+  converted_other: 'Converted: {{count}} files generated',
   convertFailed: 'Converted unsuccessfully',
   startUrl: 'Start URL',
   startUrlRequired: 'Enter the start URL',

@@ -36,7 +36,8 @@ export default {
     toggleFailed: 'Enabling/Disabling the schedule unsuccessful',
     saved: 'Saved',
     deleted: 'Deleted',
-    started: '{{count}} task(s) created',
+    started_one: '{{count}} task created',
+    started_other: '{{count}} tasks created',
     submitBlocked: 'Unable to submit because of some errors',
   },
   form: {

@@ -1,6 +1,7 @@
 export default {
   window: 'Period',
-  days: '{{count}} days',
+  days_one: '{{count}} day',
+  days_other: '{{count}} days',
   cards: {
     tasks: 'Total Tasks',
     successRate: 'Success Rate',

@@ -1,4 +1,4 @@
-/** Guided tour steps (spec §4): one entry per data-tour target, see src/features/tours/tours.ts. */
+/** Guided tour steps: one entry per data-tour target, see src/features/tours/tours.ts. */
 export default {
   // spider-list
   'spider-list-search': { title: 'Search spiders', desc: 'Type part of a spider name and press Enter to filter the list. The selects next to it filter by project and by type.' },

@@ -18,7 +18,8 @@ export default {
   saved: 'Saved',
   added: 'User added',
   deleted: 'User deleted',
-  total: '{{total}} users',
+  total_one: '{{count}} user',
+  total_other: '{{count}} users',
   validation: {
     username: 'Please enter the correct username',
     usernameExists: 'username already exists',

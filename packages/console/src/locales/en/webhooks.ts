@@ -21,7 +21,8 @@ export default {
     test: 'Test',
   },
   scopeAll: 'All spiders',
-  scopeSome: '{{count}} spider(s)',
+  scopeSome_one: '{{count}} spider',
+  scopeSome_other: '{{count}} spiders',
   lastStatus: { success: 'Success', failed: 'Failed', none: 'Never' },
   actions: {
     test: 'Send test',

@@ -36,7 +36,8 @@ export default {
     toggleFailed: '启用/禁用定时任务失败',
     saved: '已保存',
     deleted: '已删除',
-    started: '已创建 {{count}} 个任务',
+    started_one: '已创建 {{count}} 个任务',
+    started_other: '已创建 {{count}} 个任务',
     submitBlocked: '存在错误，无法提交',
   },
   form: {

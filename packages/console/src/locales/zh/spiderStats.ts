@@ -1,6 +1,7 @@
 export default {
   window: '时间范围',
-  days: '{{count}} 天',
+  days_one: '{{count}} 天',
+  days_other: '{{count}} 天',
   cards: {
     tasks: '总任务数',
     successRate: '成功率',

@@ -18,7 +18,8 @@ export default {
   saved: '已保存',
   added: '用户已添加',
   deleted: '用户已删除',
-  total: '共 {{total}} 个用户',
+  total_one: '共 {{count}} 个用户',
+  total_other: '共 {{count}} 个用户',
   validation: {
     username: '请输入正确的用户名',
     usernameExists: '用户名已存在',

@@ -21,7 +21,8 @@ export default {
     test: '测试',
   },
   scopeAll: '所有爬虫',
-  scopeSome: '{{count}} 个爬虫',
+  scopeSome_one: '{{count}} 个爬虫',
+  scopeSome_other: '{{count}} 个爬虫',
   lastStatus: { success: '成功', failed: '失败', none: '从未' },
   actions: {
     test: '发送测试',

@@ -1,4 +1,4 @@
-/** 'How to add a node' (spec §1): a node is never added from the console; admins see the join command. */
+/** 'How to add a node': a node is never added from the console; admins see the join command. */
 import { Alert, Typography } from 'antd';
 import { BookOutlined } from '@ant-design/icons';
 import { useTranslation } from 'react-i18next';

@@ -1,4 +1,4 @@
-/** Monitor (spec §2 node detail): CPU, memory and disk (%) over time from heartbeats (GET /nodes/{id}/system). */
+/** Monitor of the node detail: CPU, memory and disk (%) over time from heartbeats (GET /nodes/{id}/system). */
 import { useMemo, useState } from 'react';
 import { Card, Col, Empty, Row, Segmented, Space, Statistic, Typography } from 'antd';
 import * as echarts from 'echarts/core';
@@ -32,7 +32,14 @@ export default function MonitorCharts({ nodeId, active }: { nodeId: string; acti
       tooltip: { trigger: 'axis', valueFormatter: (v: number) => `${Number(v).toFixed(1)}%` },
       legend: { top: 0 },
       grid: { left: 48, right: 24, top: 40, bottom: 56 },
-      xAxis: { type: 'time', axisLabel: { formatter: (v: number) => dayjs(v).format(minutes <= 60 ? 'HH:mm:ss' : minutes < 1440 ? 'HH:mm' : 'MM-DD HH:mm'), hideOverlap: true } },
+      xAxis: {
+        type: 'time',
+        axisLabel: {
+          formatter: (v: number) =>
+            dayjs(v).format(minutes <= 60 ? 'HH:mm:ss' : minutes < 1440 ? 'HH:mm' : 'MM-DD HH:mm'),
+          hideOverlap: true,
+        },
+      },
       yAxis: { type: 'value', min: 0, max: 100, axisLabel: { formatter: '{value}%' } },
       dataZoom: [{ type: 'inside' }, { type: 'slider', height: 18, bottom: 8 }],
       series: series.map((s) => ({
@@ -50,8 +57,18 @@ export default function MonitorCharts({ nodeId, active }: { nodeId: string; acti
 
   const cards = [
     { k: 'cpu', label: t('monitor.cpu'), v: current?.cpu, extra: '' },
-    { k: 'mem', label: t('monitor.memory'), v: current?.mem, extra: current ? `${t('monitor.memTotal')} ${formatBytes(current.mem_total)}` : '' },
-    { k: 'disk', label: t('monitor.disk'), v: current?.disk, extra: current ? `${t('monitor.diskTotal')} ${formatBytes(current.disk_total)}` : '' },
+    {
+      k: 'mem',
+      label: t('monitor.memory'),
+      v: current?.mem,
+      extra: current ? `${t('monitor.memTotal')} ${formatBytes(current.mem_total)}` : '',
+    },
+    {
+      k: 'disk',
+      label: t('monitor.disk'),
+      v: current?.disk,
+      extra: current ? `${t('monitor.diskTotal')} ${formatBytes(current.disk_total)}` : '',
+    },
     { k: 'running', label: t('monitor.running'), v: current?.running, extra: '' },
   ];
 
@@ -62,7 +79,10 @@ export default function MonitorCharts({ nodeId, active }: { nodeId: string; acti
         <Segmented
           value={minutes}
           onChange={(v) => setMinutes(Number(v))}
-          options={RANGES.map((m) => ({ value: m, label: m < 60 ? t('monitor.minutes', { count: m }) : t('monitor.hours', { count: m / 60 }) }))}
+          options={RANGES.map((m) => ({
+            value: m,
+            label: m < 60 ? t('monitor.minutes', { count: m }) : t('monitor.hours', { count: m / 60 }),
+          }))}
         />
       </Space>
       <Row gutter={[12, 12]} style={{ marginBottom: 12 }}>
@@ -84,7 +104,11 @@ export default function MonitorCharts({ nodeId, active }: { nodeId: string; acti
           </Col>
         ))}
       </Row>
-      {samples.length ? <EChart option={option} style={{ height: 340, width: '100%' }} /> : <Empty description={sys.isLoading ? '…' : t('monitor.empty')} />}
+      {samples.length ? (
+        <EChart option={option} style={{ height: 340, width: '100%' }} />
+      ) : (
+        <Empty description={sys.isLoading ? '…' : t('monitor.empty')} />
+      )}
     </div>
   );
 }

@@ -1,4 +1,7 @@
-/** Network view (spec §2): ECharts graph with the master in the centre and the workers around it, by status. */
+/**
+ * Network view: ECharts graph with the master in the centre and the workers around it, by status. The legend sits
+ * above the graph and the graph keeps its own box below it, so no node is ever drawn under the legend.
+ */
 import { useMemo } from 'react';
 import { Empty } from 'antd';
 import * as echarts from 'echarts/core';
@@ -12,6 +15,9 @@ import { EChart } from '../../home/components/EChart.tsx';
 import { NODE_STATUS_HEX } from './NodeStatusTag.tsx';
 
 echarts.use([GraphChart, TooltipComponent, LegendComponent, CanvasRenderer]);
+
+/** Where the graph's box starts, below the legend (px). */
+const GRAPH_TOP = 72;
 
 export default function NetworkGraph({
   nodes,
@@ -54,10 +60,22 @@ export default function NetworkGraph({
         show: true,
         position: 'bottom',
         formatter: `{b}\n{t|${t(`types.${n.type}`)}}`,
-        rich: { t: { color: '#8c8c8c', fontSize: 11 } },
+        rich: { t: { color: '#8c8c8c', fontSize: 11, lineHeight: 16 } },
+        lineHeight: 18,
         color: '#262626',
       },
       value: `${t(`status.${n.status}`)} · ${n.ip || n.systemInfo?.hostname || ''}`,
+    }));
+    // Two invisible corners of the ring's square: the graph has the same scale whatever the number of nodes.
+    const frame = [-1, 1].map((side) => ({
+      id: `frame${side}`,
+      name: '',
+      x: cx + side * (r + 40),
+      y: cy + side * (r + 40),
+      symbolSize: 0,
+      silent: true,
+      label: { show: false },
+      tooltip: { show: false },
     }));
     const hub = masters[0]?._id;
     const links = hub
@@ -77,13 +95,20 @@ export default function NetworkGraph({
         formatter: (p: { dataType: string; name: string; value?: string }) =>
           p.dataType === 'node' ? `<b>${escapeHtml(p.name)}</b><br/>${escapeHtml(p.value)}` : '',
       },
-      legend: { data: statuses.map((s) => t(`status.${s}`)), bottom: 0 },
+      legend: { data: statuses.map((s) => t(`status.${s}`)), top: 0 },
       series: [
         {
           type: 'graph',
           layout: 'none',
+          // the graph's box: below the legend, with room for the labels under the nodes
+          left: 60,
+          right: 60,
+          top: GRAPH_TOP,
+          bottom: 48,
+          // circles stay circles: the ring's square is fitted into the box, not stretched over it
+          preserveAspect: true,
           roam: true,
-          data,
+          data: [...data, ...frame],
           links,
           categories: statuses.map((s) => ({ name: t(`status.${s}`), itemStyle: { color: NODE_STATUS_HEX[s] } })),
           emphasis: { focus: 'adjacency' },

@@ -1,4 +1,4 @@
-/** Add / edit a project: name, description, tags (spec §3 "Project"). */
+/** Add / edit a project: name, description, tags. */
 import { useEffect } from 'react';
 import { App, Form, Input, Modal, Select } from 'antd';
 import { useTranslation } from 'react-i18next';

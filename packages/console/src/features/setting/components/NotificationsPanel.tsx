@@ -1,4 +1,4 @@
-// Settings → Notifications (issue 5): notification webhooks, add/edit, send test, delivery log.
+// Settings → Notifications: notification webhooks, add/edit, send test, delivery log.
 import { useState } from 'react';
 import { Button, Popconfirm, Space, Switch, Table, Tag, Tooltip, Typography, message } from 'antd';
 import { DeleteOutlined, EditOutlined, HistoryOutlined, PlusOutlined, SendOutlined } from '@ant-design/icons';

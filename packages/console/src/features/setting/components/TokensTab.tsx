@@ -6,6 +6,7 @@ import { useTranslation } from 'react-i18next';
 import dayjs from 'dayjs';
 import type { ApiToken, CreatedToken } from '@crawldeck/shared';
 import { useCreateToken, useRevokeToken, useTokens } from '../api.ts';
+import { dialogAction } from '../../../app/dialogAction.ts';
 
 const EXPIRY_OPTIONS = [0, 7, 30, 90, 365];
 const fmt = (v: string | null) => (v ? dayjs(v).format('YYYY-MM-DD HH:mm') : null);
@@ -43,10 +44,34 @@ export function TokensTab() {
         pagination={false}
         locale={{ emptyText: t('tokens.empty') }}
         columns={[
-          { title: t('tokens.name'), dataIndex: 'name', render: (v: string) => <Space><KeyOutlined />{v}</Space> },
-          { title: t('tokens.created'), dataIndex: 'create_ts', width: 170, render: (v: string | null) => fmt(v) ?? '—' },
-          { title: t('tokens.lastUsed'), dataIndex: 'last_used_ts', width: 170, render: (v: string | null) => fmt(v) ?? t('tokens.notUsed') },
-          { title: t('tokens.expiry'), dataIndex: 'expire_ts', width: 170, render: (v: string | null) => fmt(v) ?? t('tokens.never') },
+          {
+            title: t('tokens.name'),
+            dataIndex: 'name',
+            render: (v: string) => (
+              <Space>
+                <KeyOutlined />
+                {v}
+              </Space>
+            ),
+          },
+          {
+            title: t('tokens.created'),
+            dataIndex: 'create_ts',
+            width: 170,
+            render: (v: string | null) => fmt(v) ?? '—',
+          },
+          {
+            title: t('tokens.lastUsed'),
+            dataIndex: 'last_used_ts',
+            width: 170,
+            render: (v: string | null) => fmt(v) ?? t('tokens.notUsed'),
+          },
+          {
+            title: t('tokens.expiry'),
+            dataIndex: 'expire_ts',
+            width: 170,
+            render: (v: string | null) => fmt(v) ?? t('tokens.never'),
+          },
           {
             title: t('tokens.actions'),
             key: 'actions',
@@ -74,19 +99,28 @@ export function TokensTab() {
         onCancel={() => setCreating(false)}
         confirmLoading={create.isPending}
         destroyOnHidden
-        onOk={async () => {
+        onOk={dialogAction(async () => {
           const v = await form.validateFields();
           const tok = await create.mutateAsync({ name: v.name.trim(), expire_days: v.expire_days || undefined });
           setCreating(false);
           setCreated(tok);
-        }}
+        })}
       >
         <Form form={form} layout="vertical" initialValues={{ expire_days: 0 }}>
-          <Form.Item name="name" label={t('tokens.name')} rules={[{ required: true, whitespace: true, message: t('tokens.nameRequired') }]}>
+          <Form.Item
+            name="name"
+            label={t('tokens.name')}
+            rules={[{ required: true, whitespace: true, message: t('tokens.nameRequired') }]}
+          >
             <Input maxLength={100} autoComplete="off" data-testid="token-name" />
           </Form.Item>
           <Form.Item name="expire_days" label={t('tokens.expireDays')}>
-            <Select options={EXPIRY_OPTIONS.map((d) => ({ value: d, label: d ? t('tokens.days', { count: d }) : t('tokens.noExpiry') }))} />
+            <Select
+              options={EXPIRY_OPTIONS.map((d) => ({
+                value: d,
+                label: d ? t('tokens.days', { count: d }) : t('tokens.noExpiry'),
+              }))}
+            />
           </Form.Item>
         </Form>
       </Modal>
@@ -101,7 +135,12 @@ export function TokensTab() {
         }
       >
         <Alert type="warning" showIcon message={t('tokens.createdText')} style={{ marginBottom: 12 }} />
-        <Typography.Paragraph copyable={{ text: created?.token ?? '', tooltips: [t('tokens.copy'), t('tokens.copied')] }} code data-testid="new-token" style={{ wordBreak: 'break-all' }}>
+        <Typography.Paragraph
+          copyable={{ text: created?.token ?? '', tooltips: [t('tokens.copy'), t('tokens.copied')] }}
+          code
+          data-testid="new-token"
+          style={{ wordBreak: 'break-all' }}
+        >
           {created?.token}
         </Typography.Paragraph>
       </Modal>

@@ -6,6 +6,7 @@ import { useTranslation } from 'react-i18next';
 import dayjs from 'dayjs';
 import { isValidHttpUrl, isValidRegionCode, type CollectedUrl } from '@crawldeck/shared';
 import { useCollectedUrls, useDeleteUrl, useSaveUrl } from '../api.ts';
+import { dialogAction } from '../../../app/dialogAction.ts';
 
 const PAGE_SIZE = 10;
 
@@ -47,12 +48,35 @@ export function CollectedUrls() {
         loading={urls.isLoading}
         dataSource={urls.data?.data ?? []}
         locale={{ emptyText: t('urls.empty') }}
-        pagination={{ current: page, pageSize: PAGE_SIZE, total: urls.data?.totalCount ?? 0, onChange: setPage, showSizeChanger: false }}
+        pagination={{
+          current: page,
+          pageSize: PAGE_SIZE,
+          total: urls.data?.totalCount ?? 0,
+          onChange: setPage,
+          showSizeChanger: false,
+        }}
         columns={[
-          { title: t('urls.url'), dataIndex: 'url', ellipsis: true, render: (v: string) => (isValidHttpUrl(v) ? <a href={v} target="_blank" rel="noreferrer noopener">{v}</a> : v) },
+          {
+            title: t('urls.url'),
+            dataIndex: 'url',
+            ellipsis: true,
+            render: (v: string) =>
+              isValidHttpUrl(v) ? (
+                <a href={v} target="_blank" rel="noreferrer noopener">
+                  {v}
+                </a>
+              ) : (
+                v
+              ),
+          },
           { title: t('urls.title'), dataIndex: 'title', ellipsis: true },
           { title: t('urls.regionCode'), dataIndex: 'regionCode', width: 100, render: (v: string) => <Tag>{v}</Tag> },
-          { title: t('urls.created'), dataIndex: 'create_ts', width: 170, render: (v: string | null) => (v ? dayjs(v).format('YYYY-MM-DD HH:mm') : '—') },
+          {
+            title: t('urls.created'),
+            dataIndex: 'create_ts',
+            width: 170,
+            render: (v: string | null) => (v ? dayjs(v).format('YYYY-MM-DD HH:mm') : '—'),
+          },
           {
             title: t('actions'),
             key: 'actions',
@@ -85,26 +109,42 @@ export function CollectedUrls() {
         onCancel={() => setEditing(undefined)}
         confirmLoading={save.isPending}
         destroyOnHidden
-        onOk={async () => {
+        onOk={dialogAction(async () => {
           const v = await form.validateFields();
-          const body = { url: v.url.trim(), regionCode: v.regionCode.trim().toUpperCase(), title: v.title?.trim() ?? '' };
+          const body = {
+            url: v.url.trim(),
+            regionCode: v.regionCode.trim().toUpperCase(),
+            title: v.title?.trim() ?? '',
+          };
           await save.mutateAsync(editing ? { id: editing._id, ...body } : body);
           void message.success(t('urls.saved'));
           setEditing(undefined);
-        }}
+        })}
       >
         <Form form={form} layout="vertical">
           <Form.Item
             name="url"
             label={t('urls.url')}
-            rules={[{ validator: (_, v: string | undefined) => (isValidHttpUrl(v?.trim() ?? '') ? Promise.resolve() : Promise.reject(new Error(t('urls.invalidUrl')))) }]}
+            rules={[
+              {
+                validator: (_, v: string | undefined) =>
+                  isValidHttpUrl(v?.trim() ?? '') ? Promise.resolve() : Promise.reject(new Error(t('urls.invalidUrl'))),
+              },
+            ]}
           >
             <Input placeholder="https://" />
           </Form.Item>
           <Form.Item
             name="regionCode"
             label={t('urls.regionCode')}
-            rules={[{ validator: (_, v: string | undefined) => (isValidRegionCode((v ?? '').trim().toUpperCase()) ? Promise.resolve() : Promise.reject(new Error(t('urls.invalidRegion')))) }]}
+            rules={[
+              {
+                validator: (_, v: string | undefined) =>
+                  isValidRegionCode((v ?? '').trim().toUpperCase())
+                    ? Promise.resolve()
+                    : Promise.reject(new Error(t('urls.invalidRegion'))),
+              },
+            ]}
           >
             <Input placeholder={t('urls.regionPlaceholder')} maxLength={6} />
           </Form.Item>

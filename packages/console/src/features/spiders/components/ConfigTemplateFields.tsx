@@ -1,5 +1,5 @@
 /**
- * Extra fields of the add-spider dialog for a configurable spider (issue 7): the Spiderfile template from
+ * Extra fields of the add-spider dialog for a configurable spider: the Spiderfile template from
  * GET /config_spiders_templates and the start URL; the dialog then creates it with PUT /config_spiders.
  */
 import { Col, Form, Input, Row, Select, Typography } from 'antd';

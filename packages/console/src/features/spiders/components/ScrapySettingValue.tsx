@@ -1,4 +1,4 @@
-/** Typed editor of one Scrapy setting value (spec §5 types): string, number, boolean, array (tags), object (JSON). */
+/** Typed editor of one Scrapy setting value: string, number, boolean, array (tags), object (JSON). */
 import { useEffect, useState } from 'react';
 import { Input, InputNumber, Select, Switch, Typography } from 'antd';
 import { useTranslation } from 'react-i18next';
@@ -21,7 +21,11 @@ export function toDraft(type: ScrapySettingType, value: unknown, expression?: bo
       return value === true || value === 'true' || value === 'True' || value === 1;
     case 'array':
       if (Array.isArray(value)) return value.map((v) => (typeof v === 'string' ? v : JSON.stringify(v)));
-      if (typeof value === 'string' && value.trim()) return value.split(',').map((s) => s.trim()).filter(Boolean);
+      if (typeof value === 'string' && value.trim())
+        return value
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean);
       return [];
     case 'object':
       if (value && typeof value === 'object' && !Array.isArray(value)) return JSON.stringify(value, null, 2);
@@ -64,7 +68,14 @@ export default function ScrapySettingValue({ type, value, expression, onChange }
   }, [type, value]);
 
   if (expression) {
-    return <Input className="mono-input" value={String(value ?? '')} onChange={(e) => onChange(e.target.value)} data-testid="setting-value" />;
+    return (
+      <Input
+        className="mono-input"
+        value={String(value ?? '')}
+        onChange={(e) => onChange(e.target.value)}
+        data-testid="setting-value"
+      />
+    );
   }
   switch (type) {
     case 'number':
@@ -79,7 +90,15 @@ export default function ScrapySettingValue({ type, value, expression, onChange }
         />
       );
     case 'boolean':
-      return <Switch checked={value === true} onChange={onChange} checkedChildren="True" unCheckedChildren="False" data-testid="setting-value" />;
+      return (
+        <Switch
+          checked={value === true}
+          onChange={onChange}
+          checkedChildren="True"
+          unCheckedChildren="False"
+          data-testid="setting-value"
+        />
+      );
     case 'array':
       return (
         <Select
@@ -119,6 +138,13 @@ export default function ScrapySettingValue({ type, value, expression, onChange }
       );
     }
     default:
-      return <Input className="mono-input" value={String(value ?? '')} onChange={(e) => onChange(e.target.value)} data-testid="setting-value" />;
+      return (
+        <Input
+          className="mono-input"
+          value={String(value ?? '')}
+          onChange={(e) => onChange(e.target.value)}
+          data-testid="setting-value"
+        />
+      );
   }
 }

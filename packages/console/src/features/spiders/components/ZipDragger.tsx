@@ -1,4 +1,4 @@
-/** Drag-and-drop zip picker with the spec §5 hint; the upload itself is done by the caller (with progress). */
+/** Drag-and-drop zip picker with the hint on what a zip must hold; the upload itself is done by the caller (with progress). */
 import { App, Progress, Typography, Upload } from 'antd';
 import { InboxOutlined } from '@ant-design/icons';
 import { useTranslation } from 'react-i18next';

@@ -1,5 +1,5 @@
 /**
- * Spider detail, Config tab (spec §2; issue 7 item 3): the Spiderfile of a configurable spider as YAML text in
+ * Spider detail, Config tab: the Spiderfile of a configurable spider as YAML text in
  * CodeMirror, checked as you type with the shared validator (problems with their line), saved through
  * `POST /config_spiders/{id}/spiderfile` (the server validates again and keeps the text as written). The Rules
  * tab edits the same query, so a save here shows there and the other way round.
@@ -127,7 +127,14 @@ export default function ConfigTab({ spider }: SpiderTabProps) {
           >
             {t('configSpider:reset')}
           </Button>
-          <Button type="primary" icon={<SaveOutlined />} loading={saving} onClick={() => void save()} data-tour="config-yaml-save" data-testid="config-save">
+          <Button
+            type="primary"
+            icon={<SaveOutlined />}
+            loading={saving}
+            onClick={() => void save()}
+            data-tour="config-yaml-save"
+            data-testid="config-save"
+          >
             {t('common:save')}
           </Button>
         </Space>
@@ -142,7 +149,9 @@ export default function ConfigTab({ spider }: SpiderTabProps) {
             <ul className="config-problems" data-testid="config-problems">
               {problems.map((p, i) => (
                 <li key={i}>
-                  {p.line ? <span className="config-problem-line">{t('configSpider:line', { line: p.line })}</span> : null}
+                  {p.line ? (
+                    <span className="config-problem-line">{t('configSpider:line', { line: p.line })}</span>
+                  ) : null}
                   {p.message}
                 </li>
               ))}
@@ -150,7 +159,15 @@ export default function ConfigTab({ spider }: SpiderTabProps) {
           }
         />
       )}
-      {serverError && <Alert type="error" showIcon message={t('configSpider:saveFailed')} description={serverError} data-testid="config-error" />}
+      {serverError && (
+        <Alert
+          type="error"
+          showIcon
+          message={t('configSpider:saveFailed')}
+          description={serverError}
+          data-testid="config-error"
+        />
+      )}
       <div className="config-editor" data-tour="config-yaml" data-testid="config-editor">
         <Suspense fallback={<Spin className="spider-tab-loading" />}>
           <CodeEditor filename="Spiderfile.yaml" value={draft} onChange={setDraft} onSave={() => void save()} />

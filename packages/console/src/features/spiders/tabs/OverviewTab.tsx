@@ -1,4 +1,4 @@
-/** Spider detail, Overview tab: the spider's fields with spec §5 validation and save; Scrapy and Git panels below. */
+/** Spider detail, Overview tab: the spider's fields with their validation and save; Scrapy and Git panels below. */
 import { useEffect, useMemo } from 'react';
 import { App, Button, Col, Descriptions, Divider, Form, Input, Radio, Row, Select, Switch, Typography } from 'antd';
 import { SaveOutlined } from '@ant-design/icons';
@@ -251,7 +251,7 @@ export default function OverviewTab({ spider }: SpiderTabProps) {
           </Button>
         </div>
       </Form>
-      {/* issue 7: Scrapy project and Git repository panels (components/ScrapyPanel.tsx, GitPanel.tsx) */}
+      {/* Scrapy project and Git repository panels (components/ScrapyPanel.tsx, GitPanel.tsx) */}
       {spider.is_scrapy && <ScrapyPanel spider={spider} />}
       <GitPanel spider={spider} />
     </div>

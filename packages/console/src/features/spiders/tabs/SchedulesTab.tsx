@@ -1,4 +1,4 @@
-// Spider detail "Schedules" tab (issue 5): this spider's schedules, with add/edit/run/toggle/delete.
+// Spider detail "Schedules" tab: this spider's schedules, with add/edit/run/toggle/delete.
 import { useState } from 'react';
 import { Button, Space } from 'antd';
 import { PlusOutlined } from '@ant-design/icons';
@@ -23,8 +23,19 @@ export default function SchedulesTab({ spider, active }: SpiderTabProps) {
           {t('add')}
         </Button>
       </Space>
-      <ScheduleTable schedules={rows} loading={schedules.isLoading} hideSpider onEdit={setEditing} onShowTasks={setTasksOf} />
-      <ScheduleFormModal open={editing !== undefined} schedule={editing} spiderId={spider._id} onClose={() => setEditing(undefined)} />
+      <ScheduleTable
+        schedules={rows}
+        loading={schedules.isLoading}
+        hideSpider
+        onEdit={setEditing}
+        onShowTasks={setTasksOf}
+      />
+      <ScheduleFormModal
+        open={editing !== undefined}
+        schedule={editing}
+        spiderId={spider._id}
+        onClose={() => setEditing(undefined)}
+      />
       <ScheduleTasksDrawer schedule={tasksOf} onClose={() => setTasksOf(null)} />
     </div>
   );

@@ -1,4 +1,4 @@
-/** Task overview (spec §3 Task): fields, spider and node links (node id of all zeros = none), error message. */
+/** Task overview: fields, spider and node links (node id of all zeros = none), error message. */
 import { Descriptions, Typography } from 'antd';
 import { Link } from 'react-router';
 import { useTranslation } from 'react-i18next';
@@ -12,7 +12,13 @@ export default function OverviewView({ task }: { task: TaskDetail }) {
   const d = durations(task, now);
   const none = <Typography.Text type="secondary">{t('none')}</Typography.Text>;
   return (
-    <Descriptions bordered size="small" column={{ xs: 1, sm: 1, md: 2 }} className="task-overview" data-testid="task-overview">
+    <Descriptions
+      bordered
+      size="small"
+      column={{ xs: 1, sm: 1, md: 2 }}
+      className="task-overview"
+      data-testid="task-overview"
+    >
       <Descriptions.Item label={t('fields.id')}>
         <Typography.Text copyable className="mono">
           {task._id}
@@ -24,12 +30,22 @@ export default function OverviewView({ task }: { task: TaskDetail }) {
         </span>
       </Descriptions.Item>
       <Descriptions.Item label={t('fields.spider')}>
-        {task.spider ? <Link to={`/spiders/${task.spider_id}`}>{task.spider.display_name || task.spider.name}</Link> : task.spider_name || none}
+        {task.spider ? (
+          <Link to={`/spiders/${task.spider_id}`}>{task.spider.display_name || task.spider.name}</Link>
+        ) : (
+          task.spider_name || none
+        )}
       </Descriptions.Item>
       <Descriptions.Item label={t('fields.node')}>
-        {isEmptyId(task.node_id) ? none : <Link to={`/nodes/${task.node_id}`}>{task.node?.name ?? task.node_name ?? task.node_id}</Link>}
+        {isEmptyId(task.node_id) ? (
+          none
+        ) : (
+          <Link to={`/nodes/${task.node_id}`}>{task.node?.name ?? task.node_name ?? task.node_id}</Link>
+        )}
       </Descriptions.Item>
-      <Descriptions.Item label={t('fields.runType')}>{t(`runTypes.${task.run_type}`, { defaultValue: task.run_type })}</Descriptions.Item>
+      <Descriptions.Item label={t('fields.runType')}>
+        {t(`runTypes.${task.run_type}`, { defaultValue: task.run_type })}
+      </Descriptions.Item>
       <Descriptions.Item label={t('fields.type')}>{task.type}</Descriptions.Item>
       <Descriptions.Item label={t('fields.cmd')} span={2}>
         <Typography.Text className="mono" copyable={!!task.cmd}>
@@ -63,7 +79,13 @@ export default function OverviewView({ task }: { task: TaskDetail }) {
         </Descriptions.Item>
       )}
       <Descriptions.Item label={t('fields.errorMessage')} span={2}>
-        {task.error ? <div className="task-error-msg" data-testid="task-error">{task.error}</div> : '-'}
+        {task.error ? (
+          <div className="task-error-msg" data-testid="task-error">
+            {task.error}
+          </div>
+        ) : (
+          '-'
+        )}
       </Descriptions.Item>
     </Descriptions>
   );

@@ -1,7 +1,10 @@
-/** Task results (spec §3, §7, §9): columns from the first row's keys, page size 10, Download CSV as data.csv. */
+/**
+ * Task results: columns from the first row's keys, page size 10, Download CSV as data.csv (or, for Excel, with a
+ * UTF-8 byte order mark so that Chinese text opens correctly).
+ */
 import { useMemo, useState } from 'react';
-import { App, Button, Empty, Table, Tooltip, Typography } from 'antd';
-import { DownloadOutlined, ReloadOutlined } from '@ant-design/icons';
+import { App, Button, Dropdown, Empty, Space, Table, Tooltip, Typography } from 'antd';
+import { DownOutlined, DownloadOutlined, ReloadOutlined } from '@ant-design/icons';
 import { useTranslation } from 'react-i18next';
 import { RESULTS_PAGE_SIZE } from '@crawldeck/shared';
 import { downloadResultsCsv, useTaskResults, type TaskDetail } from '../api.ts';
@@ -40,10 +43,10 @@ export default function ResultsView({ task, active }: { task: TaskDetail; active
     [rows],
   );
 
-  const download = async () => {
+  const download = async (bom: boolean) => {
     setDownloading(true);
     try {
-      await downloadResultsCsv(task._id);
+      await downloadResultsCsv(task._id, { bom });
     } catch (err) {
       void message.error(String((err as Error).message));
     } finally {
@@ -59,11 +62,42 @@ export default function ResultsView({ task, active }: { task: TaskDetail; active
         </Typography.Text>
         <span>
           <Tooltip title={t('refresh')}>
-            <Button icon={<ReloadOutlined />} onClick={() => void results.refetch()} loading={results.isFetching} style={{ marginRight: 8 }} />
+            <Button
+              icon={<ReloadOutlined />}
+              onClick={() => void results.refetch()}
+              loading={results.isFetching}
+              style={{ marginRight: 8 }}
+            />
           </Tooltip>
-          <Button type="primary" icon={<DownloadOutlined />} loading={downloading} disabled={!results.data?.total} onClick={() => void download()} data-testid="results-download">
-            {t('results.download')}
-          </Button>
+          <Space.Compact>
+            <Button
+              type="primary"
+              icon={<DownloadOutlined />}
+              loading={downloading}
+              disabled={!results.data?.total}
+              onClick={() => void download(false)}
+              data-testid="results-download"
+            >
+              {t('results.download')}
+            </Button>
+            <Dropdown
+              trigger={['click']}
+              disabled={!results.data?.total || downloading}
+              menu={{
+                items: [
+                  { key: 'bom', label: <span data-testid="results-download-bom">{t('results.downloadBom')}</span> },
+                ],
+                onClick: () => void download(true),
+              }}
+            >
+              <Button
+                type="primary"
+                icon={<DownOutlined />}
+                aria-label={t('results.downloadOptions')}
+                data-testid="results-download-more"
+              />
+            </Dropdown>
+          </Space.Compact>
         </span>
       </div>
       <Table<Record<string, unknown>>
@@ -74,7 +108,13 @@ export default function ResultsView({ task, active }: { task: TaskDetail; active
         loading={results.isLoading}
         scroll={{ x: 'max-content' }}
         locale={{ emptyText: <Empty description={t('results.empty')} /> }}
-        pagination={{ current: page, pageSize: RESULTS_PAGE_SIZE, total: results.data?.total ?? 0, onChange: setPage, showSizeChanger: false }}
+        pagination={{
+          current: page,
+          pageSize: RESULTS_PAGE_SIZE,
+          total: results.data?.total ?? 0,
+          onChange: setPage,
+          showSizeChanger: false,
+        }}
         data-testid="results-table"
       />
     </div>

@@ -1,9 +1,10 @@
 /**
- * Run dialog (spec §7 PUT /tasks, POST /spiders-run): run type random / all nodes / selected nodes with a node
- * picker, and the parameters appended to the spider's command (docs/spiders.md "Command line").
+ * Run dialog (PUT /tasks for one spider, POST /spiders-run for several): run type random / all nodes / selected
+ * nodes with a node picker, and the parameters appended to the spider's command.
  * Scrapy projects: the spider names come from GET /spiders/{id}/scrapy/spiders. The node runs `cmd + ' ' + param`,
  * so when the command is a bare `scrapy crawl` (or empty) the chosen name goes into the param; when the command
- * already names a spider (`scrapy crawl quotes`), that name is fixed and the param carries only extra options.
+ * already names a spider (`scrapy crawl quotes`), the picker shows that name chosen (the project's other spiders
+ * listed but not selectable: running one means changing the command) and the param carries only extra options.
  */
 import { useEffect, useMemo, useState } from 'react';
 import { App, Alert, Button, Form, Input, Modal, Radio, Select, Space, Tag, Typography } from 'antd';
@@ -12,6 +13,7 @@ import { useNavigate } from 'react-router';
 import { useTranslation } from 'react-i18next';
 import type { ButtonProps } from 'antd';
 import type { RunType } from '@crawldeck/shared';
+import { failureText } from '../../../api/request.ts';
 import { useFilterOptions, useRunSpiders, useRunTask, useScrapySpiderNames } from '../api.ts';
 import { buildParam, scrapyMode } from '../run-param.ts';
 
@@ -30,7 +32,15 @@ interface FormValues {
   scrapy_spider?: string;
 }
 
-export default function RunDialog({ open, spiders, onClose }: { open: boolean; spiders: RunnableSpider[]; onClose(): void }) {
+export default function RunDialog({
+  open,
+  spiders,
+  onClose,
+}: {
+  open: boolean;
+  spiders: RunnableSpider[];
+  onClose(): void;
+}) {
   const { t } = useTranslation(['tasks', 'common']);
   const { message, notification } = App.useApp();
   const navigate = useNavigate();
@@ -42,6 +52,8 @@ export default function RunDialog({ open, spiders, onClose }: { open: boolean; s
   const scrapy = !!single?.is_scrapy;
   const mode = scrapy ? scrapyMode(single?.cmd) : { mode: 'none' as const };
   const needsName = scrapy && (mode.mode === 'name' || mode.mode === 'full');
+  const fixedName = scrapy && mode.mode === 'fixed' ? mode.fixedName : undefined;
+  const showPicker = needsName || !!fixedName;
   const names = useScrapySpiderNames(single?._id ?? '', open && scrapy);
   const runType = Form.useWatch('run_type', form);
   const param = Form.useWatch('param', form);
@@ -51,11 +63,13 @@ export default function RunDialog({ open, spiders, onClose }: { open: boolean; s
   useEffect(() => {
     if (open) {
       form.resetFields();
+      if (fixedName) form.setFieldValue('scrapy_spider', fixedName);
       setError(null);
     }
-  }, [open, form]);
+  }, [open, form, fixedName]);
   useEffect(() => {
-    if (open && needsName && names.data?.length && !form.getFieldValue('scrapy_spider')) form.setFieldValue('scrapy_spider', names.data[0]);
+    if (open && needsName && names.data?.length && !form.getFieldValue('scrapy_spider'))
+      form.setFieldValue('scrapy_spider', names.data[0]);
   }, [open, needsName, names.data, form]);
 
   const preview = useMemo(() => {
@@ -65,13 +79,27 @@ export default function RunDialog({ open, spiders, onClose }: { open: boolean; s
   }, [single, scrapy, scrapyName, param]);
 
   const submit = async () => {
-    const v = await form.validateFields();
+    let v: FormValues;
+    try {
+      v = await form.validateFields();
+    } catch {
+      return; // the form shows what is missing
+    }
     setError(null);
     try {
       const node_ids = v.run_type === 'selected-nodes' ? v.node_ids : undefined;
       const ids = single
-        ? await runOne.mutateAsync({ spider_id: single._id, run_type: v.run_type, node_ids, param: buildParam(single.cmd, scrapy, v.scrapy_spider, v.param) || undefined })
-        : await runMany.mutateAsync({ task_params: spiders.map((s) => ({ spider_id: s._id, param: v.param?.trim() || undefined })), run_type: v.run_type, node_ids });
+        ? await runOne.mutateAsync({
+            spider_id: single._id,
+            run_type: v.run_type,
+            node_ids,
+            param: buildParam(single.cmd, scrapy, v.scrapy_spider, v.param) || undefined,
+          })
+        : await runMany.mutateAsync({
+            task_params: spiders.map((s) => ({ spider_id: s._id, param: v.param?.trim() || undefined })),
+            run_type: v.run_type,
+            node_ids,
+          });
       onClose();
       const key = `run-${Date.now()}`;
       notification.success({
@@ -94,7 +122,7 @@ export default function RunDialog({ open, spiders, onClose }: { open: boolean; s
           ) : undefined,
       });
     } catch (err) {
-      setError((err as Error).message);
+      setError(failureText(err));
       void message.destroy();
     }
   };
@@ -112,7 +140,11 @@ export default function RunDialog({ open, spiders, onClose }: { open: boolean; s
     <Modal
       open={open}
       onCancel={onClose}
-      title={single ? `${t('tasks:run.title')} · ${single.display_name || single.name}` : t('tasks:run.titleMany', { count: spiders.length })}
+      title={
+        single
+          ? `${t('tasks:run.title')} · ${single.display_name || single.name}`
+          : t('tasks:run.titleMany', { count: spiders.length })
+      }
       okText={t('tasks:run.submit')}
       cancelText={t('common:cancel')}
       okButtonProps={{ icon: <CaretRightOutlined />, className: 'run-submit' }}
@@ -129,7 +161,9 @@ export default function RunDialog({ open, spiders, onClose }: { open: boolean; s
           ))}
         </Space>
       )}
-      {nodes.isSuccess && !anyOnline && <Alert type="warning" showIcon message={t('tasks:run.noOnline')} style={{ marginBottom: 12 }} />}
+      {nodes.isSuccess && !anyOnline && (
+        <Alert type="warning" showIcon message={t('tasks:run.noOnline')} style={{ marginBottom: 12 }} />
+      )}
       <Form<FormValues> form={form} layout="vertical" initialValues={{ run_type: 'random' }} requiredMark>
         <Form.Item name="run_type" label={t('tasks:run.runType')} required>
           <Radio.Group optionType="button" buttonStyle="solid" className="run-type">
@@ -139,7 +173,11 @@ export default function RunDialog({ open, spiders, onClose }: { open: boolean; s
           </Radio.Group>
         </Form.Item>
         {runType === 'selected-nodes' && (
-          <Form.Item name="node_ids" label={t('tasks:run.nodes')} rules={[{ required: true, message: t('tasks:run.nodesRequired') }]}>
+          <Form.Item
+            name="node_ids"
+            label={t('tasks:run.nodes')}
+            rules={[{ required: true, message: t('tasks:run.nodesRequired') }]}
+          >
             <Select
               mode="multiple"
               className="run-nodes"
@@ -148,27 +186,40 @@ export default function RunDialog({ open, spiders, onClose }: { open: boolean; s
                 <Space>
                   <span>{o.label}</span>
                   <Tag bordered={false}>{o.data.type}</Tag>
-                  {o.data.status !== 'online' && <Tag color={o.data.status === 'offline' ? 'default' : 'orange'}>{t(`tasks:run.${o.data.status}`)}</Tag>}
+                  {o.data.status !== 'online' && (
+                    <Tag color={o.data.status === 'offline' ? 'default' : 'orange'}>
+                      {t(`tasks:run.${o.data.status}`)}
+                    </Tag>
+                  )}
                 </Space>
               )}
             />
           </Form.Item>
         )}
-        {scrapy && needsName && (
-          <Form.Item name="scrapy_spider" label={t('tasks:run.scrapySpider')} rules={[{ required: true, message: t('tasks:run.scrapySpiderRequired') }]}>
+        {showPicker && (
+          <Form.Item
+            name="scrapy_spider"
+            label={t('tasks:run.scrapySpider')}
+            rules={[{ required: true, message: t('tasks:run.scrapySpiderRequired') }]}
+            extra={fixedName ? t('tasks:run.scrapyFixed') : undefined}
+          >
             <Select
               showSearch
               loading={names.isLoading}
               className="run-scrapy-spider"
-              options={(names.data ?? []).map((n) => ({ value: n, label: n }))}
+              options={scrapyOptions(names.data, fixedName)}
               status={names.isError ? 'error' : undefined}
             />
           </Form.Item>
         )}
         {scrapy && names.isError && (
-          <Alert type="error" showIcon style={{ marginBottom: 12 }} message={t('tasks:run.scrapyLoadError', { error: (names.error as Error).message })} />
+          <Alert
+            type="error"
+            showIcon
+            style={{ marginBottom: 12 }}
+            message={t('tasks:run.scrapyLoadError', { error: failureText(names.error) })}
+          />
         )}
-        {scrapy && mode.mode === 'fixed' && <Alert type="info" showIcon style={{ marginBottom: 12 }} message={t('tasks:run.scrapyFixed')} />}
         <Form.Item
           name="param"
           label={scrapy ? t('tasks:run.scrapyFlags') : t('tasks:run.param')}
@@ -189,13 +240,32 @@ export default function RunDialog({ open, spiders, onClose }: { open: boolean; s
   );
 }
 
+/**
+ * The Scrapy spiders to pick from. A command that names a spider fixes the choice: that name (listed even before
+ * the project's spiders are loaded) is the only one selectable.
+ */
+function scrapyOptions(names: string[] | undefined, fixedName: string | undefined) {
+  const all = fixedName && !names?.includes(fixedName) ? [fixedName, ...(names ?? [])] : (names ?? []);
+  return all.map((n) => ({ value: n, label: n, disabled: !!fixedName && n !== fixedName }));
+}
+
 /** The Run button with its dialog, mounted on the spider list (row and batch) and the spider detail header. */
-export function RunSpiderButton({ spiders, batch, ...props }: { spiders: RunnableSpider[]; batch?: boolean } & Omit<ButtonProps, 'onClick'>) {
+export function RunSpiderButton({
+  spiders,
+  batch,
+  ...props
+}: { spiders: RunnableSpider[]; batch?: boolean } & Omit<ButtonProps, 'onClick'>) {
   const { t } = useTranslation('tasks');
   const [open, setOpen] = useState(false);
   return (
     <>
-      <Button icon={<CaretRightOutlined />} {...props} disabled={!spiders.length || props.disabled} onClick={() => setOpen(true)} data-testid={batch ? 'spider-batch-run' : 'spider-run'}>
+      <Button
+        icon={<CaretRightOutlined />}
+        {...props}
+        disabled={!spiders.length || props.disabled}
+        onClick={() => setOpen(true)}
+        data-testid={batch ? 'spider-batch-run' : 'spider-run'}
+      >
         {batch ? t('run.batch', { count: spiders.length }) : t('run.button')}
       </Button>
       <RunDialog open={open} spiders={spiders} onClose={() => setOpen(false)} />

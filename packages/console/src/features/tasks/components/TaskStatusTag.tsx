@@ -1,6 +1,14 @@
-/** Status tag with the spec's labels (Pending, Running, Finished, Error, Cancelled, Abnormal, NA) and colours. */
+/** Status tag with the product's labels (Pending, Running, Finished, Error, Cancelled, Abnormal, NA) and colours. */
 import { Tag } from 'antd';
-import { CheckCircleOutlined, ClockCircleOutlined, CloseCircleOutlined, ExclamationCircleOutlined, MinusCircleOutlined, QuestionCircleOutlined, SyncOutlined } from '@ant-design/icons';
+import {
+  CheckCircleOutlined,
+  ClockCircleOutlined,
+  CloseCircleOutlined,
+  ExclamationCircleOutlined,
+  MinusCircleOutlined,
+  QuestionCircleOutlined,
+  SyncOutlined,
+} from '@ant-design/icons';
 import { useTranslation } from 'react-i18next';
 import { STATUS_COLORS } from '../format.ts';
 

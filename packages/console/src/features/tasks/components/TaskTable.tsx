@@ -1,4 +1,8 @@
-/** Task table shared by the task list, the spider Tasks tab and the node detail (spec §2, §3 Task). */
+/**
+ * Task table shared by the task list, the spider Tasks tab and the node detail. It fits a 1400 px window without
+ * sideways scrolling: start and finish times, the wait and the total duration show only on wider screens (xxl);
+ * the task detail has them all.
+ */
 import { Button, Space, Table, Tooltip, Typography } from 'antd';
 import type { TableProps } from 'antd';
 import { DeleteOutlined, EyeOutlined, RedoOutlined, StopOutlined } from '@ant-design/icons';
@@ -8,6 +12,7 @@ import type { TaskInfo } from '@crawldeck/shared';
 import { ACTIVE_STATUSES, durations, formatDuration, formatTs, isEmptyId, useNow } from '../format.ts';
 import TaskStatusTag from './TaskStatusTag.tsx';
 import { useTaskActions } from './useTaskActions.tsx';
+import { WIDE_SCREEN_ONLY as WIDE } from '../../../app/breakpoints.ts';
 
 export interface TaskTableProps {
   rows: TaskInfo[];
@@ -35,7 +40,7 @@ export default function TaskTable({ rows, total, page, pageSize, onPage, loading
       title: t('fields.status'),
       dataIndex: 'status',
       key: 'status',
-      width: 116,
+      width: 110,
       fixed: 'left',
       render: (s: string, r) => (
         <Link to={`/tasks/${r._id}`} className="task-link" data-task-id={r._id}>
@@ -50,7 +55,7 @@ export default function TaskTable({ rows, total, page, pageSize, onPage, loading
             title: t('fields.spider'),
             dataIndex: 'spider_name',
             key: 'spider',
-            width: 180,
+            width: 160,
             ellipsis: true,
             render: (n: string, r: TaskInfo) => (
               <Link to={`/spiders/${r.spider_id}`} className="task-spider-link">
@@ -66,7 +71,7 @@ export default function TaskTable({ rows, total, page, pageSize, onPage, loading
             title: t('fields.node'),
             dataIndex: 'node_name',
             key: 'node',
-            width: 130,
+            width: 120,
             ellipsis: true,
             render: (n: string | undefined, r: TaskInfo) =>
               isEmptyId(r.node_id) ? <Typography.Text type="secondary">{t('none')}</Typography.Text> : <Link to={`/nodes/${r.node_id}`}>{n || r.node_id.slice(-8)}</Link>,
@@ -79,17 +84,17 @@ export default function TaskTable({ rows, total, page, pageSize, onPage, loading
             title: t('fields.schedule'),
             dataIndex: 'schedule_id',
             key: 'schedule',
-            width: 120,
+            width: 110,
             ellipsis: true,
             render: (id: string | null) => (id && !isEmptyId(id) ? scheduleNames?.get(id) ?? id.slice(-8) : <Typography.Text type="secondary">-</Typography.Text>),
           },
         ]),
     { title: t('fields.createTs'), dataIndex: 'create_ts', key: 'create_ts', width: 160, render: formatTs },
-    { title: t('fields.startTs'), dataIndex: 'start_ts', key: 'start_ts', width: 160, render: formatTs },
-    { title: t('fields.finishTs'), dataIndex: 'finish_ts', key: 'finish_ts', width: 160, render: formatTs },
-    { title: t('fields.waitDuration'), key: 'wait', width: 100, align: 'right', render: (_: unknown, r) => formatDuration(durations(r, now).wait) },
+    { title: t('fields.startTs'), dataIndex: 'start_ts', key: 'start_ts', width: 160, responsive: WIDE, render: formatTs },
+    { title: t('fields.finishTs'), dataIndex: 'finish_ts', key: 'finish_ts', width: 160, responsive: WIDE, render: formatTs },
+    { title: t('fields.waitDuration'), key: 'wait', width: 100, align: 'right', responsive: WIDE, render: (_: unknown, r) => formatDuration(durations(r, now).wait) },
     { title: t('fields.runtimeDuration'), key: 'runtime', width: 100, align: 'right', render: (_: unknown, r) => formatDuration(durations(r, now).runtime) },
-    { title: t('fields.totalDuration'), key: 'total', width: 100, align: 'right', render: (_: unknown, r) => formatDuration(durations(r, now).total) },
+    { title: t('fields.totalDuration'), key: 'total', width: 100, align: 'right', responsive: WIDE, render: (_: unknown, r) => formatDuration(durations(r, now).total) },
     {
       title: t('fields.resultCount'),
       dataIndex: 'result_count',
@@ -134,7 +139,7 @@ export default function TaskTable({ rows, total, page, pageSize, onPage, loading
       columns={columns}
       dataSource={rows}
       loading={loading || actions.pending}
-      scroll={{ x: 1520 }}
+      scroll={{ x: 'max-content' }}
       rowSelection={onSelect ? { selectedRowKeys: selected ?? [], onChange: (keys) => onSelect(keys as string[]) } : undefined}
       pagination={{ current: page, pageSize, total, onChange: onPage, showSizeChanger: false, showTotal: (n) => t('total', { count: n }) }}
     />

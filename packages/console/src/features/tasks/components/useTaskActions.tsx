@@ -1,9 +1,13 @@
-/** Cancel / restart / delete with confirmation and a result toast (single or batch; spec §4). */
+/** Cancel / restart / delete with confirmation and a result toast (single or batch). */
 import { App } from 'antd';
 import { useTranslation } from 'react-i18next';
 import { useCancelTasks, useDeleteTasks, useRestartTasks } from '../api.ts';
 
-export function useTaskActions(after?: { restarted?(ids: string[]): void; deleted?(ids: string[]): void; done?(): void }) {
+export function useTaskActions(after?: {
+  restarted?(ids: string[]): void;
+  deleted?(ids: string[]): void;
+  done?(): void;
+}) {
   const { t } = useTranslation(['tasks', 'common']);
   const { modal, message } = App.useApp();
   const cancel = useCancelTasks();

@@ -1,4 +1,4 @@
-/** Add / edit user dialog with the spec §5 rules: username ≤ 100, password ≥ 5, two passwords match, e-mail format. */
+/** Add / edit user dialog with the account rules: username ≤ 100, password ≥ 5, two passwords match, e-mail format. */
 import { useEffect } from 'react';
 import { Form, Input, Modal, Select, message } from 'antd';
 import { useTranslation } from 'react-i18next';
@@ -39,16 +39,29 @@ export function UserFormDialog({ open, user, onClose }: { open: boolean; user: U
       if (user) {
         await update.mutateAsync({
           id: user._id,
-          body: { role: values.role, email: values.email?.trim() ?? '', ...(values.password ? { password: values.password } : {}) },
+          body: {
+            role: values.role,
+            email: values.email?.trim() ?? '',
+            ...(values.password ? { password: values.password } : {}),
+          },
         });
         void message.success(t('saved'));
       } else {
-        await add.mutateAsync({ username: values.username.trim(), password: values.password!, role: values.role, email: values.email?.trim() || undefined });
+        await add.mutateAsync({
+          username: values.username.trim(),
+          password: values.password!,
+          role: values.role,
+          email: values.email?.trim() || undefined,
+        });
         void message.success(t('added'));
       }
       onClose();
     } catch (err) {
-      if (err instanceof ApiRequestError && err.status === 409 && /username/.test(err.errorText)) {
+      if (
+        err instanceof ApiRequestError &&
+        err.status === 409 &&
+        (err.code === 'user.exists' || /username/.test(err.body?.error ?? ''))
+      ) {
         form.setFields([{ name: 'username', errors: [t('validation.usernameExists')] }]);
       }
     }
@@ -68,7 +81,12 @@ export function UserFormDialog({ open, user, onClose }: { open: boolean; user: U
         <Form.Item
           name="username"
           label={t('username')}
-          rules={[{ validator: (_, v: string | undefined) => (isValidUsername(v ?? '') ? Promise.resolve() : Promise.reject(new Error(t('validation.username')))) }]}
+          rules={[
+            {
+              validator: (_, v: string | undefined) =>
+                isValidUsername(v ?? '') ? Promise.resolve() : Promise.reject(new Error(t('validation.username'))),
+            },
+          ]}
         >
           <Input disabled={editing} autoComplete="off" maxLength={100} />
         </Form.Item>
@@ -79,7 +97,9 @@ export function UserFormDialog({ open, user, onClose }: { open: boolean; user: U
           rules={[
             {
               validator: (_, v: string | undefined) =>
-                (editing && !v) || isValidPassword(v ?? '') ? Promise.resolve() : Promise.reject(new Error(t('validation.passwordLength'))),
+                (editing && !v) || isValidPassword(v ?? '')
+                  ? Promise.resolve()
+                  : Promise.reject(new Error(t('validation.passwordLength'))),
             },
           ]}
         >
@@ -92,7 +112,9 @@ export function UserFormDialog({ open, user, onClose }: { open: boolean; user: U
           rules={[
             ({ getFieldValue }) => ({
               validator: (_, v: string | undefined) =>
-                (getFieldValue('password') ?? '') === (v ?? '') ? Promise.resolve() : Promise.reject(new Error(t('validation.passwordMismatch'))),
+                (getFieldValue('password') ?? '') === (v ?? '')
+                  ? Promise.resolve()
+                  : Promise.reject(new Error(t('validation.passwordMismatch'))),
             }),
           ]}
         >
@@ -104,7 +126,14 @@ export function UserFormDialog({ open, user, onClose }: { open: boolean; user: U
         <Form.Item
           name="email"
           label={t('email')}
-          rules={[{ validator: (_, v: string | undefined) => (!v?.trim() || isValidEmail(v.trim()) ? Promise.resolve() : Promise.reject(new Error(t('validation.email')))) }]}
+          rules={[
+            {
+              validator: (_, v: string | undefined) =>
+                !v?.trim() || isValidEmail(v.trim())
+                  ? Promise.resolve()
+                  : Promise.reject(new Error(t('validation.email'))),
+            },
+          ]}
         >
           <Input inputMode="email" autoComplete="off" />
         </Form.Item>

@@ -1,0 +1,244 @@
+/** The project's settings.py as a table: typed value editors, key autocomplete from Scrapy's known settings. */
+import { useEffect, useMemo, useState, type HTMLAttributes } from 'react';
+import { App, AutoComplete, Button, Input, Select, Table, Tag, Tooltip, Typography } from 'antd';
+import { DeleteOutlined, PlusOutlined, SaveOutlined } from '@ant-design/icons';
+import { useTranslation } from 'react-i18next';
+import {
+  SCRAPY_SETTING_NAMES,
+  SCRAPY_SETTING_TYPES,
+  type ScrapySetting,
+  type ScrapySettingType,
+} from '@crawldeck/shared';
+import { useScrapySection } from '../../toolsApi.ts';
+import type { Spider } from '../../types.ts';
+import ScrapySettingValue, { fromDraft, objectProblem, toDraft, type DraftValue } from '../ScrapySettingValue.tsx';
+import { IDENT, nextRowUid, SectionError, SectionToolbar, useSectionError, useSectionSave } from './scrapySection.tsx';
+
+const SETTING_TYPES: ScrapySettingType[] = ['string', 'number', 'boolean', 'array', 'object'];
+
+interface SettingRow {
+  uid: number;
+  key: string;
+  type: ScrapySettingType;
+  value: DraftValue;
+  expression?: boolean;
+}
+
+const toRows = (list: ScrapySetting[]): SettingRow[] =>
+  list.map((s) => ({
+    uid: nextRowUid(),
+    key: s.key,
+    type: s.type,
+    expression: s.expression,
+    value: toDraft(s.type, s.value, s.expression),
+  }));
+
+export default function SettingsSection({ spider }: { spider: Spider }) {
+  const id = spider._id;
+  const { t } = useTranslation('scrapy');
+  const { message } = App.useApp();
+  const query = useScrapySection(id, 'settings');
+  const [error, setError] = useSectionError(query);
+  const [rows, setRows] = useState<SettingRow[]>([]);
+  const [dirty, setDirty] = useState(false);
+  const { saving, persist } = useSectionSave(id, 'settings', setError, t('settings.saved'));
+  const [filter, setFilter] = useState('');
+
+  useEffect(() => {
+    if (query.data) {
+      setRows(toRows(query.data));
+      setDirty(false);
+    }
+  }, [query.data]);
+
+  const patch = (uid: number, p: Partial<SettingRow>) => {
+    setRows((rs) => rs.map((r) => (r.uid === uid ? { ...r, ...p } : r)));
+    setDirty(true);
+  };
+
+  const setKey = (row: SettingRow, key: string) => {
+    const known = SCRAPY_SETTING_TYPES[key];
+    if (known && known !== row.type && !row.expression)
+      patch(row.uid, { key, type: known, value: toDraft(known, fromDraftSafe(row)) });
+    else patch(row.uid, { key });
+  };
+
+  const setType = (row: SettingRow, type: ScrapySettingType) =>
+    patch(row.uid, { type, value: toDraft(type, fromDraftSafe(row)) });
+
+  const problems = useMemo(() => {
+    const out = new Map<number, string>();
+    const seen = new Set<string>();
+    for (const r of rows) {
+      const k = r.key.trim();
+      if (!k) out.set(r.uid, t('settings.keyRequired'));
+      else if (!IDENT.test(k)) out.set(r.uid, t('identifier'));
+      else if (seen.has(k)) out.set(r.uid, t('settings.keyTwice', { key: k }));
+      else if (!r.expression && r.type === 'object' && objectProblem(r.value)) out.set(r.uid, t('settings.badJson'));
+      else if (!r.expression && r.type === 'number' && (r.value === null || r.value === ''))
+        out.set(r.uid, t('settings.badNumber'));
+      seen.add(k);
+    }
+    return out;
+  }, [rows, t]);
+
+  const save = async () => {
+    if (problems.size) {
+      void message.error(t('fixRows'));
+      return;
+    }
+    await persist(
+      rows.map((r) => ({
+        key: r.key.trim(),
+        type: r.type,
+        value: fromDraft(r.type, r.value, r.expression),
+        ...(r.expression ? { expression: true } : {}),
+      })),
+    );
+  };
+
+  const shown = filter ? rows.filter((r) => r.key.toLowerCase().includes(filter.toLowerCase())) : rows;
+
+  return (
+    <div className="scrapy-section" data-testid="scrapy-settings">
+      <SectionError section="settings" error={error} />
+      <SectionToolbar onReload={() => void query.refetch()} loading={query.isFetching}>
+        <Input.Search
+          allowClear
+          placeholder={t('settings.filter')}
+          onChange={(e) => setFilter(e.target.value)}
+          style={{ width: 220 }}
+        />
+        <Button
+          icon={<PlusOutlined />}
+          onClick={() => {
+            setRows((rs) => [...rs, { uid: nextRowUid(), key: '', type: 'string', value: '' }]);
+            setFilter('');
+            setDirty(true);
+          }}
+          data-testid="scrapy-setting-add"
+        >
+          {t('settings.add')}
+        </Button>
+        <Button
+          type="primary"
+          icon={<SaveOutlined />}
+          onClick={() => void save()}
+          loading={saving}
+          disabled={!query.data && !rows.length}
+          data-testid="scrapy-settings-save"
+        >
+          {t('save')}
+        </Button>
+        {dirty && <Typography.Text className="scrapy-unsaved">{t('unsaved')}</Typography.Text>}
+      </SectionToolbar>
+      <Table<SettingRow>
+        size="small"
+        rowKey="uid"
+        className="scrapy-settings-table"
+        loading={query.isLoading}
+        dataSource={shown}
+        pagination={false}
+        scroll={{ y: 480 }}
+        onRow={(r) => ({ 'data-key': r.key }) as HTMLAttributes<HTMLElement>}
+        columns={[
+          {
+            title: t('settings.key'),
+            dataIndex: 'key',
+            width: '34%',
+            render: (_, r) => (
+              <div>
+                <AutoComplete
+                  className="mono-input"
+                  style={{ width: '100%' }}
+                  value={r.key}
+                  status={problems.has(r.uid) ? 'error' : undefined}
+                  options={settingOptions(r.key)}
+                  onChange={(k: string) => setKey(r, k)}
+                  placeholder="DOWNLOAD_DELAY"
+                  data-testid="setting-key"
+                />
+                {problems.has(r.uid) && (
+                  <Typography.Text type="danger" className="scrapy-row-problem">
+                    {problems.get(r.uid)}
+                  </Typography.Text>
+                )}
+              </div>
+            ),
+          },
+          {
+            title: t('settings.type'),
+            dataIndex: 'type',
+            width: 130,
+            render: (_, r) =>
+              r.expression ? (
+                <Tooltip title={t('settings.expressionHint')}>
+                  <Tag color="gold">{t('settings.expression')}</Tag>
+                </Tooltip>
+              ) : (
+                <Select
+                  size="small"
+                  style={{ width: '100%' }}
+                  value={r.type}
+                  onChange={(v) => setType(r, v)}
+                  options={SETTING_TYPES.map((x) => ({ value: x, label: t(`types.${x}`) }))}
+                  data-testid="setting-type"
+                />
+              ),
+          },
+          {
+            title: t('settings.value'),
+            dataIndex: 'value',
+            render: (_, r) => (
+              <ScrapySettingValue
+                type={r.type}
+                value={r.value}
+                expression={r.expression}
+                onChange={(v) => patch(r.uid, { value: v })}
+              />
+            ),
+          },
+          {
+            title: '',
+            width: 48,
+            render: (_, r) => (
+              <Button
+                type="text"
+                danger
+                icon={<DeleteOutlined />}
+                aria-label={t('remove')}
+                onClick={() => {
+                  setRows((rs) => rs.filter((x) => x.uid !== r.uid));
+                  setDirty(true);
+                }}
+                data-testid="setting-remove"
+              />
+            ),
+          },
+        ]}
+      />
+    </div>
+  );
+}
+
+function fromDraftSafe(r: SettingRow): unknown {
+  try {
+    return fromDraft(r.type, r.value, r.expression);
+  } catch {
+    return r.value;
+  }
+}
+
+function settingOptions(input: string) {
+  const q = input.trim().toUpperCase();
+  const names = q ? SCRAPY_SETTING_NAMES.filter((n) => n.includes(q)) : SCRAPY_SETTING_NAMES;
+  return names.slice(0, 60).map((n) => ({
+    value: n,
+    label: (
+      <span className="scrapy-key-option">
+        <span className="mono-text">{n}</span>
+        <span className="scrapy-key-type">{SCRAPY_SETTING_TYPES[n]}</span>
+      </span>
+    ),
+  }));
+}
