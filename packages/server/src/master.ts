@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { startNode } from '@crawldeck/node';
 import { loadConfig, type MasterConfig } from './config.ts';
 import { openStore, type Store } from './store/db.ts';
 import { migrateToLatest } from './store/migrate.ts';
@@ -21,6 +20,8 @@ export interface RunningMaster extends BuiltApp {
  */
 async function startEmbeddedNode(m: RunningMaster): Promise<void> {
   if (!m.config.embeddedNode) return;
+  // Loaded only when used: a master without its own node starts without the node service's modules.
+  const { startNode } = await import('@crawldeck/node');
   const node = await startNode({
     master: m.url,
     key: m.config.nodeKey,
