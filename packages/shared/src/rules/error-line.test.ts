@@ -23,7 +23,10 @@ describe('error lines of real failing runs', () => {
   });
 
   it('the last line of a traceback counts whatever the exception class is called', () => {
-    expect(flagged('python-custom-exception.log')).toEqual(['Traceback (most recent call last):', 'QuotaExhausted: daily quota of 1000 requests used']);
+    expect(flagged('python-custom-exception.log')).toEqual([
+      'Traceback (most recent call last):',
+      'QuotaExhausted: daily quota of 1000 requests used',
+    ]);
   });
 
   it('a Scrapy callback failing with KeyError flags the ERROR record, the traceback and its cause, and no stats line', () => {
@@ -37,7 +40,9 @@ describe('error lines of real failing runs', () => {
     const errors = flagged('scrapy-dns-failures.log');
     expect(errors.filter((l) => l.includes("': "))).toEqual([]);
     expect(errors.filter((l) => / ERROR: Gave up retrying/.test(l))).toHaveLength(3);
-    expect(errors.filter((l) => l.startsWith('twisted.internet.error.DNSLookupError: DNS lookup failed'))).toHaveLength(3);
+    expect(errors.filter((l) => l.startsWith('twisted.internet.error.DNSLookupError: DNS lookup failed'))).toHaveLength(
+      3,
+    );
     expect(errors.filter((l) => / ERROR: Error downloading/.test(l))).toHaveLength(3);
   });
 

@@ -44,7 +44,9 @@ describe('Scrapy log parser', () => {
       '2026-01-02 03:04:06 [scrapy.core.engine] DEBUG: Crawled (404) <GET http://x/missing> (referer: None)',
       'not a record',
     ]);
-    expect(samples).toEqual([{ at: '2026-01-02 03:04:05', pages: 120, items: 2400, pages_per_min: 60, items_per_min: 1200 }]);
+    expect(samples).toEqual([
+      { at: '2026-01-02 03:04:05', pages: 120, items: 2400, pages_per_min: 60, items_per_min: 1200 },
+    ]);
     expect(state.statusCounts).toEqual({ '404': 1 });
     expect(state.levelCounts).toEqual({ INFO: 1, DEBUG: 1 });
   });
