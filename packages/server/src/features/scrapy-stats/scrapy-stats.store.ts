@@ -5,7 +5,7 @@ import type { DB } from '../../store/schema.ts';
 import type { ScrapyParseState } from './scrapy-log-parser.ts';
 
 /** The tables of this feature (migration 2026112230_scrapy_stats). */
-interface ScrapyStatsTables {
+type ScrapyStatsTables = {
   scrapy_task_stats: {
     task_id: string;
     spider_id: string;
@@ -17,7 +17,7 @@ interface ScrapyStatsTables {
     update_ts: number;
   };
   scrapy_task_samples: ScrapyStatsSample & { task_id: string; seq: number };
-}
+};
 
 type StatsDB = DB & ScrapyStatsTables;
 
