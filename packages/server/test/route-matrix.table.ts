@@ -204,4 +204,7 @@ export const ROUTES: Record<string, RouteRow> = {
   'DELETE /api/webhooks/{id}': { access: 'admin', id: 'webhook' },
   'POST /api/webhooks/{id}/test': { access: 'admin' },
   'GET /api/webhooks/{id}/deliveries': { access: 'admin', id: 'webhook' },
+
+  // Prometheus scrape target
+  'GET /metrics': { access: 'admin' },
 };

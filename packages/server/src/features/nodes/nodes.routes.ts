@@ -121,6 +121,7 @@ export const nodesFeature: Feature = async (app, ctx) => {
     if (!spider) throw new HttpError(410, 'spider gone');
     const r = await ingestItems(db, ctx.store.engine, req.params.id, req.body, { collection: spider.collection, isDedup: spider.isDedup, field: spider.dedupField, method: spider.dedupMethod });
     if (!r) throw new HttpError(410, 'task gone');
+    if (r.stored) ctx.events.emit('task.items', { taskId: req.params.id, stored: r.stored });
     return ok({ acked: r.acked } satisfies ShipAck);
   });
 
