@@ -4,7 +4,7 @@
  * server (events.test.ts checks the call sites against this map).
  */
 import { EventEmitter } from 'node:events';
-import type { NodeMetrics, NodeStatus } from '@crawldeck/shared';
+import type { NodeMetrics, NodeStatus, SuspiciousReason } from '@crawldeck/shared';
 
 /** A task changed status (created, running, final, deleted): live views, webhooks, the retry engine. */
 export interface TaskStatusEvent {
@@ -71,7 +71,6 @@ export interface TaskSuspiciousEvent {
   /** Median results of the spider's earlier finished runs (0 when it has none). */
   usualResults: number;
 }
-export type SuspiciousReason = 'error_lines' | 'no_results';
 
 export interface EventMap {
   'task.status': TaskStatusEvent;

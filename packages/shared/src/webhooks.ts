@@ -2,7 +2,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { Id, Str } from './bounds.ts';
 
 /** Notification webhooks (spec §1 "notification webhooks", §2 Settings → Notifications, §5 "A webhook URL is required"). */
-export const WEBHOOK_EVENTS = ['task_finished', 'task_error', 'task_cancelled', 'node_offline'] as const;
+export const WEBHOOK_EVENTS = ['task_finished', 'task_error', 'task_cancelled', 'node_offline', 'task_suspicious'] as const;
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
 
 export const WEBHOOK_ERRORS = {
