@@ -36,6 +36,8 @@ export interface MasterConfig {
   signupsPerHour: number;
   /** Where the log goes instead of stdout (tests read it). */
   logStream?: NodeJS.WritableStream;
+  /** Log lines for a person (coloured, one line each) instead of JSON: by default when stdout is a terminal. */
+  logPretty: boolean;
   /** CIDR ranges the master may reach when it fetches for users (previews, Git, webhooks) besides public addresses. */
   outboundAllow: string;
 }
@@ -111,6 +113,7 @@ export function loadConfig(overrides: Partial<MasterConfig> = {}, env: NodeJS.Pr
     loginMaxDelayMs: overrides.loginMaxDelayMs ?? positiveInt(env, 'CRAWLDECK_LOGIN_MAX_DELAY_SECONDS', 60) * 1000,
     signupsPerHour: overrides.signupsPerHour ?? positiveInt(env, 'CRAWLDECK_SIGNUPS_PER_HOUR', 10),
     logStream: overrides.logStream,
+    logPretty: overrides.logPretty ?? bool(env.CRAWLDECK_LOG_PRETTY, process.stdout.isTTY === true && !overrides.logStream),
     outboundAllow: checkedAllowList(overrides.outboundAllow ?? env.CRAWLDECK_OUTBOUND_ALLOW ?? ''),
   };
 }

@@ -1,0 +1,16 @@
+import { ERROR_CATALOGUE } from '@crawldeck/shared/core';
+import type { Messages } from '../index.ts';
+
+/**
+ * English texts of the server's error codes: the catalogue's own texts, nested by the dots of the code
+ * (`auth.unauthorized` → `errors:auth.unauthorized`). Generic codes show the server's reason as it is.
+ */
+const texts: Messages = {};
+for (const [code, text] of Object.entries(ERROR_CATALOGUE)) {
+  const parts = code.split('.');
+  let node = texts;
+  for (const p of parts.slice(0, -1)) node = (node[p] ??= {}) as Messages;
+  node[parts[parts.length - 1]] = text;
+}
+
+export default texts;
