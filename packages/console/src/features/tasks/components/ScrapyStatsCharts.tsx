@@ -6,6 +6,7 @@ import { GridComponent, LegendComponent, TooltipComponent } from 'echarts/compon
 import { CanvasRenderer } from 'echarts/renderers';
 import type { ScrapyStatsSample, SpiderScrapyRun } from '@crawldeck/shared';
 import { EChart } from '../../home/components/EChart.tsx';
+import { formatTs } from '../format.ts';
 
 echarts.use([BarChart, LineChart, GridComponent, TooltipComponent, LegendComponent, CanvasRenderer]);
 
@@ -78,7 +79,7 @@ export function CountsChart({
       legend: { top: 0 },
       xAxis: { type: 'category', data: keys },
       yAxis: { type: 'value', minInterval: 1 },
-      series: [{ name: label, type: 'bar', itemStyle: { color }, data: keys.map((k) => counts[k]) }],
+      series: [{ name: label, type: 'bar', barMaxWidth: 48, itemStyle: { color }, data: keys.map((k) => counts[k]) }],
     };
   }, [counts, label, color]);
   return <EChart style={{ height: HEIGHT }} option={option} />;
@@ -98,14 +99,26 @@ export function RunsChart({
       grid,
       tooltip: { trigger: 'axis', axisPointer: { type: 'shadow' } },
       legend: { top: 0 },
-      xAxis: { type: 'category', data: ordered.map((r) => r.create_ts.slice(5, 16).replace('T', ' ')) },
+      xAxis: { type: 'category', data: ordered.map((r) => formatTs(r.create_ts).slice(5, 16)) },
       yAxis: [
         { type: 'value', minInterval: 1 },
         { type: 'value', minInterval: 1, splitLine: { show: false } },
       ],
       series: [
-        { name: labels.items, type: 'bar', itemStyle: { color: '#52c41a' }, data: ordered.map((r) => r.items) },
-        { name: labels.pages, type: 'bar', itemStyle: { color: '#1677ff' }, data: ordered.map((r) => r.pages) },
+        {
+          name: labels.items,
+          type: 'bar',
+          barMaxWidth: 32,
+          itemStyle: { color: '#52c41a' },
+          data: ordered.map((r) => r.items),
+        },
+        {
+          name: labels.pages,
+          type: 'bar',
+          barMaxWidth: 32,
+          itemStyle: { color: '#1677ff' },
+          data: ordered.map((r) => r.pages),
+        },
         {
           name: labels.errors,
           type: 'line',
