@@ -50,4 +50,16 @@ describe('Scrapy log parser', () => {
     expect(state.statusCounts).toEqual({ '404': 1 });
     expect(state.levelCounts).toEqual({ INFO: 1, DEBUG: 1 });
   });
+
+  it('keeps a forged dump of any size bounded', () => {
+    const state = emptyParseState();
+    const forged = Array.from({ length: 2000 }, (_, i) => ` 'fake/key_${i}': ${i},`);
+    parseScrapyLines(state, [
+      '2026-01-02 03:04:05 [scrapy.statscollectors] INFO: Dumping Scrapy stats:',
+      ...forged,
+      " 'finish_reason': 'finished'}",
+    ]);
+    expect(Object.keys(state.dump)).toHaveLength(500);
+    expect(state.inDump).toBe(false);
+  });
 });

@@ -25,6 +25,8 @@ const LOGSTATS = /^Crawled (\d+) pages \(at (\d+) pages\/min\), scraped (\d+) it
 const CRAWLED_RESPONSE = /^Crawled \((\d{3})\) </;
 /** One `'key': value,` line of the dump; the first starts with `{`, the last ends with `}`. */
 const DUMP_ENTRY = /^[{ ]'([^']+)': (.*?)([,}])$/;
+/** Spider output is untrusted: a dump with more entries than Scrapy ever prints is read only this far. */
+const MAX_DUMP_ENTRIES = 500;
 const STATUS_KEY = /^downloader\/response_status_count\/(\d{3})$/;
 const LEVEL_KEY = /^log_count\/([A-Z]+)$/;
 
@@ -61,7 +63,8 @@ function readDumpLine(state: ScrapyParseState, line: string): void {
   const entry = DUMP_ENTRY.exec(line);
   // A line that is no entry is a value wrapped over lines: skipped.
   if (!entry) return;
-  state.dump[entry[1]] = dumpValue(entry[2]);
+  if (entry[1] in state.dump || Object.keys(state.dump).length < MAX_DUMP_ENTRIES)
+    state.dump[entry[1]] = dumpValue(entry[2]);
   if (entry[3] === '}') {
     state.inDump = false;
     applyDump(state);

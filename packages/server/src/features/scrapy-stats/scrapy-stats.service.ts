@@ -15,6 +15,8 @@ import {
 
 /** Lines read per transaction: a long log is caught up in steps that each hold the row lock briefly. */
 const CHUNK_LINES = 2000;
+/** Samples kept per task: Scrapy prints one a minute, so this covers days; a spider printing more is cut. */
+const MAX_SAMPLES = 5000;
 
 /**
  * Reads one chunk of a task's new log lines into its stats. Returns whether more lines wait. The parsed-line
@@ -31,7 +33,7 @@ async function parseChunk(ctx: AppContext, taskId: string): Promise<boolean> {
     }
     if (!s || !s.isScrapy || s.parsedLines >= task.log_lines) return false;
     const lines = await logLinesAfter(trx, taskId, s.parsedLines, CHUNK_LINES);
-    const samples = parseScrapyLines(s.state, lines);
+    const samples = parseScrapyLines(s.state, lines).slice(0, Math.max(0, MAX_SAMPLES - s.samples));
     s.parsedLines += lines.length;
     await saveProgress(trx, s, samples);
     return lines.length === CHUNK_LINES && s.parsedLines < task.log_lines;
