@@ -147,13 +147,15 @@ describe('Scrapy statistics and suspicious finishes', () => {
         await page.goto(`${env.url}/tasks`);
         const mark = view(page).locator(`[data-task-id="${bad}"] [data-testid=task-suspicious]`);
         await mark.waitFor();
-        expect(await mark.innerText()).toBe(TEXT[lang].check);
+        expect(await mark.getAttribute('aria-label')).toMatch(new RegExp(`^${TEXT[lang].check}: `));
         expect(await view(page).locator(`[data-task-id="${good}"] [data-testid=task-suspicious]`).count()).toBe(0);
         await shot(page, `task-list-suspicious-${lang}`);
         await page.goto(`${env.url}/tasks/${bad}`);
         const detailMark = view(page).locator('[data-testid=task-overview] [data-testid=task-suspicious]');
         await detailMark.waitFor();
         expect(await detailMark.getAttribute('data-reasons')).toBe('error_lines,no_results');
+        expect(await detailMark.innerText()).toMatch(new RegExp(`^${TEXT[lang].check}: `));
+        await shot(page, `task-overview-suspicious-${lang}`);
       },
       { timeout: 240_000 },
     );

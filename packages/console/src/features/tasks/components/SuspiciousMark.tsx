@@ -20,16 +20,19 @@ export default function SuspiciousMark({
   const why = s.reasons
     .map((r) => t(`suspicious.${r}`, { count: r === 'error_lines' ? task.error_log_count : s.usual_results }))
     .join(' · ');
+  const text = `${t('suspicious.label')}: ${why}`;
+  // In a table only the icon fits next to the status; its tooltip and aria-label say why.
   return (
-    <Tooltip title={why}>
+    <Tooltip title={withText ? undefined : text}>
       <Tag
         color="warning"
         icon={<WarningOutlined />}
         className="task-suspicious"
         data-testid="task-suspicious"
         data-reasons={s.reasons.join(',')}
+        aria-label={text}
       >
-        {withText ? `${t('suspicious.label')}: ${why}` : t('suspicious.label')}
+        {withText ? text : null}
       </Tag>
     </Tooltip>
   );
