@@ -18,7 +18,7 @@ import { openSse } from './sse.ts';
 import OverviewView from './components/OverviewView.tsx';
 import LogView, { type LiveLine } from './components/LogView.tsx';
 import ResultsView from './components/ResultsView.tsx';
-import ScrapyStatsView from './components/ScrapyStatsView.tsx';
+import { ScrapyStatsTab } from './components/ScrapyStatsTab.tsx';
 import TaskStatusTag from './components/TaskStatusTag.tsx';
 import { useTaskActions } from './components/useTaskActions.tsx';
 import './tasks.css';
@@ -81,7 +81,7 @@ function useTaskStream(task: TaskDetail | null | undefined, enabled: boolean): L
 }
 
 export default function TaskDetailPage() {
-  const { t } = useTranslation(['tasks', 'route', 'scrapyStats']);
+  const { t } = useTranslation(['tasks', 'route']);
   const { id = '' } = useParams();
   const location = useLocation();
   const navigate = useNavigate();
@@ -152,7 +152,7 @@ export default function TaskDetailPage() {
               label: <span data-testid="tab-results" data-tour="task-detail-tab-results">{t('tasks:detail.tabs.results')}</span>,
               children: <ResultsView task={d} active={active && tab === 'results'} />,
             },
-            ...(d.spider?.is_scrapy ? [{ key: 'stats', label: <span data-testid="tab-stats">{t('scrapyStats:tab')}</span>, children: <ScrapyStatsView taskId={d._id} active={active && tab === 'stats'} running={running} /> }] : []),
+            ...(d.spider?.is_scrapy ? [ScrapyStatsTab({ taskId: d._id, active: active && tab === 'stats', running })] : []),
           ]}
         />
       </Card>
