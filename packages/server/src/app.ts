@@ -6,7 +6,7 @@ import fastifyMultipart from '@fastify/multipart';
 import fastifyWebsocket from '@fastify/websocket';
 import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
-import { VERSION } from '@crawldeck/shared';
+import { VERSION, codeForText, errorText } from '@crawldeck/shared';
 import type { MasterConfig } from './config.ts';
 import type { AppContext, TypedApp } from './context.ts';
 import { isStoreUnavailable, type Store } from './store/db.ts';
@@ -14,8 +14,9 @@ import { authPlugin, registerWithAccess } from './http/auth.ts';
 import { registerSecurityHeaders } from './http/security-headers.ts';
 import { fail } from './http/envelope.ts';
 import { loggerOptions } from './http/log.ts';
-import { HttpError } from './http/errors.ts';
-import { refuseNonFiniteNumbers, validationMessage } from './http/bounds.ts';
+import { HttpError, type Coded } from './http/errors.ts';
+import { validationError } from './http/errors-validation.ts';
+import { refuseNonFiniteNumbers } from './http/bounds.ts';
 import { EventBus } from './events.ts';
 import { features } from './features/index.ts';
 
@@ -27,30 +28,16 @@ export interface BuiltApp {
 }
 
 /** PostgreSQL is stopped, restarting or unreachable: the request may be tried again shortly. */
-const storeUnavailable = new HttpError(
-  503,
-  'the database is unavailable (restarting or unreachable); try again in a moment',
-);
+const storeUnavailable = new HttpError(503, errorText('store.unavailable'), { code: 'store.unavailable' });
 
-/** Turns any error into the envelope with a real status and a message the console can show. */
-function errorReply(err: FastifyError | HttpError | Error): { status: number; message: string } {
-  if (err instanceof HttpError) return { status: err.statusCode, message: err.message };
+/** Turns any error into the envelope: a real status, English text the console can show, a catalogued code. */
+function errorReply(err: FastifyError | HttpError | Error): { status: number; message: string } & Coded {
+  if (err instanceof HttpError) return { status: err.statusCode, message: err.message, code: err.code, params: err.params };
   if (isStoreUnavailable(err)) return errorReply(storeUnavailable);
   const fe = err as FastifyError;
-  if (fe.validation) {
-    const where = fe.validationContext ?? 'request';
-    const first = fe.validation[0];
-    const field = first?.instancePath
-      ? first.instancePath.replace(/^\//, '').replace(/\//g, '.')
-      : (first?.params as { missingProperty?: string })?.missingProperty;
-    return {
-      status: 400,
-      message: `invalid ${where}${field ? ` field "${field}"` : ''}: ${validationMessage(first, fe.message)}`,
-    };
-  }
-  if (fe.statusCode && fe.statusCode >= 400 && fe.statusCode < 500)
-    return { status: fe.statusCode, message: fe.message };
-  return { status: 500, message: 'internal server error' };
+  if (fe.validation) return { status: 400, ...validationError(fe) };
+  if (fe.statusCode && fe.statusCode >= 400 && fe.statusCode < 500) return { status: fe.statusCode, message: fe.message, ...codeForText(fe.statusCode, fe.message) };
+  return { status: 500, message: errorText('internal'), code: 'internal' };
 }
 
 /** Whether a raw URL names an /api path in any spelling the router or a proxy might normalise. */
@@ -78,13 +65,13 @@ export async function buildApp(config: MasterConfig, store: Store): Promise<Buil
   const ctx: AppContext = { config, store, log: app.log, events: new EventBus(), onClose: (fn) => closers.push(fn) };
 
   app.setErrorHandler((err, req, reply) => {
-    const { status, message } = errorReply(err as Error);
+    const { status, message, code, params } = errorReply(err as Error);
     if (status === 500) req.log.error({ err }, 'request failed');
     if (status === 503 && isStoreUnavailable(err)) {
       req.log.warn({ err: (err as Error).message }, 'request failed: database unavailable');
       reply.header('retry-after', '2');
     }
-    reply.status(status).send(fail(message));
+    reply.status(status).send(fail(message, { code, params }));
   });
   app.addHook('preHandler', refuseNonFiniteNumbers);
   store.onConnectionError = (err) =>
@@ -117,7 +104,8 @@ export async function buildApp(config: MasterConfig, store: Store): Promise<Buil
   // SPA so deep links work after a reload.
   app.setNotFoundHandler((req, reply) => {
     if (looksLikeApi(req.url) || req.method !== 'GET') {
-      return reply.status(404).send(fail(`no such route: ${req.method} ${req.url.split('?')[0]}`));
+      const route = { method: req.method, path: req.url.split('?')[0] };
+      return reply.status(404).send(fail(errorText('route.not_found', route), { code: 'route.not_found', params: route }));
     }
     if (!hasConsole) return reply.status(404).type('text/plain').send('The console is not built: run `npm run build`.');
     return reply.type('text/html').sendFile('index.html');

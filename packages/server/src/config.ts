@@ -43,6 +43,11 @@ export const MASTER_VARIABLES = {
   CRAWLDECK_DOCS_URL: { default: '`/docs`', description: 'base URL of the documentation links' },
   CRAWLDECK_ENABLE_TUTORIAL: { default: '`true`', description: "server default of the console's guided tours" },
   CRAWLDECK_LOG_LEVEL: { default: '`info`', description: 'pino log level' },
+  CRAWLDECK_LOG_PRETTY: {
+    default: 'on when stdout is a terminal',
+    description:
+      '`true`: coloured one-line log entries for a person (pino-pretty); `false`: one JSON object per line, for log collectors',
+  },
   CRAWLDECK_SECRET_KEY: {
     default: '_(generated into the data dir)_',
     description:
@@ -167,6 +172,8 @@ export interface MasterConfig {
   signupsPerHour: number;
   /** Where the log goes instead of stdout (tests read it). */
   logStream?: NodeJS.WritableStream;
+  /** Log lines for a person (coloured, one line each) instead of JSON: by default when stdout is a terminal. */
+  logPretty: boolean;
   /** CIDR ranges the master may reach when it fetches for users (previews, Git, webhooks) besides public addresses. */
   outboundAllow: string;
   /** Key of the stored secrets (hex or base64 of 32 bytes); empty: the key file in the data dir. */
@@ -319,6 +326,7 @@ function coreSettings(overrides: Partial<MasterConfig>, env: EnvReader) {
     docsUrl: env.text('CRAWLDECK_DOCS_URL', '/docs'),
     enableTutorial: env.bool('CRAWLDECK_ENABLE_TUTORIAL', true),
     logLevel: env.text('CRAWLDECK_LOG_LEVEL', 'info'),
+    logPretty: env.bool('CRAWLDECK_LOG_PRETTY', process.stdout.isTTY === true && !overrides.logStream),
     secretKey: env.text('CRAWLDECK_SECRET_KEY', ''),
   };
 }

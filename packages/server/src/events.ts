@@ -4,7 +4,7 @@
  * server (events.test.ts checks the call sites against this map).
  */
 import { EventEmitter } from 'node:events';
-import type { NodeMetrics, NodeStatus } from '@crawldeck/shared';
+import type { NodeMetrics, NodeStatus, SuspiciousReason } from '@crawldeck/shared';
 
 /** A task changed status (created, running, final, deleted): live views, webhooks, the retry engine. */
 export interface TaskStatusEvent {
@@ -51,6 +51,27 @@ export interface ScheduleChangedEvent {
   scheduleId: string;
 }
 
+/** New result items of a task were stored: the metrics count them. */
+export interface ItemsEvent {
+  taskId: string;
+  stored: number;
+}
+
+/**
+ * A task finished in a way that deserves a look although its status says finished: it printed error lines, or it
+ * stored no result where the spider's earlier runs stored many. Webhooks announce it.
+ */
+export interface TaskSuspiciousEvent {
+  taskId: string;
+  spiderId: string;
+  /** Why: `error_lines`, `no_results` or both. */
+  reasons: SuspiciousReason[];
+  errorLines: number;
+  results: number;
+  /** Median results of the spider's earlier finished runs (0 when it has none). */
+  usualResults: number;
+}
+
 export interface EventMap {
   'task.status': TaskStatusEvent;
   'task.log': LogEvent;
@@ -60,6 +81,8 @@ export interface EventMap {
   'schedule.changed': ScheduleChangedEvent;
   /** The id of a deleted spider: its schedules stop. */
   'spider.deleted': string;
+  'task.items': ItemsEvent;
+  'task.suspicious': TaskSuspiciousEvent;
 }
 
 export type EventName = keyof EventMap;
@@ -74,6 +97,8 @@ export const EVENT_NAMES = [
   'node.offline',
   'schedule.changed',
   'spider.deleted',
+  'task.items',
+  'task.suspicious',
 ] as const satisfies readonly EventName[];
 
 /** A typed EventEmitter: the same call shape, but names and payloads are checked against EventMap. */

@@ -72,6 +72,7 @@ export const ROUTES: Record<string, RouteRow> = {
   'GET /api/spiders/{id}/tasks': spider({ hides: ['task', 'spider'] }),
   'GET /api/spiders/{id}/schedules': spider({ hides: ['schedule'] }),
   'GET /api/spiders/{id}/stats': spider(),
+  'GET /api/spiders/{id}/scrapy-runs': spider(),
   'GET /api/deploys': { access: 'user', hides: ['spider', 'deploy'] },
   'POST /api/spiders-set-projects': spider({ body: (f) => ({ spider_ids: [f.spider], project_id: f.project }) }),
 
@@ -161,6 +162,7 @@ export const ROUTES: Record<string, RouteRow> = {
   'POST /api/tasks-restart': owner('task', { body: taskIds }),
   'GET /api/tasks/{id}/log': owner('task'),
   'GET /api/tasks/{id}/error-log': owner('task'),
+  'GET /api/tasks/{id}/scrapy-stats': owner('task'),
   'GET /api/tasks/{id}/results': owner('task'),
   'GET /api/tasks/{id}/results/download': owner('task'),
   'GET /api/tasks/{id}/stream': owner('task'),
@@ -202,4 +204,7 @@ export const ROUTES: Record<string, RouteRow> = {
   'DELETE /api/webhooks/{id}': { access: 'admin', id: 'webhook' },
   'POST /api/webhooks/{id}/test': { access: 'admin' },
   'GET /api/webhooks/{id}/deliveries': { access: 'admin', id: 'webhook' },
+
+  // Prometheus scrape target
+  'GET /metrics': { access: 'admin' },
 };

@@ -46,6 +46,8 @@ function accepts(row: RouteRow, exp: Expect, status: number): boolean {
 
 /** The plain path and spellings of it: the first two decode to the same route, the rest match no route. */
 function variants(p: string): string[] {
+  // Routes outside /api (the Prometheus scrape target) are called as they are.
+  if (!p.startsWith('/api/')) return [p];
   const [, , second, ...rest] = p.split('/');
   const tail = rest.length ? `/${rest.join('/')}` : '';
   const enc = (c: string) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`;

@@ -12,8 +12,11 @@ export interface ApiOk<T> {
 export interface ApiError {
   status: 'error';
   message: string;
-  /** Human-readable reason the console shows in its toast. */
+  /** Human-readable reason in English; the console shows it when it has no text of its own for `code`. */
   error: string;
+  /** Stable code of the error catalogue (errors.ts); the console translates `errors:<code>` with `params`. */
+  code?: string;
+  params?: Record<string, string | number>;
 }
 
 export type ApiResponse<T> = ApiOk<T> | ApiError;

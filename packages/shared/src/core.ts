@@ -9,3 +9,4 @@ export * from './constants.ts';
 export * from './rules/error-line.ts';
 export * from './rules/version.ts';
 export * from './rules/validation.ts';
+export * from './errors.ts';

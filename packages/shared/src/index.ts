@@ -21,3 +21,4 @@ export * from './paging.ts';
 export * from './bounds.ts';
 export * from './nodes.ts';
 export * from './responses.ts';
+export * from './scrapy-stats.ts';

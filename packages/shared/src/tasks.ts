@@ -78,6 +78,19 @@ export interface TaskInfo {
   runtime_duration: number | null;
   total_duration: number | null;
   owner_id: string | null;
+  /** Set when a finished task deserves a look: it printed error lines, or stored no result where earlier runs stored many. */
+  suspicious?: TaskSuspicion | null;
+}
+
+export const SUSPICIOUS_REASONS = ['error_lines', 'no_results'] as const;
+export type SuspiciousReason = (typeof SUSPICIOUS_REASONS)[number];
+/** A finished run with no result is suspicious when the spider's earlier finished runs stored at least this many (median). */
+export const SUSPICIOUS_MIN_USUAL_RESULTS = 10;
+
+export interface TaskSuspicion {
+  reasons: SuspiciousReason[];
+  /** Median results of the spider's earlier finished runs. */
+  usual_results: number;
 }
 
 export interface LogLine {

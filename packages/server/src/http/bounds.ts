@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { NO_NUL_MESSAGE, NO_NUL_PATTERN } from '@crawldeck/shared';
+import { errorText } from '@crawldeck/shared';
 import { badRequest } from './errors.ts';
 
 /** Where a non-finite number sits in `value` (`n`, `a.b.0`), or null when every number is finite. */
@@ -27,16 +27,9 @@ export async function refuseNonFiniteNumbers(req: FastifyRequest, _reply: Fastif
     ['body', req.body],
   ] as const) {
     const path = nonFinitePath(value);
-    if (path !== null) throw badRequest(`invalid ${where}${path ? ` field "${path}"` : ''}: must be a finite number`);
+    if (path !== null) {
+      const params = { where: where === 'querystring' ? 'query' : where === 'params' ? 'path' : where, field: path || '(root)' };
+      throw badRequest(errorText('validation.finite', params), { code: 'validation.finite', params });
+    }
   }
-}
-
-/** The validator's message for one failed keyword, in words the console can show. */
-export function validationMessage(
-  first: { keyword?: string; params?: unknown; message?: string } | undefined,
-  fallback: string,
-): string {
-  if (first?.keyword === 'pattern' && (first.params as { pattern?: string })?.pattern === NO_NUL_PATTERN)
-    return NO_NUL_MESSAGE;
-  return first?.message ?? fallback;
 }

@@ -7,8 +7,12 @@ export function ok<T>(data: T, total?: number): ApiOk<T> {
     : { status: 'ok', message: 'success', data, total };
 }
 
-export function fail(error: string): ApiError {
-  return { status: 'error', message: error, error };
+/** The error envelope: English `error` (and `message`), the catalogued `code` and its `params` when it has any. */
+export function fail(error: string, coded?: { code: string; params?: Record<string, string | number> }): ApiError {
+  const out: ApiError = { status: 'error', message: error, error };
+  if (coded) out.code = coded.code;
+  if (coded?.params) out.params = coded.params;
+  return out;
 }
 
 /** Stored epoch ms → API ISO string (null stays null). */

@@ -1,4 +1,5 @@
 import type { FastifyRequest } from 'fastify';
+import pretty from 'pino-pretty';
 import { NODE_KEY_HEADER } from '@crawldeck/shared';
 import type { MasterConfig } from '../config.ts';
 
@@ -39,6 +40,11 @@ export function loggerOptions(config: MasterConfig) {
       ],
       censor: REDACTED,
     },
-    ...(config.logStream ? { stream: config.logStream } : {}),
+    ...(config.logPretty ? { stream: prettyStream(config.logStream) } : config.logStream ? { stream: config.logStream } : {}),
   };
+}
+
+/** Readable log lines on a terminal: time, level and message in colour, the request fields after them. */
+function prettyStream(destination?: NodeJS.WritableStream) {
+  return pretty({ colorize: !destination, sync: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname', ...(destination ? { destination } : {}) });
 }

@@ -130,6 +130,8 @@ export interface TaskTables {
     start_ts: number | null;
     finish_ts: number | null;
     owner_id: string | null;
+    /** JSON `{ reasons, usual_results }` of a suspicious finish, '' otherwise (migration 2026112231). */
+    suspicious: import('kysely').Generated<string>;
   };
   task_logs: { task_id: string; line_no: number; msg: string; is_error: number };
   results: {

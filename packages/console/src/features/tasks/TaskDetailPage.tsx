@@ -19,12 +19,13 @@ import { openSse } from './sse.ts';
 import OverviewView from './components/OverviewView.tsx';
 import LogView, { type LiveLine } from './components/LogView.tsx';
 import ResultsView from './components/ResultsView.tsx';
+import { ScrapyStatsTab } from './components/ScrapyStatsTab.tsx';
 import TaskStatusTag from './components/TaskStatusTag.tsx';
 import { useTaskActions } from './components/useTaskActions.tsx';
 import './tasks.css';
 import TourFor from '../tours/TourFor.tsx';
 
-const TABS = ['overview', 'log', 'results'] as const;
+const TABS = ['overview', 'log', 'results', 'stats'] as const;
 const LIVE_KEEP = 20_000;
 
 
@@ -161,6 +162,7 @@ export default function TaskDetailPage() {
               label: <span data-testid="tab-results" data-tour="task-detail-tab-results">{t('tasks:detail.tabs.results')}</span>,
               children: <ResultsView task={d} active={active && tab === 'results'} />,
             },
+            ...(d.spider?.is_scrapy ? [ScrapyStatsTab({ taskId: d._id, active: active && tab === 'stats', running })] : []),
           ]}
         />
       </Card>

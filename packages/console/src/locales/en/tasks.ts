@@ -131,4 +131,12 @@ export default {
     ok: 'OK',
     empty: 'No deploys yet: a spider is deployed to a node when it first runs there',
   },
+  errorLineCount_one: '{{count}} error line',
+  errorLineCount_other: '{{count}} error lines',
+  suspicious: {
+    label: 'Check this run',
+    error_lines_one: 'it printed {{count}} error line',
+    error_lines_other: 'it printed {{count}} error lines',
+    no_results: 'no results, where earlier runs stored about {{count}}',
+  },
 };

@@ -17,6 +17,7 @@ export default {
     task_finished: 'Task finished',
     task_error: 'Task error',
     task_cancelled: 'Task cancelled',
+    task_suspicious: 'Task finished suspiciously',
     node_offline: 'Node offline',
     test: 'Test',
   },

@@ -131,4 +131,12 @@ export default {
     ok: '成功',
     empty: '暂无部署记录：爬虫第一次在某节点上运行时会部署到该节点',
   },
+  errorLineCount_one: '{{count}} 个错误行',
+  errorLineCount_other: '{{count}} 个错误行',
+  suspicious: {
+    label: '请检查此次运行',
+    error_lines_one: '输出了 {{count}} 个错误行',
+    error_lines_other: '输出了 {{count}} 个错误行',
+    no_results: '没有结果，而以往的运行约有 {{count}} 条',
+  },
 };

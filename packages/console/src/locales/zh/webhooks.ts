@@ -17,6 +17,7 @@ export default {
     task_finished: '任务完成',
     task_error: '任务出错',
     task_cancelled: '任务取消',
+    task_suspicious: '任务可疑完成',
     node_offline: '节点离线',
     test: '测试',
   },

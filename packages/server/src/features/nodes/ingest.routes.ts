@@ -75,6 +75,7 @@ export function registerIngestRoutes(app: TypedApp, ctx: AppContext, rt: TaskRun
     };
     const r = await ingestItems(db, ctx.store.engine, req.params.id, req.body, dedup);
     if (!r) throw new HttpError(410, 'task gone');
+    if (r.stored) ctx.events.emit('task.items', { taskId: req.params.id, stored: r.stored });
     return ok({ acked: r.acked });
   });
 }

@@ -1,4 +1,5 @@
 import { EMPTY_ID, newId, type RunType, type TaskInfo, type TaskStatus } from '@crawldeck/shared';
+import type { TaskSuspicion } from '@crawldeck/shared';
 import type { AppContext } from '../../context.ts';
 import { iso } from '../../http/envelope.ts';
 import { badRequest, forbidden, notFound } from '../../http/errors.ts';
@@ -129,5 +130,16 @@ export function presentTask(t: TaskRow & { spider_name?: string | null; node_nam
     runtime_duration: t.start_ts != null ? (end ?? now) - t.start_ts : null,
     total_duration: (end ?? now) - t.create_ts,
     owner_id: t.owner_id,
+    suspicious: parseSuspicion(t.suspicious),
   };
+}
+
+/** The stored suspicion of a finished task (see features/suspicious), null when there is none. */
+function parseSuspicion(stored: string | undefined): TaskSuspicion | null {
+  if (!stored) return null;
+  try {
+    return JSON.parse(stored) as TaskSuspicion;
+  } catch {
+    return null;
+  }
 }

@@ -1,4 +1,4 @@
-import { isErrorLine, type ShipBatch } from '@crawldeck/shared';
+import { flagErrorLines, type ShipBatch } from '@crawldeck/shared';
 import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
 import type { DB } from '../../store/schema.ts';
 import type { Engine } from '../../store/db.ts';
@@ -19,6 +19,12 @@ async function lockTask(trx: Transaction<DB>, engine: Engine, id: string) {
   return q.executeTakeFirst();
 }
 
+async function lastStoredLine(trx: Transaction<DB>, taskId: string, lineNo: number): Promise<string> {
+  if (lineNo < 1) return '';
+  const row = await trx.selectFrom('task_logs').select('msg').where('task_id', '=', taskId).where('line_no', '=', lineNo).executeTakeFirst();
+  return row?.msg ?? '';
+}
+
 /**
  * Stores log lines `from…` of a task exactly once: the task row holds how many lines are stored, lines below
  * it are skipped, a gap is refused. Returns the new acknowledged offset (undefined when the task is gone).
@@ -31,12 +37,14 @@ export async function ingestLogs(db: Kysely<DB>, engine: Engine, taskId: string,
     if (batch.from > stored) return { acked: stored };
     const fresh = batch.lines.slice(stored - batch.from);
     if (!fresh.length) return { acked: stored };
-    const rows = fresh.map((printed, i) => {
+    const msgs = fresh.map((printed) => {
       // Spider output is untrusted: a NUL byte, which PostgreSQL text cannot hold, is shown as U+FFFD.
       const raw = printed.replaceAll('\u0000', '\uFFFD');
-      const msg = raw.length > MAX_LINE_CHARS ? raw.slice(0, MAX_LINE_CHARS) + ` … [line cut: ${raw.length} chars]` : raw;
-      return { task_id: taskId, line_no: stored + i + 1, msg, is_error: isErrorLine(msg) ? 1 : 0 };
+      return raw.length > MAX_LINE_CHARS ? raw.slice(0, MAX_LINE_CHARS) + ` … [line cut: ${raw.length} chars]` : raw;
     });
+    // A traceback's last line is known by the line before it, which may have come in the previous batch.
+    const flags = flagErrorLines(msgs, await lastStoredLine(trx, taskId, stored));
+    const rows = msgs.map((msg, i) => ({ task_id: taskId, line_no: stored + i + 1, msg, is_error: flags[i] ? 1 : 0 }));
     // One statement with the lines as one array parameter: no per-row parameters to bind or SQL to compile.
     if (engine === 'postgres') {
       await sql`INSERT INTO task_logs (task_id, line_no, msg, is_error)

@@ -123,6 +123,14 @@ export const webhooksFeature: Feature = (app, ctx) => {
     const event = TASK_EVENT_OF[ev.status];
     if (event && !ev.repeat) dispatcher.emit(event, () => dispatcher.taskVars(event, ev.taskId));
   });
+  // A finished task with error lines or without its usual results: the task's placeholders plus `suspicious.*`.
+  ctx.events.on('task.suspicious', (ev) =>
+    dispatcher.emit('task_suspicious', async () => {
+      const built = await dispatcher.taskVars('task_suspicious', ev.taskId);
+      const suspicious = { reasons: ev.reasons.join(','), error_lines: ev.errorLines, results: ev.results, usual_results: ev.usualResults };
+      return built && { ...built, vars: { ...built.vars, suspicious } };
+    }),
+  );
   ctx.events.on('node.offline', ({ nodeId }) =>
     dispatcher.emit('node_offline', async () => ({ vars: await dispatcher.nodeVars(nodeId) })),
   );

@@ -8,6 +8,7 @@ import { SPIDER_STATS_DEFAULT_DAYS, type SpiderStatsOverview } from '@crawldeck/
 import { useSpiderStats } from '../spiderStatsApi.ts';
 import { STATUS_COLORS, formatDuration, formatTs } from '../../tasks/format.ts';
 import type { SpiderTabProps } from './types.ts';
+import ScrapyRunsCard from './ScrapyRunsCard.tsx';
 
 const TasksChart = lazy(() => import('./AnalyticsCharts.tsx').then((m) => ({ default: m.TasksChart })));
 const ResultsChart = lazy(() => import('./AnalyticsCharts.tsx').then((m) => ({ default: m.ResultsChart })));
@@ -126,6 +127,7 @@ export default function AnalyticsTab({ spider, active }: SpiderTabProps) {
                 {chart(d && <DurationChart daily={d.daily} label={t('series.duration')} />)}
               </Card>
             </Col>
+            {spider.is_scrapy && <ScrapyRunsCard spiderId={spider._id} active={active} />}
           </>
         )}
       </Row>

@@ -11,6 +11,7 @@ import { useTranslation } from 'react-i18next';
 import type { TaskInfo } from '@crawldeck/shared';
 import { ACTIVE_STATUSES, durations, formatDuration, formatTs, isEmptyId, useNow } from '../format.ts';
 import TaskStatusTag from './TaskStatusTag.tsx';
+import SuspiciousMark from './SuspiciousMark.tsx';
 import { useTaskActions } from './useTaskActions.tsx';
 import { WIDE_SCREEN_ONLY as WIDE } from '../../../app/breakpoints.ts';
 
@@ -45,6 +46,7 @@ export default function TaskTable({ rows, total, page, pageSize, onPage, loading
       render: (s: string, r) => (
         <Link to={`/tasks/${r._id}`} className="task-link" data-task-id={r._id}>
           <TaskStatusTag status={s} />
+          <SuspiciousMark task={r} />
         </Link>
       ),
     },
@@ -101,7 +103,19 @@ export default function TaskTable({ rows, total, page, pageSize, onPage, loading
       key: 'result_count',
       width: 90,
       align: 'right',
-      render: (n: number) => <span className="task-result-count">{n}</span>,
+      render: (n: number, r) => (
+        <span className="task-result-count">
+          {n}
+          {r.error_log_count > 0 && (
+            <Tooltip title={t('errorLineCount', { count: r.error_log_count })}>
+              <Typography.Text type="danger" className="task-error-count" data-testid="task-error-count">
+                {' '}
+                ⚠{r.error_log_count}
+              </Typography.Text>
+            </Tooltip>
+          )}
+        </span>
+      ),
     },
     {
       title: t('actions'),

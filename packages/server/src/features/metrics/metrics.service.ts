@@ -1,0 +1,173 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { AppContext } from '../../context.ts';
+import { TASK_STATUSES } from '@crawldeck/shared';
+import {
+  deliveriesSince,
+  firesSince,
+  nodesForMetrics,
+  oldestPendingCreateTs,
+  outboxDepth,
+  taskWait,
+  tasksByStatus,
+} from './metrics.store.ts';
+
+const PREFIX = 'crawldeck_';
+/** Rows of fires or deliveries read per scrape at most; the rest are counted by the next scrape. */
+const ROWS_PER_SCRAPE = 5000;
+const SECONDS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+const WAIT_SECONDS = [0.1, 0.5, 1, 5, 15, 60, 300, 900, 3600];
+
+/**
+ * The master's Prometheus metrics, each master its own registry (tests run several masters in one process).
+ * Gauges of stored state (tasks, queue, nodes) are read from the store at scrape time; what flows through this
+ * master (log lines, items, HTTP requests, tasks it saw start) is counted as it happens; schedule fires and
+ * webhook deliveries recorded by any master since this one started are counted as the scrapes find them.
+ */
+export class MasterMetrics {
+  readonly registry = new Registry();
+  private readonly db;
+  private lastFireTs = Date.now();
+  private lastDeliveryTs = Date.now();
+
+  readonly httpSeconds = new Histogram({
+    name: `${PREFIX}http_request_duration_seconds`,
+    help: 'HTTP request duration by matched route',
+    labelNames: ['method', 'route', 'status'],
+    buckets: SECONDS,
+    registers: [this.registry],
+  });
+  readonly logLines = new Counter({
+    name: `${PREFIX}log_lines_ingested_total`,
+    help: 'Task log lines stored by this master',
+    registers: [this.registry],
+  });
+  readonly errorLines = new Counter({
+    name: `${PREFIX}error_lines_ingested_total`,
+    help: 'Task log lines flagged as error lines, stored by this master',
+    registers: [this.registry],
+  });
+  readonly items = new Counter({
+    name: `${PREFIX}items_ingested_total`,
+    help: 'Result items stored by this master',
+    registers: [this.registry],
+  });
+  readonly queueWait = new Histogram({
+    name: `${PREFIX}task_queue_wait_seconds`,
+    help: 'Time from task creation to its start, for tasks this master saw start',
+    buckets: WAIT_SECONDS,
+    registers: [this.registry],
+  });
+  private readonly fires = new Counter({
+    name: `${PREFIX}schedule_fires_total`,
+    help: 'Schedule fires recorded since this master started',
+    labelNames: ['kind', 'result'],
+    registers: [this.registry],
+  });
+  private readonly fireLag = new Histogram({
+    name: `${PREFIX}schedule_fire_lag_seconds`,
+    help: 'Delay between a fire time and the fire being recorded',
+    buckets: [0.01, 0.1, 0.5, 1, 2, 5, 10, 30, 60, 300],
+    registers: [this.registry],
+  });
+  private readonly deliveries = new Counter({
+    name: `${PREFIX}webhook_deliveries_total`,
+    help: 'Webhook delivery attempts recorded since this master started',
+    labelNames: ['event', 'result'],
+    registers: [this.registry],
+  });
+
+  constructor(private readonly ctx: AppContext) {
+    this.db = ctx.store.db;
+    collectDefaultMetrics({ register: this.registry, prefix: PREFIX });
+    this.storeGauges();
+  }
+
+  private storeGauges(): void {
+    const db = this.db;
+    const registers = [this.registry];
+    new Gauge({
+      name: `${PREFIX}tasks`,
+      help: 'Stored tasks by status',
+      labelNames: ['status'],
+      registers,
+      async collect() {
+        const counts = new Map((await tasksByStatus(db)).map((r) => [r.status, Number(r.n)]));
+        for (const s of TASK_STATUSES) this.set({ status: s }, counts.get(s) ?? 0);
+      },
+    });
+    new Gauge({
+      name: `${PREFIX}task_queue_depth`,
+      help: 'Tasks waiting for a node (pending)',
+      registers,
+      async collect() {
+        this.set(Number((await tasksByStatus(db)).find((r) => r.status === 'pending')?.n ?? 0));
+      },
+    });
+    new Gauge({
+      name: `${PREFIX}task_queue_oldest_wait_seconds`,
+      help: 'How long the longest-waiting pending task has waited',
+      registers,
+      async collect() {
+        const ts = await oldestPendingCreateTs(db);
+        this.set(ts == null ? 0 : Math.max(0, (Date.now() - ts) / 1000));
+      },
+    });
+    const nodeRows = () => nodesForMetrics(db);
+    new Gauge({
+      name: `${PREFIX}nodes`,
+      help: 'Nodes by status',
+      labelNames: ['status'],
+      registers,
+      async collect() {
+        this.reset();
+        for (const n of await nodeRows()) this.inc({ status: n.status });
+      },
+    });
+    new Gauge({
+      name: `${PREFIX}node_running_tasks`,
+      help: 'Task processes running on each node',
+      labelNames: ['node_id', 'node'],
+      registers,
+      async collect() {
+        this.reset();
+        for (const n of await nodeRows()) this.set({ node_id: n.id, node: n.name }, n.running);
+      },
+    });
+    new Gauge({
+      name: `${PREFIX}webhook_outbox_depth`,
+      help: 'Webhook deliveries waiting for their next attempt',
+      registers,
+      async collect() {
+        this.set(await outboxDepth(db));
+      },
+    });
+  }
+
+  /** Counts fires and deliveries recorded since the last scrape. */
+  private async readNewRows(): Promise<void> {
+    for (const f of await firesSince(this.db, this.lastFireTs, ROWS_PER_SCRAPE)) {
+      this.fires.inc({ kind: f.kind, result: f.error ? 'failed' : 'ok' });
+      this.fireLag.observe(Math.max(0, (Number(f.create_ts) - Number(f.fire_ts)) / 1000));
+      this.lastFireTs = Math.max(this.lastFireTs, Number(f.create_ts));
+    }
+    for (const d of await deliveriesSince(this.db, this.lastDeliveryTs, ROWS_PER_SCRAPE)) {
+      this.deliveries.inc({ event: d.event, result: d.ok ? 'ok' : 'failed' });
+      this.lastDeliveryTs = Math.max(this.lastDeliveryTs, Number(d.create_ts));
+    }
+  }
+
+  async scrape(): Promise<string> {
+    await this.readNewRows();
+    return this.registry.metrics();
+  }
+
+  /** A task this master saw start: how long it waited in the queue. */
+  async observeStart(taskId: string): Promise<void> {
+    const t = await taskWait(this.db, taskId);
+    if (t?.start_ts != null) this.queueWait.observe(Math.max(0, (Number(t.start_ts) - Number(t.create_ts)) / 1000));
+  }
+
+  get contentType(): string {
+    return this.registry.contentType;
+  }
+}
