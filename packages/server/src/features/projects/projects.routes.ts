@@ -6,7 +6,14 @@ import {
   UpdateProjectBody,
   newId,
 } from '@crawldeck/shared';
-import { LooseIdParams } from '@crawldeck/shared';
+import {
+  LooseIdParams,
+  NullResponse,
+  ProjectListResponse,
+  ProjectResponse,
+  ProjectTagListResponse,
+  UpdatedResponse,
+} from '@crawldeck/shared';
 import type { Feature } from '../../context.ts';
 import type { AuthUser } from '../../http/auth.ts';
 import { ok } from '../../http/envelope.ts';
@@ -40,31 +47,53 @@ export const projectsFeature: Feature = (app, ctx) => {
   const { db } = ctx.store;
   const one = async (id: string, user: AuthUser) => (await listProjects(db, user, { id }))[0];
 
-  app.get('/api/projects', { config: { access: 'user' }, schema: { querystring: ProjectListQuery } }, async (req) => {
-    const list = await listProjects(db, req.user, req.query);
-    return ok(list, list.length);
-  });
+  app.get(
+    '/api/projects',
+    { config: { access: 'user' }, schema: { querystring: ProjectListQuery, response: { 200: ProjectListResponse } } },
+    async (req) => {
+      const list = await listProjects(db, req.user, req.query);
+      return ok(list, list.length);
+    },
+  );
 
-  app.get('/api/projects/tags', { config: { access: 'user' } }, async () => ok(await listTags(db)));
+  app.get(
+    '/api/projects/tags',
+    { config: { access: 'user' }, schema: { response: { 200: ProjectTagListResponse } } },
+    async () => ok(await listTags(db)),
+  );
 
-  app.put('/api/projects', { config: { access: 'user' }, schema: { body: ProjectBody } }, async (req) => {
-    const name = req.body.name.trim();
-    if (!name) throw badRequest('project name is required');
-    const tags = cleanTags(req.body.tags ?? req.body.tag) ?? [];
-    const now = Date.now();
-    const id = newId(now);
-    try {
-      await insertProject(db, { id, name, description: req.body.description ?? '', owner_id: req.user.id, tags, now });
-    } catch (err) {
-      if (isUniqueViolation(err)) throw dupName(name);
-      throw err;
-    }
-    return ok(await one(id, req.user));
-  });
+  app.put(
+    '/api/projects',
+    { config: { access: 'user' }, schema: { body: ProjectBody, response: { 200: ProjectResponse } } },
+    async (req) => {
+      const name = req.body.name.trim();
+      if (!name) throw badRequest('project name is required');
+      const tags = cleanTags(req.body.tags ?? req.body.tag) ?? [];
+      const now = Date.now();
+      const id = newId(now);
+      try {
+        await insertProject(db, {
+          id,
+          name,
+          description: req.body.description ?? '',
+          owner_id: req.user.id,
+          tags,
+          now,
+        });
+      } catch (err) {
+        if (isUniqueViolation(err)) throw dupName(name);
+        throw err;
+      }
+      return ok(await one(id, req.user));
+    },
+  );
 
   app.post(
     '/api/projects/:id',
-    { config: { access: 'user' }, schema: { params: IdParams, body: UpdateProjectBody } },
+    {
+      config: { access: 'user' },
+      schema: { params: IdParams, body: UpdateProjectBody, response: { 200: ProjectResponse } },
+    },
     async (req) => {
       const row = await getProject(db, req.params.id);
       if (!row) throw notFound('project');
@@ -86,17 +115,21 @@ export const projectsFeature: Feature = (app, ctx) => {
     },
   );
 
-  app.delete('/api/projects/:id', { config: { access: 'user' }, schema: { params: IdParams } }, async (req) => {
-    const row = await getProject(db, req.params.id);
-    if (!row) throw notFound('project');
-    mayChange(req.user, row);
-    await deleteProject(db, row.id);
-    return ok(null);
-  });
+  app.delete(
+    '/api/projects/:id',
+    { config: { access: 'user' }, schema: { params: IdParams, response: { 200: NullResponse } } },
+    async (req) => {
+      const row = await getProject(db, req.params.id);
+      if (!row) throw notFound('project');
+      mayChange(req.user, row);
+      await deleteProject(db, row.id);
+      return ok(null);
+    },
+  );
 
   app.post(
     '/api/spiders-set-projects',
-    { config: { access: 'user' }, schema: { body: SetSpiderProjectsBody } },
+    { config: { access: 'user' }, schema: { body: SetSpiderProjectsBody, response: { 200: UpdatedResponse } } },
     async (req) => {
       const { project_id, spider_ids } = req.body;
       const target = project_id === null || project_id === '' || project_id === EMPTY_ID ? null : project_id;

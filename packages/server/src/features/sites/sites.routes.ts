@@ -14,7 +14,18 @@ import {
   type SiteImportResult,
   type SiteList,
 } from '@crawldeck/shared';
-import { CategoryListQuery, DeleteUrlQuery, LooseIdParams } from '@crawldeck/shared';
+import {
+  CategoryListQuery,
+  CategoryListResponse,
+  CollectedUrlListResponse,
+  CollectedUrlResponse,
+  DeleteUrlQuery,
+  LooseIdParams,
+  NullResponse,
+  SiteImportResponse,
+  SiteListResponse,
+  SiteResponse,
+} from '@crawldeck/shared';
 import type { Feature } from '../../context.ts';
 import { iso, ok, paging } from '../../http/envelope.ts';
 import { readForm } from '../../http/multipart.ts';
@@ -86,30 +97,36 @@ function parseFilter(raw: string | undefined): SiteFilter {
 export const sitesFeature: Feature = (app, ctx) => {
   const { db } = ctx.store;
 
-  app.get('/api/sites', { config: { access: 'user' }, schema: { querystring: SiteListQuery } }, async (req) => {
-    const { rows, total } = await listSites(
-      db,
-      parseFilter(req.query.filter),
-      req.query.keyword?.trim(),
-      paging(req.query, SITE_PAGE_SIZE),
-    );
-    const data: SiteList = { items: rows.map(presentSite), total_count: total };
-    return ok(data, total);
-  });
+  app.get(
+    '/api/sites',
+    { config: { access: 'user' }, schema: { querystring: SiteListQuery, response: { 200: SiteListResponse } } },
+    async (req) => {
+      const { rows, total } = await listSites(
+        db,
+        parseFilter(req.query.filter),
+        req.query.keyword?.trim(),
+        paging(req.query, SITE_PAGE_SIZE),
+      );
+      const data: SiteList = { items: rows.map(presentSite), total_count: total };
+      return ok(data, total);
+    },
+  );
 
-  app.get('/api/sites/get/get_main_category_list', { config: { access: 'user' } }, async () =>
-    ok({ items: await mainCategories(db) }),
+  app.get(
+    '/api/sites/get/get_main_category_list',
+    { config: { access: 'user' }, schema: { response: { 200: CategoryListResponse } } },
+    async () => ok({ items: await mainCategories(db) }),
   );
 
   app.get(
     '/api/sites/get/get_category_list',
-    { config: { access: 'user' }, schema: { querystring: CategoryListQuery } },
+    { config: { access: 'user' }, schema: { querystring: CategoryListQuery, response: { 200: CategoryListResponse } } },
     async (req) => ok({ items: await categories(db, req.query.main_category) }),
   );
 
   app.post(
     '/api/sites/:id',
-    { config: { access: 'user' }, schema: { params: IdParams, body: UpdateSiteBody } },
+    { config: { access: 'user' }, schema: { params: IdParams, body: UpdateSiteBody, response: { 200: SiteResponse } } },
     async (req) => {
       const row = await setSiteCategory(db, req.params.id, req.body.category.trim());
       if (!row) throw notFound('site');
@@ -118,26 +135,30 @@ export const sitesFeature: Feature = (app, ctx) => {
   );
 
   // All-or-nothing: the whole file is validated first, then written in one transaction (upsert by domain).
-  app.post('/api/sites/import', { config: { access: 'admin' } }, async (req) => {
-    const { file } = await readForm(req, {
-      fileField: 'file',
-      maxFileBytes: MAX_CSV_BYTES,
-      tooLarge: `the CSV is larger than ${MAX_CSV_BYTES / 1024 / 1024} MB`,
-    });
-    if (!file) throw badRequest('no file in the upload: send the CSV in the form field "file"');
-    const { rows, errors } = validateSitesCsv(file.data.toString('utf8'));
-    if (errors.length) throw badRequest(`the CSV was not imported: ${errors.join(' | ')}`);
-    const now = Date.now();
-    const { existing } = await upsertSites(db, rows, () => newId(now), now);
-    const result: SiteImportResult = { imported: rows.length, created: rows.length - existing, updated: existing };
-    return ok(result);
-  });
+  app.post(
+    '/api/sites/import',
+    { config: { access: 'admin' }, schema: { response: { 200: SiteImportResponse } } },
+    async (req) => {
+      const { file } = await readForm(req, {
+        fileField: 'file',
+        maxFileBytes: MAX_CSV_BYTES,
+        tooLarge: `the CSV is larger than ${MAX_CSV_BYTES / 1024 / 1024} MB`,
+      });
+      if (!file) throw badRequest('no file in the upload: send the CSV in the form field "file"');
+      const { rows, errors } = validateSitesCsv(file.data.toString('utf8'));
+      if (errors.length) throw badRequest(`the CSV was not imported: ${errors.join(' | ')}`);
+      const now = Date.now();
+      const { existing } = await upsertSites(db, rows, () => newId(now), now);
+      const result: SiteImportResult = { imported: rows.length, created: rows.length - existing, updated: existing };
+      return ok(result);
+    },
+  );
 
   // ---- collected URLs ----
 
   app.get(
     '/api/queryUrl',
-    { config: { access: 'user' }, schema: { querystring: QueryUrlQuery } },
+    { config: { access: 'user' }, schema: { querystring: QueryUrlQuery, response: { 200: CollectedUrlListResponse } } },
     async (req, reply) => {
       const page = paging({ page_num: req.query.page, page_size: req.query.limited }, 10);
       const { rows, total } = await listUrls(db, req.query.regionCode?.toUpperCase(), page);
@@ -151,36 +172,48 @@ export const sitesFeature: Feature = (app, ctx) => {
       throw badRequest('regionCode must be a 2–3 letter or 3 digit region code such as US, CN or 419');
   }
 
-  app.post('/api/insertUrl', { config: { access: 'user' }, schema: { body: InsertUrlBody } }, async (req) => {
-    const url = req.body.url.trim();
-    const region = req.body.regionCode.trim().toUpperCase();
-    checkUrl(url, region);
-    const now = Date.now();
-    const row = {
-      id: newId(now),
-      url,
-      region_code: region,
-      title: req.body.title?.trim() ?? '',
-      create_ts: now,
-      update_ts: now,
-    };
-    await insertUrl(db, row);
-    return ok(presentUrl(row));
-  });
+  app.post(
+    '/api/insertUrl',
+    { config: { access: 'user' }, schema: { body: InsertUrlBody, response: { 200: CollectedUrlResponse } } },
+    async (req) => {
+      const url = req.body.url.trim();
+      const region = req.body.regionCode.trim().toUpperCase();
+      checkUrl(url, region);
+      const now = Date.now();
+      const row = {
+        id: newId(now),
+        url,
+        region_code: region,
+        title: req.body.title?.trim() ?? '',
+        create_ts: now,
+        update_ts: now,
+      };
+      await insertUrl(db, row);
+      return ok(presentUrl(row));
+    },
+  );
 
-  app.post('/api/updateUrl', { config: { access: 'user' }, schema: { body: UpdateUrlBody } }, async (req) => {
-    const cur = await getUrl(db, req.body.id);
-    if (!cur) throw notFound('collected URL');
-    const url = req.body.url?.trim() ?? cur.url;
-    const region = req.body.regionCode?.trim().toUpperCase() ?? cur.region_code;
-    checkUrl(url, region);
-    const patch = { url, region_code: region, title: req.body.title?.trim() ?? cur.title, update_ts: Date.now() };
-    await updateUrl(db, cur.id, patch);
-    return ok(presentUrl({ ...cur, ...patch }));
-  });
+  app.post(
+    '/api/updateUrl',
+    { config: { access: 'user' }, schema: { body: UpdateUrlBody, response: { 200: CollectedUrlResponse } } },
+    async (req) => {
+      const cur = await getUrl(db, req.body.id);
+      if (!cur) throw notFound('collected URL');
+      const url = req.body.url?.trim() ?? cur.url;
+      const region = req.body.regionCode?.trim().toUpperCase() ?? cur.region_code;
+      checkUrl(url, region);
+      const patch = { url, region_code: region, title: req.body.title?.trim() ?? cur.title, update_ts: Date.now() };
+      await updateUrl(db, cur.id, patch);
+      return ok(presentUrl({ ...cur, ...patch }));
+    },
+  );
 
-  app.get('/api/deleteUrl', { config: { access: 'user' }, schema: { querystring: DeleteUrlQuery } }, async (req) => {
-    if (!(await deleteUrl(db, req.query.id))) throw notFound('collected URL');
-    return ok(null);
-  });
+  app.get(
+    '/api/deleteUrl',
+    { config: { access: 'user' }, schema: { querystring: DeleteUrlQuery, response: { 200: NullResponse } } },
+    async (req) => {
+      if (!(await deleteUrl(db, req.query.id))) throw notFound('collected URL');
+      return ok(null);
+    },
+  );
 };

@@ -1,4 +1,4 @@
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import {
   CreateSpiderBody,
   FileQuery,
@@ -12,14 +12,43 @@ import {
   type FileTreeNode,
   type UploadResult,
 } from '@crawldeck/shared';
-import { LooseIdParams } from '@crawldeck/shared';
+import {
+  CreatedSpiderResponse,
+  FileEntriesResponse,
+  FileTextResponse,
+  FileTreeResponse,
+  LooseIdParams,
+  NullResponse,
+  PathsDeletedResponse,
+  SpiderListResponse,
+  SpiderResponse,
+  UploadResponse,
+} from '@crawldeck/shared';
 import type { Feature } from '../../context.ts';
 import { iso, ok, paging } from '../../http/envelope.ts';
 import { HttpError, badRequest, notFound } from '../../http/errors.ts';
 import { readForm, type ReadForm } from '../../http/multipart.ts';
-import { createFile, deletePath, getEntry, listFiles, makeDir, readFile, renamePath, replaceFiles, writeFile, type StoredFileEntry } from './files.store.ts';
+import {
+  createFile,
+  deletePath,
+  getEntry,
+  listFiles,
+  makeDir,
+  readFile,
+  renamePath,
+  replaceFiles,
+  writeFile,
+  type StoredFileEntry,
+} from './files.store.ts';
 import { baseName, normalisePath } from './paths.ts';
-import { createSpider, deleteSpider, fieldsToSpiderInput, parseWith, spiderFor, updateSpider } from './spiders.service.ts';
+import {
+  createSpider,
+  deleteSpider,
+  fieldsToSpiderInput,
+  parseWith,
+  spiderFor,
+  updateSpider,
+} from './spiders.service.ts';
 import { getSpiderWithOwner, listSpiders, presentSpider, updateSpiderRow } from './spiders.store.ts';
 import { readZip, zipLimitsFromEnv, type ZipContents, type ZipLimits } from './zip.ts';
 
@@ -37,16 +66,29 @@ const mib = (n: number) => (n % (1024 * 1024) === 0 ? `${n / 1024 / 1024} MiB` :
 
 /** Reads a multipart request: string fields and at most one file (field `file`), bounded in size. */
 function readMultipart(req: FastifyRequest, maxFileBytes: number): Promise<ReadForm> {
-  return readForm(req, { fileField: 'file', maxFileBytes, tooLarge: `the zip is larger than ${mib(maxFileBytes)} (CRAWLDECK_ZIP_MAX_BYTES)` });
+  return readForm(req, {
+    fileField: 'file',
+    maxFileBytes,
+    tooLarge: `the zip is larger than ${mib(maxFileBytes)} (CRAWLDECK_ZIP_MAX_BYTES)`,
+  });
 }
 
-async function zipFromUpload(file: { name: string; data: Buffer } | undefined, limits: ZipLimits): Promise<ZipContents> {
+async function zipFromUpload(
+  file: { name: string; data: Buffer } | undefined,
+  limits: ZipLimits,
+): Promise<ZipContents> {
   if (!file) throw badRequest('a zip file is required in the form field "file"');
   return readZip(file.data, limits);
 }
 
 function present(e: StoredFileEntry): FileEntry {
-  return { name: baseName(e.path), path: e.path, is_dir: !!e.is_dir, size: Number(e.size), update_ts: iso(e.update_ts) };
+  return {
+    name: baseName(e.path),
+    path: e.path,
+    is_dir: !!e.is_dir,
+    size: Number(e.size),
+    update_ts: iso(e.update_ts),
+  };
 }
 
 /** Spec §9: directories first, then names descending. */
@@ -101,139 +143,232 @@ export const spidersFeature: Feature = (app, ctx) => {
 
   const answerSpider = async (id: string) => presentSpider((await getSpiderWithOwner(db, id))!);
 
-  app.get('/api/spiders', { config: { access: 'user' }, schema: { querystring: SpiderListQuery } }, async (req) => {
-    const q = req.query;
-    const page = paging(q, 10);
-    const { list, total } = await listSpiders(db, req.user, q, page);
-    return ok({ list, total }, total);
-  });
+  app.get(
+    '/api/spiders',
+    { config: { access: 'user' }, schema: { querystring: SpiderListQuery, response: { 200: SpiderListResponse } } },
+    async (req) => {
+      const q = req.query;
+      const page = paging(q, 10);
+      const { list, total } = await listSpiders(db, req.user, q, page);
+      return ok({ list, total }, total);
+    },
+  );
 
-  app.put('/api/spiders', { config: { access: 'user' } }, async (req) => {
-    let input: CreateSpiderBody;
-    let zip: ZipContents | undefined;
-    if (req.isMultipart()) {
-      const { fields, file } = await readMultipart(req, maxZipUpload);
-      input = parseWith(CreateSpiderBody, fieldsToSpiderInput(fields));
-      zip = file ? await zipFromUpload(file, zipLimits) : undefined;
-    } else {
-      input = parseWith(CreateSpiderBody, req.body ?? {});
-    }
-    const { id, upload } = await createSpider(ctx, req.user, input, zip);
-    const spider = await answerSpider(id);
-    const result = upload && zip ? { ...spider, upload: { files: upload.files, stripped_folder: zip.strippedFolder, is_scrapy: upload.isScrapy } satisfies UploadResult } : spider;
-    return ok(result);
-  });
+  app.put(
+    '/api/spiders',
+    { config: { access: 'user' }, schema: { response: { 200: CreatedSpiderResponse } } },
+    async (req) => {
+      let input: CreateSpiderBody;
+      let zip: ZipContents | undefined;
+      if (req.isMultipart()) {
+        const { fields, file } = await readMultipart(req, maxZipUpload);
+        input = parseWith(CreateSpiderBody, fieldsToSpiderInput(fields));
+        zip = file ? await zipFromUpload(file, zipLimits) : undefined;
+      } else {
+        input = parseWith(CreateSpiderBody, req.body ?? {});
+      }
+      const { id, upload } = await createSpider(ctx, req.user, input, zip);
+      const spider = await answerSpider(id);
+      const result =
+        upload && zip
+          ? {
+              ...spider,
+              upload: {
+                files: upload.files,
+                stripped_folder: zip.strippedFolder,
+                is_scrapy: upload.isScrapy,
+              } satisfies UploadResult,
+            }
+          : spider;
+      return ok(result);
+    },
+  );
 
-  app.get('/api/spiders/:id', { config: { access: 'user' }, schema: { params: IdParams } }, async (req) => {
-    await spiderFor(db, req.user, req.params.id, 'read');
-    return ok(await answerSpider(req.params.id));
-  });
+  app.get(
+    '/api/spiders/:id',
+    { config: { access: 'user' }, schema: { params: IdParams, response: { 200: SpiderResponse } } },
+    async (req) => {
+      await spiderFor(db, req.user, req.params.id, 'read');
+      return ok(await answerSpider(req.params.id));
+    },
+  );
 
   // Schema coercion would turn `git_password: null` (clear it) into '' (keep it): look before validation.
   const clearsPassword = new WeakSet<object>();
-  app.post('/api/spiders/:id', {
-    config: { access: 'user' },
-    schema: { params: IdParams, body: UpdateSpiderBody },
-    preValidation: async (req) => {
-      const body = req.body as { git_password?: unknown } | null;
-      if (body && typeof body === 'object' && body.git_password === null) clearsPassword.add(req);
+  app.post(
+    '/api/spiders/:id',
+    {
+      config: { access: 'user' },
+      schema: { params: IdParams, body: UpdateSpiderBody, response: { 200: SpiderResponse } },
+      preValidation: async (req) => {
+        const body = req.body as { git_password?: unknown } | null;
+        if (body && typeof body === 'object' && body.git_password === null) clearsPassword.add(req);
+      },
     },
-  }, async (req) => {
-    const row = await spiderFor(db, req.user, req.params.id, 'write');
-    await updateSpider(ctx, req.user, row, clearsPassword.has(req) ? { ...req.body, git_password: null } : req.body);
-    return ok(await answerSpider(row.id));
-  });
+    async (req) => {
+      const row = await spiderFor(db, req.user, req.params.id, 'write');
+      await updateSpider(ctx, req.user, row, clearsPassword.has(req) ? { ...req.body, git_password: null } : req.body);
+      return ok(await answerSpider(row.id));
+    },
+  );
 
-  app.delete('/api/spiders/:id', { config: { access: 'user' }, schema: { params: IdParams } }, async (req) => {
-    const row = await spiderFor(db, req.user, req.params.id, 'write');
-    await deleteSpider(ctx, row.id);
-    return ok(null);
-  });
+  app.delete(
+    '/api/spiders/:id',
+    { config: { access: 'user' }, schema: { params: IdParams, response: { 200: NullResponse } } },
+    async (req) => {
+      const row = await spiderFor(db, req.user, req.params.id, 'write');
+      await deleteSpider(ctx, row.id);
+      return ok(null);
+    },
+  );
 
-  app.post('/api/spiders/:id/upload', { config: { access: 'user' }, schema: { params: IdParams } }, async (req) => {
-    const row = await spiderFor(db, req.user, req.params.id, 'write');
-    if (!req.isMultipart()) throw badRequest('send the zip as multipart/form-data in the field "file"');
-    const { file } = await readMultipart(req, maxZipUpload);
-    const zip = await zipFromUpload(file, zipLimits);
-    const res = await replaceFiles(db, row.id, zip.files, { dirs: zip.dirs });
-    await updateSpiderRow(db, row.id, {});
-    const result: UploadResult = { files: res.files, stripped_folder: zip.strippedFolder, is_scrapy: res.isScrapy || !!row.is_scrapy };
-    return ok(result);
-  });
+  app.post(
+    '/api/spiders/:id/upload',
+    { config: { access: 'user' }, schema: { params: IdParams, response: { 200: UploadResponse } } },
+    async (req) => {
+      const row = await spiderFor(db, req.user, req.params.id, 'write');
+      if (!req.isMultipart()) throw badRequest('send the zip as multipart/form-data in the field "file"');
+      const { file } = await readMultipart(req, maxZipUpload);
+      const zip = await zipFromUpload(file, zipLimits);
+      const res = await replaceFiles(db, row.id, zip.files, { dirs: zip.dirs });
+      await updateSpiderRow(db, row.id, {});
+      const result: UploadResult = {
+        files: res.files,
+        stripped_folder: zip.strippedFolder,
+        is_scrapy: res.isScrapy || !!row.is_scrapy,
+      };
+      return ok(result);
+    },
+  );
 
   // ---- files ----
 
-  app.get('/api/spiders/:id/dir', { config: { access: 'user' }, schema: { params: IdParams, querystring: PathQuery } }, async (req) => {
-    const row = await spiderFor(db, req.user, req.params.id, 'read');
-    const dir = normalisePath(req.query.path ?? '', { allowRoot: true });
-    if (dir) {
-      const e = await getEntry(db, row.id, dir);
-      if (!e) throw notFound(`folder "${dir}"`);
-      if (!e.is_dir) throw badRequest(`"${dir}" is a file, not a folder`);
-    }
-    const prefix = dir ? dir + '/' : '';
-    const all = await listFiles(db, row.id);
-    const children = all.filter((e) => e.path.startsWith(prefix) && !e.path.slice(prefix.length).includes('/') && e.path !== dir);
-    return ok(children.map(present).sort(byDirsThenNameDesc));
-  });
+  app.get(
+    '/api/spiders/:id/dir',
+    {
+      config: { access: 'user' },
+      schema: { params: IdParams, querystring: PathQuery, response: { 200: FileEntriesResponse } },
+    },
+    async (req) => {
+      const row = await spiderFor(db, req.user, req.params.id, 'read');
+      const dir = normalisePath(req.query.path ?? '', { allowRoot: true });
+      if (dir) {
+        const e = await getEntry(db, row.id, dir);
+        if (!e) throw notFound(`folder "${dir}"`);
+        if (!e.is_dir) throw badRequest(`"${dir}" is a file, not a folder`);
+      }
+      const prefix = dir ? dir + '/' : '';
+      const all = await listFiles(db, row.id);
+      const children = all.filter(
+        (e) => e.path.startsWith(prefix) && !e.path.slice(prefix.length).includes('/') && e.path !== dir,
+      );
+      return ok(children.map(present).sort(byDirsThenNameDesc));
+    },
+  );
 
-  app.put('/api/spiders/:id/dir', { config: { access: 'user' }, schema: { params: IdParams, body: PathBody } }, async (req) => {
-    const row = await spiderFor(db, req.user, req.params.id, 'write');
-    await makeDir(db, row.id, req.body.path);
-    return ok(null);
-  });
+  app.put(
+    '/api/spiders/:id/dir',
+    { config: { access: 'user' }, schema: { params: IdParams, body: PathBody, response: { 200: NullResponse } } },
+    async (req) => {
+      const row = await spiderFor(db, req.user, req.params.id, 'write');
+      await makeDir(db, row.id, req.body.path);
+      return ok(null);
+    },
+  );
 
-  app.get('/api/spiders/:id/file/tree', { config: { access: 'user' }, schema: { params: IdParams } }, async (req) => {
-    const row = await spiderFor(db, req.user, req.params.id, 'read');
-    return ok(buildTree(await listFiles(db, row.id)));
-  });
+  app.get(
+    '/api/spiders/:id/file/tree',
+    { config: { access: 'user' }, schema: { params: IdParams, response: { 200: FileTreeResponse } } },
+    async (req) => {
+      const row = await spiderFor(db, req.user, req.params.id, 'read');
+      return ok(buildTree(await listFiles(db, row.id)));
+    },
+  );
 
-  app.get('/api/spiders/:id/file', { config: { access: 'user' }, schema: { params: IdParams, querystring: FileQuery } }, async (req, reply) => {
-    const row = await spiderFor(db, req.user, req.params.id, 'read');
-    const p = normalisePath(req.query.path);
-    const entry = await getEntry(db, row.id, p);
-    if (!entry) throw notFound(`file "${p}"`);
-    if (entry.is_dir) throw badRequest(`"${p}" is a folder, not a file`);
-    const content = (await readFile(db, row.id, p)) ?? Buffer.alloc(0);
-    if (req.query.raw === '1' || req.query.raw === 'true') {
-      const name = baseName(p);
-      return reply
-        .type('application/octet-stream')
-        .header('content-disposition', `attachment; filename="${name.replace(/[^\x20-\x7e]|"/g, '_')}"; filename*=UTF-8''${encodeURIComponent(name)}`)
-        .send(content);
-    }
-    if (content.length > maxFileBytes) throw new HttpError(413, `"${p}" is larger than ${mib(maxFileBytes)} and cannot be opened in the editor; download it with raw=1`);
-    if (isBinary(content)) throw new HttpError(415, 'binary file cannot be opened as text');
-    return ok(content.toString('utf8'));
-  });
+  app.get(
+    '/api/spiders/:id/file',
+    {
+      config: { access: 'user' },
+      schema: { params: IdParams, querystring: FileQuery, response: { 200: FileTextResponse } },
+    },
+    async (req, reply) => {
+      const row = await spiderFor(db, req.user, req.params.id, 'read');
+      const p = normalisePath(req.query.path);
+      const entry = await getEntry(db, row.id, p);
+      if (!entry) throw notFound(`file "${p}"`);
+      if (entry.is_dir) throw badRequest(`"${p}" is a folder, not a file`);
+      const content = (await readFile(db, row.id, p)) ?? Buffer.alloc(0);
+      if (req.query.raw === '1' || req.query.raw === 'true') {
+        const name = baseName(p);
+        // Bytes go out as they are: the JSON response schema of this route does not apply to them.
+        return (reply as FastifyReply)
+          .type('application/octet-stream')
+          .header(
+            'content-disposition',
+            `attachment; filename="${name.replace(/[^\x20-\x7e]|"/g, '_')}"; filename*=UTF-8''${encodeURIComponent(name)}`,
+          )
+          .send(content);
+      }
+      if (content.length > maxFileBytes)
+        throw new HttpError(
+          413,
+          `"${p}" is larger than ${mib(maxFileBytes)} and cannot be opened in the editor; download it with raw=1`,
+        );
+      if (isBinary(content)) throw new HttpError(415, 'binary file cannot be opened as text');
+      return ok(content.toString('utf8'));
+    },
+  );
 
-  app.post('/api/spiders/:id/file', { config: { access: 'user' }, schema: { params: IdParams, body: SaveFileBody } }, async (req) => {
-    const row = await spiderFor(db, req.user, req.params.id, 'write');
-    const p = normalisePath(req.body.path);
-    const content = Buffer.from(req.body.content, 'utf8');
-    if (content.length > maxFileBytes) throw new HttpError(413, `the file is larger than the limit of ${mib(maxFileBytes)} (CRAWLDECK_MAX_FILE_BYTES)`);
-    await writeFile(db, row.id, p, content);
-    return ok(null);
-  });
+  app.post(
+    '/api/spiders/:id/file',
+    { config: { access: 'user' }, schema: { params: IdParams, body: SaveFileBody, response: { 200: NullResponse } } },
+    async (req) => {
+      const row = await spiderFor(db, req.user, req.params.id, 'write');
+      const p = normalisePath(req.body.path);
+      const content = Buffer.from(req.body.content, 'utf8');
+      if (content.length > maxFileBytes)
+        throw new HttpError(
+          413,
+          `the file is larger than the limit of ${mib(maxFileBytes)} (CRAWLDECK_MAX_FILE_BYTES)`,
+        );
+      await writeFile(db, row.id, p, content);
+      return ok(null);
+    },
+  );
 
-  app.put('/api/spiders/:id/file', { config: { access: 'user' }, schema: { params: IdParams, body: PathBody } }, async (req) => {
-    const row = await spiderFor(db, req.user, req.params.id, 'write');
-    await createFile(db, row.id, req.body.path);
-    return ok(null);
-  });
+  app.put(
+    '/api/spiders/:id/file',
+    { config: { access: 'user' }, schema: { params: IdParams, body: PathBody, response: { 200: NullResponse } } },
+    async (req) => {
+      const row = await spiderFor(db, req.user, req.params.id, 'write');
+      await createFile(db, row.id, req.body.path);
+      return ok(null);
+    },
+  );
 
   // The path may come as a JSON body (the console's delete helper) or as a query parameter.
-  app.delete('/api/spiders/:id/file', { config: { access: 'user' }, schema: { params: IdParams, querystring: PathQuery } }, async (req) => {
-    const row = await spiderFor(db, req.user, req.params.id, 'write');
-    const body = req.body as { path?: unknown } | undefined;
-    const raw = body && typeof body === 'object' && body.path !== undefined ? body.path : req.query.path;
-    const count = await deletePath(db, row.id, normalisePath(raw));
-    return ok({ deleted: count });
-  });
+  app.delete(
+    '/api/spiders/:id/file',
+    {
+      config: { access: 'user' },
+      schema: { params: IdParams, querystring: PathQuery, response: { 200: PathsDeletedResponse } },
+    },
+    async (req) => {
+      const row = await spiderFor(db, req.user, req.params.id, 'write');
+      const body = req.body as { path?: unknown } | undefined;
+      const raw = body && typeof body === 'object' && body.path !== undefined ? body.path : req.query.path;
+      const count = await deletePath(db, row.id, normalisePath(raw));
+      return ok({ deleted: count });
+    },
+  );
 
-  app.post('/api/spiders/:id/file/rename', { config: { access: 'user' }, schema: { params: IdParams, body: RenameFileBody } }, async (req) => {
-    const row = await spiderFor(db, req.user, req.params.id, 'write');
-    await renamePath(db, row.id, req.body.path, req.body.new_path);
-    return ok(null);
-  });
+  app.post(
+    '/api/spiders/:id/file/rename',
+    { config: { access: 'user' }, schema: { params: IdParams, body: RenameFileBody, response: { 200: NullResponse } } },
+    async (req) => {
+      const row = await spiderFor(db, req.user, req.params.id, 'write');
+      await renamePath(db, row.id, req.body.path, req.body.new_path);
+      return ok(null);
+    },
+  );
 };
