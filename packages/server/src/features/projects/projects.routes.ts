@@ -14,7 +14,9 @@ import {
   ProjectTagListResponse,
   UpdatedResponse,
 } from '@crawldeck/shared';
-import type { Feature } from '../../context.ts';
+import type { Kysely } from 'kysely';
+import type { AppContext, Feature, TypedApp } from '../../context.ts';
+import type { DB } from '../../store/schema.ts';
 import type { AuthUser } from '../../http/auth.ts';
 import { ok } from '../../http/envelope.ts';
 import { badRequest, conflict, forbidden, notFound } from '../../http/errors.ts';
@@ -39,14 +41,14 @@ function mayChange(user: AuthUser, row: ProjectRow): void {
   assertProject(user, row, 'change');
 }
 
-/**
- * Projects (issue 3 item 3): everyone signed in sees all projects and creates their own; the owner or an admin
- * changes or deletes one. Deleting a project leaves its spiders without a project.
- */
-export const projectsFeature: Feature = (app, ctx) => {
-  const { db } = ctx.store;
-  const one = async (id: string, user: AuthUser) => (await listProjects(db, user, { id }))[0];
+/** One project as the caller sees it (its spiders filtered by what they may read). */
+async function oneProject(db: Kysely<DB>, id: string, user: AuthUser) {
+  return (await listProjects(db, user, { id }))[0];
+}
 
+/** Reading: the projects (by tag or keyword) and the tags in use. */
+function projectReadRoutes(app: TypedApp, ctx: AppContext): void {
+  const { db } = ctx.store;
   app.get(
     '/api/projects',
     { config: { access: 'user' }, schema: { querystring: ProjectListQuery, response: { 200: ProjectListResponse } } },
@@ -55,13 +57,16 @@ export const projectsFeature: Feature = (app, ctx) => {
       return ok(list, list.length);
     },
   );
-
   app.get(
     '/api/projects/tags',
     { config: { access: 'user' }, schema: { response: { 200: ProjectTagListResponse } } },
     async () => ok(await listTags(db)),
   );
+}
 
+/** Creating, changing and deleting a project. */
+function projectWriteRoutes(app: TypedApp, ctx: AppContext): void {
+  const { db } = ctx.store;
   app.put(
     '/api/projects',
     { config: { access: 'user' }, schema: { body: ProjectBody, response: { 200: ProjectResponse } } },
@@ -84,10 +89,9 @@ export const projectsFeature: Feature = (app, ctx) => {
         if (isUniqueViolation(err)) throw dupName(name);
         throw err;
       }
-      return ok(await one(id, req.user));
+      return ok(await oneProject(db, id, req.user));
     },
   );
-
   app.post(
     '/api/projects/:id',
     {
@@ -111,10 +115,9 @@ export const projectsFeature: Feature = (app, ctx) => {
         if (isUniqueViolation(err)) throw dupName(patch.name ?? row.name);
         throw err;
       }
-      return ok(await one(row.id, req.user));
+      return ok(await oneProject(db, row.id, req.user));
     },
   );
-
   app.delete(
     '/api/projects/:id',
     { config: { access: 'user' }, schema: { params: IdParams, response: { 200: NullResponse } } },
@@ -126,7 +129,11 @@ export const projectsFeature: Feature = (app, ctx) => {
       return ok(null);
     },
   );
+}
 
+/** Moving spiders into a project, or out of every project. */
+function spiderProjectRoutes(app: TypedApp, ctx: AppContext): void {
+  const { db } = ctx.store;
   app.post(
     '/api/spiders-set-projects',
     { config: { access: 'user' }, schema: { body: SetSpiderProjectsBody, response: { 200: UpdatedResponse } } },
@@ -147,4 +154,14 @@ export const projectsFeature: Feature = (app, ctx) => {
       return ok({ updated });
     },
   );
+}
+
+/**
+ * Projects: everyone signed in sees all projects and creates their own; the owner or an admin
+ * changes or deletes one. Deleting a project leaves its spiders without a project.
+ */
+export const projectsFeature: Feature = (app, ctx) => {
+  projectReadRoutes(app, ctx);
+  projectWriteRoutes(app, ctx);
+  spiderProjectRoutes(app, ctx);
 };

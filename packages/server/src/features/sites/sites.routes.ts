@@ -26,7 +26,7 @@ import {
   SiteListResponse,
   SiteResponse,
 } from '@crawldeck/shared';
-import type { Feature } from '../../context.ts';
+import type { AppContext, Feature, TypedApp } from '../../context.ts';
 import { iso, ok, paging } from '../../http/envelope.ts';
 import { readForm } from '../../http/multipart.ts';
 import { badRequest, notFound } from '../../http/errors.ts';
@@ -93,10 +93,15 @@ function parseFilter(raw: string | undefined): SiteFilter {
   return out;
 }
 
-/** Sites and collected URLs (sites screen, collected-URL API for scripts). Response shapes: shared/sites.ts. */
-export const sitesFeature: Feature = (app, ctx) => {
-  const { db } = ctx.store;
+function checkUrl(url: string, regionCode: string): void {
+  if (!isValidHttpUrl(url)) throw badRequest('url must be an http:// or https:// URL');
+  if (!isValidRegionCode(regionCode))
+    throw badRequest('regionCode must be a 2–3 letter or 3 digit region code such as US, CN or 419');
+}
 
+/** Sites: the list with its category filters, a category change, the CSV import. */
+function siteRoutes(app: TypedApp, ctx: AppContext): void {
+  const { db } = ctx.store;
   app.get(
     '/api/sites',
     { config: { access: 'user' }, schema: { querystring: SiteListQuery, response: { 200: SiteListResponse } } },
@@ -111,19 +116,16 @@ export const sitesFeature: Feature = (app, ctx) => {
       return ok(data, total);
     },
   );
-
   app.get(
     '/api/sites/get/get_main_category_list',
     { config: { access: 'user' }, schema: { response: { 200: CategoryListResponse } } },
     async () => ok({ items: await mainCategories(db) }),
   );
-
   app.get(
     '/api/sites/get/get_category_list',
     { config: { access: 'user' }, schema: { querystring: CategoryListQuery, response: { 200: CategoryListResponse } } },
     async (req) => ok({ items: await categories(db, req.query.main_category) }),
   );
-
   app.post(
     '/api/sites/:id',
     { config: { access: 'user' }, schema: { params: IdParams, body: UpdateSiteBody, response: { 200: SiteResponse } } },
@@ -133,7 +135,6 @@ export const sitesFeature: Feature = (app, ctx) => {
       return ok(presentSite(row));
     },
   );
-
   // All-or-nothing: the whole file is validated first, then written in one transaction (upsert by domain).
   app.post(
     '/api/sites/import',
@@ -153,9 +154,11 @@ export const sitesFeature: Feature = (app, ctx) => {
       return ok(result);
     },
   );
+}
 
-  // ---- collected URLs ----
-
+/** Collected URLs: list, add, change, delete. */
+function collectedUrlRoutes(app: TypedApp, ctx: AppContext): void {
+  const { db } = ctx.store;
   app.get(
     '/api/queryUrl',
     { config: { access: 'user' }, schema: { querystring: QueryUrlQuery, response: { 200: CollectedUrlListResponse } } },
@@ -165,13 +168,6 @@ export const sitesFeature: Feature = (app, ctx) => {
       return reply.send({ ...ok(rows.map(presentUrl), total), totalCount: total });
     },
   );
-
-  function checkUrl(url: string, regionCode: string): void {
-    if (!isValidHttpUrl(url)) throw badRequest('url must be an http:// or https:// URL');
-    if (!isValidRegionCode(regionCode))
-      throw badRequest('regionCode must be a 2–3 letter or 3 digit region code such as US, CN or 419');
-  }
-
   app.post(
     '/api/insertUrl',
     { config: { access: 'user' }, schema: { body: InsertUrlBody, response: { 200: CollectedUrlResponse } } },
@@ -192,7 +188,6 @@ export const sitesFeature: Feature = (app, ctx) => {
       return ok(presentUrl(row));
     },
   );
-
   app.post(
     '/api/updateUrl',
     { config: { access: 'user' }, schema: { body: UpdateUrlBody, response: { 200: CollectedUrlResponse } } },
@@ -207,7 +202,6 @@ export const sitesFeature: Feature = (app, ctx) => {
       return ok(presentUrl({ ...cur, ...patch }));
     },
   );
-
   app.get(
     '/api/deleteUrl',
     { config: { access: 'user' }, schema: { querystring: DeleteUrlQuery, response: { 200: NullResponse } } },
@@ -216,4 +210,10 @@ export const sitesFeature: Feature = (app, ctx) => {
       return ok(null);
     },
   );
+}
+
+/** Sites and collected URLs (sites screen, collected-URL API for scripts). Response shapes: shared/sites.ts. */
+export const sitesFeature: Feature = (app, ctx) => {
+  siteRoutes(app, ctx);
+  collectedUrlRoutes(app, ctx);
 };

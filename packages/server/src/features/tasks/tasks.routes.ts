@@ -25,7 +25,7 @@ import {
   type LogLine,
   type TaskDetail,
 } from '@crawldeck/shared';
-import type { AppContext, Feature } from '../../context.ts';
+import type { AppContext, Feature, TypedApp } from '../../context.ts';
 import type { AuthUser } from '../../http/auth.ts';
 import { ok, paging } from '../../http/envelope.ts';
 import { badRequest } from '../../http/errors.ts';
@@ -169,11 +169,10 @@ async function restartTasks(ctx: AppContext, user: AuthUser, ids: string[]): Pro
   return out;
 }
 
-/** Tasks: run, list, detail, delete, cancel, restart, logs, results, CSV and the live streams. */
-export const tasksFeature: Feature = (app, ctx) => {
+/** Starting tasks: run one spider or several, run a task again. */
+function runRoutes(app: TypedApp, ctx: AppContext): void {
   const { db } = ctx.store;
   const user = { access: 'user' } as const;
-
   app.put(
     '/api/tasks',
     { config: user, schema: { body: RunTaskBody, response: { 200: TaskIdsResponse } } },
@@ -196,20 +195,41 @@ export const tasksFeature: Feature = (app, ctx) => {
     { config: user, schema: { body: RunSpidersBody, response: { 200: TaskIdsResponse } } },
     async (req) => ok(await runSpiders(ctx, req.user, req.body)),
   );
+  app.post(
+    '/api/tasks/:id/restart',
+    { config: user, schema: { params: IdParams, response: { 200: TaskIdsResponse } } },
+    async (req) => ok(await restartTask(ctx, req.user, await taskFor(db, req.user, req.params.id))),
+  );
+  app.post(
+    '/api/tasks-restart',
+    { config: user, schema: { body: IdsBody, response: { 200: TaskIdsResponse } } },
+    async (req) => ok(await restartTasks(ctx, req.user, req.body.ids)),
+  );
+}
+
+/** Lists, detail, cancel and delete. */
+function manageRoutes(app: TypedApp, ctx: AppContext): void {
+  const { db } = ctx.store;
+  const user = { access: 'user' } as const;
   app.get(
     '/api/tasks',
     { config: user, schema: { querystring: TaskListQuery, response: { 200: TaskListResponse } } },
     async (req) => taskPage(ctx, req.user, listFilter(req.query), req.query),
   );
-  app.delete(
-    '/api/tasks',
-    { config: user, schema: { body: IdsBody, response: { 200: DeletedResponse } } },
-    async (req) => ok({ deleted: await deleteTasks(ctx, req.user, req.body.ids) }),
+  app.get(
+    '/api/spiders/:id/tasks',
+    { config: user, schema: { params: IdParams, querystring: TaskPageQuery, response: { 200: TaskListResponse } } },
+    async (req) => taskPage(ctx, req.user, { spider_id: req.params.id }, req.query),
   );
   app.get(
     '/api/tasks/:id',
     { config: user, schema: { params: IdParams, response: { 200: TaskDetailResponse } } },
     async (req) => ok(await taskDetail(ctx, req.user, await taskFor(db, req.user, req.params.id))),
+  );
+  app.delete(
+    '/api/tasks',
+    { config: user, schema: { body: IdsBody, response: { 200: DeletedResponse } } },
+    async (req) => ok({ deleted: await deleteTasks(ctx, req.user, req.body.ids) }),
   );
   app.delete(
     '/api/tasks/:id',
@@ -230,21 +250,16 @@ export const tasksFeature: Feature = (app, ctx) => {
     },
   );
   app.post(
-    '/api/tasks/:id/restart',
-    { config: user, schema: { params: IdParams, response: { 200: TaskIdsResponse } } },
-    async (req) => ok(await restartTask(ctx, req.user, await taskFor(db, req.user, req.params.id))),
-  );
-  app.post(
     '/api/tasks-cancel',
     { config: user, schema: { body: IdsBody, response: { 200: CancelledResponse } } },
     async (req) => ok({ cancelled: await cancelTasks(ctx, req.user, req.body.ids) }),
   );
-  app.post(
-    '/api/tasks-restart',
-    { config: user, schema: { body: IdsBody, response: { 200: TaskIdsResponse } } },
-    async (req) => ok(await restartTasks(ctx, req.user, req.body.ids)),
-  );
+}
 
+/** What a task printed and yielded: log pages, error lines, items, the items as CSV. */
+function outputRoutes(app: TypedApp, ctx: AppContext): void {
+  const { db } = ctx.store;
+  const user = { access: 'user' } as const;
   app.get(
     '/api/tasks/:id/log',
     { config: user, schema: { params: IdParams, querystring: LogQuery, response: { 200: LogLineListResponse } } },
@@ -275,7 +290,12 @@ export const tasksFeature: Feature = (app, ctx) => {
         .send(csv);
     },
   );
+}
 
+/** Live views: one task's status and log, and the console's feed of task and node events. */
+function streamRoutes(app: TypedApp, ctx: AppContext): void {
+  const { db } = ctx.store;
+  const user = { access: 'user' } as const;
   // EventSource cannot set headers, so this one route also takes the token as `?token=`.
   const streamConfig = { access: 'user', queryToken: true } as const;
   app.get(
@@ -292,9 +312,12 @@ export const tasksFeature: Feature = (app, ctx) => {
   app.get('/api/events', { config: user, schema: { response: { 200: EventStreamResponse } } }, async (req, reply) => {
     streamEvents(ctx, req.user, openSse(req, reply), (err) => req.log.warn({ err }, 'task event filter failed'));
   });
-  app.get(
-    '/api/spiders/:id/tasks',
-    { config: user, schema: { params: IdParams, querystring: TaskPageQuery, response: { 200: TaskListResponse } } },
-    async (req) => taskPage(ctx, req.user, { spider_id: req.params.id }, req.query),
-  );
+}
+
+/** Tasks: run, list, detail, delete, cancel, restart, logs, results, CSV and the live streams. */
+export const tasksFeature: Feature = (app, ctx) => {
+  runRoutes(app, ctx);
+  manageRoutes(app, ctx);
+  outputRoutes(app, ctx);
+  streamRoutes(app, ctx);
 };
