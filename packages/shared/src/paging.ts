@@ -2,7 +2,7 @@ import { Int, MAX_PAGE_NUM } from './bounds.ts';
 import { Type, type TSchema } from '@sinclair/typebox';
 
 /**
- * The `page_num` / `page_size` pair of every list call (spec §7), as TypeBox fields to spread into a query schema.
+ * The `page_num` / `page_size` pair of every list call (1-based page), as TypeBox fields to spread into a query schema.
  * Each list keeps its own largest page (the all-spiders call needs 99999999, a delivery log far less).
  */
 export function pageFields(maxPageSize: number) {

@@ -53,7 +53,7 @@ export function useScheduleTasks(id: string | null, page: number, pageSize = 10)
   });
 }
 
-/** Spiders for the schedule form's select (spec §9: all spiders, page 1, size 99999999). */
+/** Spiders for the schedule form's select: all of them, in one page of the largest size. */
 export function useSpiderOptions() {
   return useQuery({
     queryKey: ['spiders', 'options'],
@@ -100,7 +100,7 @@ export function useDeleteSchedule() {
   });
 }
 
-/** Enable/disable: silent request, the caller shows spec §8 'Enabling/Disabling the schedule unsuccessful'. */
+/** Enable/disable: silent request; on failure the caller shows 'Enabling/Disabling the schedule unsuccessful'. */
 export function useToggleSchedule() {
   const invalidate = useInvalidate();
   return useMutation({
