@@ -1,7 +1,8 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Str } from './bounds.ts';
+import { Envelope, EnvelopeList, Nullable } from './paging.ts';
 
-/** Projects (spec §3 "Project", §7 "Projects"). `tag` and `tags` carry the same list; either is accepted. */
+/** Projects. `tag` and `tags` carry the same list; either is accepted. */
 const Tags = Type.Array(Str(50), { maxItems: 50 }); // blanks and duplicates are dropped
 
 export const ProjectBody = Type.Object({
@@ -30,23 +31,28 @@ export const SetSpiderProjectsBody = Type.Object({
 });
 export type SetSpiderProjectsBody = Static<typeof SetSpiderProjectsBody>;
 
-export interface Project {
-  _id: string;
-  name: string;
-  description: string;
-  tags: string[];
-  /** Same list as `tags` (the spec's name). */
-  tag: string[];
+export const Project = Type.Object({
+  _id: Type.String(),
+  name: Type.String(),
+  description: Type.String(),
+  tags: Type.Array(Type.String()),
+  /** Same list as `tags`, under the name older clients use. */
+  tag: Type.Array(Type.String()),
   /** Ids of the spiders in this project that the caller can see. */
-  spiders: string[];
-  spider_count: number;
-  owner_id: string | null;
-  create_ts: string | null;
-  update_ts: string | null;
-}
+  spiders: Type.Array(Type.String()),
+  spider_count: Type.Number(),
+  owner_id: Nullable(Type.String()),
+  create_ts: Nullable(Type.String({ description: 'ISO 8601 time' })),
+  update_ts: Nullable(Type.String({ description: 'ISO 8601 time' })),
+});
+export type Project = Static<typeof Project>;
 
 /** GET /projects/tags */
-export interface ProjectTag {
-  tag: string;
-  count: number;
-}
+export const ProjectTag = Type.Object({ tag: Type.String(), count: Type.Number() });
+export type ProjectTag = Static<typeof ProjectTag>;
+
+export const ProjectResponse = Envelope(Project);
+export const ProjectListResponse = EnvelopeList(Project);
+export const ProjectTagListResponse = Envelope(Type.Array(ProjectTag));
+/** POST /spiders-set-projects: how many spiders moved. */
+export const UpdatedResponse = Envelope(Type.Object({ updated: Type.Number() }));

@@ -1,18 +1,18 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Id, Int, Str } from './bounds.ts';
-import { pageFields } from './paging.ts';
+import { Envelope, EnvelopeList, Nullable, pageFields } from './paging.ts';
 import { Cron } from 'croner';
 import { RETRY_MAX } from './constants.ts';
-import { RUN_TYPES, type RunType } from './tasks.ts';
+import { RUN_TYPES } from './tasks.ts';
 
 /**
- * Schedules (spec §3 "Schedule", §4 schedule statuses, §5 cron rule, §7 "Schedules").
+ * Schedules: their statuses, the cron rule (six fields, seconds first) and the shapes of the API.
  * The cron rule lives here so the master and the console refuse exactly the same expressions.
  */
 export const SCHEDULE_STATUSES = ['stop', 'running', 'error'] as const;
 export type ScheduleStatus = (typeof SCHEDULE_STATUSES)[number];
 
-/** The special errors of spec §4, plus the reasons the scheduler may add. */
+/** The errors that stop a schedule, plus the reasons the scheduler may add. */
 export const SCHEDULE_ERRORS = {
   notFoundNode: 'Not Found Node',
   notFoundSpider: 'Not Found Spider',
@@ -151,35 +151,75 @@ export const CronCheckQuery = Type.Object({
   timezone: Type.Optional(Str(100)),
   n: Type.Optional(Int(1, CRON_PREVIEW_MAX)),
 });
+export type CronCheckQuery = Static<typeof CronCheckQuery>;
 
-export interface ScheduleInfo {
-  _id: string;
-  name: string;
-  description: string;
-  cron: string;
-  spider_id: string;
-  spider_name: string | null;
-  run_type: RunType;
-  node_ids: string[];
-  param: string;
-  enabled: boolean;
-  status: ScheduleStatus;
+const Ts = Nullable(Type.String({ description: 'ISO 8601 time' }));
+
+/** A schedule as the API shows it. */
+export const ScheduleInfo = Type.Object({
+  _id: Type.String(),
+  name: Type.String(),
+  description: Type.String(),
+  cron: Type.String(),
+  spider_id: Type.String(),
+  /** null when the spider was deleted (the status is then error). */
+  spider_name: Nullable(Type.String()),
+  run_type: RunTypeSchema,
+  node_ids: Type.Array(Type.String()),
+  param: Type.String(),
+  enabled: Type.Boolean(),
+  status: Type.Union(SCHEDULE_STATUSES.map((s) => Type.Literal(s))),
   /** Reason when status is error: 'Not Found Spider', 'Not Found Node', or a scheduler message. */
-  error: string;
-  retries: number;
-  timezone: string;
-  next_run_ts: string | null;
-  last_run_ts: string | null;
-  owner_id: string | null;
-  create_ts: string | null;
-  update_ts: string | null;
-}
+  error: Type.String(),
+  retries: Type.Number(),
+  timezone: Type.String(),
+  next_run_ts: Ts,
+  last_run_ts: Ts,
+  owner_id: Nullable(Type.String()),
+  create_ts: Ts,
+  update_ts: Ts,
+});
+export type ScheduleInfo = Static<typeof ScheduleInfo>;
 
-export interface ScheduleFireInfo {
-  schedule_id: string;
-  fire_ts: string;
-  kind: 'cron' | 'catch-up' | 'manual';
-  task_ids: string[];
-  error: string;
-  create_ts: string | null;
-}
+/** One fire of a schedule: when, why (cron, catch-up, manual), which tasks it made or why it made none. */
+export const ScheduleFireInfo = Type.Object({
+  schedule_id: Type.String(),
+  fire_ts: Type.String(),
+  kind: Type.Union([Type.Literal('cron'), Type.Literal('catch-up'), Type.Literal('manual')]),
+  task_ids: Type.Array(Type.String()),
+  error: Type.String(),
+  create_ts: Ts,
+});
+export type ScheduleFireInfo = Static<typeof ScheduleFireInfo>;
+
+/** GET /schedules/meta: the scheduler's settings and whether this master runs it. */
+export const ScheduleMeta = Type.Object({
+  default_timezone: Type.String(),
+  grace_seconds: Type.Number(),
+  retry_max: Type.Number(),
+  leader: Type.Boolean(),
+});
+export type ScheduleMeta = Static<typeof ScheduleMeta>;
+
+/** GET /schedules/cron: whether an expression is valid, why not, and its next fire times. */
+export const CronCheck = Type.Object({
+  valid: Type.Boolean(),
+  error: Type.String(),
+  timezone: Type.String(),
+  next: Type.Array(Type.String()),
+});
+export type CronCheck = Static<typeof CronCheck>;
+
+/** POST /schedules/{id}/run: the tasks the fire made and its time. */
+export const ScheduleRunResult = Type.Object({ task_ids: Type.Array(Type.String()), fire_ts: Ts });
+export type ScheduleRunResult = Static<typeof ScheduleRunResult>;
+
+export const SchedulePageQuery = Type.Object({ ...pageFields(10000) });
+export type SchedulePageQuery = Static<typeof SchedulePageQuery>;
+
+export const ScheduleResponse = Envelope(ScheduleInfo);
+export const ScheduleListResponse = EnvelopeList(ScheduleInfo);
+export const ScheduleFireListResponse = EnvelopeList(ScheduleFireInfo);
+export const ScheduleMetaResponse = Envelope(ScheduleMeta);
+export const CronCheckResponse = Envelope(CronCheck);
+export const ScheduleRunResponse = Envelope(ScheduleRunResult);

@@ -1,32 +1,31 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Int, MAX_PAGE_NUM, Str } from './bounds.ts';
-import { pageFields } from './paging.ts';
+import { Envelope, EnvelopeList, Nullable, pageFields } from './paging.ts';
 import { MAX_PAGE_SIZE } from './constants.ts';
 
 /**
- * Sites and collected URLs (spec §3 "Site", §7 "Sites", "Collected URLs").
+ * Sites and collected URLs: what a request may carry and what the answer holds.
  *
  * Response shapes (the console uses exactly these):
  * - GET /sites → envelope `data: { items: Site[], total_count: number }` (and `total` in the envelope).
  * - GET /sites/get/get_main_category_list, /sites/get/get_category_list → `data: { items: string[] }`.
  * - GET /queryUrl → envelope `data: CollectedUrl[]` plus top-level `totalCount` (and `total`).
  */
-export interface Site {
-  _id: string;
-  domain: string;
-  main_category: string;
-  category: string;
-  rank: number | null;
-  name: string;
-  description: string;
-  create_ts: string | null;
-  update_ts: string | null;
-}
+export const Site = Type.Object({
+  _id: Type.String(),
+  domain: Type.String(),
+  main_category: Type.String(),
+  category: Type.String(),
+  rank: Nullable(Type.Number()),
+  name: Type.String(),
+  description: Type.String(),
+  create_ts: Nullable(Type.String({ description: 'ISO 8601 time' })),
+  update_ts: Nullable(Type.String({ description: 'ISO 8601 time' })),
+});
+export type Site = Static<typeof Site>;
 
-export interface SiteList {
-  items: Site[];
-  total_count: number;
-}
+export const SiteList = Type.Object({ items: Type.Array(Site), total_count: Type.Number() });
+export type SiteList = Static<typeof SiteList>;
 
 export const SiteListQuery = Type.Object({
   ...pageFields(MAX_PAGE_SIZE),
@@ -47,20 +46,22 @@ export type UpdateSiteBody = Static<typeof UpdateSiteBody>;
 /** Header of the CSV import (any column order; all six columns required). */
 export const SITE_CSV_COLUMNS = ['domain', 'main_category', 'category', 'rank', 'name', 'description'] as const;
 
-export interface SiteImportResult {
-  imported: number;
-  created: number;
-  updated: number;
-}
+export const SiteImportResult = Type.Object({
+  imported: Type.Number(),
+  created: Type.Number(),
+  updated: Type.Number(),
+});
+export type SiteImportResult = Static<typeof SiteImportResult>;
 
-export interface CollectedUrl {
-  _id: string;
-  url: string;
-  regionCode: string;
-  title: string;
-  create_ts: string | null;
-  update_ts: string | null;
-}
+export const CollectedUrl = Type.Object({
+  _id: Type.String(),
+  url: Type.String(),
+  regionCode: Type.String(),
+  title: Type.String(),
+  create_ts: Nullable(Type.String({ description: 'ISO 8601 time' })),
+  update_ts: Nullable(Type.String({ description: 'ISO 8601 time' })),
+});
+export type CollectedUrl = Static<typeof CollectedUrl>;
 
 export const QueryUrlQuery = Type.Object({
   page: Type.Optional(Int(1, MAX_PAGE_NUM)),
@@ -100,8 +101,22 @@ export function isValidHttpUrl(url: string): boolean {
 
 /** A bare host name such as `example.com` or `sub.example.co.uk` (no scheme, path or port). */
 export function isValidDomain(domain: string): boolean {
-  return domain.length <= 253 && /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z][a-z0-9-]{0,62}$/i.test(domain);
+  return (
+    domain.length <= 253 && /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z][a-z0-9-]{0,62}$/i.test(domain)
+  );
 }
 
 export const CategoryListQuery = Type.Object({ main_category: Type.Optional(Str(200)) });
 export const DeleteUrlQuery = Type.Object({ id: Str(64) });
+
+export const SiteResponse = Envelope(Site);
+export const SiteListResponse = Envelope(SiteList);
+/** The category lists: `data: {items}`. */
+export const CategoryListResponse = Envelope(Type.Object({ items: Type.Array(Type.String()) }));
+export const SiteImportResponse = Envelope(SiteImportResult);
+export const CollectedUrlResponse = Envelope(CollectedUrl);
+/** GET /queryUrl: the page, `total` and the same count as `totalCount` (the name its scripts read). */
+export const CollectedUrlListResponse = Type.Composite([
+  EnvelopeList(CollectedUrl),
+  Type.Object({ totalCount: Type.Number() }),
+]);

@@ -1,10 +1,10 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Int, Str } from './bounds.ts';
-import { pageFields } from './paging.ts';
+import { Envelope, Nullable, pageFields } from './paging.ts';
 import { MAX_PAGE_SIZE, RETRY_MAX } from './constants.ts';
 
 /**
- * Spiders and their files (spec §3 "Spider", §7 "Spiders" and "Spider files"; issue 3).
+ * Spiders and their files: what a request may carry and what the answer holds.
  * Booleans are real booleans in the API (0/1 in the store); the server also accepts 0/1 and "true"/"false".
  */
 export const SPIDER_TYPES = ['customized', 'configurable'] as const;
@@ -53,13 +53,24 @@ const spiderFields = {
 };
 
 const { name: nameField, ...optionalFields } = spiderFields;
-export const CreateSpiderBody = Type.Composite([Type.Object({ name: nameField }), Type.Partial(Type.Object(optionalFields))]);
+export const CreateSpiderBody = Type.Composite([
+  Type.Object({ name: nameField }),
+  Type.Partial(Type.Object(optionalFields)),
+]);
 export type CreateSpiderBody = Static<typeof CreateSpiderBody>;
 
 export const UpdateSpiderBody = Type.Partial(Type.Object(spiderFields));
 export type UpdateSpiderBody = Static<typeof UpdateSpiderBody>;
 
-export const SPIDER_SORT_KEYS = ['name', 'display_name', 'type', 'create_ts', 'update_ts', 'project_id', 'col'] as const;
+export const SPIDER_SORT_KEYS = [
+  'name',
+  'display_name',
+  'type',
+  'create_ts',
+  'update_ts',
+  'project_id',
+  'col',
+] as const;
 
 export const SpiderListQuery = Type.Object({
   ...pageFields(MAX_PAGE_SIZE),
@@ -73,50 +84,6 @@ export const SpiderListQuery = Type.Object({
   sort_direction: Type.Optional(Str(20)),
 });
 export type SpiderListQuery = Static<typeof SpiderListQuery>;
-
-export interface Spider {
-  _id: string;
-  name: string;
-  display_name: string;
-  type: SpiderType;
-  cmd: string;
-  col: string;
-  src: string;
-  project_id: string | null;
-  is_public: boolean;
-  owner_id: string;
-  /** Username of the owner ('' when not loaded). */
-  owner: string;
-  is_scrapy: boolean;
-  is_dedup: boolean;
-  dedup_field: string;
-  dedup_method: DedupMethod;
-  envs: SpiderEnv[];
-  git_url: string;
-  git_branch: string;
-  git_username: string;
-  /** The password itself is never returned. */
-  git_password_set: boolean;
-  git_auto_sync: boolean;
-  config: Record<string, unknown>;
-  retries: number;
-  create_ts: string | null;
-  update_ts: string | null;
-}
-
-/** GET /spiders: `data: {list, total}` and a top-level `total`. */
-export interface SpiderList {
-  list: Spider[];
-  total: number;
-}
-
-/** POST /spiders/{id}/upload (and `upload` of a multipart PUT /spiders). */
-export interface UploadResult {
-  files: number;
-  /** When the zip held a single top-level folder, its name: its contents were moved to the root. */
-  stripped_folder: string | null;
-  is_scrapy: boolean;
-}
 
 // ---- files ----
 
@@ -135,17 +102,81 @@ export type SaveFileBody = Static<typeof SaveFileBody>;
 export const RenameFileBody = Type.Object({ path: Str(4096), new_path: Str(4096) });
 export type RenameFileBody = Static<typeof RenameFileBody>;
 
-/** GET /spiders/{id}/dir: directories first, then names descending (spec §9). */
-export interface FileEntry {
-  name: string;
+const Ts = Nullable(Type.String({ description: 'ISO 8601 time' }));
+
+/** A spider as the API shows it: booleans, parsed JSON, ISO times; never the Git password. */
+export const Spider = Type.Object({
+  _id: Type.String(),
+  name: Type.String(),
+  display_name: Type.String(),
+  type: Type.Union(SPIDER_TYPES.map((t) => Type.Literal(t))),
+  cmd: Type.String(),
+  col: Type.String(),
+  src: Type.String(),
+  project_id: Nullable(Type.String()),
+  is_public: Type.Boolean(),
+  owner_id: Type.String(),
+  /** Username of the owner ('' when not loaded). */
+  owner: Type.String(),
+  is_scrapy: Type.Boolean(),
+  is_dedup: Type.Boolean(),
+  dedup_field: Type.String(),
+  dedup_method: Type.Union(DEDUP_METHODS.map((t) => Type.Literal(t))),
+  envs: Type.Array(Type.Object({ name: Type.String(), value: Type.String() })),
+  git_url: Type.String(),
+  git_branch: Type.String(),
+  git_username: Type.String(),
+  /** The password itself is never returned. */
+  git_password_set: Type.Boolean(),
+  git_auto_sync: Type.Boolean(),
+  config: Type.Record(Type.String(), Type.Unknown()),
+  retries: Type.Number(),
+  create_ts: Ts,
+  update_ts: Ts,
+});
+export type Spider = Static<typeof Spider>;
+
+/** GET /spiders: `data: {list, total}` and a top-level `total`. */
+export const SpiderList = Type.Object({ list: Type.Array(Spider), total: Type.Number() });
+export type SpiderList = Static<typeof SpiderList>;
+
+/** POST /spiders/{id}/upload (and `upload` of a multipart PUT /spiders). */
+export const UploadResult = Type.Object({
+  files: Type.Number(),
+  /** When the zip held a single top-level folder, its name: its contents were moved to the root. */
+  stripped_folder: Nullable(Type.String()),
+  is_scrapy: Type.Boolean(),
+});
+export type UploadResult = Static<typeof UploadResult>;
+
+/** PUT /spiders: the new spider, with what its zip brought when one was uploaded. */
+export const CreatedSpider = Type.Composite([Spider, Type.Object({ upload: Type.Optional(UploadResult) })]);
+export type CreatedSpider = Static<typeof CreatedSpider>;
+
+/** GET /spiders/{id}/dir: directories first, then names descending. */
+export const FileEntry = Type.Object({
+  name: Type.String(),
   /** Relative POSIX path from the spider root, no leading slash. */
-  path: string;
-  is_dir: boolean;
-  size: number;
-  update_ts: string | null;
-}
+  path: Type.String(),
+  is_dir: Type.Boolean(),
+  size: Type.Number(),
+  update_ts: Ts,
+});
+export type FileEntry = Static<typeof FileEntry>;
 
 /** GET /spiders/{id}/file/tree: the root node (name '' and path '') with nested children, same order. */
-export interface FileTreeNode extends FileEntry {
-  children?: FileTreeNode[];
-}
+export const FileTreeNode = Type.Recursive(
+  (Node) => Type.Composite([FileEntry, Type.Object({ children: Type.Optional(Type.Array(Node)) })]),
+  { $id: 'FileTreeNode' },
+);
+export type FileTreeNode = Static<typeof FileTreeNode>;
+
+export const SpiderResponse = Envelope(Spider);
+export const SpiderListResponse = Envelope(SpiderList);
+export const CreatedSpiderResponse = Envelope(CreatedSpider);
+export const UploadResponse = Envelope(UploadResult);
+export const FileEntriesResponse = Envelope(Type.Array(FileEntry));
+export const FileTreeResponse = Envelope(FileTreeNode);
+/** GET /spiders/{id}/file: the text of the file (raw=1 answers with the bytes instead). */
+export const FileTextResponse = Envelope(Type.String());
+export const PathsDeletedResponse = Envelope(Type.Object({ deleted: Type.Number() }));

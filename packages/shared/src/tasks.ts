@@ -1,14 +1,14 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Id, Int, Str } from './bounds.ts';
-import { pageFields } from './paging.ts';
+import { Envelope, EnvelopeList, Nullable, pageFields } from './paging.ts';
+import { Spider } from './spiders.ts';
 
-/** Task, node and deploy shapes of the API (spec §3, §7 "Nodes", "Tasks"). */
+/** Task, node and deploy shapes of the API: what a request may carry and what the answer holds. */
 export const TASK_STATUSES = ['pending', 'running', 'finished', 'error', 'cancelled', 'abnormal'] as const;
 export type TaskStatus = (typeof TASK_STATUSES)[number];
 export const FINAL_TASK_STATUSES: readonly TaskStatus[] = ['finished', 'error', 'cancelled', 'abnormal'];
 export const RUN_TYPES = ['random', 'all-nodes', 'selected-nodes'] as const;
 export type RunType = (typeof RUN_TYPES)[number];
-
 
 export const RunTaskBody = Type.Object({
   spider_id: Id,
@@ -19,7 +19,10 @@ export const RunTaskBody = Type.Object({
 export type RunTaskBody = Static<typeof RunTaskBody>;
 
 export const RunSpidersBody = Type.Object({
-  task_params: Type.Array(Type.Object({ spider_id: Id, param: Type.Optional(Str(10000)) }), { minItems: 1, maxItems: 1000 }),
+  task_params: Type.Array(Type.Object({ spider_id: Id, param: Type.Optional(Str(10000)) }), {
+    minItems: 1,
+    maxItems: 1000,
+  }),
   run_type: Type.Optional(Type.Union(RUN_TYPES.map((r) => Type.Literal(r)))),
   node_ids: Type.Optional(Type.Array(Id, { maxItems: 1000 })),
 });
@@ -52,71 +55,123 @@ export const NodeEditBody = Type.Object({
 });
 export type NodeEditBody = Static<typeof NodeEditBody>;
 
-export interface TaskInfo {
-  _id: string;
-  spider_id: string;
-  spider_name: string;
-  node_id: string;
-  node_name?: string;
-  schedule_id: string | null;
-  parent_id: string | null;
-  type: string;
-  status: TaskStatus;
-  run_type: RunType;
-  param: string;
-  cmd: string;
-  error: string;
-  exit_code: number | null;
-  pid: number | null;
-  result_count: number;
-  log_count: number;
-  error_log_count: number;
-  create_ts: string | null;
-  start_ts: string | null;
-  finish_ts: string | null;
-  wait_duration: number | null;
-  runtime_duration: number | null;
-  total_duration: number | null;
-  owner_id: string | null;
-  /** Set when a finished task deserves a look: it printed error lines, or stored no result where earlier runs stored many. */
-  suspicious?: TaskSuspicion | null;
-}
-
 export const SUSPICIOUS_REASONS = ['error_lines', 'no_results'] as const;
 export type SuspiciousReason = (typeof SUSPICIOUS_REASONS)[number];
 /** A finished run with no result is suspicious when the spider's earlier finished runs stored at least this many (median). */
 export const SUSPICIOUS_MIN_USUAL_RESULTS = 10;
 
-export interface TaskSuspicion {
-  reasons: SuspiciousReason[];
+/** Why a finished task deserves a look: it printed error lines, or stored no result where earlier runs stored many. */
+export const TaskSuspicion = Type.Object({
+  reasons: Type.Array(Type.Union(SUSPICIOUS_REASONS.map((r) => Type.Literal(r)))),
   /** Median results of the spider's earlier finished runs. */
-  usual_results: number;
-}
-
-export interface LogLine {
-  _id: string;
-  line_no: number;
-  msg: string;
-  is_error: boolean;
-}
-
-export interface DeployInfo {
-  _id: string;
-  spider_id: string;
-  node_id: string;
-  task_id: string | null;
-  files_total: number;
-  files_changed: number;
-  bytes: number;
-  error: string;
-  create_ts: string | null;
-  finish_ts: string | null;
-}
+  usual_results: Type.Number(),
+});
+export type TaskSuspicion = Static<typeof TaskSuspicion>;
 
 /** GET /tasks/{id}/results/download: `bom=1` starts the CSV with a byte-order mark. */
 export const ResultsDownloadQuery = Type.Object({ bom: Type.Optional(Str(10)) });
 
 /** GET /tasks/{id}/stream: the token (an event stream cannot send headers) and the first log line to send. */
-export const TaskStreamQuery = Type.Object({ token: Type.Optional(Str(1000)), from: Type.Optional(Int(0, Number.MAX_SAFE_INTEGER)) });
+export const TaskStreamQuery = Type.Object({
+  token: Type.Optional(Str(1000)),
+  from: Type.Optional(Int(0, Number.MAX_SAFE_INTEGER)),
+});
 
 export const DeployListQuery = Type.Object({ spider_id: Type.Optional(Str(64)), ...pageFields(100000) });
+
+/** Lists of a spider's or a schedule's tasks, of a task's items: page number and size. */
+export const TaskPageQuery = Type.Object({ ...pageFields(100000) });
+export type TaskPageQuery = Static<typeof TaskPageQuery>;
+
+const Ts = Nullable(Type.String({ description: 'ISO 8601 time' }));
+const Ms = Nullable(Type.Number({ description: 'milliseconds' }));
+
+/** A task as every route shows it: ISO times, durations in ms, the node id of zeros while none is chosen. */
+export const TaskInfo = Type.Object({
+  _id: Type.String(),
+  spider_id: Type.String(),
+  spider_name: Type.String(),
+  node_id: Type.String(),
+  /** Absent while the task waits for a node (or its node was deleted). */
+  node_name: Type.Optional(Type.String()),
+  schedule_id: Nullable(Type.String()),
+  parent_id: Nullable(Type.String()),
+  type: Type.String(),
+  status: Type.Union(TASK_STATUSES.map((s) => Type.Literal(s))),
+  run_type: Type.Union(RUN_TYPES.map((r) => Type.Literal(r))),
+  param: Type.String(),
+  cmd: Type.String(),
+  error: Type.String(),
+  exit_code: Nullable(Type.Number()),
+  pid: Nullable(Type.Number()),
+  result_count: Type.Number(),
+  log_count: Type.Number(),
+  error_log_count: Type.Number(),
+  create_ts: Ts,
+  start_ts: Ts,
+  finish_ts: Ts,
+  wait_duration: Ms,
+  runtime_duration: Ms,
+  total_duration: Ms,
+  owner_id: Nullable(Type.String()),
+  /** Set when a finished task deserves a look. */
+  suspicious: Type.Optional(Nullable(TaskSuspicion)),
+});
+export type TaskInfo = Static<typeof TaskInfo>;
+
+/** GET /tasks/{id}: the task with its spider (null when the caller may no longer read it) and its node. */
+export const TaskDetail = Type.Composite([
+  TaskInfo,
+  Type.Object({
+    spider: Nullable(Spider),
+    node: Nullable(
+      Type.Object({
+        _id: Type.String(),
+        name: Type.String(),
+        type: Type.String(),
+        status: Type.String(),
+        ip: Type.String(),
+      }),
+    ),
+  }),
+]);
+export type TaskDetail = Static<typeof TaskDetail>;
+
+export const LogLine = Type.Object({
+  _id: Type.String(),
+  line_no: Type.Number(),
+  msg: Type.String(),
+  is_error: Type.Boolean(),
+});
+export type LogLine = Static<typeof LogLine>;
+
+/** One stored item of a task: whatever the spider yielded, plus its id and task. */
+export const TaskResult = Type.Object({ _id: Type.String(), task_id: Type.String() }, { additionalProperties: true });
+export type TaskResult = Static<typeof TaskResult>;
+
+/** Which files of which spider went to which node, for which task. */
+export const DeployInfo = Type.Object({
+  _id: Type.String(),
+  spider_id: Type.String(),
+  node_id: Type.String(),
+  node_name: Type.String(),
+  task_id: Nullable(Type.String()),
+  files_total: Type.Number(),
+  files_changed: Type.Number(),
+  bytes: Type.Number(),
+  error: Type.String(),
+  create_ts: Ts,
+  finish_ts: Ts,
+});
+export type DeployInfo = Static<typeof DeployInfo>;
+
+export const TaskResponse = Envelope(TaskInfo);
+export const TaskListResponse = EnvelopeList(TaskInfo);
+export const TaskDetailResponse = Envelope(TaskDetail);
+/** The ids of the tasks a run, restart or fire created. */
+export const TaskIdsResponse = Envelope(Type.Array(Type.String()));
+export const DeletedResponse = Envelope(Type.Object({ deleted: Type.Number() }));
+export const CancelledResponse = Envelope(Type.Object({ cancelled: Type.Number() }));
+export const LogLineListResponse = EnvelopeList(LogLine);
+export const TaskResultListResponse = EnvelopeList(TaskResult);
+export const DeployListResponse = EnvelopeList(DeployInfo);

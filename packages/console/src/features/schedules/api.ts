@@ -1,6 +1,13 @@
-/** Schedules: TanStack Query hooks over the request helper (spec §7 "Schedules", GET /spiders/{id}/schedules). */
+/** Schedules: TanStack Query hooks over the request helper (also a spider's schedules); types from @crawldeck/shared. */
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { ALL_SPIDERS_PAGE_SIZE, type NodeInfo, type ScheduleBody, type ScheduleInfo } from '@crawldeck/shared';
+import {
+  ALL_SPIDERS_PAGE_SIZE,
+  type NodeInfo,
+  type ScheduleBody,
+  type ScheduleInfo,
+  type ScheduleMeta,
+  type TaskInfo,
+} from '@crawldeck/shared';
 import { api } from '../../api/request.ts';
 
 export const scheduleKeys = {
@@ -10,27 +17,10 @@ export const scheduleKeys = {
   meta: ['schedules', 'meta'] as const,
 };
 
-export interface ScheduleMeta {
-  default_timezone: string;
-  grace_seconds: number;
-  retry_max: number;
-  leader: boolean;
-}
+export type { ScheduleMeta };
 
-export interface ScheduleTask {
-  _id: string;
-  spider_id: string;
-  node_id: string;
-  node_name: string;
-  schedule_id: string;
-  parent_id: string | null;
-  status: string;
-  error: string;
-  result_count: number;
-  create_ts: string | null;
-  start_ts: string | null;
-  finish_ts: string | null;
-}
+/** A task of a schedule, shown like every task. */
+export type ScheduleTask = TaskInfo;
 
 /** All schedules, or those of one spider (Spider detail → Schedules). Refreshed every 5 s for next/last run. */
 export function useSchedules(spiderId?: string, enabled = true) {
@@ -63,7 +53,7 @@ export function useScheduleTasks(id: string | null, page: number, pageSize = 10)
   });
 }
 
-/** Spiders for the schedule form's select (spec §9: all spiders, page 1, size 99999999). */
+/** Spiders for the schedule form's select: all of them, in one page of the largest size. */
 export function useSpiderOptions() {
   return useQuery({
     queryKey: ['spiders', 'options'],
@@ -110,7 +100,7 @@ export function useDeleteSchedule() {
   });
 }
 
-/** Enable/disable: silent request, the caller shows spec §8 'Enabling/Disabling the schedule unsuccessful'. */
+/** Enable/disable: silent request; on failure the caller shows 'Enabling/Disabling the schedule unsuccessful'. */
 export function useToggleSchedule() {
   const invalidate = useInvalidate();
   return useMutation({

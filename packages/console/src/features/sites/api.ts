@@ -1,39 +1,58 @@
-/** Sites and collected URLs (spec §7). Response shapes are documented in @crawldeck/shared sites.ts. */
+/** Sites and collected URLs: TanStack Query hooks; request and response types from @crawldeck/shared sites.ts. */
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import type { CollectedUrl, InsertUrlBody, Site, SiteFilter, SiteImportResult, SiteList, UpdateUrlBody } from '@crawldeck/shared';
+import type {
+  CollectedUrl,
+  InsertUrlBody,
+  Site,
+  SiteFilter,
+  SiteImportResult,
+  SiteList,
+  SiteListQuery,
+  UpdateUrlBody,
+} from '@crawldeck/shared';
 import { api } from '../../api/request.ts';
 
-export interface SiteQuery {
-  page_num: number;
-  page_size: number;
-  keyword?: string;
-  filter: SiteFilter;
-}
+/** GET /sites query as the screen keeps it: page fields always set, the filter as an object (sent as JSON). */
+export type SiteQuery = Omit<SiteListQuery, 'page_num' | 'page_size' | 'filter'> &
+  Required<Pick<SiteListQuery, 'page_num' | 'page_size'>> & { filter: SiteFilter };
 
 export function useSites(q: SiteQuery) {
   return useQuery({
     queryKey: ['sites', q],
     queryFn: async () =>
-      (await api.get<SiteList>('/sites', { page_num: q.page_num, page_size: q.page_size, keyword: q.keyword || undefined, filter: JSON.stringify(q.filter) })).data,
+      (
+        await api.get<SiteList>('/sites', {
+          page_num: q.page_num,
+          page_size: q.page_size,
+          keyword: q.keyword || undefined,
+          filter: JSON.stringify(q.filter),
+        })
+      ).data,
     placeholderData: (prev) => prev,
   });
 }
 
 export function useMainCategories() {
-  return useQuery({ queryKey: ['sites', 'main-categories'], queryFn: async () => (await api.get<{ items: string[] }>('/sites/get/get_main_category_list')).data.items });
+  return useQuery({
+    queryKey: ['sites', 'main-categories'],
+    queryFn: async () => (await api.get<{ items: string[] }>('/sites/get/get_main_category_list')).data.items,
+  });
 }
 
 export function useCategories(mainCategory?: string) {
   return useQuery({
     queryKey: ['sites', 'categories', mainCategory ?? ''],
-    queryFn: async () => (await api.get<{ items: string[] }>('/sites/get/get_category_list', { main_category: mainCategory || undefined })).data.items,
+    queryFn: async () =>
+      (await api.get<{ items: string[] }>('/sites/get/get_category_list', { main_category: mainCategory || undefined }))
+        .data.items,
   });
 }
 
 export function useUpdateSiteCategory() {
   const qc = useQueryClient();
   return useMutation({
-    mutationFn: async ({ id, category }: { id: string; category: string }) => (await api.post<Site>(`/sites/${id}`, { category })).data,
+    mutationFn: async ({ id, category }: { id: string; category: string }) =>
+      (await api.post<Site>(`/sites/${id}`, { category })).data,
     onSuccess: () => void qc.invalidateQueries({ queryKey: ['sites'] }),
   });
 }
@@ -55,7 +74,10 @@ export function useCollectedUrls(page: number, limited: number, regionCode?: str
     queryKey: ['collected-urls', page, limited, regionCode ?? ''],
     queryFn: async () => {
       const res = await api.get<CollectedUrl[]>('/queryUrl', { page, limited, regionCode: regionCode || undefined });
-      return { data: res.data ?? [], totalCount: (res as unknown as { totalCount?: number }).totalCount ?? res.total ?? 0 };
+      return {
+        data: res.data ?? [],
+        totalCount: (res as unknown as { totalCount?: number }).totalCount ?? res.total ?? 0,
+      };
     },
     placeholderData: (prev) => prev,
   });
@@ -65,7 +87,10 @@ export function useSaveUrl() {
   const qc = useQueryClient();
   return useMutation({
     mutationFn: async (body: InsertUrlBody | UpdateUrlBody) =>
-      ('id' in body ? await api.post<CollectedUrl>('/updateUrl', body) : await api.post<CollectedUrl>('/insertUrl', body)).data,
+      ('id' in body
+        ? await api.post<CollectedUrl>('/updateUrl', body)
+        : await api.post<CollectedUrl>('/insertUrl', body)
+      ).data,
     onSuccess: () => void qc.invalidateQueries({ queryKey: ['collected-urls'] }),
   });
 }

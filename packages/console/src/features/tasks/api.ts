@@ -1,4 +1,4 @@
-/** Tasks, logs, results and deploys: TanStack Query hooks over the request helper (spec §7 "Tasks"). */
+/** Tasks, logs, results and deploys: TanStack Query hooks over the request helper; the types come from @crawldeck/shared. */
 import { useEffect, useRef } from 'react';
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import {
@@ -11,29 +11,22 @@ import {
   type NodeInfo,
   type RunType,
   type ScheduleInfo,
+  type TaskDetail,
   type TaskInfo,
+  type TaskListQuery,
   type TaskStatus,
+  type TaskResult,
 } from '@crawldeck/shared';
 import { api } from '../../api/request.ts';
 import { subscribeEvents } from './sse.ts';
 
-export interface TaskQuery {
-  page_num: number;
-  page_size: number;
-  node_id?: string;
-  spider_id?: string;
-  status?: TaskStatus;
-  schedule_id?: string;
-  /** Spec §3: type defaults to spider. */
-  type?: string;
-}
+/** GET /tasks query as the list screen keeps it: page fields always set, one status at a time. */
+export type TaskQuery = Omit<TaskListQuery, 'page_num' | 'page_size' | 'status'> &
+  Required<Pick<TaskListQuery, 'page_num' | 'page_size'>> & { status?: TaskStatus };
 
-export interface TaskDetail extends TaskInfo {
-  spider: { _id: string; name: string; display_name?: string; cmd?: string; is_scrapy?: number | boolean } | null;
-  node: { _id: string; name: string; type: string; status: string; ip: string } | null;
-}
+export type { TaskDetail };
 
-export type DeployRow = DeployInfo & { node_name: string };
+export type DeployRow = DeployInfo;
 
 export const taskKeys = {
   all: ['tasks'] as const,
@@ -64,7 +57,10 @@ export function useOwnerTasks(kind: 'spider' | 'node', id: string, page: number,
     queryKey: kind === 'spider' ? taskKeys.spider(id, page) : taskKeys.node(id, page),
     enabled: enabled && !!id,
     queryFn: async () => {
-      const r = await api.get<TaskInfo[]>(`/${kind === 'spider' ? 'spiders' : 'nodes'}/${id}/tasks`, { page_num: page, page_size: TASK_PAGE_SIZE });
+      const r = await api.get<TaskInfo[]>(`/${kind === 'spider' ? 'spiders' : 'nodes'}/${id}/tasks`, {
+        page_num: page,
+        page_size: TASK_PAGE_SIZE,
+      });
       return { list: r.data ?? [], total: r.total ?? 0 };
     },
     placeholderData: keepPreviousData,
@@ -84,7 +80,11 @@ export function useTaskLog(id: string, page: number, keyword: string, enabled = 
     queryKey: taskKeys.log(id, page, keyword),
     enabled: enabled && !!id,
     queryFn: async () => {
-      const r = await api.get<LogLine[]>(`/tasks/${id}/log`, { page_num: page, page_size: LOG_PAGE_SIZE, keyword: keyword || undefined });
+      const r = await api.get<LogLine[]>(`/tasks/${id}/log`, {
+        page_num: page,
+        page_size: LOG_PAGE_SIZE,
+        keyword: keyword || undefined,
+      });
       return { list: r.data ?? [], total: r.total ?? 0 };
     },
     placeholderData: keepPreviousData,
@@ -109,7 +109,7 @@ export function useTaskResults(id: string, page: number, enabled = true) {
     queryKey: taskKeys.results(id, page),
     enabled: enabled && !!id,
     queryFn: async () => {
-      const r = await api.get<Record<string, unknown>[]>(`/tasks/${id}/results`, { page_num: page, page_size: RESULTS_PAGE_SIZE });
+      const r = await api.get<TaskResult[]>(`/tasks/${id}/results`, { page_num: page, page_size: RESULTS_PAGE_SIZE });
       return { list: r.data ?? [], total: r.total ?? 0 };
     },
     placeholderData: keepPreviousData,
@@ -134,12 +134,21 @@ export function useFilterOptions() {
   const spiders = useQuery({
     queryKey: ['spiders', 'options'],
     queryFn: async () => {
-      const r = await api.get<{ list: { _id: string; name: string; display_name?: string }[] }>('/spiders', { page_num: 1, page_size: ALL_SPIDERS_PAGE_SIZE });
+      const r = await api.get<{ list: { _id: string; name: string; display_name?: string }[] }>('/spiders', {
+        page_num: 1,
+        page_size: ALL_SPIDERS_PAGE_SIZE,
+      });
       return r.data?.list ?? [];
     },
   });
-  const nodes = useQuery({ queryKey: ['nodes', 'list'], queryFn: async () => (await api.get<NodeInfo[]>('/nodes')).data ?? [] });
-  const schedules = useQuery({ queryKey: ['schedules', 'options'], queryFn: async () => (await api.get<ScheduleInfo[]>('/schedules')).data ?? [] });
+  const nodes = useQuery({
+    queryKey: ['nodes', 'list'],
+    queryFn: async () => (await api.get<NodeInfo[]>('/nodes')).data ?? [],
+  });
+  const schedules = useQuery({
+    queryKey: ['schedules', 'options'],
+    queryFn: async () => (await api.get<ScheduleInfo[]>('/schedules')).data ?? [],
+  });
   return { spiders, nodes, schedules };
 }
 
@@ -148,7 +157,8 @@ export function useScrapySpiderNames(spiderId: string, enabled: boolean) {
   return useQuery({
     queryKey: ['spiders', 'scrapy-names', spiderId],
     enabled: enabled && !!spiderId,
-    queryFn: async () => (await api.get<string[]>(`/spiders/${spiderId}/scrapy/spiders`, undefined, { silent: true })).data ?? [],
+    queryFn: async () =>
+      (await api.get<string[]>(`/spiders/${spiderId}/scrapy/spiders`, undefined, { silent: true })).data ?? [],
     retry: false,
     staleTime: 60_000,
   });
@@ -165,7 +175,8 @@ function useInvalidateTasks() {
 export function useRunTask() {
   const invalidate = useInvalidateTasks();
   return useMutation({
-    mutationFn: async (body: { spider_id: string; run_type: RunType; node_ids?: string[]; param?: string }) => (await api.put<string[]>('/tasks', body)).data ?? [],
+    mutationFn: async (body: { spider_id: string; run_type: RunType; node_ids?: string[]; param?: string }) =>
+      (await api.put<string[]>('/tasks', body)).data ?? [],
     onSuccess: invalidate,
   });
 }
@@ -173,8 +184,11 @@ export function useRunTask() {
 export function useRunSpiders() {
   const invalidate = useInvalidateTasks();
   return useMutation({
-    mutationFn: async (body: { task_params: { spider_id: string; param?: string }[]; run_type: RunType; node_ids?: string[] }) =>
-      (await api.post<string[]>('/spiders-run', body)).data ?? [],
+    mutationFn: async (body: {
+      task_params: { spider_id: string; param?: string }[];
+      run_type: RunType;
+      node_ids?: string[];
+    }) => (await api.post<string[]>('/spiders-run', body)).data ?? [],
     onSuccess: invalidate,
   });
 }
@@ -182,7 +196,8 @@ export function useRunSpiders() {
 export function useCancelTasks() {
   const invalidate = useInvalidateTasks();
   return useMutation({
-    mutationFn: async (ids: string[]) => (ids.length === 1 ? await api.post(`/tasks/${ids[0]}/cancel`) : await api.post('/tasks-cancel', { ids })).data,
+    mutationFn: async (ids: string[]) =>
+      (ids.length === 1 ? await api.post(`/tasks/${ids[0]}/cancel`) : await api.post('/tasks-cancel', { ids })).data,
     onSuccess: invalidate,
   });
 }
@@ -190,7 +205,11 @@ export function useCancelTasks() {
 export function useRestartTasks() {
   const invalidate = useInvalidateTasks();
   return useMutation({
-    mutationFn: async (ids: string[]) => (ids.length === 1 ? await api.post<string[]>(`/tasks/${ids[0]}/restart`) : await api.post<string[]>('/tasks-restart', { ids })).data ?? [],
+    mutationFn: async (ids: string[]) =>
+      (ids.length === 1
+        ? await api.post<string[]>(`/tasks/${ids[0]}/restart`)
+        : await api.post<string[]>('/tasks-restart', { ids })
+      ).data ?? [],
     onSuccess: invalidate,
   });
 }
@@ -198,7 +217,8 @@ export function useRestartTasks() {
 export function useDeleteTasks() {
   const qc = useQueryClient();
   return useMutation({
-    mutationFn: async (ids: string[]) => (ids.length === 1 ? await api.delete(`/tasks/${ids[0]}`) : await api.delete('/tasks', { ids })).data,
+    mutationFn: async (ids: string[]) =>
+      (ids.length === 1 ? await api.delete(`/tasks/${ids[0]}`) : await api.delete('/tasks', { ids })).data,
     onSuccess: (_d, ids) => {
       for (const id of ids) qc.removeQueries({ queryKey: taskKeys.detail(id) });
       void qc.invalidateQueries({ queryKey: ['tasks', 'list'] });

@@ -1,12 +1,38 @@
-import { EMPTY_ID, ProjectBody, ProjectListQuery, SetSpiderProjectsBody, UpdateProjectBody, newId } from '@crawldeck/shared';
-import { LooseIdParams } from '@crawldeck/shared';
-import type { Feature } from '../../context.ts';
+import {
+  EMPTY_ID,
+  ProjectBody,
+  ProjectListQuery,
+  SetSpiderProjectsBody,
+  UpdateProjectBody,
+  newId,
+} from '@crawldeck/shared';
+import {
+  LooseIdParams,
+  NullResponse,
+  ProjectListResponse,
+  ProjectResponse,
+  ProjectTagListResponse,
+  UpdatedResponse,
+} from '@crawldeck/shared';
+import type { Kysely } from 'kysely';
+import type { AppContext, Feature, TypedApp } from '../../context.ts';
+import type { DB } from '../../store/schema.ts';
 import type { AuthUser } from '../../http/auth.ts';
 import { ok } from '../../http/envelope.ts';
 import { badRequest, conflict, forbidden, notFound } from '../../http/errors.ts';
 import { isUniqueViolation } from '../users/users.store.ts';
 import { assertProject, canSpider } from '../../policies/index.ts';
-import { cleanTags, getProject, listProjects, listTags, setTags, type ProjectRow } from './projects.store.ts';
+import {
+  cleanTags,
+  deleteProject,
+  getProject,
+  insertProject,
+  listProjects,
+  listTags,
+  setSpidersProject,
+  updateProject,
+  type ProjectRow,
+} from './projects.store.ts';
 
 const IdParams = LooseIdParams;
 const dupName = (name: string) => conflict(`a project named "${name}" already exists`);
@@ -15,96 +41,127 @@ function mayChange(user: AuthUser, row: ProjectRow): void {
   assertProject(user, row, 'change');
 }
 
+/** One project as the caller sees it (its spiders filtered by what they may read). */
+async function oneProject(db: Kysely<DB>, id: string, user: AuthUser) {
+  return (await listProjects(db, user, { id }))[0];
+}
+
+/** Reading: the projects (by tag or keyword) and the tags in use. */
+function projectReadRoutes(app: TypedApp, ctx: AppContext): void {
+  const { db } = ctx.store;
+  app.get(
+    '/api/projects',
+    { config: { access: 'user' }, schema: { querystring: ProjectListQuery, response: { 200: ProjectListResponse } } },
+    async (req) => {
+      const list = await listProjects(db, req.user, req.query);
+      return ok(list, list.length);
+    },
+  );
+  app.get(
+    '/api/projects/tags',
+    { config: { access: 'user' }, schema: { response: { 200: ProjectTagListResponse } } },
+    async () => ok(await listTags(db)),
+  );
+}
+
+/** Creating, changing and deleting a project. */
+function projectWriteRoutes(app: TypedApp, ctx: AppContext): void {
+  const { db } = ctx.store;
+  app.put(
+    '/api/projects',
+    { config: { access: 'user' }, schema: { body: ProjectBody, response: { 200: ProjectResponse } } },
+    async (req) => {
+      const name = req.body.name.trim();
+      if (!name) throw badRequest('project name is required');
+      const tags = cleanTags(req.body.tags ?? req.body.tag) ?? [];
+      const now = Date.now();
+      const id = newId(now);
+      try {
+        await insertProject(db, {
+          id,
+          name,
+          description: req.body.description ?? '',
+          owner_id: req.user.id,
+          tags,
+          now,
+        });
+      } catch (err) {
+        if (isUniqueViolation(err)) throw dupName(name);
+        throw err;
+      }
+      return ok(await oneProject(db, id, req.user));
+    },
+  );
+  app.post(
+    '/api/projects/:id',
+    {
+      config: { access: 'user' },
+      schema: { params: IdParams, body: UpdateProjectBody, response: { 200: ProjectResponse } },
+    },
+    async (req) => {
+      const row = await getProject(db, req.params.id);
+      if (!row) throw notFound('project');
+      mayChange(req.user, row);
+      const patch: { name?: string; description?: string; update_ts: number } = { update_ts: Date.now() };
+      if (req.body.name !== undefined) {
+        patch.name = req.body.name.trim();
+        if (!patch.name) throw badRequest('project name is required');
+      }
+      if (req.body.description !== undefined) patch.description = req.body.description;
+      const tags = cleanTags(req.body.tags ?? req.body.tag);
+      try {
+        await updateProject(db, row.id, patch, tags);
+      } catch (err) {
+        if (isUniqueViolation(err)) throw dupName(patch.name ?? row.name);
+        throw err;
+      }
+      return ok(await oneProject(db, row.id, req.user));
+    },
+  );
+  app.delete(
+    '/api/projects/:id',
+    { config: { access: 'user' }, schema: { params: IdParams, response: { 200: NullResponse } } },
+    async (req) => {
+      const row = await getProject(db, req.params.id);
+      if (!row) throw notFound('project');
+      mayChange(req.user, row);
+      await deleteProject(db, row.id);
+      return ok(null);
+    },
+  );
+}
+
+/** Moving spiders into a project, or out of every project. */
+function spiderProjectRoutes(app: TypedApp, ctx: AppContext): void {
+  const { db } = ctx.store;
+  app.post(
+    '/api/spiders-set-projects',
+    { config: { access: 'user' }, schema: { body: SetSpiderProjectsBody, response: { 200: UpdatedResponse } } },
+    async (req) => {
+      const { project_id, spider_ids } = req.body;
+      const target = project_id === null || project_id === '' || project_id === EMPTY_ID ? null : project_id;
+      if (target && !(await getProject(db, target))) throw notFound('project');
+      const ids = [...new Set(spider_ids)];
+      if (!ids.length) return ok({ updated: 0 });
+      const updated = await setSpidersProject(db, ids, target, (wanted, found) => {
+        if (found.length !== wanted.length) {
+          const known = new Set(found.map((r) => r.id));
+          throw notFound(`spider ${wanted.find((id) => !known.has(id))}`);
+        }
+        if (found.some((r) => !canSpider(req.user, r, 'change')))
+          throw forbidden('forbidden: only the owner or an administrator may move a spider');
+      });
+      return ok({ updated });
+    },
+  );
+}
+
 /**
- * Projects (issue 3 item 3): everyone signed in sees all projects and creates their own; the owner or an admin
+ * Projects: everyone signed in sees all projects and creates their own; the owner or an admin
  * changes or deletes one. Deleting a project leaves its spiders without a project.
  */
 export const projectsFeature: Feature = (app, ctx) => {
-  const { db } = ctx.store;
-  const one = async (id: string, user: AuthUser) => (await listProjects(db, user, { id }))[0];
-
-  app.get('/api/projects', { config: { access: 'user' }, schema: { querystring: ProjectListQuery } }, async (req) => {
-    const list = await listProjects(db, req.user, req.query);
-    return ok(list, list.length);
-  });
-
-  app.get('/api/projects/tags', { config: { access: 'user' } }, async () => ok(await listTags(db)));
-
-  app.put('/api/projects', { config: { access: 'user' }, schema: { body: ProjectBody } }, async (req) => {
-    const name = req.body.name.trim();
-    if (!name) throw badRequest('project name is required');
-    const tags = cleanTags(req.body.tags ?? req.body.tag) ?? [];
-    const now = Date.now();
-    const id = newId(now);
-    try {
-      await db.transaction().execute(async (trx) => {
-        await trx.insertInto('projects').values({ id, name, description: req.body.description ?? '', owner_id: req.user.id, create_ts: now, update_ts: now }).execute();
-        await setTags(trx, id, tags);
-      });
-    } catch (err) {
-      if (isUniqueViolation(err)) throw dupName(name);
-      throw err;
-    }
-    return ok(await one(id, req.user));
-  });
-
-  app.post('/api/projects/:id', { config: { access: 'user' }, schema: { params: IdParams, body: UpdateProjectBody } }, async (req) => {
-    const row = await getProject(db, req.params.id);
-    if (!row) throw notFound('project');
-    mayChange(req.user, row);
-    const patch: { name?: string; description?: string; update_ts: number } = { update_ts: Date.now() };
-    if (req.body.name !== undefined) {
-      patch.name = req.body.name.trim();
-      if (!patch.name) throw badRequest('project name is required');
-    }
-    if (req.body.description !== undefined) patch.description = req.body.description;
-    const tags = cleanTags(req.body.tags ?? req.body.tag);
-    try {
-      await db.transaction().execute(async (trx) => {
-        await trx.updateTable('projects').set(patch).where('id', '=', row.id).execute();
-        if (tags) await setTags(trx, row.id, tags);
-      });
-    } catch (err) {
-      if (isUniqueViolation(err)) throw dupName(patch.name ?? row.name);
-      throw err;
-    }
-    return ok(await one(row.id, req.user));
-  });
-
-  app.delete('/api/projects/:id', { config: { access: 'user' }, schema: { params: IdParams } }, async (req) => {
-    const row = await getProject(db, req.params.id);
-    if (!row) throw notFound('project');
-    mayChange(req.user, row);
-    await db.transaction().execute(async (trx) => {
-      await trx.updateTable('spiders').set({ project_id: null }).where('project_id', '=', row.id).execute();
-      await trx.deleteFrom('projects').where('id', '=', row.id).execute();
-    });
-    return ok(null);
-  });
-
-  app.post('/api/spiders-set-projects', { config: { access: 'user' }, schema: { body: SetSpiderProjectsBody } }, async (req) => {
-    const { project_id, spider_ids } = req.body;
-    const target = project_id === null || project_id === '' || project_id === EMPTY_ID ? null : project_id;
-    if (target && !(await getProject(db, target))) throw notFound('project');
-    const ids = [...new Set(spider_ids)];
-    if (!ids.length) return ok({ updated: 0 });
-    const updated = await db.transaction().execute(async (trx) => {
-      let n = 0;
-      for (let i = 0; i < ids.length; i += 500) {
-        const chunk = ids.slice(i, i + 500);
-        const rows = await trx.selectFrom('spiders').select(['id', 'owner_id', 'is_public']).where('id', 'in', chunk).execute();
-        if (rows.length !== chunk.length) {
-          const found = new Set(rows.map((r) => r.id));
-          throw notFound(`spider ${chunk.find((id) => !found.has(id))}`);
-        }
-        if (rows.some((r) => !canSpider(req.user, r, 'change'))) {
-          throw forbidden('forbidden: only the owner or an administrator may move a spider');
-        }
-        const res = await trx.updateTable('spiders').set({ project_id: target, update_ts: Date.now() }).where('id', 'in', chunk).executeTakeFirst();
-        n += Number(res.numUpdatedRows);
-      }
-      return n;
-    });
-    return ok({ updated });
-  });
+  projectReadRoutes(app, ctx);
+  projectWriteRoutes(app, ctx);
+  spiderProjectRoutes(app, ctx);
 };

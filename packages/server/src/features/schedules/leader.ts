@@ -12,7 +12,7 @@
  *   is re-planned by the leader at once.
  */
 import pg from 'pg';
-import { sql } from 'kysely';
+import { notifyChannel } from './schedules.store.ts';
 import type { AppContext } from '../../context.ts';
 import type { Scheduler } from './scheduler.ts';
 
@@ -131,5 +131,5 @@ export class SchedulerLeader {
 /** Tells the leader (whichever master it is) that a schedule changed. */
 export async function notifyScheduleChanged(ctx: AppContext, scheduleId: string): Promise<void> {
   if (ctx.store.engine !== 'postgres') return;
-  await sql`SELECT pg_notify(${SCHEDULE_CHANNEL}, ${scheduleId})`.execute(ctx.store.db);
+  await notifyChannel(ctx.store.db, SCHEDULE_CHANNEL, scheduleId);
 }

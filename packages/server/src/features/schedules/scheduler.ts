@@ -1,5 +1,5 @@
 /**
- * The cron scheduler (issue 5 "Firing"). Runs on the scheduler leader only (see leader.ts).
+ * The cron scheduler. Runs on the scheduler leader only (see leader.ts).
  *
  * - One timer per enabled schedule, armed for its next fire time (no polling loop), re-armed after each fire.
  * - Each fire is first recorded in `schedule_fires` under the unique (schedule_id, fire_ts) key; only the
@@ -12,9 +12,19 @@
 import { Cron } from 'croner';
 import { SCHEDULE_ERRORS, newId, type RunType } from '@crawldeck/shared';
 import type { AppContext } from '../../context.ts';
-import { retryWhileUnavailable } from '../../store/db.ts';
 import type { ScheduleConfig } from './schedules.config.ts';
-import { claimFire, parseIds, type ScheduleRow } from './schedules.store.ts';
+import {
+  advanceLastRun,
+  allSchedules,
+  claimFire,
+  clearScheduleError,
+  getScheduleRow,
+  parseIds,
+  setFireError,
+  setFireTasks,
+  updateSchedule,
+  type ScheduleRow,
+} from './schedules.store.ts';
 import { createTasks, existingNodeIds, ownerMayRun, spiderExists } from './tasks-port.ts';
 
 /** setTimeout's ceiling; longer waits are re-armed in steps. */
@@ -121,7 +131,7 @@ export class Scheduler {
   }
 
   private async resync(catchUp: boolean): Promise<void> {
-    const rows = await this.db.selectFrom('schedules').selectAll().execute();
+    const rows = await allSchedules(this.db);
     if (!this.running) return;
     const seen = new Set<string>();
     for (const row of rows) {
@@ -135,7 +145,7 @@ export class Scheduler {
   /** A schedule was created, edited, enabled, disabled or deleted (any master): plan it again, no catch-up. */
   async reload(id: string): Promise<void> {
     if (!this.running) return;
-    const row = await this.db.selectFrom('schedules').selectAll().where('id', '=', id).executeTakeFirst();
+    const row = await getScheduleRow(this.db, id);
     if (!this.running) return;
     if (!row) return this.disarm(id);
     await this.plan(row, false);
@@ -170,8 +180,7 @@ export class Scheduler {
     this.armed.set(row.id, { timer, fireTs, signature: signatureOf(row) });
     if (row.next_run_ts !== fireTs) {
       row.next_run_ts = fireTs;
-      const write = () =>
-        this.db.updateTable('schedules').set({ next_run_ts: fireTs }).where('id', '=', row.id).execute();
+      const write = () => updateSchedule(this.db, row.id, { next_run_ts: fireTs });
       this.track(after ? after.catch(() => undefined).then(write) : write());
     }
   }
@@ -219,25 +228,16 @@ export async function runFire(
   onError?: (id: string) => void,
 ): Promise<FireResult> {
   const db = ctx.store.db;
-  const row = await db.selectFrom('schedules').selectAll().where('id', '=', scheduleId).executeTakeFirst();
+  const row = await getScheduleRow(db, scheduleId);
   if (!row || (kind !== 'manual' && !row.enabled))
     return { fired: false, taskIds: [], error: 'schedule is gone or disabled' };
   if (!(await claimFire(db, { schedule_id: row.id, fire_ts: fireTs, kind, master: instance }))) {
     return { fired: false, taskIds: [], error: 'already fired' };
   }
   const fail = async (error: string, persistent: boolean): Promise<FireResult> => {
-    await db
-      .updateTable('schedule_fires')
-      .set({ error })
-      .where('schedule_id', '=', row.id)
-      .where('fire_ts', '=', fireTs)
-      .execute();
+    await setFireError(db, row.id, fireTs, error);
     if (persistent) {
-      await db
-        .updateTable('schedules')
-        .set({ status: 'error', error, next_run_ts: null })
-        .where('id', '=', row.id)
-        .execute();
+      await updateSchedule(db, row.id, { status: 'error', error, next_run_ts: null });
       onError?.(row.id);
       ctx.events.emit('schedule.changed', { scheduleId: row.id });
     }
@@ -267,30 +267,8 @@ export async function runFire(
     return fail(err instanceof Error ? err.message : String(err), false);
   }
   // The tasks exist: the fire's record of them follows even across a short store outage (PostgreSQL restarting).
-  await retryWhileUnavailable(() =>
-    db
-      .updateTable('schedule_fires')
-      .set({ task_ids: JSON.stringify(taskIds) })
-      .where('schedule_id', '=', row.id)
-      .where('fire_ts', '=', fireTs)
-      .execute(),
-  );
-  if (kind !== 'manual') {
-    // Never move last_run_ts backwards (a late catch-up finishing after a newer fire).
-    await db
-      .updateTable('schedules')
-      .set({ last_run_ts: fireTs })
-      .where('id', '=', row.id)
-      .where((eb) => eb.or([eb('last_run_ts', 'is', null), eb('last_run_ts', '<', fireTs)]))
-      .execute();
-  }
-  if (row.enabled && row.status !== 'running') {
-    await db
-      .updateTable('schedules')
-      .set({ status: 'running', error: '' })
-      .where('id', '=', row.id)
-      .where('enabled', '=', 1)
-      .execute();
-  }
+  await setFireTasks(db, row.id, fireTs, taskIds);
+  if (kind !== 'manual') await advanceLastRun(db, row.id, fireTs);
+  if (row.enabled && row.status !== 'running') await clearScheduleError(db, row.id);
   return { fired: true, taskIds, error: '' };
 }

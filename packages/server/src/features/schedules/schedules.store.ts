@@ -1,9 +1,11 @@
-import type { Kysely, Selectable } from 'kysely';
+import { sql, type Kysely, type Selectable, type Updateable } from 'kysely';
 import type { RunType, ScheduleFireInfo, ScheduleInfo, ScheduleStatus } from '@crawldeck/shared';
 import { SCHEDULE_ERRORS } from '@crawldeck/shared';
 import type { DB } from '../../store/schema.ts';
 import { iso } from '../../http/envelope.ts';
 import { everything, type Filter } from '../../policies/types.ts';
+import { pageWithCount, type PageWindow } from '../../store/page.ts';
+import { retryWhileUnavailable } from '../../store/db.ts';
 
 export type ScheduleRow = Selectable<DB['schedules']>;
 export type ScheduleRowWithSpider = ScheduleRow & { spider_name: string | null };
@@ -90,4 +92,136 @@ export async function claimFire(
     .onConflict((oc) => oc.columns(['schedule_id', 'fire_ts']).doNothing())
     .executeTakeFirst();
   return Number(r.numInsertedOrUpdatedRows ?? 0n) > 0;
+}
+
+export type FireKind = 'cron' | 'catch-up' | 'manual';
+
+/** Schedules the caller may read (`filter`), of one spider and/or matching a name keyword, newest first. */
+export function listSchedules(
+  db: Kysely<DB>,
+  filter: Filter<'schedules'>,
+  f: { spider_id?: string; keyword?: string },
+  page: PageWindow,
+) {
+  let q = db.selectFrom('schedules').where(filter).leftJoin('spiders', 'spiders.id', 'schedules.spider_id');
+  if (f.spider_id) q = q.where('schedules.spider_id', '=', f.spider_id);
+  if (f.keyword) {
+    const kw = `%${f.keyword.toLowerCase()}%`;
+    q = q.where((eb) => eb(eb.fn('lower', ['schedules.name']), 'like', kw));
+  }
+  return pageWithCount(
+    q,
+    (b) =>
+      b
+        .selectAll('schedules')
+        .select('spiders.name as spider_name')
+        .orderBy('schedules.create_ts', 'desc')
+        .orderBy('schedules.id', 'desc'),
+    page,
+  );
+}
+
+/** Every schedule of one spider the caller may read, newest first. */
+export function schedulesOfSpider(
+  db: Kysely<DB>,
+  filter: Filter<'schedules'>,
+  spiderId: string,
+): Promise<ScheduleRowWithSpider[]> {
+  return schedulesWithSpider(db, filter)
+    .where('schedules.spider_id', '=', spiderId)
+    .orderBy('schedules.create_ts', 'desc')
+    .execute();
+}
+
+/** The stored row alone (no spider join), as the scheduler plans with it. */
+export function getScheduleRow(db: Kysely<DB>, id: string): Promise<ScheduleRow | undefined> {
+  return db.selectFrom('schedules').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export function allSchedules(db: Kysely<DB>): Promise<ScheduleRow[]> {
+  return db.selectFrom('schedules').selectAll().execute();
+}
+
+export async function insertSchedule(db: Kysely<DB>, row: ScheduleRow): Promise<void> {
+  await db.insertInto('schedules').values(row).execute();
+}
+
+export async function updateSchedule(db: Kysely<DB>, id: string, patch: Updateable<DB['schedules']>): Promise<void> {
+  await db.updateTable('schedules').set(patch).where('id', '=', id).execute();
+}
+
+/** Deletes a schedule and its fire history. */
+export async function deleteSchedule(db: Kysely<DB>, id: string): Promise<void> {
+  await db.deleteFrom('schedules').where('id', '=', id).execute();
+  await db.deleteFrom('schedule_fires').where('schedule_id', '=', id).execute();
+}
+
+/** A spider was deleted: its schedules stop with 'Not Found Spider'. Returns their ids. */
+export async function stopSchedulesOfSpider(db: Kysely<DB>, spiderId: string): Promise<string[]> {
+  const rows = await db.selectFrom('schedules').select('id').where('spider_id', '=', spiderId).execute();
+  if (!rows.length) return [];
+  await db
+    .updateTable('schedules')
+    .set({ status: 'error', error: SCHEDULE_ERRORS.notFoundSpider, next_run_ts: null, update_ts: Date.now() })
+    .where('spider_id', '=', spiderId)
+    .execute();
+  return rows.map((r) => r.id);
+}
+
+/** A schedule's fires, newest first. */
+export function listFires(db: Kysely<DB>, scheduleId: string, page: PageWindow) {
+  const q = db.selectFrom('schedule_fires').where('schedule_id', '=', scheduleId);
+  return pageWithCount(q, (b) => b.selectAll().orderBy('fire_ts', 'desc'), page);
+}
+
+/** Why a recorded fire made no tasks. */
+export async function setFireError(db: Kysely<DB>, scheduleId: string, fireTs: number, error: string): Promise<void> {
+  await db
+    .updateTable('schedule_fires')
+    .set({ error })
+    .where('schedule_id', '=', scheduleId)
+    .where('fire_ts', '=', fireTs)
+    .execute();
+}
+
+/** The tasks a fire made; written even across a short store outage (the tasks exist already). */
+export async function setFireTasks(
+  db: Kysely<DB>,
+  scheduleId: string,
+  fireTs: number,
+  taskIds: string[],
+): Promise<void> {
+  await retryWhileUnavailable(() =>
+    db
+      .updateTable('schedule_fires')
+      .set({ task_ids: JSON.stringify(taskIds) })
+      .where('schedule_id', '=', scheduleId)
+      .where('fire_ts', '=', fireTs)
+      .execute(),
+  );
+}
+
+/** Records the latest fire time; never moves it backwards (a late catch-up finishing after a newer fire). */
+export async function advanceLastRun(db: Kysely<DB>, id: string, fireTs: number): Promise<void> {
+  await db
+    .updateTable('schedules')
+    .set({ last_run_ts: fireTs })
+    .where('id', '=', id)
+    .where((eb) => eb.or([eb('last_run_ts', 'is', null), eb('last_run_ts', '<', fireTs)]))
+    .execute();
+}
+
+/** A fire went through: an enabled schedule in error runs again. */
+export async function clearScheduleError(db: Kysely<DB>, id: string): Promise<void> {
+  await db
+    .updateTable('schedules')
+    .set({ status: 'running', error: '' })
+    .where('id', '=', id)
+    .where('enabled', '=', 1)
+    .execute();
+}
+
+/** Tells every master listening on `channel` (PostgreSQL only) that a schedule changed. */
+export async function notifyChannel(db: Kysely<DB>, channel: string, payload: string): Promise<void> {
+  await sql`SELECT pg_notify(${channel}, ${payload})`.execute(db);
 }

@@ -3,9 +3,13 @@
  * in one place, so a change of their API touches one file.
  */
 import type { AppContext } from '../../context.ts';
-import { createTasks as createTasksImpl, type CreateTasksInput } from '../tasks/tasks.service.ts';
+import { createTasks as createTasksImpl, readableTasks, type CreateTasksInput } from '../tasks/tasks.service.ts';
 import { canSpider, spiderFor, spiderOwner } from '../../policies/index.ts';
 import type { AuthUser } from '../../http/auth.ts';
+import { getSpider, type SpiderRow } from '../spiders/spiders.store.ts';
+import { getTask, knownNodeIds } from '../tasks/tasks.store.ts';
+
+export { getTask, readableTasks };
 
 export type { CreateTasksInput };
 
@@ -14,22 +18,13 @@ export function createTasks(ctx: AppContext, input: CreateTasksInput): Promise<s
   return createTasksImpl(ctx, input);
 }
 
-export async function spiderExists(
-  ctx: AppContext,
-  spiderId: string,
-): Promise<{ id: string; name: string; retries: number } | undefined> {
-  return ctx.store.db
-    .selectFrom('spiders')
-    .select(['id', 'name', 'retries'])
-    .where('id', '=', spiderId)
-    .executeTakeFirst();
+export async function spiderExists(ctx: AppContext, spiderId: string): Promise<SpiderRow | undefined> {
+  return getSpider(ctx.store.db, spiderId);
 }
 
 /** The subset of `ids` that are still registered nodes (deleted nodes are gone; offline ones still count). */
 export async function existingNodeIds(ctx: AppContext, ids: string[]): Promise<string[]> {
-  if (!ids.length) return [];
-  const rows = await ctx.store.db.selectFrom('nodes').select('id').where('id', 'in', ids).execute();
-  const found = new Set(rows.map((r) => r.id));
+  const found = await knownNodeIds(ctx.store.db, ids);
   return ids.filter((id) => found.has(id));
 }
 
@@ -45,9 +40,6 @@ export async function checkSpiderAccess(ctx: AppContext, user: AuthUser, spiderI
 export async function ownerMayRun(ctx: AppContext, ownerId: string | null, spiderId: string): Promise<boolean> {
   if (!ownerId) return true;
   const db = ctx.store.db;
-  const [owner, spider] = await Promise.all([
-    spiderOwner(db, ownerId),
-    db.selectFrom('spiders').select(['owner_id', 'is_public']).where('id', '=', spiderId).executeTakeFirst(),
-  ]);
+  const [owner, spider] = await Promise.all([spiderOwner(db, ownerId), getSpider(db, spiderId)]);
   return !!owner && !!spider && canSpider(owner, spider, 'run');
 }

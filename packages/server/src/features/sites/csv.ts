@@ -45,7 +45,8 @@ export function parseCsv(text: string): CsvRow[] {
         }
         quoted = false;
         i++;
-        if (i < s.length && s[i] !== ',' && s[i] !== '\n' && s[i] !== '\r') throw new CsvError(line, 'unexpected character after a closing quote');
+        if (i < s.length && s[i] !== ',' && s[i] !== '\n' && s[i] !== '\r')
+          throw new CsvError(line, 'unexpected character after a closing quote');
         continue;
       }
       if (c === '\n') line++;

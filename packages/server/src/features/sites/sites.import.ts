@@ -27,10 +27,17 @@ export function validateSitesCsv(text: string): { rows: SiteImportRow[]; errors:
   if (!parsed.length) return { rows: [], errors: ['the file is empty'] };
   const header = parsed[0].fields.map((h) => h.trim().toLowerCase());
   const missing = SITE_CSV_COLUMNS.filter((c) => !header.includes(c));
-  if (missing.length) return { rows: [], errors: [`line 1: the header lacks column(s) ${missing.join(', ')} (expected ${SITE_CSV_COLUMNS.join(',')})`] };
+  if (missing.length)
+    return {
+      rows: [],
+      errors: [`line 1: the header lacks column(s) ${missing.join(', ')} (expected ${SITE_CSV_COLUMNS.join(',')})`],
+    };
   const dup = header.find((h, i) => header.indexOf(h) !== i);
   if (dup) return { rows: [], errors: [`line 1: column ${dup} appears twice`] };
-  const col = Object.fromEntries(SITE_CSV_COLUMNS.map((c) => [c, header.indexOf(c)])) as Record<(typeof SITE_CSV_COLUMNS)[number], number>;
+  const col = Object.fromEntries(SITE_CSV_COLUMNS.map((c) => [c, header.indexOf(c)])) as Record<
+    (typeof SITE_CSV_COLUMNS)[number],
+    number
+  >;
   if (parsed.length - 1 > MAX_IMPORT_ROWS) return { rows: [], errors: [`too many rows: at most ${MAX_IMPORT_ROWS}`] };
 
   const errors: string[] = [];
@@ -48,7 +55,8 @@ export function validateSitesCsv(text: string): { rows: SiteImportRow[]; errors:
     const problems: string[] = [];
     if (!isValidDomain(domain)) problems.push(`domain "${domain}" is not a host name`);
     if (!get('main_category')) problems.push('main_category is required');
-    if (get('main_category').length > 200 || get('category').length > 200) problems.push('a category is longer than 200 characters');
+    if (get('main_category').length > 200 || get('category').length > 200)
+      problems.push('a category is longer than 200 characters');
     if (get('name').length > 500) problems.push('name is longer than 500 characters');
     if (get('description').length > 5000) problems.push('description is longer than 5000 characters');
     if (rankText !== '' && !/^\d{1,9}$/.test(rankText)) problems.push(`rank "${rankText}" is not a whole number`);

@@ -45,7 +45,13 @@ export async function collectBlobs(db: Kysely<DB>, hashes: Iterable<string | nul
       await d
         .deleteFrom('blobs')
         .where('hash', 'in', chunk)
-        .where(({ not, exists, selectFrom }) => not(exists(selectFrom('spider_files').select('spider_files.hash').whereRef('spider_files.hash', '=', 'blobs.hash'))))
+        .where(({ not, exists, selectFrom }) =>
+          not(
+            exists(
+              selectFrom('spider_files').select('spider_files.hash').whereRef('spider_files.hash', '=', 'blobs.hash'),
+            ),
+          ),
+        )
         .execute();
     };
     try {
@@ -68,11 +74,21 @@ export async function collectBlobs(db: Kysely<DB>, hashes: Iterable<string | nul
 }
 
 export function listFiles(db: Kysely<DB>, spiderId: string): Promise<StoredFileEntry[]> {
-  return db.selectFrom('spider_files').select(['path', 'is_dir', 'hash', 'size', 'update_ts']).where('spider_id', '=', spiderId).orderBy('path').execute();
+  return db
+    .selectFrom('spider_files')
+    .select(['path', 'is_dir', 'hash', 'size', 'update_ts'])
+    .where('spider_id', '=', spiderId)
+    .orderBy('path')
+    .execute();
 }
 
 export function getEntry(db: Kysely<DB>, spiderId: string, path: string): Promise<StoredFileEntry | undefined> {
-  return db.selectFrom('spider_files').select(['path', 'is_dir', 'hash', 'size', 'update_ts']).where('spider_id', '=', spiderId).where('path', '=', path).executeTakeFirst();
+  return db
+    .selectFrom('spider_files')
+    .select(['path', 'is_dir', 'hash', 'size', 'update_ts'])
+    .where('spider_id', '=', spiderId)
+    .where('path', '=', path)
+    .executeTakeFirst();
 }
 
 export async function readBlob(db: Kysely<DB>, hash: string): Promise<Buffer | undefined> {
@@ -98,7 +114,12 @@ export async function readFile(db: Kysely<DB>, spiderId: string, path: string): 
 async function ensureParents(db: Kysely<DB>, spiderId: string, p: string, now: number): Promise<void> {
   const parents = parentsOf(p);
   if (!parents.length) return;
-  const existing = await db.selectFrom('spider_files').select(['path', 'is_dir']).where('spider_id', '=', spiderId).where('path', 'in', parents).execute();
+  const existing = await db
+    .selectFrom('spider_files')
+    .select(['path', 'is_dir'])
+    .where('spider_id', '=', spiderId)
+    .where('path', 'in', parents)
+    .execute();
   const file = existing.find((e) => !e.is_dir);
   if (file) throw conflict(`"${file.path}" is a file, not a folder`);
   const have = new Set(existing.map((e) => e.path));
@@ -125,7 +146,9 @@ export async function writeFile(db: Kysely<DB>, spiderId: string, path: string, 
     await trx
       .insertInto('spider_files')
       .values({ spider_id: spiderId, path: p, is_dir: 0, hash, size: content.length, update_ts: now })
-      .onConflict((oc) => oc.columns(['spider_id', 'path']).doUpdateSet({ is_dir: 0, hash, size: content.length, update_ts: now }))
+      .onConflict((oc) =>
+        oc.columns(['spider_id', 'path']).doUpdateSet({ is_dir: 0, hash, size: content.length, update_ts: now }),
+      )
       .execute();
     return current?.hash;
   });
@@ -149,7 +172,10 @@ export async function makeDir(db: Kysely<DB>, spiderId: string, path: string): P
     await inTx(db, async (trx) => {
       if (await getEntry(trx, spiderId, p)) throw conflict(`"${p}" already exists`);
       await ensureParents(trx, spiderId, p, now);
-      await trx.insertInto('spider_files').values({ spider_id: spiderId, path: p, is_dir: 1, hash: null, size: 0, update_ts: now }).execute();
+      await trx
+        .insertInto('spider_files')
+        .values({ spider_id: spiderId, path: p, is_dir: 1, hash: null, size: 0, update_ts: now })
+        .execute();
     });
   } catch (err) {
     if (isUniqueViolation(err)) throw conflict(`"${p}" already exists`); // created concurrently
@@ -203,8 +229,19 @@ export async function renamePath(db: Kysely<DB>, spiderId: string, from: string,
       .where('spider_id', '=', spiderId)
       .where((eb) => eb.or([eb('path', '=', src), under(src)]))
       .execute();
-    const moved = rows.map((r) => ({ spider_id: spiderId, path: dst + r.path.slice(src.length), is_dir: r.is_dir, hash: r.hash, size: r.size, update_ts: r.path === src ? now : r.update_ts }));
-    for (let i = 0; i < moved.length; i += 500) await trx.insertInto('spider_files').values(moved.slice(i, i + 500)).execute();
+    const moved = rows.map((r) => ({
+      spider_id: spiderId,
+      path: dst + r.path.slice(src.length),
+      is_dir: r.is_dir,
+      hash: r.hash,
+      size: r.size,
+      update_ts: r.path === src ? now : r.update_ts,
+    }));
+    for (let i = 0; i < moved.length; i += 500)
+      await trx
+        .insertInto('spider_files')
+        .values(moved.slice(i, i + 500))
+        .execute();
   });
 }
 
@@ -237,7 +274,12 @@ export async function replaceFiles(
   const isScrapy = filePaths.has('scrapy.cfg');
 
   const old = await inTx(db, async (trx) => {
-    const previous = await trx.selectFrom('spider_files').select('hash').where('spider_id', '=', spiderId).where('hash', 'is not', null).execute();
+    const previous = await trx
+      .selectFrom('spider_files')
+      .select('hash')
+      .where('spider_id', '=', spiderId)
+      .where('hash', 'is not', null)
+      .execute();
     await trx.deleteFrom('spider_files').where('spider_id', '=', spiderId).execute();
     const blobs = new Map<string, Buffer>();
     for (const { hash, content } of filePaths.values()) blobs.set(hash, content);
@@ -261,14 +303,35 @@ export async function replaceFiles(
     }
     await flush();
     const rows = [
-      ...[...dirs].map((path) => ({ spider_id: spiderId, path, is_dir: 1, hash: null as string | null, size: 0, update_ts: now })),
-      ...[...filePaths].map(([path, f]) => ({ spider_id: spiderId, path, is_dir: 0, hash: f.hash as string | null, size: f.content.length, update_ts: now })),
+      ...[...dirs].map((path) => ({
+        spider_id: spiderId,
+        path,
+        is_dir: 1,
+        hash: null as string | null,
+        size: 0,
+        update_ts: now,
+      })),
+      ...[...filePaths].map(([path, f]) => ({
+        spider_id: spiderId,
+        path,
+        is_dir: 0,
+        hash: f.hash as string | null,
+        size: f.content.length,
+        update_ts: now,
+      })),
     ];
-    for (let i = 0; i < rows.length; i += 1000) await trx.insertInto('spider_files').values(rows.slice(i, i + 1000)).execute();
+    for (let i = 0; i < rows.length; i += 1000)
+      await trx
+        .insertInto('spider_files')
+        .values(rows.slice(i, i + 1000))
+        .execute();
     if (isScrapy) await trx.updateTable('spiders').set({ is_scrapy: 1 }).where('id', '=', spiderId).execute();
     return previous.map((r) => r.hash);
   });
   const kept = new Set([...filePaths.values()].map((f) => f.hash));
-  await collectBlobs(db, old.filter((h) => h && !kept.has(h)));
+  await collectBlobs(
+    db,
+    old.filter((h) => h && !kept.has(h)),
+  );
   return { files: filePaths.size, isScrapy };
 }

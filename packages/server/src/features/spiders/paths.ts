@@ -15,7 +15,8 @@ function check(p: string, label: string, allowRoot: boolean): void {
   if (/[\u0000-\u001f\u007f]/.test(p)) throw badRequest(`${label} must not contain NUL or control characters`);
   if (p.includes('\\')) throw badRequest(`${label} must not contain backslashes; use "/"`);
   if (/%(2e|2f|5c|00)/i.test(p)) throw badRequest(`${label} must not contain percent-encoded dots, slashes or NUL`);
-  if (p.startsWith('/') && !(allowRoot && p === '/')) throw badRequest(`${label} must be relative to the spider folder (no leading "/")`);
+  if (p.startsWith('/') && !(allowRoot && p === '/'))
+    throw badRequest(`${label} must be relative to the spider folder (no leading "/")`);
   if (/^[A-Za-z]:/.test(p)) throw badRequest(`${label} must be relative to the spider folder (no drive letter)`);
   if (p.split('/').some((s) => s === '..')) throw badRequest(`${label} must not contain ".." segments`);
 }
@@ -44,7 +45,8 @@ export function normalisePath(input: unknown, opts: { allowRoot?: boolean; label
     throw badRequest(`${label} has a blank name`);
   }
   if (segments.length > MAX_DEPTH) throw badRequest(`${label} is nested too deeply (${MAX_DEPTH} levels at most)`);
-  if (segments.some((s) => s.length > MAX_SEGMENT_LENGTH)) throw badRequest(`${label} has a name longer than ${MAX_SEGMENT_LENGTH} characters`);
+  if (segments.some((s) => s.length > MAX_SEGMENT_LENGTH))
+    throw badRequest(`${label} has a name longer than ${MAX_SEGMENT_LENGTH} characters`);
   const out = segments.join('/');
   if (out.length > MAX_PATH_LENGTH) throw badRequest(`${label} is longer than ${MAX_PATH_LENGTH} characters`);
   return out;

@@ -11,7 +11,15 @@ import { encryptSecret } from '../../crypto/secrets.ts';
 import { collectBlobs, replaceFiles } from './files.store.ts';
 import { claimCollection, collectionOwner, canUseCollection, spiderOwner, type Actor } from '../../policies/index.ts';
 import { urlCredentials } from '../../outbound/git.ts';
-import type { SpiderRow } from './spiders.store.ts';
+import {
+  deleteSpiderRow,
+  insertSpider,
+  spiderNameTaken,
+  updateSpiderRow,
+  type SpiderPatch,
+  type SpiderRow,
+} from './spiders.store.ts';
+import { getProject } from '../projects/projects.store.ts';
 import type { ZipContents } from './zip.ts';
 
 // ---- delete guards ----
@@ -37,7 +45,13 @@ export { spiderFor, type SpiderAccess as Access } from '../../policies/index.ts'
  * must be free or the owner's; the default `results_<name>` falls back to a name of its own when another user
  * already owns it.
  */
-async function resolveCollection(db: Kysely<DB>, owner: Actor, given: string | undefined, name: string, spiderId: string): Promise<string> {
+async function resolveCollection(
+  db: Kysely<DB>,
+  owner: Actor,
+  given: string | undefined,
+  name: string,
+  spiderId: string,
+): Promise<string> {
   if (given) {
     await claimCollection(db, owner, given);
     return given;
@@ -81,31 +95,35 @@ function checkName(name: string): string {
   const n = name.trim();
   if (!n) throw badRequest('spider name is required');
   // eslint-disable-next-line no-control-regex
-  if (/[/\\\u0000-\u001f\u007f]/.test(n)) throw badRequest('spider name must not contain slashes or control characters');
+  if (/[/\\\u0000-\u001f\u007f]/.test(n))
+    throw badRequest('spider name must not contain slashes or control characters');
   return n;
 }
 
 function checkEnvs(envs: { name: string; value: string }[]): string {
   const seen = new Set<string>();
   for (const e of envs) {
-    if (!isValidEnvName(e.name)) throw badRequest(`environment variable name "${e.name}" is invalid (letters, digits and _, not starting with a digit)`);
+    if (!isValidEnvName(e.name))
+      throw badRequest(
+        `environment variable name "${e.name}" is invalid (letters, digits and _, not starting with a digit)`,
+      );
     if (seen.has(e.name)) throw badRequest(`environment variable "${e.name}" is given twice`);
     seen.add(e.name);
   }
   return JSON.stringify(envs.map((e) => ({ name: e.name, value: e.value })));
 }
 
-async function resolveProject(db: Kysely<DB>, projectId: string | null | undefined): Promise<string | null | undefined> {
+async function resolveProject(
+  db: Kysely<DB>,
+  projectId: string | null | undefined,
+): Promise<string | null | undefined> {
   if (projectId === undefined) return undefined;
   if (projectId === null || projectId === '' || projectId === EMPTY_ID) return null;
-  const p = await db.selectFrom('projects').select('id').where('id', '=', projectId).executeTakeFirst();
-  if (!p) throw badRequest(`project ${projectId} does not exist`);
+  if (!(await getProject(db, projectId))) throw badRequest(`project ${projectId} does not exist`);
   return projectId;
 }
 
 const dupName = (name: string) => conflict(`a spider named "${name}" already exists for this owner`);
-
-type SpiderPatch = Partial<Omit<SpiderRow, 'id' | 'owner_id' | 'create_ts'>>;
 
 async function toPatch(ctx: AppContext, db: Kysely<DB>, input: UpdateSpiderBody): Promise<SpiderPatch> {
   const patch: SpiderPatch = {};
@@ -133,7 +151,8 @@ async function toPatch(ctx: AppContext, db: Kysely<DB>, input: UpdateSpiderBody)
     const found = urlCredentials(input.git_url);
     patch.git_url = found.url;
     if (found.username && !input.git_username) patch.git_username = found.username;
-    if (found.password && !input.git_password) patch.git_password_enc = encryptSecret(ctx.config.dataDir, found.password);
+    if (found.password && !input.git_password)
+      patch.git_password_enc = encryptSecret(ctx.config.dataDir, found.password);
   }
   if (input.git_auto_sync !== undefined) patch.git_auto_sync = input.git_auto_sync ? 1 : 0;
   if (input.config !== undefined) patch.config = JSON.stringify(input.config);
@@ -145,7 +164,12 @@ function checkDedup(row: { is_dedup: number; dedup_field: string }): void {
   if (row.is_dedup && !row.dedup_field.trim()) throw badRequest('dedupe field is required when dedupe is on');
 }
 
-export async function createSpider(ctx: AppContext, user: AuthUser, input: CreateSpiderBody, zip?: ZipContents): Promise<{ id: string; upload?: { files: number; isScrapy: boolean } }> {
+export async function createSpider(
+  ctx: AppContext,
+  user: AuthUser,
+  input: CreateSpiderBody,
+  zip?: ZipContents,
+): Promise<{ id: string; upload?: { files: number; isScrapy: boolean } }> {
   const { db } = ctx.store;
   const patch = await toPatch(ctx, db, input);
   const name = patch.name!;
@@ -177,28 +201,32 @@ export async function createSpider(ctx: AppContext, user: AuthUser, input: Creat
     update_ts: now,
   };
   checkDedup(row);
-  const taken = await db.selectFrom('spiders').select('id').where('owner_id', '=', user.id).where('name', '=', name).executeTakeFirst();
-  if (taken) throw dupName(name);
+  if (await spiderNameTaken(db, user.id, name)) throw dupName(name);
   row.col = await resolveCollection(db, user, patch.col, name, row.id);
   try {
-    return await db.transaction().execute(async (trx) => {
-      await trx.insertInto('spiders').values(row).execute();
-      const upload = zip ? await replaceFiles(trx, row.id, zip.files, { dirs: zip.dirs }) : undefined;
-      return { id: row.id, upload };
-    });
+    const upload = await insertSpider(
+      db,
+      row,
+      zip && ((trx) => replaceFiles(trx, row.id, zip.files, { dirs: zip.dirs })),
+    );
+    return { id: row.id, upload };
   } catch (err) {
     if (isUniqueViolation(err)) throw dupName(name);
     throw err;
   }
 }
 
-export async function updateSpider(ctx: AppContext, user: AuthUser, row: SpiderRow, input: UpdateSpiderBody): Promise<void> {
+export async function updateSpider(
+  ctx: AppContext,
+  user: AuthUser,
+  row: SpiderRow,
+  input: UpdateSpiderBody,
+): Promise<void> {
   const { db } = ctx.store;
   const patch = await toPatch(ctx, db, input);
   checkDedup({ is_dedup: patch.is_dedup ?? row.is_dedup, dedup_field: patch.dedup_field ?? row.dedup_field });
   if (patch.name !== undefined && patch.name !== row.name) {
-    const taken = await db.selectFrom('spiders').select('id').where('owner_id', '=', row.owner_id).where('name', '=', patch.name).executeTakeFirst();
-    if (taken) throw dupName(patch.name);
+    if (await spiderNameTaken(db, row.owner_id, patch.name)) throw dupName(patch.name);
   }
   if (patch.col !== undefined && patch.col !== row.col) {
     const owner = row.owner_id === user.id ? user : await spiderOwner(db, row.owner_id);
@@ -206,7 +234,7 @@ export async function updateSpider(ctx: AppContext, user: AuthUser, row: SpiderR
     patch.col = await resolveCollection(db, owner, patch.col, patch.name ?? row.name, row.id);
   }
   try {
-    await db.updateTable('spiders').set({ ...patch, update_ts: Date.now() }).where('id', '=', row.id).execute();
+    await updateSpiderRow(db, row.id, patch);
   } catch (err) {
     if (isUniqueViolation(err)) throw dupName(patch.name ?? row.name);
     throw err;
@@ -220,12 +248,8 @@ export async function deleteSpider(ctx: AppContext, id: string): Promise<void> {
     const reason = await guard(db, id);
     if (reason) throw new HttpError(409, `the spider cannot be deleted: ${reason}`);
   }
-  const hashes = await db.transaction().execute(async (trx) => {
-    const files = await trx.selectFrom('spider_files').select('hash').where('spider_id', '=', id).where('hash', 'is not', null).execute();
-    const res = await trx.deleteFrom('spiders').where('id', '=', id).executeTakeFirst();
-    if (!res.numDeletedRows) throw notFound('spider');
-    return files.map((f) => f.hash);
-  });
+  const hashes = await deleteSpiderRow(db, id);
+  if (!hashes) throw notFound('spider');
   await collectBlobs(db, hashes);
   ctx.events.emit('spider.deleted', id);
 }

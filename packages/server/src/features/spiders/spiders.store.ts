@@ -107,7 +107,11 @@ export async function listSpiders(
   const where = filters(viewer, f);
   const sortCol = SORT_COLUMNS[(f.sort_key ?? '') as keyof typeof SORT_COLUMNS] ?? SORT_COLUMNS.create_ts;
   const dirText = (f.sort_direction ?? '').toLowerCase();
-  const dir: 'asc' | 'desc' = dirText.startsWith('asc') ? 'asc' : dirText.startsWith('desc') || !f.sort_key ? 'desc' : 'asc';
+  const dir: 'asc' | 'desc' = dirText.startsWith('asc')
+    ? 'asc'
+    : dirText.startsWith('desc') || !f.sort_key
+      ? 'desc'
+      : 'asc';
   const [rows, count] = await Promise.all([
     db
       .selectFrom('spiders')
@@ -137,4 +141,54 @@ export async function getSpiderWithOwner(db: Kysely<DB>, id: string) {
     .select('users.username as owner_username')
     .where('spiders.id', '=', id)
     .executeTakeFirst();
+}
+
+/** Whether this owner already has a spider of this name. */
+export async function spiderNameTaken(db: Kysely<DB>, ownerId: string, name: string): Promise<boolean> {
+  return !!(await db
+    .selectFrom('spiders')
+    .select('id')
+    .where('owner_id', '=', ownerId)
+    .where('name', '=', name)
+    .executeTakeFirst());
+}
+
+/** Stores a new spider; `withFiles` adds its files in the same transaction (all or nothing). */
+export async function insertSpider<T>(
+  db: Kysely<DB>,
+  row: SpiderRow,
+  withFiles?: (trx: Kysely<DB>) => Promise<T>,
+): Promise<T | undefined> {
+  return db.transaction().execute(async (trx) => {
+    await trx.insertInto('spiders').values(row).execute();
+    return withFiles ? await withFiles(trx) : undefined;
+  });
+}
+
+export type SpiderPatch = Partial<Omit<SpiderRow, 'id' | 'owner_id' | 'create_ts'>>;
+
+/** Changes a spider's fields and its update time. */
+export async function updateSpiderRow(db: Kysely<DB>, id: string, patch: SpiderPatch): Promise<void> {
+  await db
+    .updateTable('spiders')
+    .set({ ...patch, update_ts: Date.now() })
+    .where('id', '=', id)
+    .execute();
+}
+
+/**
+ * Deletes a spider (its files and other features' rows go by cascade) and returns the content hashes its files
+ * used, for the blob collector; undefined when there was no such spider.
+ */
+export async function deleteSpiderRow(db: Kysely<DB>, id: string): Promise<(string | null)[] | undefined> {
+  return db.transaction().execute(async (trx) => {
+    const files = await trx
+      .selectFrom('spider_files')
+      .select('hash')
+      .where('spider_id', '=', id)
+      .where('hash', 'is not', null)
+      .execute();
+    const res = await trx.deleteFrom('spiders').where('id', '=', id).executeTakeFirst();
+    return res.numDeletedRows ? files.map((f) => f.hash) : undefined;
+  });
 }

@@ -38,87 +38,104 @@ export interface ZipContents {
   strippedFolder: string | null;
 }
 
-const fmt = (n: number) => (n >= 1024 * 1024 ? `${(n / 1024 / 1024).toFixed(n % (1024 * 1024) ? 1 : 0)} MiB` : `${n} bytes`);
+const fmt = (n: number) =>
+  n >= 1024 * 1024 ? `${(n / 1024 / 1024).toFixed(n % (1024 * 1024) ? 1 : 0)} MiB` : `${n} bytes`;
 
 function zipError(err: unknown): HttpError {
   if (err instanceof HttpError) return err;
   const msg = (err as Error)?.message ?? String(err);
-  if (/absolute path|invalid relative path|invalid characters/i.test(msg)) return badRequest(`zip entry escapes the spider folder: ${msg}`);
+  if (/absolute path|invalid relative path|invalid characters/i.test(msg))
+    return badRequest(`zip entry escapes the spider folder: ${msg}`);
   if (/end of central directory|signature/i.test(msg)) return badRequest('the upload is not a valid zip file');
   return badRequest(`invalid zip file: ${msg}`);
 }
 
 export function readZip(buf: Buffer, limits: ZipLimits): Promise<ZipContents> {
   return new Promise((resolve, reject) => {
-    yauzl.fromBuffer(buf, { lazyEntries: true, strictFileNames: true, validateEntrySizes: true, decodeStrings: true }, (openErr, zip) => {
-      if (openErr || !zip) return reject(zipError(openErr));
-      let settled = false;
-      const fail = (err: unknown) => {
-        if (settled) return;
-        settled = true;
-        zip.close();
-        reject(zipError(err));
-      };
-      if (zip.entryCount > limits.maxEntries) return fail(badRequest(`the zip holds ${zip.entryCount} entries; the limit is ${limits.maxEntries} (CRAWLDECK_ZIP_MAX_ENTRIES)`));
-      const tooBig = () => badRequest(`the zip expands to more than ${fmt(limits.maxBytes)}; the limit is set by CRAWLDECK_ZIP_MAX_BYTES`);
-      const files = new Map<string, Buffer>();
-      const dirs = new Set<string>();
-      let entries = 0;
-      let total = 0;
-
-      zip.on('error', fail);
-      zip.on('end', () => {
-        if (settled) return;
-        settled = true;
-        try {
-          resolve(finish(files, dirs));
-        } catch (err) {
+    yauzl.fromBuffer(
+      buf,
+      { lazyEntries: true, strictFileNames: true, validateEntrySizes: true, decodeStrings: true },
+      (openErr, zip) => {
+        if (openErr || !zip) return reject(zipError(openErr));
+        let settled = false;
+        const fail = (err: unknown) => {
+          if (settled) return;
+          settled = true;
+          zip.close();
           reject(zipError(err));
-        }
-      });
-      zip.on('entry', (entry: yauzl.Entry) => {
-        if (settled) return;
-        entries++;
-        if (entries > limits.maxEntries) return fail(badRequest(`the zip holds more than ${limits.maxEntries} entries (CRAWLDECK_ZIP_MAX_ENTRIES)`));
-        const name = entry.fileName;
-        if (name === '__MACOSX' || name.startsWith('__MACOSX/')) return zip.readEntry();
-        const mode = (entry.externalFileAttributes >>> 16) & 0o170000;
-        if (mode === 0o120000) return fail(badRequest(`zip entry "${name}" is a symbolic link; links are not allowed`));
-        let p: string;
-        try {
-          p = normalisePath(name, { label: `zip entry "${name}"` });
-        } catch (err) {
-          return fail(err);
-        }
-        if (name.endsWith('/')) {
-          dirs.add(p);
-          return zip.readEntry();
-        }
-        if (entry.isEncrypted()) return fail(badRequest(`zip entry "${name}" is encrypted; encrypted zips are not supported`));
-        if (files.has(p)) return fail(badRequest(`zip entry "${p}" appears twice`));
-        // Cheap early refusal from the header; the real guard counts inflated bytes below.
-        if (total + entry.uncompressedSize > limits.maxBytes) return fail(tooBig());
-        zip.openReadStream(entry, (err, stream) => {
-          if (err || !stream) return fail(err);
-          const chunks: Buffer[] = [];
-          stream.on('data', (c: Buffer) => {
-            total += c.length;
-            if (total > limits.maxBytes) {
-              stream.destroy();
-              return fail(tooBig());
-            }
-            chunks.push(c);
-          });
-          stream.on('error', fail);
-          stream.on('end', () => {
-            if (settled) return;
-            files.set(p, Buffer.concat(chunks));
-            zip.readEntry();
+        };
+        if (zip.entryCount > limits.maxEntries)
+          return fail(
+            badRequest(
+              `the zip holds ${zip.entryCount} entries; the limit is ${limits.maxEntries} (CRAWLDECK_ZIP_MAX_ENTRIES)`,
+            ),
+          );
+        const tooBig = () =>
+          badRequest(
+            `the zip expands to more than ${fmt(limits.maxBytes)}; the limit is set by CRAWLDECK_ZIP_MAX_BYTES`,
+          );
+        const files = new Map<string, Buffer>();
+        const dirs = new Set<string>();
+        let entries = 0;
+        let total = 0;
+
+        zip.on('error', fail);
+        zip.on('end', () => {
+          if (settled) return;
+          settled = true;
+          try {
+            resolve(finish(files, dirs));
+          } catch (err) {
+            reject(zipError(err));
+          }
+        });
+        zip.on('entry', (entry: yauzl.Entry) => {
+          if (settled) return;
+          entries++;
+          if (entries > limits.maxEntries)
+            return fail(badRequest(`the zip holds more than ${limits.maxEntries} entries (CRAWLDECK_ZIP_MAX_ENTRIES)`));
+          const name = entry.fileName;
+          if (name === '__MACOSX' || name.startsWith('__MACOSX/')) return zip.readEntry();
+          const mode = (entry.externalFileAttributes >>> 16) & 0o170000;
+          if (mode === 0o120000)
+            return fail(badRequest(`zip entry "${name}" is a symbolic link; links are not allowed`));
+          let p: string;
+          try {
+            p = normalisePath(name, { label: `zip entry "${name}"` });
+          } catch (err) {
+            return fail(err);
+          }
+          if (name.endsWith('/')) {
+            dirs.add(p);
+            return zip.readEntry();
+          }
+          if (entry.isEncrypted())
+            return fail(badRequest(`zip entry "${name}" is encrypted; encrypted zips are not supported`));
+          if (files.has(p)) return fail(badRequest(`zip entry "${p}" appears twice`));
+          // Cheap early refusal from the header; the real guard counts inflated bytes below.
+          if (total + entry.uncompressedSize > limits.maxBytes) return fail(tooBig());
+          zip.openReadStream(entry, (err, stream) => {
+            if (err || !stream) return fail(err);
+            const chunks: Buffer[] = [];
+            stream.on('data', (c: Buffer) => {
+              total += c.length;
+              if (total > limits.maxBytes) {
+                stream.destroy();
+                return fail(tooBig());
+              }
+              chunks.push(c);
+            });
+            stream.on('error', fail);
+            stream.on('end', () => {
+              if (settled) return;
+              files.set(p, Buffer.concat(chunks));
+              zip.readEntry();
+            });
           });
         });
-      });
-      zip.readEntry();
-    });
+        zip.readEntry();
+      },
+    );
   });
 }
 

@@ -1,407 +1,323 @@
-import { Readable } from 'node:stream';
-import { Type } from '@sinclair/typebox';
-import { stringify as stringifySync } from 'csv-stringify/sync';
-import { sql, type Kysely } from 'kysely';
 import {
   DEFAULT_MAX_ERROR_LOG,
+  DeletedResponse,
+  CancelledResponse,
   IdsBody,
   LOG_PAGE_SIZE,
+  LogLineListResponse,
   LogQuery,
+  NullResponse,
+  ResultsDownloadQuery,
   RunSpidersBody,
   RunTaskBody,
   TASK_STATUSES,
+  TaskDetailResponse,
+  TaskIdsResponse,
   TaskListQuery,
-  type DeployInfo,
+  TaskListResponse,
+  TaskPageQuery,
+  TaskResponse,
+  TaskResultListResponse,
+  TaskStreamQuery,
+  EventStreamResponse,
+  CsvResponse,
+  IdParams,
   type LogLine,
-  pageFields,
+  type TaskDetail,
 } from '@crawldeck/shared';
-import { DeployListQuery, ResultsDownloadQuery, TaskStreamQuery } from '@crawldeck/shared';
-import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { AppContext, Feature } from '../../context.ts';
-import type { DB } from '../../store/schema.ts';
-import { iso, ok, paging } from '../../http/envelope.ts';
-import { badRequest } from '../../http/errors.ts';
+import type { AppContext, Feature, TypedApp } from '../../context.ts';
 import type { AuthUser } from '../../http/auth.ts';
-import type { LogEvent, NodeHeartbeatEvent, NodeStatusEvent, TaskStatusEvent } from '../../events.ts';
-import { getRuntime } from '../nodes/runtime.ts';
-import { createTasks, presentTask } from './tasks.service.ts';
-import { escapeLike, getTask, type TaskRow } from './tasks.store.ts';
+import { ok, paging } from '../../http/envelope.ts';
+import { badRequest } from '../../http/errors.ts';
+import { canSpider, taskFor } from '../../policies/index.ts';
+import { findUserById } from '../users/users.store.ts';
 import { registerSpiderDeleteGuard, spiderFor } from '../spiders/spiders.service.ts';
 import { getSpider, presentSpider } from '../spiders/spiders.store.ts';
-import { assertTaskChange, canReadSpiderId, canSpider, deployReadFilter, taskFor, taskReadFilter } from '../../policies/index.ts';
+import { getRuntime } from './runtime.ts';
+import { resultsCsv } from './tasks.export.ts';
+import {
+  createTasks,
+  deleteTasks,
+  presentTask,
+  presentTasks,
+  readableTasks,
+  restartTask,
+  tasksToChange,
+} from './tasks.service.ts';
+import { openSse, streamEvents, streamTask } from './tasks.stream.ts';
+import {
+  errorLines,
+  getTask,
+  logLinesAfter,
+  nodeSummary,
+  resultsPage,
+  searchLog,
+  spiderHasLiveTask,
+  type TaskListFilter,
+  type TaskRow,
+} from './tasks.store.ts';
+
+// Other features (the node list) show tasks the same way.
+export { presentTasks } from './tasks.service.ts';
 
 // A spider whose task is pending or running cannot be deleted (its process would lose its files and rows).
-registerSpiderDeleteGuard(async (db, spiderId) => {
-  const t = await db.selectFrom('tasks').select('id').where('spider_id', '=', spiderId).where('status', 'in', ['pending', 'running']).limit(1).executeTakeFirst();
-  return t ? 'a task of this spider is pending or running' : undefined;
+registerSpiderDeleteGuard(async (db, spiderId) =>
+  (await spiderHasLiveTask(db, spiderId)) ? 'a task of this spider is pending or running' : undefined,
+);
+
+const toLogLine = (taskId: string, r: { line_no: number; msg: string; is_error: number }): LogLine => ({
+  _id: `${taskId}-${r.line_no}`,
+  line_no: r.line_no,
+  msg: r.msg,
+  is_error: r.is_error === 1,
 });
 
-const IdParams = Type.Object({ id: Type.String({ pattern: '^[0-9a-f]{24}$' }) });
-const PageQuery = Type.Object({ ...pageFields(100000) });
-
-async function spiderNames(db: Kysely<DB>, ids: string[]): Promise<Map<string, string>> {
-  const uniq = [...new Set(ids)];
-  if (!uniq.length) return new Map();
-  const rows = await db.selectFrom('spiders').select(['id', 'name']).where('id', 'in', uniq).execute();
-  return new Map(rows.map((r) => [r.id, r.name]));
+function listFilter(q: TaskListQuery): TaskListFilter {
+  const f: TaskListFilter = { node_id: q.node_id, spider_id: q.spider_id, schedule_id: q.schedule_id, type: q.type };
+  if (q.status) {
+    f.statuses = q.status.split(',').filter((s) => (TASK_STATUSES as readonly string[]).includes(s));
+    if (!f.statuses.length) throw badRequest(`status must be one of ${TASK_STATUSES.join(', ')}`);
+  }
+  return f;
 }
 
-async function nodeNames(db: Kysely<DB>, ids: string[]): Promise<Map<string, string>> {
-  const uniq = [...new Set(ids)];
-  if (!uniq.length) return new Map();
-  const rows = await db.selectFrom('nodes').select(['id', 'name']).where('id', 'in', uniq).execute();
-  return new Map(rows.map((r) => [r.id, r.name]));
+/** A page of the tasks the caller may read, as the task list shows them. */
+async function taskPage(ctx: AppContext, user: AuthUser, f: TaskListFilter, q: TaskPageQuery) {
+  const { list, total } = await readableTasks(ctx, user, f, paging(q, 10));
+  return ok(list, total);
 }
 
-export async function presentTasks(db: Kysely<DB>, rows: TaskRow[]) {
-  const [spiders, nodes] = await Promise.all([spiderNames(db, rows.map((r) => r.spider_id)), nodeNames(db, rows.map((r) => r.node_id))]);
-  return rows.map((r) => presentTask({ ...r, spider_name: spiders.get(r.spider_id) ?? '', node_name: nodes.get(r.node_id) ?? null }));
-}
-
-
-/** Opens a Server-Sent Events response and returns a writer; the caller registers cleanup on `close`. */
-function openSse(req: FastifyRequest, reply: FastifyReply): { send(event: string, data: unknown): void; onClose(fn: () => void): void } {
-  reply.hijack();
-  const res = reply.raw;
-  res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache, no-transform', connection: 'keep-alive', 'x-accel-buffering': 'no' });
-  res.write('retry: 2000\n\n');
-  const ping = setInterval(() => res.write(': ping\n\n'), 15_000);
-  const closers: (() => void)[] = [() => clearInterval(ping)];
-  req.raw.on('close', () => closers.forEach((fn) => fn()));
+async function taskDetail(ctx: AppContext, user: AuthUser, t: TaskRow): Promise<TaskDetail> {
+  const db = ctx.store.db;
+  const [task] = await presentTasks(db, [t]);
+  const spider = t.type === 'spider' ? await getSpider(db, t.spider_id) : undefined;
+  const node = t.node_id && !/^0+$/.test(t.node_id) ? await nodeSummary(db, t.node_id) : undefined;
   return {
-    send(event, data) {
-      if (!res.writableEnded) res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
-    },
-    onClose(fn) {
-      closers.push(fn);
-    },
+    ...task,
+    // The task's starter may no longer read its spider (made private since): then no spider details.
+    spider: spider && canSpider(user, spider, 'read') ? presentSpider(spider) : null,
+    node: node ? { _id: node.id, name: node.name, type: node.type, status: node.status, ip: node.ip } : null,
   };
 }
 
-export async function deleteTasks(ctx: AppContext, user: AuthUser, ids: string[]): Promise<number> {
-  const db = ctx.store.db;
-  const rows = await db.selectFrom('tasks').selectAll().where('id', 'in', ids).execute();
-  for (const t of rows) assertTaskChange(user, t);
-  const rt = getRuntime(ctx);
-  for (const t of rows) {
-    if (t.status === 'running' || t.status === 'pending') rt.drop(t.id, t.node_id);
+async function runSpiders(ctx: AppContext, user: AuthUser, body: RunSpidersBody): Promise<string[]> {
+  for (const p of body.task_params) await spiderFor(ctx.store.db, user, p.spider_id, 'run');
+  const ids: string[] = [];
+  for (const p of body.task_params) {
+    ids.push(
+      ...(await createTasks(ctx, {
+        spiderId: p.spider_id,
+        runType: body.run_type,
+        nodeIds: body.node_ids,
+        param: p.param,
+        ownerId: user.id,
+      })),
+    );
   }
-  if (!rows.length) return 0;
-  await db.deleteFrom('tasks').where('id', 'in', rows.map((r) => r.id)).execute();
-  for (const t of rows) ctx.events.emit('task.status', { taskId: t.id, status: 'deleted', spiderId: t.spider_id, nodeId: t.node_id, scheduleId: t.schedule_id, parentId: t.parent_id, error: '' } satisfies TaskStatusEvent);
-  return rows.length;
+  return ids;
 }
 
-async function restartTask(ctx: AppContext, user: AuthUser, t: TaskRow): Promise<string[]> {
-  assertTaskChange(user, t);
-  return createTasks(ctx, {
-    spiderId: t.spider_id,
-    runType: t.run_type === 'random' ? 'random' : 'selected-nodes',
-    nodeIds: t.run_type === 'random' ? [] : [t.node_id],
-    param: t.param,
-    scheduleId: t.schedule_id,
-    ownerId: user.id,
-  });
+async function logPage(ctx: AppContext, t: TaskRow, q: LogQuery) {
+  const page = paging(q, LOG_PAGE_SIZE);
+  const keyword = q.keyword?.trim();
+  if (!keyword)
+    return ok(
+      (await logLinesAfter(ctx.store.db, t.id, page.offset, page.limit)).map((r) => toLogLine(t.id, r)),
+      t.log_lines,
+    );
+  const { rows, total } = await searchLog(ctx.store.db, ctx.store.engine, t.id, keyword, page);
+  return ok(
+    rows.map((r) => toLogLine(t.id, r)),
+    total,
+  );
 }
 
-/** Tasks: run, list, detail, delete, cancel, restart, logs, results, CSV, live streams, deploys (issue 4). */
-export const tasksFeature: Feature = (app, ctx) => {
-  const { db } = ctx.store;
+/** The first error lines of a task, as many as the caller's "max error log" setting allows. */
+async function errorLog(ctx: AppContext, user: AuthUser, t: TaskRow) {
+  const row = await findUserById(ctx.store.db, user.id);
+  let max = DEFAULT_MAX_ERROR_LOG;
+  try {
+    max = Number(JSON.parse(row?.settings || '{}').max_error_log) || DEFAULT_MAX_ERROR_LOG;
+  } catch {
+    /* default */
+  }
+  const rows = await errorLines(ctx.store.db, t.id, max);
+  return ok(
+    rows.map((r) => toLogLine(t.id, { ...r, is_error: 1 })),
+    t.error_lines,
+  );
+}
+
+async function resultPage(ctx: AppContext, t: TaskRow, q: TaskPageQuery) {
+  const { rows, total } = await resultsPage(ctx.store.db, t.id, paging(q, 10));
+  return ok(
+    rows.map((r) => ({ ...JSON.parse(r.data), _id: String(r.id), task_id: t.id })),
+    total,
+  );
+}
+
+async function cancelTasks(ctx: AppContext, user: AuthUser, ids: string[]): Promise<number> {
   const rt = getRuntime(ctx);
+  let cancelled = 0;
+  for (const t of await tasksToChange(ctx.store.db, user, ids)) if (await rt.cancel(t.id)) cancelled++;
+  return cancelled;
+}
 
-  app.put('/api/tasks', { config: { access: 'user' }, schema: { body: RunTaskBody } }, async (req) => {
-    await spiderFor(db, req.user, req.body.spider_id, 'run');
-    const ids = await createTasks(ctx, { spiderId: req.body.spider_id, runType: req.body.run_type, nodeIds: req.body.node_ids, param: req.body.param, ownerId: req.user.id });
-    return ok(ids);
-  });
+async function restartTasks(ctx: AppContext, user: AuthUser, ids: string[]): Promise<string[]> {
+  const out: string[] = [];
+  for (const t of await tasksToChange(ctx.store.db, user, ids)) out.push(...(await restartTask(ctx, user, t)));
+  return out;
+}
 
-  app.post('/api/spiders-run', { config: { access: 'user' }, schema: { body: RunSpidersBody } }, async (req) => {
-    const ids: string[] = [];
-    for (const p of req.body.task_params) await spiderFor(db, req.user, p.spider_id, 'run');
-    for (const p of req.body.task_params) {
-      ids.push(...(await createTasks(ctx, { spiderId: p.spider_id, runType: req.body.run_type, nodeIds: req.body.node_ids, param: p.param, ownerId: req.user.id })));
-    }
-    return ok(ids);
-  });
-
-  app.get('/api/tasks', { config: { access: 'user' }, schema: { querystring: TaskListQuery } }, async (req) => {
-    const q = req.query;
-    const { limit, offset } = paging(q, 10);
-    let base = db.selectFrom('tasks').where(taskReadFilter(req.user));
-    if (q.node_id) base = base.where('node_id', '=', q.node_id);
-    if (q.spider_id) base = base.where('spider_id', '=', q.spider_id);
-    if (q.status) {
-      const statuses = q.status.split(',').filter((s) => (TASK_STATUSES as readonly string[]).includes(s));
-      if (!statuses.length) throw badRequest(`status must be one of ${TASK_STATUSES.join(', ')}`);
-      base = base.where('status', 'in', statuses);
-    }
-    if (q.schedule_id) base = base.where('schedule_id', '=', q.schedule_id);
-    if (q.type) base = base.where('type', '=', q.type);
-    const [rows, count] = await Promise.all([
-      base.selectAll().orderBy('create_ts', 'desc').orderBy('id', 'desc').limit(limit).offset(offset).execute(),
-      base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-    ]);
-    return ok(await presentTasks(db, rows), Number(count.n));
-  });
-
-  app.delete('/api/tasks', { config: { access: 'user' }, schema: { body: IdsBody } }, async (req) => ok({ deleted: await deleteTasks(ctx, req.user, req.body.ids) }));
-
-  app.get('/api/tasks/:id', { config: { access: 'user' }, schema: { params: IdParams } }, async (req) => {
-    const t = await taskFor(db, req.user, req.params.id);
-    const [task] = await presentTasks(db, [t]);
-    const spider = t.type === 'spider' ? await getSpider(db, t.spider_id) : undefined;
-    const node = t.node_id && !/^0+$/.test(t.node_id) ? await db.selectFrom('nodes').select(['id', 'name', 'type', 'status', 'ip']).where('id', '=', t.node_id).executeTakeFirst() : undefined;
-    return ok({
-      ...task,
-      // The task's starter may no longer read its spider (made private since): then no spider details.
-      spider: spider && canSpider(req.user, spider, 'read') ? presentSpider(spider) : null,
-      node: node ? { _id: node.id, name: node.name, type: node.type, status: node.status, ip: node.ip } : null,
-    });
-  });
-
-  app.delete('/api/tasks/:id', { config: { access: 'user' }, schema: { params: IdParams } }, async (req) => {
-    await taskFor(db, req.user, req.params.id);
-    await deleteTasks(ctx, req.user, [req.params.id]);
-    return ok(null);
-  });
-
-  app.post('/api/tasks/:id/cancel', { config: { access: 'user' }, schema: { params: IdParams } }, async (req) => {
-    const t = await taskFor(db, req.user, req.params.id);
-    assertTaskChange(req.user, t);
-    await rt.cancel(t.id);
-    return ok(presentTask((await getTask(db, t.id))!));
-  });
-
-  app.post('/api/tasks/:id/restart', { config: { access: 'user' }, schema: { params: IdParams } }, async (req) => {
-    const t = await taskFor(db, req.user, req.params.id);
-    return ok(await restartTask(ctx, req.user, t));
-  });
-
-  app.post('/api/tasks-cancel', { config: { access: 'user' }, schema: { body: IdsBody } }, async (req) => {
-    const rows = await db.selectFrom('tasks').selectAll().where('id', 'in', req.body.ids).execute();
-    for (const t of rows) assertTaskChange(req.user, t);
-    let cancelled = 0;
-    for (const t of rows) if (await rt.cancel(t.id)) cancelled++;
-    return ok({ cancelled });
-  });
-
-  app.post('/api/tasks-restart', { config: { access: 'user' }, schema: { body: IdsBody } }, async (req) => {
-    const rows = await db.selectFrom('tasks').selectAll().where('id', 'in', req.body.ids).execute();
-    for (const t of rows) assertTaskChange(req.user, t);
-    const ids: string[] = [];
-    for (const t of rows) ids.push(...(await restartTask(ctx, req.user, t)));
-    return ok(ids);
-  });
-
-  // ------------------------------------------------------------------------------------------------ logs
-
-  app.get('/api/tasks/:id/log', { config: { access: 'user' }, schema: { params: IdParams, querystring: LogQuery } }, async (req) => {
-    const t = await taskFor(db, req.user, req.params.id);
-    const { limit, offset } = paging(req.query, LOG_PAGE_SIZE);
-    const keyword = req.query.keyword?.trim();
-    const toLine = (r: { line_no: number; msg: string; is_error: number }): LogLine => ({ _id: `${t.id}-${r.line_no}`, line_no: r.line_no, msg: r.msg, is_error: r.is_error === 1 });
-    if (!keyword) {
-      // Line numbers are dense from 1, so a page is a primary-key range, whatever the log size.
-      const rows = await db
-        .selectFrom('task_logs')
-        .select(['line_no', 'msg', 'is_error'])
-        .where('task_id', '=', t.id)
-        .where('line_no', '>', offset)
-        .where('line_no', '<=', offset + limit)
-        .orderBy('line_no')
-        .execute();
-      return ok(rows.map(toLine), t.log_lines);
-    }
-    const pattern = `%${escapeLike(keyword)}%`;
-    const cond = ctx.store.engine === 'postgres' ? sql<boolean>`msg ilike ${pattern}` : sql<boolean>`msg like ${pattern} escape '\\'`;
-    const base = db.selectFrom('task_logs').where('task_id', '=', t.id).where(cond);
-    const [rows, count] = await Promise.all([
-      base.select(['line_no', 'msg', 'is_error']).orderBy('line_no').limit(limit).offset(offset).execute(),
-      base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-    ]);
-    return ok(rows.map(toLine), Number(count.n));
-  });
-
-  app.get('/api/tasks/:id/error-log', { config: { access: 'user' }, schema: { params: IdParams } }, async (req) => {
-    const t = await taskFor(db, req.user, req.params.id);
-    const user = await db.selectFrom('users').select('settings').where('id', '=', req.user.id).executeTakeFirst();
-    let max = DEFAULT_MAX_ERROR_LOG;
-    try {
-      max = Number(JSON.parse(user?.settings || '{}').max_error_log) || DEFAULT_MAX_ERROR_LOG;
-    } catch {
-      /* default */
-    }
-    const rows = await db
-      .selectFrom('task_logs')
-      .select(['line_no', 'msg'])
-      .where('task_id', '=', t.id)
-      .where('is_error', '=', 1)
-      .orderBy('line_no')
-      .limit(max)
-      .execute();
-    return ok(rows.map((r) => ({ _id: `${t.id}-${r.line_no}`, line_no: r.line_no, msg: r.msg, is_error: true })), t.error_lines);
-  });
-
-  // ------------------------------------------------------------------------------------------------ results
-
-  app.get('/api/tasks/:id/results', { config: { access: 'user' }, schema: { params: IdParams, querystring: PageQuery } }, async (req) => {
-    const t = await taskFor(db, req.user, req.params.id);
-    const { limit, offset } = paging(req.query, 10);
-    const [rows, count] = await Promise.all([
-      db.selectFrom('results').select(['id', 'data']).where('task_id', '=', t.id).orderBy('id').limit(limit).offset(offset).execute(),
-      db.selectFrom('results').select((eb) => eb.fn.countAll<number>().as('n')).where('task_id', '=', t.id).executeTakeFirstOrThrow(),
-    ]);
-    return ok(rows.map((r) => ({ ...JSON.parse(r.data), _id: String(r.id), task_id: t.id })), Number(count.n));
-  });
-
-  app.get('/api/tasks/:id/results/download', { config: { access: 'user' }, schema: { params: IdParams, querystring: ResultsDownloadQuery } }, async (req, reply) => {
-    const t = await taskFor(db, req.user, req.params.id);
-    const PAGE = 5000;
-    // Columns: the union of the keys of the first rows, in order of appearance (spec: "the first row's keys").
-    const head = await db.selectFrom('results').select('data').where('task_id', '=', t.id).orderBy('id').limit(100).execute();
-    const columns: string[] = [];
-    for (const r of head) for (const k of Object.keys(JSON.parse(r.data))) if (!columns.includes(k)) columns.push(k);
-    const cell = (v: unknown) => (v === null || v === undefined ? '' : typeof v === 'object' ? JSON.stringify(v) : typeof v === 'boolean' ? String(v) : v);
-    const bom = req.query.bom === '1' || req.query.bom === 'true';
-    // One page of rows → one CSV chunk: Readable.from pulls the next page only when the socket drained the last.
-    async function* chunks(): AsyncGenerator<string> {
-      let first = (bom ? '\ufeff' : '') + (columns.length ? stringifySync([columns]) : '');
-      let last = 0;
-      for (;;) {
-        const page = await db.selectFrom('results').select(['id', 'data']).where('task_id', '=', t.id).where('id', '>', last).orderBy('id').limit(PAGE).execute();
-        if (page.length) {
-          const records = page.map((r) => {
-            const o = JSON.parse(r.data) as Record<string, unknown>;
-            return columns.map((c) => cell(o[c]));
-          });
-          yield first + stringifySync(records);
-          first = '';
-          last = Number(page[page.length - 1].id);
-        }
-        if (page.length < PAGE) break;
-      }
-      if (first) yield first;
-    }
-    const stream = Readable.from(chunks());
-    return reply.header('content-type', 'text/csv; charset=utf-8').header('content-disposition', 'attachment; filename="data.csv"').send(stream);
-  });
-
-  // ------------------------------------------------------------------------------------------------ live updates
-
-  // EventSource cannot set headers, so this one route also takes the token as `?token=`.
-  app.get(
-    '/api/tasks/:id/stream',
-    { config: { access: 'user', queryToken: true }, schema: { params: IdParams, querystring: TaskStreamQuery } },
-    async (req, reply) => {
-      const t = await taskFor(db, req.user, req.params.id);
-      const sse = openSse(req, reply);
-      let lastSent = req.query.from ?? t.log_lines;
-      let backlogDone = false;
-      const buffered: LogEvent['lines'] = [];
-      const onLog = (ev: LogEvent) => {
-        if (ev.taskId !== t.id) return;
-        if (!backlogDone) {
-          buffered.push(...ev.lines);
-          return;
-        }
-        const lines = ev.lines.filter((l) => l.line_no > lastSent);
-        if (!lines.length) return;
-        lastSent = lines[lines.length - 1].line_no;
-        sse.send('log', lines);
-      };
-      const onStatus = (ev: TaskStatusEvent) => {
-        if (ev.taskId !== t.id) return;
-        void getTask(db, t.id).then(async (row) => row && sse.send('status', (await presentTasks(db, [row]))[0]));
-      };
-      ctx.events.on('task.log', onLog);
-      ctx.events.on('task.status', onStatus);
-      sse.onClose(() => {
-        ctx.events.off('task.log', onLog);
-        ctx.events.off('task.status', onStatus);
-      });
-      sse.send('status', (await presentTasks(db, [t]))[0]);
-      // Backlog after `from`, in pages, then whatever arrived meanwhile.
-      for (;;) {
-        const rows = await db.selectFrom('task_logs').select(['line_no', 'msg', 'is_error']).where('task_id', '=', t.id).where('line_no', '>', lastSent).orderBy('line_no').limit(LOG_PAGE_SIZE).execute();
-        if (!rows.length) break;
-        sse.send('log', rows.map((r) => ({ line_no: r.line_no, msg: r.msg, is_error: r.is_error === 1 })));
-        lastSent = rows[rows.length - 1].line_no;
-      }
-      backlogDone = true;
-      const pending = buffered.filter((l) => l.line_no > lastSent);
-      if (pending.length) {
-        lastSent = pending[pending.length - 1].line_no;
-        sse.send('log', pending);
-      }
+/** Starting tasks: run one spider or several, run a task again. */
+function runRoutes(app: TypedApp, ctx: AppContext): void {
+  const { db } = ctx.store;
+  const user = { access: 'user' } as const;
+  app.put(
+    '/api/tasks',
+    { config: user, schema: { body: RunTaskBody, response: { 200: TaskIdsResponse } } },
+    async (req) => {
+      await spiderFor(db, req.user, req.body.spider_id, 'run');
+      const b = req.body;
+      return ok(
+        await createTasks(ctx, {
+          spiderId: b.spider_id,
+          runType: b.run_type,
+          nodeIds: b.node_ids,
+          param: b.param,
+          ownerId: req.user.id,
+        }),
+      );
     },
   );
+  app.post(
+    '/api/spiders-run',
+    { config: user, schema: { body: RunSpidersBody, response: { 200: TaskIdsResponse } } },
+    async (req) => ok(await runSpiders(ctx, req.user, req.body)),
+  );
+  app.post(
+    '/api/tasks/:id/restart',
+    { config: user, schema: { params: IdParams, response: { 200: TaskIdsResponse } } },
+    async (req) => ok(await restartTask(ctx, req.user, await taskFor(db, req.user, req.params.id))),
+  );
+  app.post(
+    '/api/tasks-restart',
+    { config: user, schema: { body: IdsBody, response: { 200: TaskIdsResponse } } },
+    async (req) => ok(await restartTasks(ctx, req.user, req.body.ids)),
+  );
+}
 
-  app.get('/api/events', { config: { access: 'user' } }, async (req, reply) => {
-    const sse = openSse(req, reply);
-    // A normal user hears only of tasks of spiders the spider policy lets them read, as the task list shows them;
-    // judged by spider so that deletions (whose rows are gone) still reach them. One look-up per spider.
-    const user = req.user;
-    const seen = new Map<string, boolean>();
-    const canSee = async (spiderId: string): Promise<boolean> => {
-      let yes = seen.get(spiderId);
-      if (yes === undefined) {
-        yes = await canReadSpiderId(db, user, spiderId);
-        seen.set(spiderId, yes);
-      }
-      return yes;
-    };
-    const onStatus = (ev: TaskStatusEvent) => {
-      canSee(ev.spiderId)
-        .then((yes) => yes && sse.send('task.status', ev))
-        .catch((err: unknown) => req.log.warn({ err }, 'task event filter failed'));
-    };
-    // Nodes are visible to every signed-in user (GET /api/nodes), so their events go to everyone.
-    const onNodeStatus = (ev: NodeStatusEvent) => sse.send('node.status', ev);
-    const onHeartbeat = (ev: NodeHeartbeatEvent) => sse.send('node.heartbeat', ev);
-    ctx.events.on('task.status', onStatus);
-    ctx.events.on('node.status', onNodeStatus);
-    ctx.events.on('node.heartbeat', onHeartbeat);
-    sse.onClose(() => {
-      ctx.events.off('task.status', onStatus);
-      ctx.events.off('node.status', onNodeStatus);
-      ctx.events.off('node.heartbeat', onHeartbeat);
-    });
+/** Lists, detail, cancel and delete. */
+function manageRoutes(app: TypedApp, ctx: AppContext): void {
+  const { db } = ctx.store;
+  const user = { access: 'user' } as const;
+  app.get(
+    '/api/tasks',
+    { config: user, schema: { querystring: TaskListQuery, response: { 200: TaskListResponse } } },
+    async (req) => taskPage(ctx, req.user, listFilter(req.query), req.query),
+  );
+  app.get(
+    '/api/spiders/:id/tasks',
+    { config: user, schema: { params: IdParams, querystring: TaskPageQuery, response: { 200: TaskListResponse } } },
+    async (req) => taskPage(ctx, req.user, { spider_id: req.params.id }, req.query),
+  );
+  app.get(
+    '/api/tasks/:id',
+    { config: user, schema: { params: IdParams, response: { 200: TaskDetailResponse } } },
+    async (req) => ok(await taskDetail(ctx, req.user, await taskFor(db, req.user, req.params.id))),
+  );
+  app.delete(
+    '/api/tasks',
+    { config: user, schema: { body: IdsBody, response: { 200: DeletedResponse } } },
+    async (req) => ok({ deleted: await deleteTasks(ctx, req.user, req.body.ids) }),
+  );
+  app.delete(
+    '/api/tasks/:id',
+    { config: user, schema: { params: IdParams, response: { 200: NullResponse } } },
+    async (req) => {
+      await taskFor(db, req.user, req.params.id);
+      await deleteTasks(ctx, req.user, [req.params.id]);
+      return ok(null);
+    },
+  );
+  app.post(
+    '/api/tasks/:id/cancel',
+    { config: user, schema: { params: IdParams, response: { 200: TaskResponse } } },
+    async (req) => {
+      const t = await taskFor(db, req.user, req.params.id, 'change');
+      await getRuntime(ctx).cancel(t.id);
+      return ok(presentTask((await getTask(db, t.id))!));
+    },
+  );
+  app.post(
+    '/api/tasks-cancel',
+    { config: user, schema: { body: IdsBody, response: { 200: CancelledResponse } } },
+    async (req) => ok({ cancelled: await cancelTasks(ctx, req.user, req.body.ids) }),
+  );
+}
+
+/** What a task printed and yielded: log pages, error lines, items, the items as CSV. */
+function outputRoutes(app: TypedApp, ctx: AppContext): void {
+  const { db } = ctx.store;
+  const user = { access: 'user' } as const;
+  app.get(
+    '/api/tasks/:id/log',
+    { config: user, schema: { params: IdParams, querystring: LogQuery, response: { 200: LogLineListResponse } } },
+    async (req) => logPage(ctx, await taskFor(db, req.user, req.params.id), req.query),
+  );
+  app.get(
+    '/api/tasks/:id/error-log',
+    { config: user, schema: { params: IdParams, response: { 200: LogLineListResponse } } },
+    async (req) => errorLog(ctx, req.user, await taskFor(db, req.user, req.params.id)),
+  );
+  app.get(
+    '/api/tasks/:id/results',
+    {
+      config: user,
+      schema: { params: IdParams, querystring: TaskPageQuery, response: { 200: TaskResultListResponse } },
+    },
+    async (req) => resultPage(ctx, await taskFor(db, req.user, req.params.id), req.query),
+  );
+  app.get(
+    '/api/tasks/:id/results/download',
+    { config: user, schema: { params: IdParams, querystring: ResultsDownloadQuery, response: { 200: CsvResponse } } },
+    async (req, reply) => {
+      const t = await taskFor(db, req.user, req.params.id);
+      const csv = await resultsCsv(db, t.id, req.query.bom === '1' || req.query.bom === 'true');
+      return reply
+        .header('content-type', 'text/csv; charset=utf-8')
+        .header('content-disposition', 'attachment; filename="data.csv"')
+        .send(csv);
+    },
+  );
+}
+
+/** Live views: one task's status and log, and the console's feed of task and node events. */
+function streamRoutes(app: TypedApp, ctx: AppContext): void {
+  const { db } = ctx.store;
+  const user = { access: 'user' } as const;
+  // EventSource cannot set headers, so this one route also takes the token as `?token=`.
+  const streamConfig = { access: 'user', queryToken: true } as const;
+  app.get(
+    '/api/tasks/:id/stream',
+    {
+      config: streamConfig,
+      schema: { params: IdParams, querystring: TaskStreamQuery, response: { 200: EventStreamResponse } },
+    },
+    async (req, reply) => {
+      const t = await taskFor(db, req.user, req.params.id);
+      await streamTask(ctx, t, req.query.from, openSse(req, reply));
+    },
+  );
+  app.get('/api/events', { config: user, schema: { response: { 200: EventStreamResponse } } }, async (req, reply) => {
+    streamEvents(ctx, req.user, openSse(req, reply), (err) => req.log.warn({ err }, 'task event filter failed'));
   });
+}
 
-  // ------------------------------------------------------------------------------------------------ spider views
-
-  app.get('/api/spiders/:id/tasks', { config: { access: 'user' }, schema: { params: IdParams, querystring: PageQuery } }, async (req) => {
-    const { limit, offset } = paging(req.query, 10);
-    const base = db.selectFrom('tasks').where('spider_id', '=', req.params.id).where(taskReadFilter(req.user));
-    const [rows, count] = await Promise.all([
-      base.selectAll().orderBy('create_ts', 'desc').orderBy('id', 'desc').limit(limit).offset(offset).execute(),
-      base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-    ]);
-    return ok(await presentTasks(db, rows), Number(count.n));
-  });
-
-  app.get('/api/deploys', { config: { access: 'user' }, schema: { querystring: DeployListQuery } }, async (req) => {
-    const { limit, offset } = paging(req.query, 10);
-    let base = db.selectFrom('deploys').where(deployReadFilter(req.user));
-    if (req.query.spider_id) base = base.where('spider_id', '=', req.query.spider_id);
-    const [rows, count] = await Promise.all([
-      base.selectAll().orderBy('finish_ts', 'desc').orderBy('id', 'desc').limit(limit).offset(offset).execute(),
-      base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-    ]);
-    const names = await nodeNames(db, rows.map((r) => r.node_id));
-    const data: (DeployInfo & { node_name: string })[] = rows.map((r) => ({
-      _id: r.id,
-      spider_id: r.spider_id,
-      node_id: r.node_id,
-      node_name: names.get(r.node_id) ?? '',
-      task_id: r.task_id,
-      files_total: r.files_total,
-      files_changed: r.files_changed,
-      bytes: Number(r.bytes),
-      error: r.error,
-      create_ts: iso(r.create_ts),
-      finish_ts: iso(r.finish_ts),
-    }));
-    return ok(data, Number(count.n));
-  });
+/** Tasks: run, list, detail, delete, cancel, restart, logs, results, CSV and the live streams. */
+export const tasksFeature: Feature = (app, ctx) => {
+  runRoutes(app, ctx);
+  manageRoutes(app, ctx);
+  outputRoutes(app, ctx);
+  streamRoutes(app, ctx);
 };

@@ -7,7 +7,23 @@ import { collectionRefusal, spiderOwnerMayWrite } from '../../policies/index.ts'
 import { isNormalUsersTask, masterNodeClosedToUsers, masterNodeIds } from './master-node.ts';
 import { getRuntime } from '../nodes/runtime.ts';
 import { spiderForTask } from './spider-source.ts';
-import type { TaskRow } from './tasks.store.ts';
+import type { Kysely } from 'kysely';
+import type { DB } from '../../store/schema.ts';
+import type { AuthUser } from '../../http/auth.ts';
+import { assertTaskChange, taskReadFilter } from '../../policies/index.ts';
+import type { PageWindow } from '../../store/page.ts';
+import {
+  deleteTaskRows,
+  listTasks,
+  type TaskListFilter,
+  insertTasks,
+  knownNodeIds,
+  nodeNames,
+  onlineNodeIds,
+  spiderNames,
+  tasksByIds,
+  type TaskRow,
+} from './tasks.store.ts';
 
 export type { TaskStatusEvent, LogEvent } from '../../events.ts';
 
@@ -38,16 +54,12 @@ export async function createTasks(ctx: AppContext, input: CreateTasksInput): Pro
   else if (runType === 'all-nodes') {
     const rt = getRuntime(ctx);
     nodes = [...rt.sessions.values()].filter((s) => s.enabled).map((s) => s.nodeId);
-    if (!nodes.length) {
-      const rows = await db.selectFrom('nodes').select('id').where('status', '!=', 'offline').where('enabled', '=', 1).execute();
-      nodes = rows.map((r) => r.id);
-    }
+    if (!nodes.length) nodes = await onlineNodeIds(db);
     if (!nodes.length) throw badRequest('no online node to run on');
   } else {
     const ids = [...new Set(input.nodeIds ?? [])];
     if (!ids.length) throw badRequest('selected-nodes needs node_ids');
-    const rows = await db.selectFrom('nodes').select('id').where('id', 'in', ids).execute();
-    const known = new Set(rows.map((r) => r.id));
+    const known = await knownNodeIds(db, ids);
     const missing = ids.filter((id) => !known.has(id));
     if (missing.length) throw notFound(`node ${missing[0]}`);
     nodes = ids;
@@ -78,7 +90,7 @@ export async function createTasks(ctx: AppContext, input: CreateTasksInput): Pro
     finish_ts: null,
     owner_id: input.ownerId ?? null,
   }));
-  await db.insertInto('tasks').values(rows).execute();
+  await insertTasks(db, rows);
   const rt = getRuntime(ctx);
   for (const r of rows) await rt.emitStatus(r.id);
   await rt.tasksCreated();
@@ -91,10 +103,12 @@ export async function createTasks(ctx: AppContext, input: CreateTasksInput): Pro
  */
 async function keepNormalUsersOffMaster(ctx: AppContext, input: CreateTasksInput, nodes: string[]): Promise<string[]> {
   const db = ctx.store.db;
-  if (nodes[0] === EMPTY_ID || !(await isNormalUsersTask(db, input.ownerId)) || !(await masterNodeClosedToUsers(db))) return nodes;
+  if (nodes[0] === EMPTY_ID || !(await isNormalUsersTask(db, input.ownerId)) || !(await masterNodeClosedToUsers(db)))
+    return nodes;
   const masters = await masterNodeIds(db, nodes);
   if (!masters.size) return nodes;
-  if (input.runType !== 'all-nodes') throw forbidden("normal users' tasks may not run on the master node while worker nodes exist (Settings → General)");
+  if (input.runType !== 'all-nodes')
+    throw forbidden("normal users' tasks may not run on the master node while worker nodes exist (Settings → General)");
   const rest = nodes.filter((id) => !masters.has(id));
   if (!rest.length) throw badRequest('no online node to run on');
   return rest;
@@ -142,4 +156,77 @@ function parseSuspicion(stored: string | undefined): TaskSuspicion | null {
   } catch {
     return null;
   }
+}
+
+/** Tasks as the API shows them, with their spider's and node's names (two look-ups for the whole list). */
+export async function presentTasks(db: Kysely<DB>, rows: TaskRow[]): Promise<TaskInfo[]> {
+  const [spiders, nodes] = await Promise.all([
+    spiderNames(
+      db,
+      rows.map((r) => r.spider_id),
+    ),
+    nodeNames(
+      db,
+      rows.map((r) => r.node_id),
+    ),
+  ]);
+  return rows.map((r) =>
+    presentTask({ ...r, spider_name: spiders.get(r.spider_id) ?? '', node_name: nodes.get(r.node_id) ?? null }),
+  );
+}
+
+/** Loads tasks by id for a change: every one must be the caller's (or the caller an administrator). */
+export async function tasksToChange(db: Kysely<DB>, user: AuthUser, ids: string[]): Promise<TaskRow[]> {
+  const rows = await tasksByIds(db, ids);
+  for (const t of rows) assertTaskChange(user, t);
+  return rows;
+}
+
+/** Deletes tasks (stopping those still pending or running) and announces each deletion; returns how many. */
+export async function deleteTasks(ctx: AppContext, user: AuthUser, ids: string[]): Promise<number> {
+  const rows = await tasksToChange(ctx.store.db, user, ids);
+  const rt = getRuntime(ctx);
+  for (const t of rows) {
+    if (t.status === 'running' || t.status === 'pending') rt.drop(t.id, t.node_id);
+  }
+  if (!rows.length) return 0;
+  await deleteTaskRows(
+    ctx.store.db,
+    rows.map((r) => r.id),
+  );
+  for (const t of rows)
+    ctx.events.emit('task.status', {
+      taskId: t.id,
+      status: 'deleted',
+      spiderId: t.spider_id,
+      nodeId: t.node_id,
+      scheduleId: t.schedule_id,
+      parentId: t.parent_id,
+      error: '',
+    });
+  return rows.length;
+}
+
+/** Runs a task again as a new task of the same spider, parameters and node choice. */
+export async function restartTask(ctx: AppContext, user: AuthUser, t: TaskRow): Promise<string[]> {
+  assertTaskChange(user, t);
+  return createTasks(ctx, {
+    spiderId: t.spider_id,
+    runType: t.run_type === 'random' ? 'random' : 'selected-nodes',
+    nodeIds: t.run_type === 'random' ? [] : [t.node_id],
+    param: t.param,
+    scheduleId: t.schedule_id,
+    ownerId: user.id,
+  });
+}
+
+/** One page of the tasks `user` may read (task policy) among those matching `f`, newest first. */
+export async function readableTasks(
+  ctx: AppContext,
+  user: AuthUser,
+  f: TaskListFilter,
+  page: PageWindow,
+): Promise<{ list: TaskInfo[]; total: number }> {
+  const { rows, total } = await listTasks(ctx.store.db, taskReadFilter(user), f, page);
+  return { list: await presentTasks(ctx.store.db, rows), total };
 }

@@ -1,8 +1,10 @@
 import { flagErrorLines, type ShipBatch } from '@crawldeck/shared';
-import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
+import { sql, type Insertable, type Kysely, type Selectable, type Transaction } from 'kysely';
 import type { DB } from '../../store/schema.ts';
 import type { Engine } from '../../store/db.ts';
 import type { LogEvent } from '../../events.ts';
+import type { Filter } from '../../policies/types.ts';
+import { pageWithCount, type PageWindow } from '../../store/page.ts';
 
 export type TaskRow = Selectable<DB['tasks']>;
 
@@ -14,7 +16,10 @@ export function getTask(db: Kysely<DB>, id: string) {
 }
 
 async function lockTask(trx: Transaction<DB>, engine: Engine, id: string) {
-  let q = trx.selectFrom('tasks').select(['id', 'spider_id', 'log_lines', 'error_lines', 'item_offset', 'result_count']).where('id', '=', id);
+  let q = trx
+    .selectFrom('tasks')
+    .select(['id', 'spider_id', 'log_lines', 'error_lines', 'item_offset', 'result_count'])
+    .where('id', '=', id);
   if (engine === 'postgres') q = q.forUpdate();
   return q.executeTakeFirst();
 }
@@ -29,7 +34,12 @@ async function lastStoredLine(trx: Transaction<DB>, taskId: string, lineNo: numb
  * Stores log lines `from…` of a task exactly once: the task row holds how many lines are stored, lines below
  * it are skipped, a gap is refused. Returns the new acknowledged offset (undefined when the task is gone).
  */
-export async function ingestLogs(db: Kysely<DB>, engine: Engine, taskId: string, batch: ShipBatch): Promise<{ acked: number; event?: LogEvent } | undefined> {
+export async function ingestLogs(
+  db: Kysely<DB>,
+  engine: Engine,
+  taskId: string,
+  batch: ShipBatch,
+): Promise<{ acked: number; event?: LogEvent } | undefined> {
   return db.transaction().execute(async (trx) => {
     const t = await lockTask(trx, engine, taskId);
     if (!t) return undefined;
@@ -48,10 +58,14 @@ export async function ingestLogs(db: Kysely<DB>, engine: Engine, taskId: string,
     // One statement with the lines as one array parameter: no per-row parameters to bind or SQL to compile.
     if (engine === 'postgres') {
       await sql`INSERT INTO task_logs (task_id, line_no, msg, is_error)
-        SELECT ${taskId}, ${stored}::int + x.ord::int, x.m, x.f FROM unnest(${rows.map((r) => r.msg)}::text[], ${rows.map((r) => r.is_error)}::int[]) WITH ORDINALITY AS x(m, f, ord)`.execute(trx);
+        SELECT ${taskId}, ${stored}::int + x.ord::int, x.m, x.f FROM unnest(${rows.map((r) => r.msg)}::text[], ${rows.map((r) => r.is_error)}::int[]) WITH ORDINALITY AS x(m, f, ord)`.execute(
+        trx,
+      );
     } else {
       await sql`INSERT INTO task_logs (task_id, line_no, msg, is_error)
-        SELECT ${taskId}, ${stored} + key + 1, json_extract(value, '$[0]'), json_extract(value, '$[1]') FROM json_each(${JSON.stringify(rows.map((r) => [r.msg, r.is_error]))})`.execute(trx);
+        SELECT ${taskId}, ${stored} + key + 1, json_extract(value, '$[0]'), json_extract(value, '$[1]') FROM json_each(${JSON.stringify(rows.map((r) => [r.msg, r.is_error]))})`.execute(
+        trx,
+      );
     }
     const errors = rows.reduce((n, r) => n + r.is_error, 0);
     await trx
@@ -90,7 +104,14 @@ export async function ingestItems(
     if (!fresh.length) return { acked: offset, stored: 0, skipped: 0 };
     const now = Date.now();
     let skipped = 0;
-    type Row = { collection: string; task_id: string; spider_id: string; dedup_key: string | null; data: string; create_ts: number };
+    type Row = {
+      collection: string;
+      task_id: string;
+      spider_id: string;
+      dedup_key: string | null;
+      data: string;
+      create_ts: number;
+    };
     const rows: Row[] = [];
     const byKey = new Map<string, number>();
     for (const line of fresh) {
@@ -110,7 +131,14 @@ export async function ingestItems(
       delete obj.task_id;
       const value = dedup.isDedup && dedup.field ? obj[dedup.field] : undefined;
       const key = value === undefined || value === null ? null : JSON.stringify(value);
-      const row: Row = { collection: dedup.collection, task_id: taskId, spider_id: t.spider_id, dedup_key: key, data: JSON.stringify(obj), create_ts: now };
+      const row: Row = {
+        collection: dedup.collection,
+        task_id: taskId,
+        spider_id: t.spider_id,
+        dedup_key: key,
+        data: JSON.stringify(obj),
+        create_ts: now,
+      };
       if (key !== null) {
         const seen = byKey.get(key);
         if (seen !== undefined) {
@@ -139,7 +167,9 @@ export async function ingestItems(
               ORDER BY x.ord ${conflict} RETURNING id`.execute(trx)
           : await sql<{ id: number }>`INSERT INTO results (collection, task_id, spider_id, dedup_key, data, create_ts)
               SELECT ${dedup.collection}, ${taskId}, ${t.spider_id}, json_extract(value, '$[0]'), json_extract(value, '$[1]'), ${now}
-              FROM json_each(${JSON.stringify(rows.map((r) => [r.dedup_key, r.data]))}) WHERE true ${conflict} RETURNING id`.execute(trx);
+              FROM json_each(${JSON.stringify(rows.map((r) => [r.dedup_key, r.data]))}) WHERE true ${conflict} RETURNING id`.execute(
+              trx,
+            );
       stored = res.rows.length;
     }
     skipped += rows.length - stored;
@@ -154,4 +184,137 @@ export async function ingestItems(
 
 export function escapeLike(s: string): string {
   return s.replace(/[\\%_]/g, (c) => '\\' + c);
+}
+
+/** Conditions of a task list beyond what the caller may read; all optional. */
+export interface TaskListFilter {
+  node_id?: string;
+  spider_id?: string;
+  statuses?: string[];
+  schedule_id?: string;
+  type?: string;
+}
+
+/** Tasks the caller may read (`readable`, from the task policy) matching `f`, newest first. */
+export function listTasks(db: Kysely<DB>, readable: Filter<'tasks'>, f: TaskListFilter, page: PageWindow) {
+  let q = db.selectFrom('tasks').where(readable);
+  if (f.node_id) q = q.where('node_id', '=', f.node_id);
+  if (f.spider_id) q = q.where('spider_id', '=', f.spider_id);
+  if (f.statuses) q = q.where('status', 'in', f.statuses);
+  if (f.schedule_id) q = q.where('schedule_id', '=', f.schedule_id);
+  if (f.type) q = q.where('type', '=', f.type);
+  return pageWithCount(q, (b) => b.selectAll().orderBy('create_ts', 'desc').orderBy('id', 'desc'), page);
+}
+
+export function tasksByIds(db: Kysely<DB>, ids: string[]): Promise<TaskRow[]> {
+  return db.selectFrom('tasks').selectAll().where('id', 'in', ids).execute();
+}
+
+export async function deleteTaskRows(db: Kysely<DB>, ids: string[]): Promise<void> {
+  if (ids.length) await db.deleteFrom('tasks').where('id', 'in', ids).execute();
+}
+
+export async function insertTasks(db: Kysely<DB>, rows: Insertable<DB['tasks']>[]): Promise<void> {
+  await db.insertInto('tasks').values(rows).execute();
+}
+
+/** Whether a task of this spider is pending or running. */
+export async function spiderHasLiveTask(db: Kysely<DB>, spiderId: string): Promise<boolean> {
+  const t = await db
+    .selectFrom('tasks')
+    .select('id')
+    .where('spider_id', '=', spiderId)
+    .where('status', 'in', ['pending', 'running'])
+    .limit(1)
+    .executeTakeFirst();
+  return !!t;
+}
+
+async function namesOf(db: Kysely<DB>, table: 'spiders' | 'nodes', ids: string[]): Promise<Map<string, string>> {
+  const uniq = [...new Set(ids)];
+  if (!uniq.length) return new Map();
+  const rows = await db.selectFrom(table).select(['id', 'name']).where('id', 'in', uniq).execute();
+  return new Map(rows.map((r) => [r.id, r.name]));
+}
+
+/** Spider id → name, for the spiders among `ids` that exist. */
+export const spiderNames = (db: Kysely<DB>, ids: string[]) => namesOf(db, 'spiders', ids);
+
+/** Node id → name, for the nodes among `ids` that exist. */
+export const nodeNames = (db: Kysely<DB>, ids: string[]) => namesOf(db, 'nodes', ids);
+
+/** The ids among `ids` of registered nodes (offline ones included). */
+export async function knownNodeIds(db: Kysely<DB>, ids: string[]): Promise<Set<string>> {
+  if (!ids.length) return new Set();
+  const rows = await db.selectFrom('nodes').select('id').where('id', 'in', ids).execute();
+  return new Set(rows.map((r) => r.id));
+}
+
+/** Enabled nodes the store last saw online. */
+export async function onlineNodeIds(db: Kysely<DB>): Promise<string[]> {
+  const rows = await db
+    .selectFrom('nodes')
+    .select('id')
+    .where('status', '!=', 'offline')
+    .where('enabled', '=', 1)
+    .execute();
+  return rows.map((r) => r.id);
+}
+
+/** The few node fields a task's detail shows. */
+export function nodeSummary(db: Kysely<DB>, id: string) {
+  return db.selectFrom('nodes').select(['id', 'name', 'type', 'status', 'ip']).where('id', '=', id).executeTakeFirst();
+}
+
+export type StoredLogLine = { line_no: number; msg: string; is_error: number };
+
+/** Log lines numbered after+1 … after+limit (line numbers are dense from 1: a primary-key range). */
+export function logLinesAfter(db: Kysely<DB>, taskId: string, after: number, limit: number): Promise<StoredLogLine[]> {
+  return db
+    .selectFrom('task_logs')
+    .select(['line_no', 'msg', 'is_error'])
+    .where('task_id', '=', taskId)
+    .where('line_no', '>', after)
+    .where('line_no', '<=', after + limit)
+    .orderBy('line_no')
+    .execute();
+}
+
+/** Log lines containing `keyword` (any case, taken literally), one page of them and how many there are. */
+export function searchLog(db: Kysely<DB>, engine: Engine, taskId: string, keyword: string, page: PageWindow) {
+  const pattern = `%${escapeLike(keyword)}%`;
+  const cond =
+    engine === 'postgres' ? sql<boolean>`msg ilike ${pattern}` : sql<boolean>`msg like ${pattern} escape '\\'`;
+  const q = db.selectFrom('task_logs').where('task_id', '=', taskId).where(cond);
+  return pageWithCount(q, (b) => b.select(['line_no', 'msg', 'is_error']).orderBy('line_no'), page);
+}
+
+/** The first `max` error lines of a task. */
+export function errorLines(db: Kysely<DB>, taskId: string, max: number) {
+  return db
+    .selectFrom('task_logs')
+    .select(['line_no', 'msg'])
+    .where('task_id', '=', taskId)
+    .where('is_error', '=', 1)
+    .orderBy('line_no')
+    .limit(max)
+    .execute();
+}
+
+/** One page of a task's stored items, in arrival order. */
+export function resultsPage(db: Kysely<DB>, taskId: string, page: PageWindow) {
+  const q = db.selectFrom('results').where('task_id', '=', taskId);
+  return pageWithCount(q, (b) => b.select(['id', 'data']).orderBy('id'), page);
+}
+
+/** Up to `limit` items of a task with an id above `afterId`, in arrival order (keyset paging for exports). */
+export function resultsAfter(db: Kysely<DB>, taskId: string, afterId: number, limit: number) {
+  return db
+    .selectFrom('results')
+    .select(['id', 'data'])
+    .where('task_id', '=', taskId)
+    .where('id', '>', afterId)
+    .orderBy('id')
+    .limit(limit)
+    .execute();
 }

@@ -1,0 +1,118 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { LOG_PAGE_SIZE } from '@crawldeck/shared';
+import type { AppContext } from '../../context.ts';
+import type { AuthUser } from '../../http/auth.ts';
+import type { LogEvent, NodeHeartbeatEvent, NodeStatusEvent, TaskStatusEvent } from '../../events.ts';
+import { canReadSpiderId } from '../../policies/index.ts';
+import { presentTasks } from './tasks.service.ts';
+import { getTask, logLinesAfter, type TaskRow } from './tasks.store.ts';
+
+interface Sse {
+  send(event: string, data: unknown): void;
+  onClose(fn: () => void): void;
+}
+
+/** Opens a Server-Sent Events response and returns a writer; the caller registers cleanup on `close`. */
+export function openSse(req: FastifyRequest, reply: FastifyReply): Sse {
+  reply.hijack();
+  const res = reply.raw;
+  res.writeHead(200, {
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-cache, no-transform',
+    connection: 'keep-alive',
+    'x-accel-buffering': 'no',
+  });
+  res.write('retry: 2000\n\n');
+  const ping = setInterval(() => res.write(': ping\n\n'), 15_000);
+  const closers: (() => void)[] = [() => clearInterval(ping)];
+  req.raw.on('close', () => closers.forEach((fn) => fn()));
+  return {
+    send(event, data) {
+      if (!res.writableEnded) res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+    },
+    onClose(fn) {
+      closers.push(fn);
+    },
+  };
+}
+
+/**
+ * One task's live view: its status now and at each change, its log lines after `from` (the stored backlog in
+ * pages, then the lines as they arrive, none twice and none skipped).
+ */
+export async function streamTask(ctx: AppContext, t: TaskRow, from: number | undefined, sse: Sse): Promise<void> {
+  const db = ctx.store.db;
+  let lastSent = from ?? t.log_lines;
+  let backlogDone = false;
+  const buffered: LogEvent['lines'] = [];
+  const onLog = (ev: LogEvent) => {
+    if (ev.taskId !== t.id) return;
+    if (!backlogDone) {
+      buffered.push(...ev.lines);
+      return;
+    }
+    const lines = ev.lines.filter((l) => l.line_no > lastSent);
+    if (!lines.length) return;
+    lastSent = lines[lines.length - 1].line_no;
+    sse.send('log', lines);
+  };
+  const onStatus = (ev: TaskStatusEvent) => {
+    if (ev.taskId !== t.id) return;
+    void getTask(db, t.id).then(async (row) => row && sse.send('status', (await presentTasks(db, [row]))[0]));
+  };
+  ctx.events.on('task.log', onLog);
+  ctx.events.on('task.status', onStatus);
+  sse.onClose(() => {
+    ctx.events.off('task.log', onLog);
+    ctx.events.off('task.status', onStatus);
+  });
+  sse.send('status', (await presentTasks(db, [t]))[0]);
+  for (;;) {
+    const rows = await logLinesAfter(db, t.id, lastSent, LOG_PAGE_SIZE);
+    if (!rows.length) break;
+    sse.send(
+      'log',
+      rows.map((r) => ({ line_no: r.line_no, msg: r.msg, is_error: r.is_error === 1 })),
+    );
+    lastSent = rows[rows.length - 1].line_no;
+  }
+  backlogDone = true;
+  const pending = buffered.filter((l) => l.line_no > lastSent);
+  if (pending.length) {
+    lastSent = pending[pending.length - 1].line_no;
+    sse.send('log', pending);
+  }
+}
+
+/**
+ * The console's live feed: task status changes and node status and heartbeats. A normal user hears only of tasks
+ * of spiders the spider policy lets them read, as the task list shows them; judged by spider so that deletions
+ * (whose rows are gone) still reach them. One look-up per spider.
+ */
+export function streamEvents(ctx: AppContext, user: AuthUser, sse: Sse, onError: (err: unknown) => void): void {
+  const seen = new Map<string, boolean>();
+  const canSee = async (spiderId: string): Promise<boolean> => {
+    let yes = seen.get(spiderId);
+    if (yes === undefined) {
+      yes = await canReadSpiderId(ctx.store.db, user, spiderId);
+      seen.set(spiderId, yes);
+    }
+    return yes;
+  };
+  const onStatus = (ev: TaskStatusEvent) => {
+    canSee(ev.spiderId)
+      .then((yes) => yes && sse.send('task.status', ev))
+      .catch(onError);
+  };
+  // Nodes are visible to every signed-in user (the node list), so their events go to everyone.
+  const onNodeStatus = (ev: NodeStatusEvent) => sse.send('node.status', ev);
+  const onHeartbeat = (ev: NodeHeartbeatEvent) => sse.send('node.heartbeat', ev);
+  ctx.events.on('task.status', onStatus);
+  ctx.events.on('node.status', onNodeStatus);
+  ctx.events.on('node.heartbeat', onHeartbeat);
+  sse.onClose(() => {
+    ctx.events.off('task.status', onStatus);
+    ctx.events.off('node.status', onNodeStatus);
+    ctx.events.off('node.heartbeat', onHeartbeat);
+  });
+}
