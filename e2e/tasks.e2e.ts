@@ -272,7 +272,9 @@ describe('tasks and nodes', () => {
         );
         expect(restarted.spider_id).toBe(spiderId);
         expect(restarted.param).toBe('100000 0.2');
-        await view(page).locator('[data-testid=task-status] .task-status-running').waitFor({ timeout: 20_000 });
+        // the new task opens on its live log; the header shows it running
+        await view(page).locator('.task-detail-header .task-status-running').waitFor({ timeout: 20_000 });
+        await view(page).locator('.task-detail-tabs .ant-tabs-tab-active [data-testid=tab-log]').waitFor();
 
         // Batch cancel from the list, then batch delete.
         await page.goto(`${env.url}/tasks`);

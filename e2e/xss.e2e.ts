@@ -214,9 +214,15 @@ async function hoverNetwork(page: Page): Promise<void> {
   // ECharts' tooltip element; its content is HTML built by the graph's formatter
   const tip = view(page).locator('[data-testid=node-network] div[style*="z-index: 9999999"]').last();
   const shown = async () => (await tip.isVisible()) && (await tip.innerText()).trim() !== '';
-  for (const dy of [0, -8, 8, -16, 16]) {
+  // the master is at the centre of the graph's box, a little below the canvas centre (the legend sits above it)
+  for (const dy of [12, 0, 24, -8, 8, 16]) {
     await page.mouse.move(box.x + box.width / 2 + 1, box.y + box.height / 2 + dy);
-    if (await shown()) break;
+    const seen = await expect
+      .poll(shown, { timeout: 1500 })
+      .toBe(true)
+      .then(() => true)
+      .catch(() => false);
+    if (seen) break;
     await page.mouse.move(box.x + 5, box.y + 5);
   }
   await expect.poll(shown, { timeout: 5000 }).toBe(true);

@@ -22,7 +22,7 @@ export default function ResultsView({ task, active }: { task: TaskDetail; active
   const [page, setPage] = useState(1);
   const [downloading, setDownloading] = useState(false);
   const results = useTaskResults(task._id, page, active);
-  const rows = results.data?.list ?? [];
+  const rows = useMemo(() => results.data?.list ?? [], [results.data]);
   const columns = useMemo(
     () =>
       Object.keys(rows[0] ?? {})

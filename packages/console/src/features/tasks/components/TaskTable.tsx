@@ -153,7 +153,10 @@ export default function TaskTable({ rows, total, page, pageSize, onPage, loading
       columns={columns}
       dataSource={rows}
       loading={loading || actions.pending}
-      scroll={{ x: 'max-content' }}
+      // wider than the columns a 1400 px window shows (so no scrollbar there); the xxl columns widen it further.
+      // A number, not 'max-content': with 'max-content' a row's checkbox stopped taking clicks while the list
+      // refreshed live.
+      scroll={{ x: 1000 }}
       rowSelection={onSelect ? { selectedRowKeys: selected ?? [], onChange: (keys) => onSelect(keys as string[]) } : undefined}
       pagination={{ current: page, pageSize, total, onChange: onPage, showSizeChanger: false, showTotal: (n) => t('total', { count: n }) }}
     />
