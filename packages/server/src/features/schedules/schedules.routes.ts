@@ -17,7 +17,7 @@ import {
   nextCronRuns,
   validateCron,
 } from '@crawldeck/shared';
-import type { AppContext, Feature } from '../../context.ts';
+import type { AppContext, Feature, TypedApp } from '../../context.ts';
 import { iso, ok, paging } from '../../http/envelope.ts';
 import { badRequest } from '../../http/errors.ts';
 import { scheduleFor, scheduleReadFilter } from '../../policies/index.ts';
@@ -89,27 +89,11 @@ function cronCheck(cfg: ScheduleConfig, q: CronCheckQuery) {
   return { valid: !error, error: error ?? '', timezone: tz, next };
 }
 
-/** Schedules (with the spider's list of them), the scheduler and automatic retries. */
-export const schedulesFeature: Feature = (app, ctx) => {
+/** Reading: the lists, one schedule, the scheduler settings, a cron check, a schedule's tasks and fires. */
+function scheduleReadRoutes(app: TypedApp, s: Schedules): void {
+  const { ctx, cfg } = s;
   const { db } = ctx.store;
-  const cfg = loadScheduleConfig();
-  const scheduler = new Scheduler(ctx, cfg);
-  const leader = new SchedulerLeader(ctx, scheduler, cfg.lockRetryMs);
-  schedulers.set(ctx, { scheduler, leader });
-  const s: Schedules = {
-    ctx,
-    cfg,
-    scheduler,
-    async changed(id) {
-      await scheduler.reload(id).catch((err) => ctx.log.error({ err }, 'schedule reload failed'));
-      await notifyScheduleChanged(ctx, id).catch((err) => ctx.log.error({ err }, 'schedule notify failed'));
-    },
-  };
-  if (cfg.schedulerEnabled) app.addHook('onReady', () => leader.start());
-  ctx.onClose(() => leader.close());
-  listen(s);
   const user = { access: 'user' } as const;
-
   app.get(
     '/api/schedules',
     { config: user, schema: { querystring: ScheduleListQuery, response: { 200: ScheduleListResponse } } },
@@ -128,7 +112,7 @@ export const schedulesFeature: Feature = (app, ctx) => {
       default_timezone: cfg.defaultTimezone,
       grace_seconds: cfg.graceMs / 1000,
       retry_max: RETRY_MAX,
-      leader: leader.isLeader,
+      leader: s.isLeader(),
     }),
   );
   /** Cron check for scripts and the CLI: validity, message and the next run times. */
@@ -142,6 +126,44 @@ export const schedulesFeature: Feature = (app, ctx) => {
     { config: user, schema: { params: IdParams, response: { 200: ScheduleResponse } } },
     async (req) => ok(presentSchedule(await scheduleFor(db, req.user, req.params.id, 'read'))),
   );
+  /** The schedule's own task history (also available as GET /tasks?schedule_id=). */
+  app.get(
+    '/api/schedules/:id/tasks',
+    { config: user, schema: { params: IdParams, querystring: SchedulePageQuery, response: { 200: TaskListResponse } } },
+    async (req) => {
+      await scheduleFor(db, req.user, req.params.id, 'read');
+      const { list, total } = await readableTasks(ctx, req.user, { schedule_id: req.params.id }, paging(req.query, 10));
+      return ok(list, total);
+    },
+  );
+  /** Fire history: when it fired, which tasks it made, or why it made none. */
+  app.get(
+    '/api/schedules/:id/fires',
+    {
+      config: user,
+      schema: { params: IdParams, querystring: SchedulePageQuery, response: { 200: ScheduleFireListResponse } },
+    },
+    async (req) => {
+      await scheduleFor(db, req.user, req.params.id, 'read');
+      const { rows, total } = await listFires(db, req.params.id, paging(req.query, 20));
+      return ok(rows.map(presentFire), total);
+    },
+  );
+  app.get(
+    '/api/spiders/:id/schedules',
+    { config: user, schema: { params: IdParams, response: { 200: ScheduleListResponse } } },
+    async (req) => {
+      const rows = await schedulesOfSpider(db, scheduleReadFilter(req.user), req.params.id);
+      return ok(rows.map(presentSchedule), rows.length);
+    },
+  );
+}
+
+/** Creating, changing, enabling or disabling, deleting and running a schedule now. */
+function scheduleWriteRoutes(app: TypedApp, s: Schedules): void {
+  const { ctx } = s;
+  const { db } = ctx.store;
+  const user = { access: 'user' } as const;
   app.put(
     '/api/schedules',
     { config: user, schema: { body: ScheduleBody, response: { 200: ScheduleResponse } } },
@@ -190,35 +212,28 @@ export const schedulesFeature: Feature = (app, ctx) => {
       return ok(await runNow(s, cur.id));
     },
   );
-  /** The schedule's own task history (also available as GET /tasks?schedule_id=). */
-  app.get(
-    '/api/schedules/:id/tasks',
-    { config: user, schema: { params: IdParams, querystring: SchedulePageQuery, response: { 200: TaskListResponse } } },
-    async (req) => {
-      await scheduleFor(db, req.user, req.params.id, 'read');
-      const { list, total } = await readableTasks(ctx, req.user, { schedule_id: req.params.id }, paging(req.query, 10));
-      return ok(list, total);
+}
+
+/** Schedules (with the spider's list of them), the scheduler and automatic retries. */
+export const schedulesFeature: Feature = (app, ctx) => {
+  const cfg = loadScheduleConfig();
+  const scheduler = new Scheduler(ctx, cfg);
+  const leader = new SchedulerLeader(ctx, scheduler, cfg.lockRetryMs);
+  schedulers.set(ctx, { scheduler, leader });
+  const s: Schedules = {
+    ctx,
+    cfg,
+    scheduler,
+    isLeader: () => leader.isLeader,
+    async changed(id) {
+      await scheduler.reload(id).catch((err) => ctx.log.error({ err }, 'schedule reload failed'));
+      await notifyScheduleChanged(ctx, id).catch((err) => ctx.log.error({ err }, 'schedule notify failed'));
     },
-  );
-  /** Fire history: when it fired, which tasks it made, or why it made none. */
-  app.get(
-    '/api/schedules/:id/fires',
-    {
-      config: user,
-      schema: { params: IdParams, querystring: SchedulePageQuery, response: { 200: ScheduleFireListResponse } },
-    },
-    async (req) => {
-      await scheduleFor(db, req.user, req.params.id, 'read');
-      const { rows, total } = await listFires(db, req.params.id, paging(req.query, 20));
-      return ok(rows.map(presentFire), total);
-    },
-  );
-  app.get(
-    '/api/spiders/:id/schedules',
-    { config: user, schema: { params: IdParams, response: { 200: ScheduleListResponse } } },
-    async (req) => {
-      const rows = await schedulesOfSpider(db, scheduleReadFilter(req.user), req.params.id);
-      return ok(rows.map(presentSchedule), rows.length);
-    },
-  );
+  };
+  if (cfg.schedulerEnabled) app.addHook('onReady', () => leader.start());
+  ctx.onClose(() => leader.close());
+  listen(s);
+
+  scheduleReadRoutes(app, s);
+  scheduleWriteRoutes(app, s);
 };

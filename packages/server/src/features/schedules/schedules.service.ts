@@ -30,6 +30,8 @@ export interface Schedules {
   ctx: AppContext;
   cfg: ScheduleConfig;
   scheduler: Scheduler;
+  /** Whether this master runs the scheduler now. */
+  isLeader(): boolean;
   /** A schedule was written: the scheduler (here, and the leader elsewhere) plans it again. */
   changed(id: string): Promise<void>;
 }
