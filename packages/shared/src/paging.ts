@@ -1,3 +1,4 @@
+import { Nullable } from './responses.ts';
 import { Int, MAX_PAGE_NUM } from './bounds.ts';
 import { Type, type TSchema } from '@sinclair/typebox';
 
@@ -40,4 +41,4 @@ export const EventStreamResponse = Type.Unknown({ description: 'text/event-strea
 export const CsvResponse = Type.Unknown({ description: 'text/csv' });
 
 /** Makes a schema accept null as well. */
-export const Nullable = <T extends TSchema>(s: T) => Type.Union([s, Type.Null()]);
+export { Nullable };

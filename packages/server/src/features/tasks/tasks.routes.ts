@@ -33,7 +33,7 @@ import { canSpider, taskFor } from '../../policies/index.ts';
 import { findUserById } from '../users/users.store.ts';
 import { registerSpiderDeleteGuard, spiderFor } from '../spiders/spiders.service.ts';
 import { getSpider, presentSpider } from '../spiders/spiders.store.ts';
-import { getRuntime } from './runtime.ts';
+import { getRuntime } from '../nodes/runtime.ts';
 import { resultsCsv } from './tasks.export.ts';
 import {
   createTasks,
