@@ -13,6 +13,7 @@ import { onMasterListening, type RunningMaster } from '../../master.ts';
 import { getRuntime } from '../tasks/runtime.ts';
 import { blobContent, spiderForTask } from '../tasks/spider-source.ts';
 import { ingestItems, ingestLogs } from '../tasks/tasks.store.ts';
+import { ingestIntoDataSource } from '../datasources/ingest.service.ts';
 import { presentTasks } from '../tasks/tasks.routes.ts';
 import { nodeFor, taskReadFilter } from '../../policies/index.ts';
 
@@ -119,7 +120,8 @@ export const nodesFeature: Feature = async (app, ctx) => {
     const t = await taskForNode(req, req.params.id);
     const spider = await spiderForTask(db, t.spider_id);
     if (!spider) throw new HttpError(410, 'spider gone');
-    const r = await ingestItems(db, ctx.store.engine, req.params.id, req.body, { collection: spider.collection, isDedup: spider.isDedup, field: spider.dedupField, method: spider.dedupMethod });
+    const dedup = { collection: spider.collection, isDedup: spider.isDedup, field: spider.dedupField, method: spider.dedupMethod };
+    const r = (await ingestIntoDataSource(ctx, req.params.id, req.body, dedup)) ?? (await ingestItems(db, ctx.store.engine, req.params.id, req.body, dedup));
     if (!r) throw new HttpError(410, 'task gone');
     return ok({ acked: r.acked } satisfies ShipAck);
   });

@@ -1,6 +1,4 @@
-import { Readable } from 'node:stream';
 import { Type } from '@sinclair/typebox';
-import { stringify as stringifySync } from 'csv-stringify/sync';
 import { sql, type Kysely } from 'kysely';
 import {
   DEFAULT_MAX_ERROR_LOG,
@@ -15,7 +13,7 @@ import {
   type LogLine,
   pageFields,
 } from '@crawldeck/shared';
-import { DeployListQuery, ResultsDownloadQuery, TaskStreamQuery } from '@crawldeck/shared';
+import { DeployListQuery, ResultsExportQuery, TaskStreamQuery } from '@crawldeck/shared';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext, Feature } from '../../context.ts';
 import type { DB } from '../../store/schema.ts';
@@ -24,6 +22,8 @@ import { badRequest } from '../../http/errors.ts';
 import type { AuthUser } from '../../http/auth.ts';
 import { getRuntime, type LogEvent, type NodeHeartbeatEvent, type NodeStatusEvent, type TaskStatusEvent } from './runtime.ts';
 import { createTasks, presentTask } from './tasks.service.ts';
+import { resultsReader } from '../results/results.reader.ts';
+import { resultsDownload } from '../results/results.export.ts';
 import { escapeLike, getTask, type TaskRow } from './tasks.store.ts';
 import { registerSpiderDeleteGuard, spiderFor } from '../spiders/spiders.service.ts';
 import { getSpider, presentSpider } from '../spiders/spiders.store.ts';
@@ -246,43 +246,16 @@ export const tasksFeature: Feature = (app, ctx) => {
   app.get('/api/tasks/:id/results', { config: { access: 'user' }, schema: { params: IdParams, querystring: PageQuery } }, async (req) => {
     const t = await taskFor(db, req.user, req.params.id);
     const { limit, offset } = paging(req.query, 10);
-    const [rows, count] = await Promise.all([
-      db.selectFrom('results').select(['id', 'data']).where('task_id', '=', t.id).orderBy('id').limit(limit).offset(offset).execute(),
-      db.selectFrom('results').select((eb) => eb.fn.countAll<number>().as('n')).where('task_id', '=', t.id).executeTakeFirstOrThrow(),
-    ]);
-    return ok(rows.map((r) => ({ ...JSON.parse(r.data), _id: String(r.id), task_id: t.id })), Number(count.n));
+    const reader = await resultsReader(ctx, t.id);
+    const [items, total] = await Promise.all([reader.page(limit, offset), reader.total()]);
+    return ok(items.map((r) => ({ ...r.fields, _id: String(r.id), task_id: t.id })), total);
   });
 
-  app.get('/api/tasks/:id/results/download', { config: { access: 'user' }, schema: { params: IdParams, querystring: ResultsDownloadQuery } }, async (req, reply) => {
+  app.get('/api/tasks/:id/results/download', { config: { access: 'user' }, schema: { params: IdParams, querystring: ResultsExportQuery } }, async (req, reply) => {
     const t = await taskFor(db, req.user, req.params.id);
-    const PAGE = 5000;
-    // Columns: the union of the keys of the first rows, in order of appearance (spec: "the first row's keys").
-    const head = await db.selectFrom('results').select('data').where('task_id', '=', t.id).orderBy('id').limit(100).execute();
-    const columns: string[] = [];
-    for (const r of head) for (const k of Object.keys(JSON.parse(r.data))) if (!columns.includes(k)) columns.push(k);
-    const cell = (v: unknown) => (v === null || v === undefined ? '' : typeof v === 'object' ? JSON.stringify(v) : typeof v === 'boolean' ? String(v) : v);
     const bom = req.query.bom === '1' || req.query.bom === 'true';
-    // One page of rows → one CSV chunk: Readable.from pulls the next page only when the socket drained the last.
-    async function* chunks(): AsyncGenerator<string> {
-      let first = (bom ? '\ufeff' : '') + (columns.length ? stringifySync([columns]) : '');
-      let last = 0;
-      for (;;) {
-        const page = await db.selectFrom('results').select(['id', 'data']).where('task_id', '=', t.id).where('id', '>', last).orderBy('id').limit(PAGE).execute();
-        if (page.length) {
-          const records = page.map((r) => {
-            const o = JSON.parse(r.data) as Record<string, unknown>;
-            return columns.map((c) => cell(o[c]));
-          });
-          yield first + stringifySync(records);
-          first = '';
-          last = Number(page[page.length - 1].id);
-        }
-        if (page.length < PAGE) break;
-      }
-      if (first) yield first;
-    }
-    const stream = Readable.from(chunks());
-    return reply.header('content-type', 'text/csv; charset=utf-8').header('content-disposition', 'attachment; filename="data.csv"').send(stream);
+    const d = await resultsDownload(await resultsReader(ctx, t.id), req.query.format ?? 'csv', bom);
+    return reply.header('content-type', d.contentType).header('content-disposition', `attachment; filename="${d.filename}"`).send(d.body);
   });
 
   // ------------------------------------------------------------------------------------------------ live updates
