@@ -1,6 +1,6 @@
 import { createPool } from 'mysql2';
 import { Kysely, MysqlDialect, sql, type Transaction } from 'kysely';
-import { asText, type ColumnKind } from './columns.ts';
+import { asText, INTERNAL_COLUMNS, type ColumnKind } from './columns.ts';
 import type { DedupMode, StoredRow, TargetRow, TargetWriter } from './target.ts';
 import { type ConnectionSettings, CONNECT_TIMEOUT_MS, POOL_SIZE, tlsOptions } from './connection.ts';
 
@@ -69,14 +69,16 @@ export class MysqlWriter implements TargetWriter {
       ORDER BY ORDINAL_POSITION`.execute(this.db);
     if (!rows.length) return undefined;
     return new Map(
-      rows.map((r) => [
-        r.name,
-        kindOfMysqlColumn({
-          type: String(r.type).toLowerCase(),
-          full: String(r.full).toLowerCase(),
-          comment: String(r.comment),
-        }),
-      ]),
+      rows
+        .filter((r) => !INTERNAL_COLUMNS.has(r.name))
+        .map((r) => [
+          r.name,
+          kindOfMysqlColumn({
+            type: String(r.type).toLowerCase(),
+            full: String(r.full).toLowerCase(),
+            comment: String(r.comment),
+          }),
+        ]),
     );
   }
 

@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { Kysely, PostgresDialect, sql, type RawBuilder, type Transaction } from 'kysely';
-import { DEDUP_COLUMN, SEQ_COLUMN, TASK_COLUMN, type ColumnKind } from './columns.ts';
+import { DEDUP_COLUMN, INTERNAL_COLUMNS, SEQ_COLUMN, TASK_COLUMN, type ColumnKind } from './columns.ts';
 import type { DedupMode, StoredRow, TargetRow, TargetWriter } from './target.ts';
 import { type ConnectionSettings, CONNECT_TIMEOUT_MS, POOL_SIZE, tlsOptions } from './connection.ts';
 
@@ -65,7 +65,7 @@ export class PostgresWriter implements TargetWriter {
       SELECT column_name AS name, data_type AS type FROM information_schema.columns
       WHERE table_schema = ${this.schema} AND table_name = ${table} ORDER BY ordinal_position`.execute(this.db);
     if (!rows.length) return undefined;
-    return new Map(rows.map((r) => [r.name, kindOfPgType(r.type)]));
+    return new Map(rows.filter((r) => !INTERNAL_COLUMNS.has(r.name)).map((r) => [r.name, kindOfPgType(r.type)]));
   }
 
   async createTable(table: string, columns: Map<string, ColumnKind>): Promise<void> {

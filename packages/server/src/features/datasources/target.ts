@@ -24,7 +24,7 @@ export interface StoredRow {
  */
 export interface TargetWriter {
   readonly db: Kysely<any>;
-  /** The table's item columns and their kinds in table order, or undefined when the table does not exist. */
+  /** The table's item columns (not ours) and their kinds in table order, or undefined when the table does not exist. */
   columns(table: string): Promise<Map<string, ColumnKind> | undefined>;
   /** Creates the table (if missing) with our columns, its unique keys and the given item columns. */
   createTable(table: string, columns: Map<string, ColumnKind>): Promise<void>;

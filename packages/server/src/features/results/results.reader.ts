@@ -1,6 +1,6 @@
 import type { AppContext } from '../../context.ts';
 import { HttpError } from '../../http/errors.ts';
-import { INTERNAL_COLUMNS, type ColumnKind } from '../datasources/columns.ts';
+import type { ColumnKind } from '../datasources/columns.ts';
 import { driverMessage } from '../datasources/datasources.service.ts';
 import { recordTaskTarget } from '../datasources/ingest.service.ts';
 import type { StoredRow, TargetWriter } from '../datasources/target.ts';
@@ -63,26 +63,27 @@ async function unavailable<T>(work: () => Promise<T>): Promise<T> {
 }
 
 function tableReader(writer: TargetWriter, table: string, taskId: string): ResultsReader {
+  // Undefined while the table does not exist (no item arrived yet).
   let known: Map<string, ColumnKind> | undefined;
-  const columns = async () => (known ??= (await unavailable(() => writer.columns(table))) ?? new Map());
+  const columns = async () => (known ??= await unavailable(() => writer.columns(table)));
   const item = (r: StoredRow): ResultItem => ({
     id: r.id,
     fields: Object.fromEntries(Object.entries(r.fields).filter(([, v]) => v !== null && v !== undefined)),
   });
   return {
     async total() {
-      return (await columns()).size ? unavailable(() => writer.countTask(table, taskId)) : 0;
+      return (await columns()) ? unavailable(() => writer.countTask(table, taskId)) : 0;
     },
     async page(limit, offset) {
       const cols = await columns();
-      return cols.size ? (await unavailable(() => writer.rows(table, cols, taskId, { limit, offset }))).map(item) : [];
+      return cols ? (await unavailable(() => writer.rows(table, cols, taskId, { limit, offset }))).map(item) : [];
     },
     async columns() {
-      return [...(await columns()).keys()].filter((c) => !INTERNAL_COLUMNS.has(c));
+      return [...((await columns())?.keys() ?? [])];
     },
     async *pages(size) {
       const cols = await columns();
-      if (!cols.size) return;
+      if (!cols) return;
       let afterId = 0;
       for (;;) {
         const rows = (await unavailable(() => writer.rows(table, cols, taskId, { limit: size, afterId }))).map(item);
