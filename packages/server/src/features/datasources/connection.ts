@@ -14,6 +14,8 @@ export interface ConnectionSettings {
 
 /** A target that does not answer within this long counts as down: the node keeps its items and sends them again. */
 export const CONNECT_TIMEOUT_MS = 5_000;
+/** Longest wait for a lock in the target (another writer's transaction, a schema change). */
+export const LOCK_TIMEOUT_MS = 10_000;
 /** Connections per data source and master: ingest batches of one task are sequential, reads are short. */
 export const POOL_SIZE = 5;
 

@@ -188,7 +188,8 @@ export async function ingestIntoDataSource(
   } catch (err) {
     const message = `data source "${name}": ${driverMessage(err)}`;
     ctx.log.warn({ err, taskId }, 'results data source write failed; the node keeps the items and sends them again');
-    cache.forget(target.data_source_id, target.table_name);
+    // A fresh pool on the next batch: no broken connection of a restarted server is used again.
+    await cache.drop(target.data_source_id);
     await setTaskTargetError(db, taskId, message, target.error);
     throw new HttpError(503, message);
   }

@@ -2,7 +2,7 @@ import { createPool } from 'mysql2';
 import { Kysely, MysqlDialect, sql, type Transaction } from 'kysely';
 import { asText, INTERNAL_COLUMNS, type ColumnKind } from './columns.ts';
 import type { DedupMode, StoredRow, TargetRow, TargetWriter } from './target.ts';
-import { type ConnectionSettings, CONNECT_TIMEOUT_MS, POOL_SIZE, tlsOptions } from './connection.ts';
+import { type ConnectionSettings, CONNECT_TIMEOUT_MS, LOCK_TIMEOUT_MS, POOL_SIZE, tlsOptions } from './connection.ts';
 
 /** MariaDB has no JSON type of its own (JSON is LONGTEXT with a check), so our JSON columns carry this comment. */
 const JSON_COMMENT = 'crawldeck:json';
@@ -58,7 +58,12 @@ export class MysqlWriter implements TargetWriter {
       charset: 'utf8mb4_unicode_ci',
       supportBigNumbers: true,
     });
-    pool.on('connection', (conn) => conn.on('error', () => undefined));
+    pool.on('connection', (conn) => {
+      conn.on('error', () => undefined);
+      // A lock held elsewhere fails the batch (it is sent again) instead of holding the node's request.
+      const seconds = LOCK_TIMEOUT_MS / 1000;
+      conn.query(`SET SESSION lock_wait_timeout = ${seconds}, innodb_lock_wait_timeout = ${seconds}`);
+    });
     this.db = new Kysely<any>({ dialect: new MysqlDialect({ pool }) });
   }
 

@@ -2,7 +2,7 @@ import pg from 'pg';
 import { Kysely, PostgresDialect, sql, type RawBuilder, type Transaction } from 'kysely';
 import { DEDUP_COLUMN, INTERNAL_COLUMNS, SEQ_COLUMN, TASK_COLUMN, type ColumnKind } from './columns.ts';
 import type { DedupMode, StoredRow, TargetRow, TargetWriter } from './target.ts';
-import { type ConnectionSettings, CONNECT_TIMEOUT_MS, POOL_SIZE, tlsOptions } from './connection.ts';
+import { type ConnectionSettings, CONNECT_TIMEOUT_MS, LOCK_TIMEOUT_MS, POOL_SIZE, tlsOptions } from './connection.ts';
 
 const PG_TYPES: Record<ColumnKind, string> = {
   boolean: 'boolean',
@@ -48,6 +48,8 @@ export class PostgresWriter implements TargetWriter {
       max: POOL_SIZE,
       connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
       keepAlive: true,
+      // A lock held elsewhere fails the batch (it is sent again) instead of holding the node's request.
+      lock_timeout: LOCK_TIMEOUT_MS,
     });
     // A connection that breaks while idle (the server restarted) must not end the master.
     pool.on('error', () => undefined);

@@ -57,11 +57,6 @@ export class WriterCache {
     return fresh;
   }
 
-  /** Forgets what this master knows of a table's columns (after a failed write they are read again). */
-  forget(id: string, table: string): void {
-    this.open.get(id)?.columns.delete(table);
-  }
-
   async drop(id: string): Promise<void> {
     const found = this.open.get(id);
     this.open.delete(id);
