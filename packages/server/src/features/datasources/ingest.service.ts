@@ -32,14 +32,35 @@ export function defaultTable(col: string, spiderName: string): string {
  */
 export async function recordTaskTarget(ctx: AppContext, taskId: string): Promise<TaskTargetRow | undefined> {
   const db = ctx.store.db;
+  const known = builtinTasks.has(taskId) ? builtinTarget(taskId) : undefined;
+  if (known) return known;
   const found = await getTaskTarget(db, taskId);
-  if (found) return found;
+  if (found) return remember(found);
   const s = await taskSpiderTarget(db, taskId);
   if (!s) return undefined;
   // A task that stored items before its target was recorded (created by an older version) wrote into the built-in store.
   const dataSource = s.item_offset > 0 ? '' : (s.data_source_id ?? '');
   await insertTaskTarget(db, taskId, dataSource, dataSource ? s.table_name || defaultTable(s.col, s.name) : '');
-  return getTaskTarget(db, taskId);
+  const recorded = await getTaskTarget(db, taskId);
+  return recorded && remember(recorded);
+}
+
+// Tasks writing into the built-in store, so their item batches skip the look-up (a record never changes).
+const builtinTasks = new Set<string>();
+const BUILTIN_TASKS_KEPT = 10_000;
+const builtinTarget = (taskId: string): TaskTargetRow => ({
+  task_id: taskId,
+  data_source_id: '',
+  table_name: '',
+  error: '',
+  error_ts: null,
+});
+
+function remember(row: TaskTargetRow): TaskTargetRow {
+  if (row.data_source_id) return row;
+  if (builtinTasks.size >= BUILTIN_TASKS_KEPT) builtinTasks.clear();
+  builtinTasks.add(row.task_id);
+  return row;
 }
 
 /** Lines → rows: invalid lines are skipped (they still count for the offset), duplicates in the batch folded. */
