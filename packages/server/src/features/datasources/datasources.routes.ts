@@ -23,6 +23,7 @@ import {
   testDataSource,
 } from './datasources.service.ts';
 import { recordTaskTarget } from './ingest.service.ts';
+import { deleteTaskTarget } from './datasources.store.ts';
 import { setSpiderTarget, spiderTarget, taskTarget } from './targets.service.ts';
 
 const res = (schema: object) => ({ 200: schema });
@@ -31,12 +32,12 @@ const res = (schema: object) => ({ 200: schema });
 export const dataSourcesFeature: Feature = (app, ctx) => {
   const { db } = ctx.store;
 
-  // A task's target is recorded when it is created, so a later change of its spider's data source moves later tasks only.
+  // A task's target is recorded when it is created, so a later change of its spider's data source moves later tasks
+  // only; a deleted task's record goes with it.
   const onStatus = (ev: { taskId: string; status: string; repeat?: boolean }) => {
-    if (ev.status !== 'pending' || ev.repeat) return;
-    recordTaskTarget(ctx, ev.taskId).catch((err: unknown) =>
-      ctx.log.warn({ err, taskId: ev.taskId }, 'could not record the task results target'),
-    );
+    if (ev.repeat || (ev.status !== 'pending' && ev.status !== 'deleted')) return;
+    const work = ev.status === 'pending' ? recordTaskTarget(ctx, ev.taskId) : deleteTaskTarget(db, ev.taskId);
+    work.catch((err: unknown) => ctx.log.warn({ err, taskId: ev.taskId }, 'could not keep the task results target'));
   };
   ctx.events.on('task.status', onStatus);
   ctx.onClose(() => {

@@ -143,6 +143,10 @@ export async function insertTaskTarget(
     .execute();
 }
 
+export async function deleteTaskTarget(db: StoreDb, taskId: string): Promise<void> {
+  await tables(db).deleteFrom('task_targets').where('task_id', '=', taskId).execute();
+}
+
 /** Records (or with '' clears) the write error a task shows while its data source refuses items. */
 export async function setTaskTargetError(db: StoreDb, taskId: string, error: string, previous: string): Promise<void> {
   await db.transaction().execute(async (trx) => {

@@ -31,7 +31,9 @@ export const m2026112230_datasources: EngineMigration = {
       .execute();
     await db.schema
       .createTable('task_targets')
-      .addColumn('task_id', 'text', (c) => c.primaryKey().references('tasks.id').onDelete('cascade'))
+      // No foreign key: its check would lock the new task's row while dispatch claims pending tasks with SKIP LOCKED,
+      // so a claim could pass the task by. Rows of deleted tasks are removed when the deletion is announced.
+      .addColumn('task_id', 'text', (c) => c.primaryKey())
       .addColumn('data_source_id', 'text', (c) => c.notNull()) // '' = the built-in store; kept after a delete
       .addColumn('table_name', 'text', (c) => c.notNull())
       .addColumn('error', 'text', (c) => c.notNull())
