@@ -210,6 +210,34 @@ describe.each(['postgres', 'mysql'] as TargetKind[])('items into %s', (kind) => 
     }
   }, 180_000);
 
+  it('stores hostile field names as quoted columns and renames fields named like ours', async () => {
+    const item = JSON.stringify({
+      'we`ird"name; DROP TABLE x': 1,
+      _seq: 'mine',
+      _id: 'dropped',
+      nested: { a: [1, null] },
+    });
+    const cmd = `/usr/bin/python3 -c "import os;open(os.environ['CRAWLDECK_ITEMS'],'a').write(os.environ['ITEM']+'\\n')"`;
+    const spider = await makeSpider(m, `hostile-${kind}`, cmd, {}, { envs: [{ name: 'ITEM', value: item }] });
+    expect(
+      (
+        await m.api('POST', `/spiders/${spider}/data-source`, {
+          body: { data_source_id: dsId, result_table: 'hostile' },
+        })
+      ).status,
+    ).toBe(200);
+    const [task] = await runSpider(m, spider);
+    expect(await ended(task, 60_000)).toMatchObject({ status: 'finished', result_count: 1 });
+    const [row] = (await m.api('GET', `/tasks/${task}/results`)).body.data as Record<string, unknown>[];
+    expect(row).toMatchObject({
+      'we`ird"name; DROP TABLE x': 1,
+      item_seq: 'mine',
+      nested: { a: [1, null] },
+      task_id: task,
+    });
+    expect(row._id).not.toBe('dropped');
+  }, 60_000);
+
   it('moves only later tasks when the spider changes its data source', async () => {
     const spider = await generatorSpider(m, `switch-${kind}`, dsId, {}, 'switch_items');
     const [before] = await runSpider(m, spider, { param: '50 mixed' });
