@@ -12,6 +12,7 @@ import { encryptSecret } from '../../crypto/secrets.ts';
 import { iso } from '../../http/envelope.ts';
 import { badRequest, conflict, notFound } from '../../http/errors.ts';
 import type { Store } from '../../store/db.ts';
+import { isUniqueViolation } from '../users/users.store.ts';
 import {
   dataSourceNameTaken,
   deleteDataSourceUnused,
@@ -110,7 +111,13 @@ export async function createDataSource(ctx: AppContext, body: CreateDataSourceBo
     create_ts: now,
     update_ts: now,
   };
-  await insertDataSource(ctx.store.db, row);
+  try {
+    await insertDataSource(ctx.store.db, row);
+  } catch (err) {
+    // Two requests with the same name at once: the unique name decides.
+    if (isUniqueViolation(err)) throw conflict(`a data source named "${row.name}" already exists`);
+    throw err;
+  }
   return presentDataSource(row, 0);
 }
 
@@ -132,7 +139,12 @@ export async function changeDataSource(
   else if (body.password) patch.password_enc = encryptSecret(ctx.config.dataDir, body.password);
   if (body.schema !== undefined) patch.schema = body.schema;
   if (body.tls !== undefined) patch.tls = JSON.stringify(body.tls);
-  await updateDataSource(ctx.store.db, id, patch);
+  try {
+    await updateDataSource(ctx.store.db, id, patch);
+  } catch (err) {
+    if (isUniqueViolation(err)) throw conflict(`a data source named "${patch.name}" already exists`);
+    throw err;
+  }
   await writerCache(ctx).drop(id);
   const counts = await spiderCounts(ctx.store.db);
   return presentDataSource(await dataSourceById(ctx, id), counts.get(id) ?? 0);
