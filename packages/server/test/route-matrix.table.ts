@@ -207,4 +207,20 @@ export const ROUTES: Record<string, RouteRow> = {
 
   // Prometheus scrape target
   'GET /metrics': { access: 'admin' },
+  // results data sources (admin) and where a spider's or task's items go
+  'GET /api/data-sources': { access: 'admin' },
+  'GET /api/data-sources-choices': { access: 'user' },
+  'PUT /api/data-sources': {
+    access: 'admin',
+    body: (_f, n) => ({ name: `matrix-ds-${n}`, type: 'postgres', host: '127.0.0.1', port: 1, database: 'matrix' }),
+  },
+  'POST /api/data-sources/{id}': { access: 'admin', body: () => ({ name: 'renamed' }) },
+  'DELETE /api/data-sources/{id}': { access: 'admin' },
+  'POST /api/data-sources-test': {
+    access: 'admin',
+    body: () => ({ name: 'matrix', type: 'postgres', host: '127.0.0.1', port: 1, database: 'matrix' }),
+  },
+  'GET /api/spiders/{id}/data-source': spider(),
+  'POST /api/spiders/{id}/data-source': spider({ body: () => ({ data_source_id: '', result_table: '' }) }),
+  'GET /api/tasks/{id}/data-source': owner('task'),
 };

@@ -22,3 +22,4 @@ export * from './bounds.ts';
 export * from './nodes.ts';
 export * from './responses.ts';
 export * from './scrapy-stats.ts';
+export * from './datasources.ts';

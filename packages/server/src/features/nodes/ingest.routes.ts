@@ -13,6 +13,7 @@ import { nodeKeyMatches } from '../../http/auth.ts';
 import { blobContent, spiderForTask } from '../tasks/spider-source.ts';
 import { ingestItems, ingestLogs } from '../tasks/tasks.store.ts';
 import { taskForIngest } from './nodes.store.ts';
+import { ingestIntoDataSource } from '../datasources/ingest.service.ts';
 import type { TaskRuntime } from './runtime.ts';
 
 const IdParams = Type.Object({ id: Type.String({ pattern: '^[0-9a-f]{24}$' }) });
@@ -73,7 +74,9 @@ export function registerIngestRoutes(app: TypedApp, ctx: AppContext, rt: TaskRun
       field: spider.dedupField,
       method: spider.dedupMethod,
     };
-    const r = await ingestItems(db, ctx.store.engine, req.params.id, req.body, dedup);
+    const r =
+      (await ingestIntoDataSource(ctx, req.params.id, req.body, dedup)) ??
+      (await ingestItems(db, ctx.store.engine, req.params.id, req.body, dedup));
     if (!r) throw new HttpError(410, 'task gone');
     if (r.stored) ctx.events.emit('task.items', { taskId: req.params.id, stored: r.stored });
     return ok({ acked: r.acked });

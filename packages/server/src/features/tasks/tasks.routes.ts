@@ -7,7 +7,7 @@ import {
   LogLineListResponse,
   LogQuery,
   NullResponse,
-  ResultsDownloadQuery,
+  ResultsExportQuery,
   RunSpidersBody,
   RunTaskBody,
   TASK_STATUSES,
@@ -34,7 +34,8 @@ import { findUserById } from '../users/users.store.ts';
 import { registerSpiderDeleteGuard, spiderFor } from '../spiders/spiders.service.ts';
 import { getSpider, presentSpider } from '../spiders/spiders.store.ts';
 import { getRuntime } from '../nodes/runtime.ts';
-import { resultsCsv } from './tasks.export.ts';
+import { resultsReader } from '../results/results.reader.ts';
+import { resultsDownload } from '../results/results.export.ts';
 import {
   createTasks,
   deleteTasks,
@@ -50,7 +51,6 @@ import {
   getTask,
   logLinesAfter,
   nodeSummary,
-  resultsPage,
   searchLog,
   spiderHasLiveTask,
   type TaskListFilter,
@@ -149,9 +149,11 @@ async function errorLog(ctx: AppContext, user: AuthUser, t: TaskRow) {
 }
 
 async function resultPage(ctx: AppContext, t: TaskRow, q: TaskPageQuery) {
-  const { rows, total } = await resultsPage(ctx.store.db, t.id, paging(q, 10));
+  const { limit, offset } = paging(q, 10);
+  const reader = await resultsReader(ctx, t.id);
+  const [items, total] = await Promise.all([reader.page(limit, offset), reader.total()]);
   return ok(
-    rows.map((r) => ({ ...JSON.parse(r.data), _id: String(r.id), task_id: t.id })),
+    items.map((r) => ({ ...r.fields, _id: String(r.id), task_id: t.id })),
     total,
   );
 }
@@ -280,14 +282,15 @@ function outputRoutes(app: TypedApp, ctx: AppContext): void {
   );
   app.get(
     '/api/tasks/:id/results/download',
-    { config: user, schema: { params: IdParams, querystring: ResultsDownloadQuery, response: { 200: CsvResponse } } },
+    { config: user, schema: { params: IdParams, querystring: ResultsExportQuery, response: { 200: CsvResponse } } },
     async (req, reply) => {
       const t = await taskFor(db, req.user, req.params.id);
-      const csv = await resultsCsv(db, t.id, req.query.bom === '1' || req.query.bom === 'true');
+      const bom = req.query.bom === '1' || req.query.bom === 'true';
+      const d = await resultsDownload(await resultsReader(ctx, t.id), req.query.format ?? 'csv', bom);
       return reply
-        .header('content-type', 'text/csv; charset=utf-8')
-        .header('content-disposition', 'attachment; filename="data.csv"')
-        .send(csv);
+        .header('content-type', d.contentType)
+        .header('content-disposition', `attachment; filename="${d.filename}"`)
+        .send(d.body);
     },
   );
 }

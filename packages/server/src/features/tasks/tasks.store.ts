@@ -300,21 +300,3 @@ export function errorLines(db: Kysely<DB>, taskId: string, max: number) {
     .limit(max)
     .execute();
 }
-
-/** One page of a task's stored items, in arrival order. */
-export function resultsPage(db: Kysely<DB>, taskId: string, page: PageWindow) {
-  const q = db.selectFrom('results').where('task_id', '=', taskId);
-  return pageWithCount(q, (b) => b.select(['id', 'data']).orderBy('id'), page);
-}
-
-/** Up to `limit` items of a task with an id above `afterId`, in arrival order (keyset paging for exports). */
-export function resultsAfter(db: Kysely<DB>, taskId: string, afterId: number, limit: number) {
-  return db
-    .selectFrom('results')
-    .select(['id', 'data'])
-    .where('task_id', '=', taskId)
-    .where('id', '>', afterId)
-    .orderBy('id')
-    .limit(limit)
-    .execute();
-}

@@ -10,6 +10,7 @@ import { m2026112220_webhook_outbox } from './2026112220_webhook_outbox.ts';
 import { m2026112330_node_metrics_ts } from './2026112330_node_metrics_ts.ts';
 import { m2026112230_scrapy_stats } from './2026112230_scrapy_stats.ts';
 import { m2026112231_task_suspicious } from './2026112231_task_suspicious.ts';
+import { m2026112230_datasources } from './2026112230_datasources.ts';
 
 /** Every migration by name; Kysely runs them in name order. Add one line per new migration file. */
 export const migrations: Record<string, EngineMigration> = {
@@ -24,4 +25,5 @@ export const migrations: Record<string, EngineMigration> = {
   '2026112330_node_metrics_ts': m2026112330_node_metrics_ts,
   '2026112230_scrapy_stats': m2026112230_scrapy_stats,
   '2026112231_task_suspicious': m2026112231_task_suspicious,
+  '2026112230_datasources': m2026112230_datasources,
 };

@@ -1,4 +1,4 @@
-/** Settings → Database (admin): engine, location, size, health, row counts, task-log retention and cleanup. */
+/** Settings → Database (admin): results data sources; the built-in store's engine, location, size, health, row counts, task-log retention and cleanup. */
 import { useEffect, useState } from 'react';
 import { Alert, Button, Descriptions, InputNumber, Space, Table, Tag, Typography, message } from 'antd';
 import { ReloadOutlined } from '@ant-design/icons';
@@ -7,6 +7,7 @@ import dayjs from 'dayjs';
 import type { DatabaseTableCount } from '@crawldeck/shared';
 import { useCleanup, useDatabaseInfo, useSaveRetention } from '../api.ts';
 import { formatBytes } from '../format.ts';
+import { DataSourcesPanel } from './DataSourcesPanel.tsx';
 
 export function DatabaseTab({ isAdmin }: { isAdmin: boolean }) {
   const { t } = useTranslation(['setting', 'common']);
@@ -20,6 +21,7 @@ export function DatabaseTab({ isAdmin }: { isAdmin: boolean }) {
   const d = info.data;
   return (
     <Space direction="vertical" size="large" style={{ width: '100%' }} data-panel="database">
+      <DataSourcesPanel />
       <Descriptions
         bordered
         size="small"

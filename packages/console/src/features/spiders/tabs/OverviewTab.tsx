@@ -11,6 +11,7 @@ import type { DedupMethod, Spider, SpiderForm, SpiderType } from '../types.ts';
 import type { SpiderTabProps } from './types.ts';
 import ScrapyPanel from '../components/ScrapyPanel.tsx';
 import GitPanel from '../components/GitPanel.tsx';
+import { DataSourcePicker } from '../components/DataSourcePicker.tsx';
 
 interface Values {
   name: string;
@@ -252,6 +253,7 @@ export default function OverviewTab({ spider }: SpiderTabProps) {
         </div>
       </Form>
       {/* Scrapy project and Git repository panels (components/ScrapyPanel.tsx, GitPanel.tsx) */}
+      <DataSourcePicker spider={spider} />
       {spider.is_scrapy && <ScrapyPanel spider={spider} />}
       <GitPanel spider={spider} />
     </div>

@@ -1,0 +1,187 @@
+import type { Kysely, Selectable } from 'kysely';
+import type { DataSourceType } from '@crawldeck/shared';
+import type { DB } from '../../store/schema.ts';
+
+/** The tables of this feature in the master's store (see migration 2026112230_datasources). */
+// A type alias (not an interface): Kysely's withTables needs an indexable record type.
+export type DataSourceTables = {
+  data_sources: {
+    id: string;
+    name: string;
+    type: DataSourceType;
+    host: string;
+    port: number;
+    database: string;
+    username: string;
+    /** encryptSecret() output, '' when none. */
+    password_enc: string;
+    schema: string;
+    /** JSON DataSourceTls. */
+    tls: string;
+    create_ts: number;
+    update_ts: number;
+  };
+  spider_targets: { spider_id: string; data_source_id: string; table_name: string };
+  task_targets: { task_id: string; data_source_id: string; table_name: string; error: string; error_ts: number | null };
+};
+
+export type DataSourceRow = Selectable<DataSourceTables['data_sources']>;
+export type TaskTargetRow = Selectable<DataSourceTables['task_targets']>;
+type StoreDb = Kysely<DB>;
+
+const tables = (db: StoreDb) => db.withTables<DataSourceTables>();
+
+export function listDataSources(db: StoreDb): Promise<DataSourceRow[]> {
+  return tables(db).selectFrom('data_sources').selectAll().orderBy('name').execute();
+}
+
+export function getDataSource(db: StoreDb, id: string): Promise<DataSourceRow | undefined> {
+  return tables(db).selectFrom('data_sources').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export async function dataSourceNameTaken(db: StoreDb, name: string, exceptId = ''): Promise<boolean> {
+  const row = await tables(db)
+    .selectFrom('data_sources')
+    .select('id')
+    .where('name', '=', name)
+    .where('id', '<>', exceptId)
+    .executeTakeFirst();
+  return !!row;
+}
+
+export async function insertDataSource(db: StoreDb, row: DataSourceRow): Promise<void> {
+  await tables(db).insertInto('data_sources').values(row).execute();
+}
+
+export async function updateDataSource(db: StoreDb, id: string, patch: Partial<DataSourceRow>): Promise<void> {
+  await tables(db).updateTable('data_sources').set(patch).where('id', '=', id).execute();
+}
+
+/** Deletes the data source unless a spider points at it (checked in the same transaction); false when in use. */
+export function deleteDataSourceUnused(db: StoreDb, id: string): Promise<boolean> {
+  return db.transaction().execute(async (trx) => {
+    const t = trx.withTables<DataSourceTables>();
+    const used = await t
+      .selectFrom('spider_targets')
+      .select('spider_id')
+      .where('data_source_id', '=', id)
+      .limit(1)
+      .executeTakeFirst();
+    if (used) return false;
+    await t.deleteFrom('data_sources').where('id', '=', id).execute();
+    return true;
+  });
+}
+
+/** How many spiders write into each data source. */
+export async function spiderCounts(db: StoreDb): Promise<Map<string, number>> {
+  const rows = await tables(db)
+    .selectFrom('spider_targets')
+    .select(['data_source_id', (eb) => eb.fn.countAll<number>().as('n')])
+    .groupBy('data_source_id')
+    .execute();
+  return new Map(rows.map((r) => [r.data_source_id, Number(r.n)]));
+}
+
+export function getSpiderTarget(db: StoreDb, spiderId: string) {
+  return tables(db).selectFrom('spider_targets').selectAll().where('spider_id', '=', spiderId).executeTakeFirst();
+}
+
+/** Sets (or, with the built-in store, removes) where a spider's later tasks write. */
+export async function putSpiderTarget(
+  db: StoreDb,
+  spiderId: string,
+  dataSourceId: string,
+  tableName: string,
+): Promise<void> {
+  const t = tables(db);
+  if (!dataSourceId) {
+    await t.deleteFrom('spider_targets').where('spider_id', '=', spiderId).execute();
+    return;
+  }
+  await t
+    .insertInto('spider_targets')
+    .values({ spider_id: spiderId, data_source_id: dataSourceId, table_name: tableName })
+    .onConflict((oc) => oc.column('spider_id').doUpdateSet({ data_source_id: dataSourceId, table_name: tableName }))
+    .execute();
+}
+
+export function getTaskTarget(db: StoreDb, taskId: string): Promise<TaskTargetRow | undefined> {
+  return tables(db).selectFrom('task_targets').selectAll().where('task_id', '=', taskId).executeTakeFirst();
+}
+
+/** The task's spider with its target of this moment (undefined when the task is gone). */
+export async function taskSpiderTarget(db: StoreDb, taskId: string) {
+  return tables(db)
+    .selectFrom('tasks')
+    .innerJoin('spiders', 'spiders.id', 'tasks.spider_id')
+    .leftJoin('spider_targets', 'spider_targets.spider_id', 'tasks.spider_id')
+    .select([
+      'tasks.id as task_id',
+      'spiders.id as spider_id',
+      'spiders.name',
+      'spiders.col',
+      'tasks.item_offset',
+      'spider_targets.data_source_id',
+      'spider_targets.table_name',
+    ])
+    .where('tasks.id', '=', taskId)
+    .executeTakeFirst();
+}
+
+/** Records where a task's items go; a task that has its record keeps it (the first record wins). */
+export async function insertTaskTarget(
+  db: StoreDb,
+  taskId: string,
+  dataSourceId: string,
+  tableName: string,
+): Promise<void> {
+  await tables(db)
+    .insertInto('task_targets')
+    .values({ task_id: taskId, data_source_id: dataSourceId, table_name: tableName, error: '', error_ts: null })
+    .onConflict((oc) => oc.column('task_id').doNothing())
+    .execute();
+}
+
+export async function deleteTaskTarget(db: StoreDb, taskId: string): Promise<void> {
+  await tables(db).deleteFrom('task_targets').where('task_id', '=', taskId).execute();
+}
+
+/** Records (or with '' clears) the write error a task shows while its data source refuses items. */
+export async function setTaskTargetError(db: StoreDb, taskId: string, error: string, previous: string): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    await trx
+      .withTables<DataSourceTables>()
+      .updateTable('task_targets')
+      .set({ error, error_ts: error ? Date.now() : null })
+      .where('task_id', '=', taskId)
+      .execute();
+    // The task detail shows it as the task's error while the task has no error of its own.
+    await trx
+      .updateTable('tasks')
+      .set({ error })
+      .where('id', '=', taskId)
+      .where((eb) => eb.or([eb('error', '=', ''), eb('error', '=', previous)]))
+      .execute();
+  });
+}
+
+/** Advances a task's item offset and result count after its items were committed in the target database. */
+export async function advanceTaskItems(
+  db: StoreDb,
+  taskId: string,
+  expectedOffset: number,
+  newOffset: number,
+  stored: number,
+): Promise<void> {
+  await db
+    .updateTable('tasks')
+    .set((eb) => ({ item_offset: newOffset, result_count: eb('result_count', '+', stored) }))
+    .where('id', '=', taskId)
+    .where('item_offset', '=', expectedOffset)
+    .execute();
+}
+
+export function taskOffset(db: StoreDb, taskId: string) {
+  return db.selectFrom('tasks').select(['id', 'spider_id', 'item_offset']).where('id', '=', taskId).executeTakeFirst();
+}

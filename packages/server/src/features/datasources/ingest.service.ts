@@ -1,0 +1,220 @@
+import { createHash } from 'node:crypto';
+import type { ShipBatch } from '@crawldeck/shared';
+import { TABLE_NAME_PATTERN } from '@crawldeck/shared';
+import type { AppContext } from '../../context.ts';
+import { HttpError } from '../../http/errors.ts';
+import type { DedupConfig } from '../tasks/tasks.store.ts';
+import { driverMessage } from './datasources.service.ts';
+import { asText, columnName, fits, kindOf, widen, withoutNul, type ColumnKind } from './columns.ts';
+import {
+  advanceTaskItems,
+  getTaskTarget,
+  insertTaskTarget,
+  setTaskTargetError,
+  taskOffset,
+  taskSpiderTarget,
+  type TaskTargetRow,
+} from './datasources.store.ts';
+import type { DedupMode, TargetRow, TargetWriter } from './target.ts';
+import { writerCache } from './writers.ts';
+
+/** Table of a spider's results when none is set: its results collection, made a valid table name. */
+export function defaultTable(col: string, spiderName: string): string {
+  const valid = new RegExp(TABLE_NAME_PATTERN);
+  if (valid.test(col)) return col;
+  const cleaned = (col || `results_${spiderName}`).replace(/[^A-Za-z0-9_]/g, '_').slice(0, 63);
+  return valid.test(cleaned) ? cleaned : `results_${cleaned}`.slice(0, 63);
+}
+
+/**
+ * Records where a task's items go, from its spider's settings of this moment: called when the task is created,
+ * and again (a no-op then) on its first batch. Undefined when the task is gone.
+ */
+export async function recordTaskTarget(ctx: AppContext, taskId: string): Promise<TaskTargetRow | undefined> {
+  const db = ctx.store.db;
+  const known = builtinTasks.has(taskId) ? builtinTarget(taskId) : undefined;
+  if (known) return known;
+  const found = await getTaskTarget(db, taskId);
+  if (found) return remember(found);
+  const s = await taskSpiderTarget(db, taskId);
+  if (!s) return undefined;
+  // A task that stored items before its target was recorded (created by an older version) wrote into the built-in store.
+  const dataSource = s.item_offset > 0 ? '' : (s.data_source_id ?? '');
+  await insertTaskTarget(db, taskId, dataSource, dataSource ? s.table_name || defaultTable(s.col, s.name) : '');
+  const recorded = await getTaskTarget(db, taskId);
+  return recorded && remember(recorded);
+}
+
+// Tasks writing into the built-in store, so their item batches skip the look-up (a record never changes).
+const builtinTasks = new Set<string>();
+const BUILTIN_TASKS_KEPT = 10_000;
+const builtinTarget = (taskId: string): TaskTargetRow => ({
+  task_id: taskId,
+  data_source_id: '',
+  table_name: '',
+  error: '',
+  error_ts: null,
+});
+
+function remember(row: TaskTargetRow): TaskTargetRow {
+  if (row.data_source_id) return row;
+  if (builtinTasks.size >= BUILTIN_TASKS_KEPT) builtinTasks.clear();
+  builtinTasks.add(row.task_id);
+  return row;
+}
+
+/** Lines → rows: invalid lines are skipped (they still count for the offset), duplicates in the batch folded. */
+function toRows(
+  taskId: string,
+  from: number,
+  lines: string[],
+  dedup: DedupConfig,
+  nameOf: (field: string) => string,
+): TargetRow[] {
+  const rows: TargetRow[] = [];
+  const byKey = new Map<string, number>();
+  lines.forEach((line, i) => {
+    let item: unknown;
+    try {
+      item = JSON.parse(line);
+    } catch {
+      return;
+    }
+    if (!item || typeof item !== 'object' || Array.isArray(item)) return;
+    const obj = withoutNul(item) as Record<string, unknown>;
+    delete obj._id;
+    delete obj.task_id;
+    const value = dedup.isDedup && dedup.field ? obj[dedup.field] : undefined;
+    const key =
+      value === undefined || value === null ? null : createHash('sha256').update(JSON.stringify(value)).digest('hex');
+    const fields = new Map<string, unknown>();
+    for (const [k, v] of Object.entries(obj)) if (v !== null && v !== undefined) fields.set(nameOf(k), v);
+    const row: TargetRow = { task_id: taskId, _seq: from + i, _dedup: key, fields };
+    if (key !== null) {
+      const seen = byKey.get(key);
+      if (seen !== undefined) {
+        if (dedup.method === 'overwrite') rows[seen] = row;
+        return;
+      }
+      byKey.set(key, rows.length);
+    }
+    rows.push(row);
+  });
+  return rows;
+}
+
+/** Column changes a batch needs: new columns with their kinds, existing ones to widen. */
+function planColumns(have: Map<string, ColumnKind>, rows: TargetRow[]) {
+  const added = new Map<string, ColumnKind>();
+  const widened = new Map<string, ColumnKind>();
+  for (const r of rows) {
+    for (const [name, v] of r.fields) {
+      const current = widened.get(name) ?? added.get(name) ?? have.get(name);
+      if (current === undefined) added.set(name, kindOf(v)!);
+      else if (!fits(current, v)) (added.has(name) ? added : widened).set(name, widen(current, v));
+    }
+  }
+  return { added, widened };
+}
+
+/** Makes the table hold every field of the rows (creating, adding, widening); returns its columns. */
+async function fitTable(
+  writer: TargetWriter,
+  cache: Map<string, Map<string, ColumnKind>>,
+  table: string,
+  rows: TargetRow[],
+) {
+  for (let attempt = 0; ; attempt++) {
+    const known = attempt === 0 ? cache.get(table) : undefined;
+    const have = known ?? (await writer.columns(table));
+    const plan = planColumns(have ?? new Map(), rows);
+    if (have) cache.set(table, have);
+    if (have && !plan.added.size && !plan.widened.size) return have;
+    if (attempt >= 3) throw new Error(`the columns of table ${table} keep changing`);
+    cache.delete(table);
+    if (!have) await writer.createTable(table, plan.added);
+    else {
+      for (const [name, kind] of plan.added) await writer.addColumn(table, name, kind);
+      for (const [name, kind] of plan.widened) await writer.widenColumn(table, name, kind);
+    }
+  }
+}
+
+/** MySQL compares column names without case: a field takes the existing column of the same name in any case. */
+function namer(caseless: boolean, columns: Map<string, ColumnKind> | undefined): (field: string) => string {
+  const seen = new Map<string, string>();
+  for (const c of columns?.keys() ?? []) seen.set(caseless ? c.toLowerCase() : c, c);
+  return (field) => {
+    const name = columnName(field);
+    const key = caseless ? name.toLowerCase() : name;
+    const found = seen.get(key);
+    if (found) return found;
+    seen.set(key, name);
+    return name;
+  };
+}
+
+/**
+ * Writes items `from…` of a task into its data source exactly once, or answers undefined when the task writes into
+ * the built-in store. The rows carry (task id, sequence number) under a unique key: a batch sent again after a lost
+ * answer finds its rows there and stores nothing twice. The node's offset advances only after the target committed.
+ * A target that fails answers 503 (the node keeps the items and sends them again) and the task shows the error.
+ */
+export async function ingestIntoDataSource(
+  ctx: AppContext,
+  taskId: string,
+  batch: ShipBatch,
+  dedup: DedupConfig,
+): Promise<{ acked: number; stored: number } | undefined> {
+  const db = ctx.store.db;
+  const target = await recordTaskTarget(ctx, taskId);
+  if (!target) throw new HttpError(410, 'task gone');
+  if (!target.data_source_id) return undefined;
+  const task = await taskOffset(db, taskId);
+  if (!task) throw new HttpError(410, 'task gone');
+  const offset = task.item_offset;
+  if (batch.from > offset) return { acked: offset, stored: 0 };
+  const fresh = batch.lines.slice(offset - batch.from);
+  if (!fresh.length) return { acked: offset, stored: 0 };
+  const end = offset + fresh.length;
+  const cache = writerCache(ctx);
+  let stored: number;
+  let name = target.data_source_id;
+  try {
+    const open = await cache.get(target.data_source_id);
+    name = open.row.name;
+    const table = target.table_name;
+    const caseless = open.row.type === 'mysql';
+    const rows = toRows(
+      taskId,
+      offset,
+      fresh,
+      dedup,
+      namer(caseless, open.columns.get(table) ?? (await open.writer.columns(table))),
+    );
+    const columns = await fitTable(open.writer, open.columns, table, rows);
+    for (const r of rows) for (const [k, v] of r.fields) if (columns.get(k) === 'text') r.fields.set(k, asText(v));
+    const mode: DedupMode = dedup.isDedup && dedup.field ? dedup.method : 'none';
+    stored = await open.writer.db.transaction().execute(async (trx) => {
+      const have = await open.writer.storedSeqs(trx, table, taskId, offset, end);
+      await open.writer.insert(
+        trx,
+        table,
+        columns,
+        rows.filter((r) => !have.has(r._seq)),
+        mode,
+      );
+      return open.writer.countSeqs(trx, table, taskId, offset, end);
+    });
+  } catch (err) {
+    const message = `data source "${name}": ${driverMessage(err)}`;
+    ctx.log.warn({ err, taskId }, 'results data source write failed; the node keeps the items and sends them again');
+    // A fresh pool on the next batch: no broken connection of a restarted server is used again.
+    await cache.drop(target.data_source_id);
+    await setTaskTargetError(db, taskId, message, target.error);
+    throw new HttpError(503, message);
+  }
+  await advanceTaskItems(db, taskId, offset, end, stored);
+  if (target.error) await setTaskTargetError(db, taskId, '', target.error);
+  return { acked: end, stored };
+}

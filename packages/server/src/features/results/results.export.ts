@@ -1,0 +1,123 @@
+import { once } from 'node:events';
+import { PassThrough, Readable } from 'node:stream';
+import { stringify as stringifySync } from 'csv-stringify/sync';
+import ExcelJS from 'exceljs';
+import type { ResultFormat } from '@crawldeck/shared';
+import type { ResultsReader } from './results.reader.ts';
+
+/** Items read from the store per step: one page becomes one chunk of the download. */
+const PAGE = 5000;
+/** Rows of one xlsx sheet (Excel's limit less the header); more items continue on the next sheet. */
+const XLSX_SHEET_ROWS = 1_048_575;
+/** Excel keeps at most this many characters in a cell. */
+const XLSX_CELL_CHARS = 32_767;
+
+export interface ResultsDownload {
+  contentType: string;
+  filename: string;
+  body: Readable;
+}
+
+function cellText(v: unknown): string | number {
+  if (v === null || v === undefined) return '';
+  if (typeof v === 'object') return JSON.stringify(v);
+  if (typeof v === 'boolean') return String(v);
+  return v as string | number;
+}
+
+/** CSV as before: header from the columns, nested values as JSON, optional UTF-8 byte order mark for Excel. */
+async function* csvChunks(reader: ResultsReader, columns: string[], bom: boolean): AsyncGenerator<string> {
+  let first = (bom ? '\ufeff' : '') + (columns.length ? stringifySync([columns]) : '');
+  for await (const page of reader.pages(PAGE)) {
+    yield first + stringifySync(page.map((item) => columns.map((c) => cellText(item.fields[c]))));
+    first = '';
+  }
+  if (first) yield first;
+}
+
+async function* jsonChunks(reader: ResultsReader, lines: boolean): AsyncGenerator<string> {
+  let started = false;
+  if (!lines) yield '[';
+  for await (const page of reader.pages(PAGE)) {
+    const text = page.map((item) => JSON.stringify(item.fields));
+    yield lines ? text.join('\n') + '\n' : (started ? ',' : '') + text.join(',');
+    started = true;
+  }
+  if (!lines) yield ']';
+}
+
+function xlsxCell(v: unknown): string | number | boolean | null {
+  if (v === null || v === undefined) return null;
+  if (typeof v === 'number' || typeof v === 'boolean') return v;
+  const text = typeof v === 'string' ? v : JSON.stringify(v);
+  return text.length > XLSX_CELL_CHARS ? text.slice(0, XLSX_CELL_CHARS) : text;
+}
+
+/** xlsx through exceljs' streaming writer: each row is committed (written out) at once, so memory stays flat. */
+function xlsxStream(reader: ResultsReader, columns: string[]): Readable {
+  const out = new PassThrough();
+  const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: out, useStyles: false, useSharedStrings: false });
+  const write = async () => {
+    let sheet: ExcelJS.Worksheet | undefined;
+    let sheets = 0;
+    let rows = XLSX_SHEET_ROWS;
+    for await (const page of reader.pages(PAGE)) {
+      for (const item of page) {
+        if (rows >= XLSX_SHEET_ROWS) {
+          sheet?.commit();
+          sheet = workbook.addWorksheet(sheets++ ? `data${sheets}` : 'data');
+          sheet.addRow(columns).commit();
+          rows = 0;
+        }
+        sheet!.addRow(columns.map((c) => xlsxCell(item.fields[c]))).commit();
+        rows++;
+      }
+      // Wait for the reader of the download when it is slower than the store.
+      if (out.writableNeedDrain) await once(out, 'drain');
+    }
+    if (!sheet) workbook.addWorksheet('data').addRow(columns).commit();
+    else sheet.commit();
+    await workbook.commit();
+  };
+  write().catch((err: unknown) => out.destroy(err as Error));
+  return out;
+}
+
+/** A task's items as a download in the asked format, read page by page while the client takes them. */
+export async function resultsDownload(
+  reader: ResultsReader,
+  format: ResultFormat,
+  bom: boolean,
+): Promise<ResultsDownload> {
+  const columns = await reader.columns();
+  switch (format) {
+    case 'csv':
+      return {
+        contentType: 'text/csv; charset=utf-8',
+        filename: 'data.csv',
+        body: Readable.from(csvChunks(reader, columns, bom)),
+      };
+    case 'json':
+      return {
+        contentType: 'application/json; charset=utf-8',
+        filename: 'data.json',
+        body: Readable.from(jsonChunks(reader, false)),
+      };
+    case 'jsonl':
+      return {
+        contentType: 'application/x-ndjson; charset=utf-8',
+        filename: 'data.jsonl',
+        body: Readable.from(jsonChunks(reader, true)),
+      };
+    case 'xlsx':
+      return {
+        contentType: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+        filename: 'data.xlsx',
+        body: xlsxStream(reader, columns),
+      };
+    default: {
+      const never: never = format;
+      throw new Error(`unknown format ${String(never)}`);
+    }
+  }
+}
