@@ -19,3 +19,4 @@ export * from './config-spider.ts';
 export * from './spider-stats.ts';
 export * from './paging.ts';
 export * from './bounds.ts';
+export * from './environments.ts';

@@ -17,3 +17,4 @@ export * from './token.policy.ts';
 export * from './webhook.policy.ts';
 export * from './variable.policy.ts';
 export * from './setting.policy.ts';
+export * from './environment.policy.ts';

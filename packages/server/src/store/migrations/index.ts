@@ -7,6 +7,7 @@ import { m2026112205_schedules } from './2026112205_schedules.ts';
 import { m2026112207_git } from './2026112207_git.ts';
 import { m2026112208_collections } from './2026112208_collections.ts';
 import { m2026112220_webhook_outbox } from './2026112220_webhook_outbox.ts';
+import { m2026112301_environments } from './2026112301_environments.ts';
 
 /** Every migration by name; Kysely runs them in name order. Add one line per new migration file. */
 export const migrations: Record<string, EngineMigration> = {
@@ -18,4 +19,5 @@ export const migrations: Record<string, EngineMigration> = {
   '2026112207_git': m2026112207_git,
   '2026112208_collections': m2026112208_collections,
   '2026112220_webhook_outbox': m2026112220_webhook_outbox,
+  '2026112301_environments': m2026112301_environments,
 };
