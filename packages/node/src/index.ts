@@ -26,6 +26,8 @@ import { TaskRun, clearRuns, type SavedRun } from './runner.ts';
 import { diskFaultMessage, probeSpool } from './spool.ts';
 import { passThroughDir, privateDir, taskIdentity } from './sandbox.ts';
 import { stageTaskRuntime } from './task-runtime.ts';
+import { EnvJobRunner } from './environments/jobs.ts';
+import { taskEnvironment, type TaskEnvironment } from './environments/spider-env.ts';
 
 export { resolveCommand } from './runner.ts';
 export { MAX_LINE_BYTES } from './spool.ts';
@@ -110,6 +112,7 @@ export async function startNode(opts: NodeOptions): Promise<RunningNode> {
     runsDir,
     identity,
   };
+  const envJobs = new EnvJobRunner({ workDir, python }, { post: postJson, log });
   let maxRunners = opts.maxRunners ?? 8;
   let enabled = true;
   const runs = new Map<string, TaskRun>();
@@ -137,6 +140,16 @@ export async function startNode(opts: NodeOptions): Promise<RunningNode> {
     if (!res.ok) throw new Error(`shipping ${kind} failed: ${res.status}`);
     const body = (await res.json()) as { data: ShipAck };
     return body.data;
+  }
+
+  async function postJson<T>(route: string, body: unknown): Promise<T> {
+    const res = await fetch(`${base}${route}`, {
+      method: 'POST',
+      headers: { ...headers, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    if (!res.ok) throw new Error(`${route}: ${res.status} ${await res.text()}`);
+    return ((await res.json()) as { data: T }).data;
   }
 
   async function fetchBlob(hash: string): Promise<Buffer> {
@@ -197,11 +210,19 @@ export async function startNode(opts: NodeOptions): Promise<RunningNode> {
       run.fail(message);
       return;
     }
+    let environment: TaskEnvironment;
+    try {
+      const build = { places: { workDir, python }, identity, settings: envJobs.settings, note: (l: string) => run.note(l) };
+      environment = await taskEnvironment(run.workspace, t.spiderId, build);
+    } catch (err) {
+      run.fail((err as Error).message);
+      return;
+    }
     if (run.cancelled) {
       run.fail('cancelled before start', 'cancelled');
       return;
     }
-    run.start(t);
+    run.start(t, environment);
   }
 
   function onAssign(task: TaskAssignment): void {
@@ -311,6 +332,7 @@ export async function startNode(opts: NodeOptions): Promise<RunningNode> {
         // Final reports that the master did not acknowledge before the connection broke.
         for (const run of runs.values()) if (run.drained) sendFinished(run);
         log('info', 'registered with master', { nodeId, master: base });
+        envJobs.wake();
         return;
       }
       case 'config':
@@ -339,6 +361,9 @@ export async function startNode(opts: NodeOptions): Promise<RunningNode> {
       }
       case 'error':
         log('warn', `master says: ${msg.message}`);
+        return;
+      case 'env.wake':
+        envJobs.wake();
         return;
       default: {
         const never: never = msg;
@@ -394,11 +419,13 @@ export async function startNode(opts: NodeOptions): Promise<RunningNode> {
   }
 
   resumeRuns();
+  envJobs.start();
   connect();
   return {
     nodeId,
     async stop() {
       stopped = true;
+      envJobs.stop();
       if (heartbeat) clearInterval(heartbeat);
       if (reconnectTimer) clearTimeout(reconnectTimer);
       for (const run of runs.values()) {
