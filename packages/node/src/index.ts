@@ -448,13 +448,24 @@ export async function startNode(opts: NodeOptions): Promise<RunningNode> {
   };
 }
 
-/** `crawldeck node --master URL --key KEY [--data-dir DIR] [--name NAME] [--max-runners N] [--python PATH] [--task-user USER] [--work-dir DIR]` */
+const NODE_USAGE =
+  'usage: crawldeck node --master URL [--key-file FILE] [--data-dir DIR] [--name NAME] [--max-runners N] [--python PATH] [--task-user USER] [--work-dir DIR]\n' +
+  '  the node key comes from --key-file FILE, CRAWLDECK_NODE_KEY_FILE or CRAWLDECK_NODE_KEY, never the command line';
+
+/** The node key from a file (first line) or the environment: a key on the command line shows in `ps`. */
+function readNodeKey(file: string | undefined): string | undefined {
+  if (file) return readFileSync(file, 'utf8').split('\n')[0].trim() || undefined;
+  return process.env.CRAWLDECK_NODE_KEY || undefined;
+}
+
+/** `crawldeck node --master URL [--key-file FILE] [--data-dir DIR] [--name NAME] [--max-runners N] [--python PATH] [--task-user USER] [--work-dir DIR]` */
 export async function runNodeCli(args: string[]): Promise<void> {
   const { values } = parseArgs({
     args,
     options: {
       master: { type: 'string' },
       key: { type: 'string' },
+      'key-file': { type: 'string' },
       'data-dir': { type: 'string' },
       name: { type: 'string' },
       'max-runners': { type: 'string' },
@@ -464,15 +475,13 @@ export async function runNodeCli(args: string[]): Promise<void> {
       'work-dir': { type: 'string' },
     },
   });
-  // The key may come on the command line, which every local user (task processes too) reads in /proc/PID/cmdline:
-  // replace it with a plain title before any task runs.
   process.title = 'crawldeck-node';
+  // Every local user (task processes too) reads a command line in /proc/PID/cmdline: a key there is refused.
+  if (values.key !== undefined)
+    throw new Error('--key is not accepted: put the key in a file (--key-file) or in CRAWLDECK_NODE_KEY\n' + NODE_USAGE);
   const master = values.master ?? process.env.CRAWLDECK_MASTER_URL;
-  const key = values.key ?? process.env.CRAWLDECK_NODE_KEY;
-  if (!master || !key)
-    throw new Error(
-      'usage: crawldeck node --master URL --key KEY [--data-dir DIR] [--name NAME] [--max-runners N] [--python PATH] [--task-user USER] [--work-dir DIR]',
-    );
+  const key = readNodeKey(values['key-file'] ?? process.env.CRAWLDECK_NODE_KEY_FILE);
+  if (!master || !key) throw new Error(NODE_USAGE);
   const maxRunners = Number(values['max-runners'] ?? process.env.CRAWLDECK_MAX_RUNNERS ?? 8);
   if (!Number.isInteger(maxRunners) || maxRunners < 1) throw new Error('--max-runners must be a positive integer');
   const node = await startNode({

@@ -194,7 +194,8 @@ export const EnvClaim = Type.Object({
 export type EnvClaim = Static<typeof EnvClaim>;
 
 export const EnvJobLogBody = Type.Object({ lines: Type.Array(Str(64 * 1024), { maxItems: 10000 }) });
-export const EnvJobFinishBody = Type.Object({ ok: Type.Boolean(), error: Str(64 * 1024) });
+/** The end of a job, with what the node has now (so the states the console shows follow the job at once). */
+export const EnvJobFinishBody = Type.Object({ ok: Type.Boolean(), error: Str(64 * 1024), inventory: Type.Optional(NodeInventoryBody) });
 
 /** The answer envelope of a route, for Fastify's response schema (fields not described are not sent). */
 export function OkOf<T extends TSchema>(data: T) {

@@ -71,8 +71,7 @@ export class EnvJobRunner {
         if (!claim.job) continue;
       }
       if (!claim.job) return;
-      await this.run(claim.job);
-      await this.report(claim);
+      await this.run(claim.job, claim);
     }
   }
 
@@ -81,7 +80,7 @@ export class EnvJobRunner {
     await this.master.post('/api/node-api/environment', inventory);
   }
 
-  private async run(job: EnvJobOrder): Promise<void> {
+  private async run(job: EnvJobOrder, claim: EnvClaim): Promise<void> {
     let pending: string[] = [];
     const flush = async () => {
       const lines = pending;
@@ -99,7 +98,8 @@ export class EnvJobRunner {
       clearInterval(timer);
     }
     await flush();
-    await this.master.post(`/api/node-api/env-jobs/${job.id}/finish`, outcome);
+    const inventory = await takeInventory(this.places, claim.languages);
+    await this.master.post(`/api/node-api/env-jobs/${job.id}/finish`, { ...outcome, inventory });
     this.master.log(outcome.ok ? 'info' : 'warn', 'environment job ended', { job: job.id, name: job.name, ok: outcome.ok });
   }
 

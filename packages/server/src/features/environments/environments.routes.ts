@@ -133,7 +133,9 @@ export const environmentsFeature: Feature = (app, ctx) => {
   });
 
   app.post('/api/node-api/env-jobs/:id/finish', { config: node, schema: { params: IdParams, body: EnvJobFinishBody, response: { 200: Done } } }, async (req) => {
-    await store.finishJob(db, req.params.id, nodeId(req), req.body.ok, req.body.error);
+    const id = nodeId(req);
+    if (req.body.inventory) await svc.report(id, req.body.inventory);
+    await store.finishJob(db, req.params.id, id, req.body.ok, req.body.error);
     return ok(null);
   });
 };
