@@ -222,4 +222,9 @@ export const ROUTES: Record<string, RouteRow> = {
   'POST /api/node-api/env-jobs/claim': { access: 'node' },
   'POST /api/node-api/env-jobs/{id}/log': { access: 'node', body: () => ({ lines: [] }) },
   'POST /api/node-api/env-jobs/{id}/finish': { access: 'node', body: () => ({ ok: true, error: '' }) },
+
+  // installing a node on another machine: the installer and the bundle hold no secret
+  'GET /api/node-install/manifest': { access: 'public' },
+  'GET /api/node-install/install.sh': { access: 'public' },
+  'GET /api/node-install/bundle.tar.gz': { access: 'public' },
 };

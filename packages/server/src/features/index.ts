@@ -20,6 +20,7 @@ import { webhooksFeature } from './webhooks/webhooks.routes.ts';
 import { configSpiderFeature } from './config-spider/config-spider.routes.ts';
 import { spiderStatsFeature } from './spider-stats/spider-stats.routes.ts';
 import { environmentsFeature } from './environments/environments.routes.ts';
+import { nodeInstallFeature } from './node-install/node-install.routes.ts';
 
 /** Every feature of the master, registered in this order. Add one line per feature. */
-export const features: Feature[] = [sessionFeature, systemFeature, spidersFeature, projectsFeature, variablesFeature, usersFeature, tokensFeature, settingsFeature, databaseFeature, feedbackFeature, sitesFeature, statsFeature, nodesFeature, tasksFeature, scrapyFeature, gitFeature, schedulesFeature, webhooksFeature, configSpiderFeature, spiderStatsFeature, environmentsFeature];
+export const features: Feature[] = [sessionFeature, systemFeature, spidersFeature, projectsFeature, variablesFeature, usersFeature, tokensFeature, settingsFeature, databaseFeature, feedbackFeature, sitesFeature, statsFeature, nodesFeature, tasksFeature, scrapyFeature, gitFeature, schedulesFeature, webhooksFeature, configSpiderFeature, spiderStatsFeature, environmentsFeature, nodeInstallFeature];

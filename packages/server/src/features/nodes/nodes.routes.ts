@@ -15,6 +15,7 @@ import { blobContent, spiderForTask } from '../tasks/spider-source.ts';
 import { ingestItems, ingestLogs } from '../tasks/tasks.store.ts';
 import { presentTasks } from '../tasks/tasks.routes.ts';
 import { nodeFor, taskReadFilter } from '../../policies/index.ts';
+import { joinCommand, masterUrl } from '../node-install/node-install.service.ts';
 
 const IdParams = Type.Object({ id: Type.String({ pattern: '^[0-9a-f]{24}$' }) });
 
@@ -134,12 +135,11 @@ export const nodesFeature: Feature = async (app, ctx) => {
   });
 
   app.get('/api/nodes-join', { config: { access: 'admin' } }, async (req) => {
-    const host = req.headers.host ?? `127.0.0.1:${ctx.config.port}`;
-    const url = `${req.protocol}://${host}`;
+    const url = masterUrl(ctx, req.protocol, req.headers.host);
     return ok({
       master_url: url,
       key: ctx.config.nodeKey,
-      command: `crawldeck node --master ${url} --key ${ctx.config.nodeKey}`,
+      command: joinCommand(url, ctx.config.nodeKey),
       docs_url: `${ctx.config.docsUrl.replace(/\/$/, '')}/node/multi-node.html`,
       offline_seconds: rt.offlineMs / 1000,
     });
