@@ -28,7 +28,10 @@ afterAll(async () => {
   node?.kill('SIGKILL');
   await m?.close();
   const dataDir = path.join(dir, 'data');
-  rmSync(path.join(os.tmpdir(), `crawldeck-work-${createHash('sha256').update(dataDir).digest('hex').slice(0, 12)}`), { recursive: true, force: true });
+  rmSync(path.join(os.tmpdir(), `crawldeck-work-${createHash('sha256').update(dataDir).digest('hex').slice(0, 12)}`), {
+    recursive: true,
+    force: true,
+  });
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -36,7 +39,11 @@ afterAll(async () => {
 /** The master runs in this process: a synchronous child would stall it. */
 const run = promisify(execFile);
 
-const bareEnv = () => ({ PATH: `${path.dirname(process.execPath)}:/usr/local/bin:/usr/bin:/bin`, HOME: dir, LANG: 'C.UTF-8' });
+const bareEnv = () => ({
+  PATH: `${path.dirname(process.execPath)}:/usr/local/bin:/usr/bin:/bin`,
+  HOME: dir,
+  LANG: 'C.UTF-8',
+});
 
 describe('joining a node from another machine', () => {
   it('installs from the master into an empty folder and joins with the key in a file', async () => {
@@ -46,7 +53,9 @@ describe('joining a node from another machine', () => {
     expect(join).not.toMatch(/--key /);
     expect(readdirSync(dir)).toEqual([]);
 
-    const said = (await run('sh', ['-c', `curl -fsSL ${m.url}/api/node-install/install.sh | sh`], { cwd: dir, env: bareEnv() })).stdout;
+    const said = (
+      await run('sh', ['-c', `curl -fsSL ${m.url}/api/node-install/install.sh | sh`], { cwd: dir, env: bareEnv() })
+    ).stdout;
     expect(said).toMatch(/crawldeck node .* installed in crawldeck-node/);
     const bin = path.join(dir, 'crawldeck-node', 'bin', 'crawldeck-node');
     expect(existsSync(bin)).toBe(true);
@@ -59,7 +68,10 @@ describe('joining a node from another machine', () => {
     expect(refusal).toMatch(/--key is not accepted/);
 
     writeFileSync(path.join(dir, 'node-key'), KEY + '\n', { mode: 0o600 });
-    node = spawn(bin, ['--master', m.url, '--key-file', 'node-key', '--data-dir', 'data', '--name', 'far-away'], { cwd: dir, env: bareEnv() });
+    node = spawn(bin, ['--master', m.url, '--key-file', 'node-key', '--data-dir', 'data', '--name', 'far-away'], {
+      cwd: dir,
+      env: bareEnv(),
+    });
     node.stdout!.on('data', (d) => (output += d));
     node.stderr!.on('data', (d) => (output += d));
     await waitNodes(m, 1, 60_000).catch((err: Error) => {

@@ -13,7 +13,13 @@ import { waitFor, waitNodes } from './tasks.helpers.ts';
 
 let m: TestMaster;
 let nodeId = '';
-const LUA = { key: 'lua', name: 'Lua 5.4', executable: 'lua5.4', version_args: ['-v'], packages: { apt: ['lua5.4'], dnf: ['lua'], apk: ['lua5.4'] } };
+const LUA = {
+  key: 'lua',
+  name: 'Lua 5.4',
+  executable: 'lua5.4',
+  version_args: ['-v'],
+  packages: { apt: ['lua5.4'], dnf: ['lua'], apk: ['lua5.4'] },
+};
 
 type Lang = { key: string; state: string; version: string; path: string };
 const lua = async (): Promise<Lang> =>
@@ -24,10 +30,15 @@ async function runJob(action: 'install' | 'uninstall'): Promise<{ status: string
   expect(r.status, r.body.error).toBe(200);
   const id = r.body.data[0]._id as string;
   if (action === 'install') expect((await lua()).state).toBe('installing');
-  return waitFor(`language ${action}`, async () => {
-    const j = (await m.api('GET', `/env-jobs/${id}`)).body.data;
-    return ['done', 'failed'].includes(j.status) ? j : undefined;
-  }, 600_000, 500);
+  return waitFor(
+    `language ${action}`,
+    async () => {
+      const j = (await m.api('GET', `/env-jobs/${id}`)).body.data;
+      return ['done', 'failed'].includes(j.status) ? j : undefined;
+    },
+    600_000,
+    500,
+  );
 }
 
 beforeAll(async () => {
@@ -39,7 +50,10 @@ beforeAll(async () => {
 afterAll(async () => {
   const dataDir = path.join(m.dataDir, 'node');
   await m?.close();
-  rmSync(path.join(os.tmpdir(), `crawldeck-work-${createHash('sha256').update(dataDir).digest('hex').slice(0, 12)}`), { recursive: true, force: true });
+  rmSync(path.join(os.tmpdir(), `crawldeck-work-${createHash('sha256').update(dataDir).digest('hex').slice(0, 12)}`), {
+    recursive: true,
+    force: true,
+  });
 });
 
 describe.runIf(ENGINE === 'sqlite')('languages on a node', () => {

@@ -72,28 +72,41 @@ beforeAll(async () => {
   masterNode = nodes.find((n) => n.type === 'master')!._id;
   workerNode = nodes.find((n) => n.type === 'worker')!._id;
   normal = await m.createUser('env_normal');
-  const s = await m.api('POST', '/env-settings', { body: { pip_index_url: indexes.pipIndex, pip_extra_index_url: '', npm_registry: indexes.npmRegistry } });
+  const s = await m.api('POST', '/env-settings', {
+    body: { pip_index_url: indexes.pipIndex, pip_extra_index_url: '', npm_registry: indexes.npmRegistry },
+  });
   expect(s.status).toBe(200);
   // Both nodes report what they have once they registered.
   for (const id of [masterNode, workerNode])
-    await waitFor(`report of ${id}`, async () => (await m.api('GET', `/nodes/${id}/environment`)).body.data.reported_ts, 60_000, 200);
+    await waitFor(
+      `report of ${id}`,
+      async () => (await m.api('GET', `/nodes/${id}/environment`)).body.data.reported_ts,
+      60_000,
+      200,
+    );
 }, 180_000);
 
 afterAll(async () => {
   worker?.proc.kill('SIGKILL');
   await m?.close();
   await indexes?.close();
-  for (const dir of [path.join(m.dataDir, 'node'), worker.dataDir]) rmSync(workDirOf(dir), { recursive: true, force: true });
+  for (const dir of [path.join(m.dataDir, 'node'), worker.dataDir])
+    rmSync(workDirOf(dir), { recursive: true, force: true });
 });
 
 describe('node environments', () => {
   it('lets a normal user see states but not install', async () => {
     expect((await m.api('GET', `/nodes/${workerNode}/environment`, { token: normal })).status).toBe(200);
     expect((await m.api('GET', '/env-dependencies', { token: normal })).status).toBe(200);
-    const denied = await m.api('POST', '/env-jobs', { token: normal, body: { target: 'pip', action: 'install', name: 'cdtiny', all_nodes: true } });
+    const denied = await m.api('POST', '/env-jobs', {
+      token: normal,
+      body: { target: 'pip', action: 'install', name: 'cdtiny', all_nodes: true },
+    });
     expect(denied.status).toBe(403);
     expect((await m.api('GET', '/env-jobs')).body.total).toBe(0);
-    const bad = await m.api('POST', '/env-jobs', { body: { target: 'pip', action: 'install', name: '--index-url=http://evil', all_nodes: true } });
+    const bad = await m.api('POST', '/env-jobs', {
+      body: { target: 'pip', action: 'install', name: '--index-url=http://evil', all_nodes: true },
+    });
     expect(bad.status).toBe(400);
   });
 
@@ -102,27 +115,45 @@ describe('node environments', () => {
     expect(pip.body.data).toEqual([{ name: 'cdtiny', versions: ['1.0', '2.0'] }]);
     const npm = await m.api('GET', '/env-packages/search', { query: { target: 'npm', q: 'cdtiny-js' } });
     expect(npm.body.data[0].versions).toEqual(['1.0.0', '2.0.0']);
-    expect((await m.api('GET', '/env-packages/search', { query: { target: 'pip', q: 'nothing-here' } })).body.data).toEqual([]);
+    expect(
+      (await m.api('GET', '/env-packages/search', { query: { target: 'pip', q: 'nothing-here' } })).body.data,
+    ).toEqual([]);
   });
 
   it('installs, upgrades and uninstalls a pip package on the master node and a worker', async () => {
     const jobs = await startJobs({ target: 'pip', action: 'install', name: 'cdtiny', version: '1.0', all_nodes: true });
     expect(jobs.map((j) => j.node_id).sort()).toEqual([masterNode, workerNode].sort());
     const ends = await finished(jobs);
-    expect(ends.map((j) => j.status), ends.map((j) => j.log).join('\n')).toEqual(['done', 'done']);
+    expect(
+      ends.map((j) => j.status),
+      ends.map((j) => j.log).join('\n'),
+    ).toEqual(['done', 'done']);
     expect(ends[0].log).toMatch(/Successfully installed cdtiny-1\.0/);
     for (const id of [masterNode, workerNode])
-      expect(await packageOn(id, 'pip', 'cdtiny')).toMatchObject({ version: '1.0', state: 'installed', all_nodes: true });
+      expect(await packageOn(id, 'pip', 'cdtiny')).toMatchObject({
+        version: '1.0',
+        state: 'installed',
+        all_nodes: true,
+      });
 
     await finished(await startJobs({ target: 'pip', action: 'upgrade', name: 'cdtiny', node_ids: [masterNode] }));
     expect(await packageOn(masterNode, 'pip', 'cdtiny')).toMatchObject({ version: '2.0', state: 'installed' });
     expect(await packageOn(workerNode, 'pip', 'cdtiny')).toMatchObject({ version: '1.0' });
 
-    const deps = (await m.api('GET', '/env-dependencies')).body.data as { target: string; name: string; nodes: { node_id: string; version: string }[] }[];
+    const deps = (await m.api('GET', '/env-dependencies')).body.data as {
+      target: string;
+      name: string;
+      nodes: { node_id: string; version: string }[];
+    }[];
     const row = deps.find((d) => d.target === 'pip' && d.name.toLowerCase() === 'cdtiny')!;
-    expect(Object.fromEntries(row.nodes.map((n) => [n.node_id, n.version]))).toEqual({ [masterNode]: '2.0', [workerNode]: '1.0' });
+    expect(Object.fromEntries(row.nodes.map((n) => [n.node_id, n.version]))).toEqual({
+      [masterNode]: '2.0',
+      [workerNode]: '1.0',
+    });
 
-    const [gone] = await finished(await startJobs({ target: 'pip', action: 'uninstall', name: 'cdtiny', node_ids: [workerNode] }));
+    const [gone] = await finished(
+      await startJobs({ target: 'pip', action: 'uninstall', name: 'cdtiny', node_ids: [workerNode] }),
+    );
     expect(gone.status).toBe('done');
     expect(await packageOn(workerNode, 'pip', 'cdtiny')).toMatchObject({ state: 'not-installed', version: '' });
   }, 240_000);
@@ -130,18 +161,34 @@ describe('node environments', () => {
   it('installs what belongs on all nodes on a node that joins later', async () => {
     const late = spawnNode(m.url, KEY, 'env-late');
     try {
-      const id = await waitFor('the late node', async () => {
-        const nodes = (await m.api('GET', '/nodes')).body.data as { _id: string; name: string; status: string }[];
-        return nodes.find((n) => n.name === 'env-late' && n.status === 'online')?._id;
-      }, 60_000);
-      const jobs = await waitFor('its job', async () => {
-        const r = (await m.api('GET', '/env-jobs', { query: { node_id: id } })).body.data as (Job & { name: string; username: string })[];
-        return r.length ? r : undefined;
-      }, 60_000, 200);
+      const id = await waitFor(
+        'the late node',
+        async () => {
+          const nodes = (await m.api('GET', '/nodes')).body.data as { _id: string; name: string; status: string }[];
+          return nodes.find((n) => n.name === 'env-late' && n.status === 'online')?._id;
+        },
+        60_000,
+      );
+      const jobs = await waitFor(
+        'its job',
+        async () => {
+          const r = (await m.api('GET', '/env-jobs', { query: { node_id: id } })).body.data as (Job & {
+            name: string;
+            username: string;
+          })[];
+          return r.length ? r : undefined;
+        },
+        60_000,
+        200,
+      );
       expect(jobs.map((j) => [j.name, j.username])).toEqual([['cdtiny', 'all nodes']]);
       const [end] = await finished(jobs);
       expect(end.status, end.log).toBe('done');
-      expect(await packageOn(id, 'pip', 'cdtiny')).toMatchObject({ version: '1.0', state: 'installed', all_nodes: true });
+      expect(await packageOn(id, 'pip', 'cdtiny')).toMatchObject({
+        version: '1.0',
+        state: 'installed',
+        all_nodes: true,
+      });
     } finally {
       late.proc.kill('SIGKILL');
       rmSync(workDirOf(late.dataDir), { recursive: true, force: true });
@@ -149,9 +196,21 @@ describe('node environments', () => {
   }, 180_000);
 
   it('installs, upgrades and uninstalls an npm package', async () => {
-    const ends = await finished(await startJobs({ target: 'npm', action: 'install', name: 'cdtiny-js', version: '1.0.0', node_ids: [masterNode, workerNode] }));
-    expect(ends.map((j) => j.status), ends.map((j) => j.log).join('\n')).toEqual(['done', 'done']);
-    for (const id of [masterNode, workerNode]) expect(await packageOn(id, 'npm', 'cdtiny-js')).toMatchObject({ version: '1.0.0', state: 'installed' });
+    const ends = await finished(
+      await startJobs({
+        target: 'npm',
+        action: 'install',
+        name: 'cdtiny-js',
+        version: '1.0.0',
+        node_ids: [masterNode, workerNode],
+      }),
+    );
+    expect(
+      ends.map((j) => j.status),
+      ends.map((j) => j.log).join('\n'),
+    ).toEqual(['done', 'done']);
+    for (const id of [masterNode, workerNode])
+      expect(await packageOn(id, 'npm', 'cdtiny-js')).toMatchObject({ version: '1.0.0', state: 'installed' });
     await finished(await startJobs({ target: 'npm', action: 'upgrade', name: 'cdtiny-js', node_ids: [workerNode] }));
     expect(await packageOn(workerNode, 'npm', 'cdtiny-js')).toMatchObject({ version: '2.0.0' });
     await finished(await startJobs({ target: 'npm', action: 'uninstall', name: 'cdtiny-js', node_ids: [workerNode] }));
@@ -160,18 +219,27 @@ describe('node environments', () => {
   }, 240_000);
 
   it('fails an install of an unknown package with the tool message', async () => {
-    const [job] = await finished(await startJobs({ target: 'pip', action: 'install', name: 'no-such-package-xyz', node_ids: [workerNode] }));
+    const [job] = await finished(
+      await startJobs({ target: 'pip', action: 'install', name: 'no-such-package-xyz', node_ids: [workerNode] }),
+    );
     expect(job.status).toBe('failed');
     expect(job.error).toMatch(/No matching distribution found for no-such-package-xyz/);
     expect(await packageOn(workerNode, 'pip', 'no-such-package-xyz')).toBeUndefined();
   }, 120_000);
 
   it('queues jobs of one node and runs them one at a time', async () => {
-    const a = await startJobs({ target: 'npm', action: 'install', name: 'cdtiny-js', version: '1.0.0', node_ids: [workerNode] });
+    const a = await startJobs({
+      target: 'npm',
+      action: 'install',
+      name: 'cdtiny-js',
+      version: '1.0.0',
+      node_ids: [workerNode],
+    });
     const b = await startJobs({ target: 'npm', action: 'upgrade', name: 'cdtiny-js', node_ids: [workerNode] });
     const [ja, jb] = await finished([...a, ...b]);
     expect([ja.status, jb.status]).toEqual(['done', 'done']);
-    const rows = (await m.api('GET', '/env-jobs', { query: { node_id: workerNode, target: 'npm', limit: 2 } })).body.data as { _id: string; start_ts: string; finish_ts: string }[];
+    const rows = (await m.api('GET', '/env-jobs', { query: { node_id: workerNode, target: 'npm', limit: 2 } })).body
+      .data as { _id: string; start_ts: string; finish_ts: string }[];
     const [later, earlier] = rows;
     expect(later._id).toBe(jb._id);
     expect(Date.parse(later.start_ts)).toBeGreaterThanOrEqual(Date.parse(earlier.finish_ts));
@@ -179,7 +247,10 @@ describe('node environments', () => {
 
   it('builds a per-spider environment once, reuses it, rebuilds it when requirements.txt changes', async () => {
     const main = 'import cdtiny, sys\nprint("cdtiny", cdtiny.VERSION, "python", sys.executable)\n';
-    const id = await makeSpider(m, 'env-spider', 'python main.py', { 'main.py': main, 'requirements.txt': 'cdtiny==1.0\n' });
+    const id = await makeSpider(m, 'env-spider', 'python main.py', {
+      'main.py': main,
+      'requirements.txt': 'cdtiny==1.0\n',
+    });
     const run = async () => {
       const started = Date.now();
       const [taskId] = await runSpider(m, id, { run_type: 'selected-nodes', node_ids: [workerNode] });
@@ -195,7 +266,9 @@ describe('node environments', () => {
     expect(second.log).toMatch(/reusing the Python environment/);
     expect(second.log).not.toMatch(/building the Python environment/);
     expect(second.log).toMatch(/cdtiny 1\.0/);
-    console.log(`per-spider environment: first run ${first.ms} ms, reuse ${second.ms} ms, ratio ${(first.ms / second.ms).toFixed(1)}`);
+    console.log(
+      `per-spider environment: first run ${first.ms} ms, reuse ${second.ms} ms, ratio ${(first.ms / second.ms).toFixed(1)}`,
+    );
     await m.api('POST', `/spiders/${id}/file`, { body: { path: 'requirements.txt', content: 'cdtiny==2.0\n' } });
     const third = await run();
     expect(third.log).toMatch(/building the Python environment/);
@@ -203,7 +276,10 @@ describe('node environments', () => {
   }, 400_000);
 
   it('a spider whose requirements cannot be met fails with pip words in its log', async () => {
-    const id = await makeSpider(m, 'env-broken', 'python main.py', { 'main.py': 'print(1)\n', 'requirements.txt': 'no-such-package-xyz\n' });
+    const id = await makeSpider(m, 'env-broken', 'python main.py', {
+      'main.py': 'print(1)\n',
+      'requirements.txt': 'no-such-package-xyz\n',
+    });
     const [taskId] = await runSpider(m, id, { run_type: 'selected-nodes', node_ids: [workerNode] });
     const t = await waitTask(m, taskId, ['finished', 'error'], 120_000);
     expect(t.status).toBe('error');

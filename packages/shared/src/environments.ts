@@ -84,12 +84,54 @@ export type EnvLanguage = Static<typeof EnvLanguage>;
 const pkg = (apt: string[], dnf: string[], apk: string[]) => ({ apt, dnf, apk });
 /** The languages every master knows; administrators add more (stored). */
 export const BUILTIN_LANGUAGES: EnvLanguage[] = [
-  { key: 'python', name: 'Python 3', executable: 'python3', version_args: ['--version'], packages: pkg(['python3', 'python3-pip', 'python3-venv'], ['python3', 'python3-pip'], ['python3', 'py3-pip']), builtin: true },
-  { key: 'node', name: 'Node.js', executable: 'node', version_args: ['--version'], packages: pkg(['nodejs', 'npm'], ['nodejs', 'npm'], ['nodejs', 'npm']), builtin: true },
-  { key: 'java', name: 'Java', executable: 'java', version_args: ['-version'], packages: pkg(['default-jre-headless'], ['java-17-openjdk-headless'], ['openjdk17-jre-headless']), builtin: true },
-  { key: 'go', name: 'Go', executable: 'go', version_args: ['version'], packages: pkg(['golang-go'], ['golang'], ['go']), builtin: true },
-  { key: 'php', name: 'PHP', executable: 'php', version_args: ['--version'], packages: pkg(['php-cli'], ['php-cli'], ['php82']), builtin: true },
-  { key: 'ruby', name: 'Ruby', executable: 'ruby', version_args: ['--version'], packages: pkg(['ruby'], ['ruby'], ['ruby']), builtin: true },
+  {
+    key: 'python',
+    name: 'Python 3',
+    executable: 'python3',
+    version_args: ['--version'],
+    packages: pkg(['python3', 'python3-pip', 'python3-venv'], ['python3', 'python3-pip'], ['python3', 'py3-pip']),
+    builtin: true,
+  },
+  {
+    key: 'node',
+    name: 'Node.js',
+    executable: 'node',
+    version_args: ['--version'],
+    packages: pkg(['nodejs', 'npm'], ['nodejs', 'npm'], ['nodejs', 'npm']),
+    builtin: true,
+  },
+  {
+    key: 'java',
+    name: 'Java',
+    executable: 'java',
+    version_args: ['-version'],
+    packages: pkg(['default-jre-headless'], ['java-17-openjdk-headless'], ['openjdk17-jre-headless']),
+    builtin: true,
+  },
+  {
+    key: 'go',
+    name: 'Go',
+    executable: 'go',
+    version_args: ['version'],
+    packages: pkg(['golang-go'], ['golang'], ['go']),
+    builtin: true,
+  },
+  {
+    key: 'php',
+    name: 'PHP',
+    executable: 'php',
+    version_args: ['--version'],
+    packages: pkg(['php-cli'], ['php-cli'], ['php82']),
+    builtin: true,
+  },
+  {
+    key: 'ruby',
+    name: 'Ruby',
+    executable: 'ruby',
+    version_args: ['--version'],
+    packages: pkg(['ruby'], ['ruby'], ['ruby']),
+    builtin: true,
+  },
 ];
 
 /** What a node found of one language. */
@@ -107,13 +149,19 @@ export type InstalledPackage = Static<typeof InstalledPackage>;
 /** What a node reports after it starts and after every job: languages found, packages of its environments. */
 export const NodeInventoryBody = Type.Object({
   package_manager: Type.Union([...PACKAGE_MANAGERS.map((p) => Type.Literal(p)), Type.Literal('')]),
-  languages: Type.Array(Type.Object({ key: Str(64), installed: Type.Boolean(), version: Str(128), path: Str(1000) }), { maxItems: 200 }),
+  languages: Type.Array(Type.Object({ key: Str(64), installed: Type.Boolean(), version: Str(128), path: Str(1000) }), {
+    maxItems: 200,
+  }),
   pip: Type.Array(InstalledPackage, { maxItems: 5000 }),
   npm: Type.Array(InstalledPackage, { maxItems: 5000 }),
 });
 export type NodeInventoryBody = Static<typeof NodeInventoryBody>;
 
-export const EnvState = Type.Union([Type.Literal('installed'), Type.Literal('not-installed'), Type.Literal('installing')]);
+export const EnvState = Type.Union([
+  Type.Literal('installed'),
+  Type.Literal('not-installed'),
+  Type.Literal('installing'),
+]);
 export type EnvState = Static<typeof EnvState>;
 
 /** A node's languages as the Installation tab shows them: state, version, and the job that is under way. */
@@ -152,7 +200,9 @@ export const DependencyRow = Type.Object({
   target: Type.String(),
   name: Type.String(),
   all_nodes: Type.Boolean(),
-  nodes: Type.Array(Type.Object({ node_id: Type.String(), node_name: Type.String(), state: EnvState, version: Type.String() })),
+  nodes: Type.Array(
+    Type.Object({ node_id: Type.String(), node_name: Type.String(), state: EnvState, version: Type.String() }),
+  ),
 });
 export type DependencyRow = Static<typeof DependencyRow>;
 
@@ -195,9 +245,18 @@ export type EnvClaim = Static<typeof EnvClaim>;
 
 export const EnvJobLogBody = Type.Object({ lines: Type.Array(Str(64 * 1024), { maxItems: 10000 }) });
 /** The end of a job, with what the node has now (so the states the console shows follow the job at once). */
-export const EnvJobFinishBody = Type.Object({ ok: Type.Boolean(), error: Str(64 * 1024), inventory: Type.Optional(NodeInventoryBody) });
+export const EnvJobFinishBody = Type.Object({
+  ok: Type.Boolean(),
+  error: Str(64 * 1024),
+  inventory: Type.Optional(NodeInventoryBody),
+});
 
 /** The answer envelope of a route, for Fastify's response schema (fields not described are not sent). */
 export function OkOf<T extends TSchema>(data: T) {
-  return Type.Object({ status: Type.Literal('ok'), message: Type.String(), data, total: Type.Optional(Type.Integer()) });
+  return Type.Object({
+    status: Type.Literal('ok'),
+    message: Type.String(),
+    data,
+    total: Type.Optional(Type.Integer()),
+  });
 }

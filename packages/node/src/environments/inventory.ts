@@ -3,7 +3,13 @@ import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import type { EnvLanguage, EnvLanguageState, InstalledPackage, NodeInventoryBody, PackageManager } from '@crawldeck/shared';
+import type {
+  EnvLanguage,
+  EnvLanguageState,
+  InstalledPackage,
+  NodeInventoryBody,
+  PackageManager,
+} from '@crawldeck/shared';
 import { which } from '../system.ts';
 import { baseEnv } from '../sandbox.ts';
 import { nodeEnvDir, pythonEnvDir, toolHome, venvPython, type EnvPlaces } from './places.ts';

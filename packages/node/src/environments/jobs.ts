@@ -85,7 +85,8 @@ export class EnvJobRunner {
     const flush = async () => {
       const lines = pending;
       pending = [];
-      if (lines.length) await this.master.post(`/api/node-api/env-jobs/${job.id}/log`, { lines }).catch(() => undefined);
+      if (lines.length)
+        await this.master.post(`/api/node-api/env-jobs/${job.id}/log`, { lines }).catch(() => undefined);
     };
     const timer = setInterval(() => void flush(), FLUSH_MS);
     let outcome: { ok: boolean; error: string };
@@ -100,7 +101,11 @@ export class EnvJobRunner {
     await flush();
     const inventory = await takeInventory(this.places, claim.languages);
     await this.master.post(`/api/node-api/env-jobs/${job.id}/finish`, { ...outcome, inventory });
-    this.master.log(outcome.ok ? 'info' : 'warn', 'environment job ended', { job: job.id, name: job.name, ok: outcome.ok });
+    this.master.log(outcome.ok ? 'info' : 'warn', 'environment job ended', {
+      job: job.id,
+      name: job.name,
+      ok: outcome.ok,
+    });
   }
 
   private async execute(job: EnvJobOrder, onLine: (l: string) => void): Promise<{ ok: boolean; error: string }> {
@@ -111,7 +116,12 @@ export class EnvJobRunner {
       const pm = packageManager();
       let r = await tool(languageCommand(job, pm));
       // A fresh machine often has no package lists yet: fetch them once and try again.
-      if (r.code !== 0 && pm === 'apt' && job.action === 'install' && /Unable to locate package|no installation candidate/.test(r.tail.join('\n'))) {
+      if (
+        r.code !== 0 &&
+        pm === 'apt' &&
+        job.action === 'install' &&
+        /Unable to locate package|no installation candidate/.test(r.tail.join('\n'))
+      ) {
         await tool(aptUpdateCommand());
         r = await tool(languageCommand(job, pm));
       }
@@ -125,12 +135,12 @@ export class EnvJobRunner {
         if (made.code !== 0) return { ok: false, error: toolError(made) };
       }
       const r = await tool(pipCommand(job, this.places, this.settings));
-      openToTaskUser(dir);
+      await openToTaskUser(dir);
       return r.code === 0 ? { ok: true, error: '' } : { ok: false, error: toolError(r) };
     }
     mkdirSync(nodeEnvDir(this.places), { recursive: true });
     const r = await tool(npmCommand(job, this.places, this.settings));
-    openToTaskUser(nodeEnvDir(this.places));
+    await openToTaskUser(nodeEnvDir(this.places));
     return r.code === 0 ? { ok: true, error: '' } : { ok: false, error: toolError(r) };
   }
 }

@@ -36,7 +36,11 @@ function fileHash(workspace: string, files: string[]): string | undefined {
   const present = files.filter((f) => existsSync(path.join(workspace, f)));
   if (!present.length) return undefined;
   const h = createHash('sha256');
-  for (const f of present) h.update(f).update('\0').update(readFileSync(path.join(workspace, f))).update('\0');
+  for (const f of present)
+    h.update(f)
+      .update('\0')
+      .update(readFileSync(path.join(workspace, f)))
+      .update('\0');
   return h.digest('hex').slice(0, 16);
 }
 
@@ -48,7 +52,12 @@ interface Build {
 }
 
 /** Builds `dir` once (concurrent tasks of one spider wait for the same build); a half-built one is redone. */
-async function ensureBuilt(dir: string, b: Build, kind: string, steps: (env: NodeJS.ProcessEnv) => string[][]): Promise<void> {
+async function ensureBuilt(
+  dir: string,
+  b: Build,
+  kind: string,
+  steps: (env: NodeJS.ProcessEnv) => string[][],
+): Promise<void> {
   if (existsSync(path.join(dir, READY))) {
     b.note(`[environment] reusing the ${kind} environment ${path.basename(dir)} (built before)`);
     return;
@@ -92,7 +101,17 @@ export async function taskEnvironment(workspace: string, spiderId: string, b: Bu
     const dir = path.join(root, name);
     await ensureBuilt(dir, b, 'Python', () => [
       [b.places.python, '-m', 'venv', '--system-site-packages', dir],
-      [venvPython(dir), '-m', 'pip', '--disable-pip-version-check', '--no-input', 'install', ...pipIndexArgs(b.settings), '-r', path.join(workspace, 'requirements.txt')],
+      [
+        venvPython(dir),
+        '-m',
+        'pip',
+        '--disable-pip-version-check',
+        '--no-input',
+        'install',
+        ...pipIndexArgs(b.settings),
+        '-r',
+        path.join(workspace, 'requirements.txt'),
+      ],
     ]);
     await dropOlder(spiderId, 'py', name, b);
     env.python = venvPython(dir);
@@ -104,7 +123,8 @@ export async function taskEnvironment(workspace: string, spiderId: string, b: Bu
     const dir = path.join(root, name);
     const lock = existsSync(path.join(workspace, 'package-lock.json'));
     await ensureBuilt(dir, b, 'Node.js', () => {
-      for (const f of ['package.json', ...(lock ? ['package-lock.json'] : [])]) copyFileSync(path.join(workspace, f), path.join(dir, f));
+      for (const f of ['package.json', ...(lock ? ['package-lock.json'] : [])])
+        copyFileSync(path.join(workspace, f), path.join(dir, f));
       giveTree(dir, b.identity);
       const registry = b.settings.npm_registry ? ['--registry', b.settings.npm_registry] : [];
       return [['npm', lock ? 'ci' : 'install', '--omit=dev', '--no-audit', '--no-fund', ...registry]];

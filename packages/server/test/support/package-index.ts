@@ -33,10 +33,14 @@ function buildWheels(dir: string, name: string, module: string, versions: string
       path.join(src, 'setup.py'),
       `from setuptools import setup\nsetup(name=${JSON.stringify(name)}, version=${JSON.stringify(v)}, py_modules=[${JSON.stringify(module)}])\n`,
     );
-    execFileSync(PYTHON, ['-m', 'pip', 'wheel', '--no-build-isolation', '--no-deps', '--no-index', '-q', '-w', out, src], {
-      stdio: 'pipe',
-      env: { ...process.env, PIP_DISABLE_PIP_VERSION_CHECK: '1' },
-    });
+    execFileSync(
+      PYTHON,
+      ['-m', 'pip', 'wheel', '--no-build-isolation', '--no-deps', '--no-index', '-q', '-w', out, src],
+      {
+        stdio: 'pipe',
+        env: { ...process.env, PIP_DISABLE_PIP_VERSION_CHECK: '1' },
+      },
+    );
   }
   return readdirSync(out).filter((f) => f.endsWith('.whl'));
 }
@@ -49,7 +53,10 @@ function buildTarballs(dir: string, name: string, versions: string[]): Map<strin
     mkdirSync(src, { recursive: true });
     writeFileSync(path.join(src, 'package.json'), JSON.stringify({ name, version: v, main: 'index.js' }));
     writeFileSync(path.join(src, 'index.js'), `module.exports = { version: ${JSON.stringify(v)} };\n`);
-    const file = execFileSync('npm', ['pack', '--silent', '--pack-destination', dir], { cwd: src, encoding: 'utf8' }).trim();
+    const file = execFileSync('npm', ['pack', '--silent', '--pack-destination', dir], {
+      cwd: src,
+      encoding: 'utf8',
+    }).trim();
     tarballs.set(v, readFileSync(path.join(dir, file.split('\n').pop()!)));
   }
   return tarballs;
@@ -90,7 +97,9 @@ export async function startPackageIndexes(opts: {
     if (url === `/simple/${project}/`) {
       res.setHeader('content-type', 'text/html');
       const links = wheels.map((w) => {
-        const sha = createHash('sha256').update(readFileSync(path.join(dir, 'wheels', w))).digest('hex');
+        const sha = createHash('sha256')
+          .update(readFileSync(path.join(dir, 'wheels', w)))
+          .digest('hex');
         return `<a href="/files/${w}#sha256=${sha}">${w}</a>`;
       });
       res.end(`<html><body>${links.join('<br>')}</body></html>`);

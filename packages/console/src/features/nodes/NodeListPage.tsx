@@ -6,7 +6,7 @@
 import { useState } from 'react';
 import { App, Button, Card, Form, Modal, Segmented, Space, Table, Tag, Tooltip, Typography } from 'antd';
 import type { TableProps } from 'antd';
-import { ApartmentOutlined, DeleteOutlined, EditOutlined, EyeOutlined, ReloadOutlined, TableOutlined } from '@ant-design/icons';
+import { ApartmentOutlined, AppstoreOutlined, DeleteOutlined, EditOutlined, EyeOutlined, ReloadOutlined, TableOutlined } from '@ant-design/icons';
 import { Link, useLocation, useNavigate } from 'react-router';
 import { useTranslation } from 'react-i18next';
 import type { NodeEditBody, NodeInfo } from '@crawldeck/shared';
@@ -17,6 +17,7 @@ import { useDeleteNode, useNodes } from './api.ts';
 import NodeStatusTag, { NodeTypeTag } from './components/NodeStatusTag.tsx';
 import JoinPanel from './components/JoinPanel.tsx';
 import NetworkGraph from './components/NetworkGraph.tsx';
+import DependenciesView from './components/DependenciesView.tsx';
 import { NodeFormFields, useNodeForm, useSaveNode } from './components/NodeForm.tsx';
 import './nodes.css';
 
@@ -56,7 +57,7 @@ export default function NodeListPage() {
   const isAdmin = useUserStore((s) => s.role) === 'admin';
   const nodes = useNodes(active);
   const del = useDeleteNode();
-  const [view, setView] = useState<'table' | 'network'>('table');
+  const [view, setView] = useState<'table' | 'network' | 'dependencies'>('table');
   const [editing, setEditing] = useState<NodeInfo | null>(null);
   useTaskEvents(active);
 
@@ -178,10 +179,11 @@ export default function NodeListPage() {
         <div className="nodes-toolbar">
           <Segmented
             value={view}
-            onChange={(v) => setView(v as 'table' | 'network')}
+            onChange={(v) => setView(v as 'table' | 'network' | 'dependencies')}
             options={[
               { value: 'table', label: t('nodes:views.table'), icon: <TableOutlined /> },
               { value: 'network', label: t('nodes:views.network'), icon: <ApartmentOutlined /> },
+              { value: 'dependencies', label: t('environments:dependencies.title'), icon: <AppstoreOutlined /> },
             ]}
             data-testid="nodes-view"
           />
@@ -203,6 +205,8 @@ export default function NodeListPage() {
             scroll={{ x: 'max-content' }}
             data-testid="node-table"
           />
+        ) : view === 'dependencies' ? (
+          <DependenciesView nodes={nodes.data ?? []} />
         ) : (
           <>
             <Typography.Paragraph type="secondary">{t('nodes:network.hint')}</Typography.Paragraph>

@@ -53,8 +53,6 @@ export default {
   },
   installation: {
     intro: 'Executables found on the node\u2019s PATH when the node service started (restart the node service to look again).',
-    notImplemented:
-      'Installing languages and dependencies from the console is not implemented. Install them on the node machine itself (for example with apt, pip or npm), then restart the node service so this list is refreshed.',
     installed: 'Installed',
     notInstalled: 'Not Installed',
     name: 'Executable',

@@ -53,7 +53,6 @@ export default {
   },
   installation: {
     intro: '节点服务启动时在 PATH 中找到的可执行程序（重启节点服务后会重新检测）。',
-    notImplemented: '控制台暂不支持安装语言和依赖。请直接在节点机器上安装（例如使用 apt、pip 或 npm），然后重启节点服务以刷新此列表。',
     installed: '已安装',
     notInstalled: '未安装',
     name: '可执行程序',

@@ -113,7 +113,8 @@ export class EnvironmentsService {
   async startJobs(user: { id: string; username: string }, body: EnvJobBody): Promise<EnvJob[]> {
     if (body.target === 'language' && !(await this.languages()).some((l) => l.key === body.name))
       throw badRequest(`unknown language "${body.name}"`);
-    if (body.target === 'language' && body.action === 'upgrade') throw badRequest('languages are installed or uninstalled, not upgraded');
+    if (body.target === 'language' && body.action === 'upgrade')
+      throw badRequest('languages are installed or uninstalled, not upgraded');
     const names = await this.nodeNames();
     const nodeIds = body.all_nodes ? [...names.keys()] : [...new Set(body.node_ids ?? [])];
     if (!nodeIds.length) throw badRequest('choose at least one node, or all nodes');
@@ -224,11 +225,13 @@ export class EnvironmentsService {
       for (const p of inv[target]) names.set(packageKey(target, p.name), p.name);
       for (const j of jobs) if (j.target === target) names.set(packageKey(target, j.name), j.name);
       for (const m of marks) if (m.target === target) names.set(packageKey(target, m.name), m.name);
-      return [...names].sort(([a], [b]) => a.localeCompare(b)).map(([key, name]) => {
-        const p = installed.get(key);
-        const state: EnvState = busy(target, name) ? 'installing' : p ? 'installed' : 'not-installed';
-        return { name: p?.name ?? name, version: p?.version ?? '', state, all_nodes: marked(target, name) };
-      });
+      return [...names]
+        .sort(([a], [b]) => a.localeCompare(b))
+        .map(([key, name]) => {
+          const p = installed.get(key);
+          const state: EnvState = busy(target, name) ? 'installing' : p ? 'installed' : 'not-installed';
+          return { name: p?.name ?? name, version: p?.version ?? '', state, all_nodes: marked(target, name) };
+        });
     };
     return {
       node_id: nodeId,
@@ -253,9 +256,11 @@ export class EnvironmentsService {
     envs.forEach((env, i) => {
       const node = { node_id: nodes[i].id, node_name: nodes[i].name };
       for (const l of env.languages)
-        if (l.state !== 'not-installed') add('language', l.key, l.all_nodes).nodes.push({ ...node, state: l.state, version: l.version });
+        if (l.state !== 'not-installed')
+          add('language', l.key, l.all_nodes).nodes.push({ ...node, state: l.state, version: l.version });
       for (const target of ['pip', 'npm'] as const)
-        for (const p of env[target]) add(target, p.name, p.all_nodes).nodes.push({ ...node, state: p.state, version: p.version });
+        for (const p of env[target])
+          add(target, p.name, p.all_nodes).nodes.push({ ...node, state: p.state, version: p.version });
     });
     return [...rows.values()];
   }

@@ -86,7 +86,13 @@ export async function appendJobLog(db: Kysely<DB>, id: string, nodeId: string, t
   return Number(r.numUpdatedRows) > 0;
 }
 
-export async function finishJob(db: Kysely<DB>, id: string, nodeId: string, ok: boolean, error: string): Promise<boolean> {
+export async function finishJob(
+  db: Kysely<DB>,
+  id: string,
+  nodeId: string,
+  ok: boolean,
+  error: string,
+): Promise<boolean> {
   const r = await db
     .updateTable('env_jobs')
     .set({ status: ok ? 'done' : 'failed', error, finish_ts: Date.now() })

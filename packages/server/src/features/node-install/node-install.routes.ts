@@ -23,21 +23,41 @@ const Binary = Type.Unsafe<Buffer>({ type: 'string', format: 'binary' });
 export const nodeInstallFeature: Feature = (app, ctx) => {
   const pub = { access: 'public' as const };
 
-  app.get('/api/node-install/manifest', { config: pub, schema: { response: { 200: OkOf(NodeBundleInfo) } } }, async (req) => {
-    const b = await nodeBundle(ctx);
-    const url = masterUrl(ctx, req.protocol, req.headers.host);
-    return ok({ version: b.version, sha256: b.sha256, size: b.size, install_url: `${url}/api/node-install/install.sh`, bundle_url: `${url}/api/node-install/bundle.tar.gz` });
-  });
+  app.get(
+    '/api/node-install/manifest',
+    { config: pub, schema: { response: { 200: OkOf(NodeBundleInfo) } } },
+    async (req) => {
+      const b = await nodeBundle(ctx);
+      const url = masterUrl(ctx, req.protocol, req.headers.host);
+      return ok({
+        version: b.version,
+        sha256: b.sha256,
+        size: b.size,
+        install_url: `${url}/api/node-install/install.sh`,
+        bundle_url: `${url}/api/node-install/bundle.tar.gz`,
+      });
+    },
+  );
 
-  app.get('/api/node-install/install.sh', { config: pub, schema: { response: { 200: Type.String() } } }, async (req, reply) => {
-    const b = await nodeBundle(ctx);
-    reply.type('text/x-shellscript; charset=utf-8');
-    return installScript(masterUrl(ctx, req.protocol, req.headers.host), b);
-  });
+  app.get(
+    '/api/node-install/install.sh',
+    { config: pub, schema: { response: { 200: Type.String() } } },
+    async (req, reply) => {
+      const b = await nodeBundle(ctx);
+      reply.type('text/x-shellscript; charset=utf-8');
+      return installScript(masterUrl(ctx, req.protocol, req.headers.host), b);
+    },
+  );
 
-  app.get('/api/node-install/bundle.tar.gz', { config: pub, schema: { response: { 200: Binary } } }, async (_req, reply) => {
-    const b = await nodeBundle(ctx);
-    reply.type('application/gzip').header('content-disposition', `attachment; filename="crawldeck-node-${b.version}.tar.gz"`);
-    return reply.send(await readFile(b.file));
-  });
+  app.get(
+    '/api/node-install/bundle.tar.gz',
+    { config: pub, schema: { response: { 200: Binary } } },
+    async (_req, reply) => {
+      const b = await nodeBundle(ctx);
+      reply
+        .type('application/gzip')
+        .header('content-disposition', `attachment; filename="crawldeck-node-${b.version}.tar.gz"`);
+      return reply.send(await readFile(b.file));
+    },
+  );
 };

@@ -26,7 +26,9 @@ export function nodeBundle(ctx: AppContext): Promise<NodeBundle> {
       const { buildNodeBundle } = await import('@crawldeck/node/bundle.ts');
       const file = path.join(ctx.config.dataDir, 'node-bundle', `crawldeck-node-${VERSION}.tar.gz`);
       await buildNodeBundle(file, VERSION);
-      const sha256 = createHash('sha256').update(await readFile(file)).digest('hex');
+      const sha256 = createHash('sha256')
+        .update(await readFile(file))
+        .digest('hex');
       return { file, sha256, size: (await stat(file)).size, version: VERSION };
     })();
     p.catch(() => built.delete(ctx));
@@ -37,7 +39,10 @@ export function nodeBundle(ctx: AppContext): Promise<NodeBundle> {
 
 /** The URL nodes reach this master at, from the request; a Host header that is not a plain host:port is not used. */
 export function masterUrl(ctx: AppContext, protocol: string, host: string | undefined): string {
-  const safe = host && /^[A-Za-z0-9.-]+(:\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](:\d{1,5})?$/.test(host) ? host : `127.0.0.1:${ctx.config.port}`;
+  const safe =
+    host && /^[A-Za-z0-9.-]+(:\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](:\d{1,5})?$/.test(host)
+      ? host
+      : `127.0.0.1:${ctx.config.port}`;
   return `${protocol === 'https' ? 'https' : 'http'}://${safe}`;
 }
 

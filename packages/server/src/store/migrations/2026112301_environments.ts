@@ -25,7 +25,11 @@ export const m2026112301_environments: EngineMigration = {
       .addColumn('start_ts', t.ts)
       .addColumn('finish_ts', t.ts)
       .execute();
-    await db.schema.createIndex('env_jobs_node_status_idx').on('env_jobs').columns(['node_id', 'status', 'create_ts']).execute();
+    await db.schema
+      .createIndex('env_jobs_node_status_idx')
+      .on('env_jobs')
+      .columns(['node_id', 'status', 'create_ts'])
+      .execute();
     await db.schema
       .createTable('env_inventory')
       .addColumn('node_id', 'text', (c) => c.primaryKey())
