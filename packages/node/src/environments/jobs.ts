@@ -19,6 +19,8 @@ export interface MasterLink {
 
 const POLL_MS = 30_000;
 const FLUSH_MS = 500;
+const FINISH_ATTEMPTS = 60;
+const FINISH_RETRY_MS = 2_000;
 
 export class EnvJobRunner {
   private busy = false;
@@ -100,12 +102,25 @@ export class EnvJobRunner {
     }
     await flush();
     const inventory = await takeInventory(this.places, claim.languages);
-    await this.master.post(`/api/node-api/env-jobs/${job.id}/finish`, { ...outcome, inventory });
+    await this.finish(job.id, { ...outcome, inventory });
     this.master.log(outcome.ok ? 'info' : 'warn', 'environment job ended', {
       job: job.id,
       name: job.name,
       ok: outcome.ok,
     });
+  }
+
+  /** The end of a job is repeated while the master is away (restarting): the job stays `running` until it lands. */
+  private async finish(jobId: string, body: unknown): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.master.post(`/api/node-api/env-jobs/${jobId}/finish`, body);
+        return;
+      } catch (err) {
+        if (attempt >= FINISH_ATTEMPTS) throw err;
+        await new Promise((r) => setTimeout(r, FINISH_RETRY_MS));
+      }
+    }
   }
 
   private async execute(job: EnvJobOrder, onLine: (l: string) => void): Promise<{ ok: boolean; error: string }> {

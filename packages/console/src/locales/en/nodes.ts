@@ -40,7 +40,7 @@ export default {
   adminOnly: 'Only administrators can change nodes',
   join: {
     title: 'How to add a node',
-    text: 'A node is not added from the console: run the node service on the target machine and it joins this master. Run this on the new machine (Node.js 20 and the Crawldeck package installed):',
+    text: 'A node is not added from the console: run the node service on the target machine and it joins this master. Run this on the new machine (it needs only Node.js 20.19 or later): it downloads the node from this master, checks its SHA-256, writes the node key into a private file and starts the node.',
     copy: 'Copy',
     copied: 'Copied',
     docs: 'Multi-node deployment documentation',
