@@ -89,7 +89,7 @@ describe('node environments', () => {
       await failed.waitFor({ timeout: 240_000 });
       expect(await failed.innerText()).toContain('Installing dependency failed');
       await panel
-        .locator('[data-testid=env-jobs] .ant-table-row', { has: failed })
+        .locator('[data-testid=env-jobs] .ant-table-row', { has: page.locator('[data-testid=env-job-status-failed]') })
         .locator('.ant-table-row-expand-icon')
         .click();
       expect(await panel.locator('.env-job-error').innerText()).toMatch(/No matching distribution found/);
