@@ -9,6 +9,7 @@ import type { EnvJobBody, NodeInfo } from '@crawldeck/shared';
 import { useUserStore } from '../../../app/stores/user.ts';
 import { useEnvJobs, useNodeEnvironment, useStartEnvJob } from '../../environments/api.ts';
 import EnvJobsList from './EnvJobsList.tsx';
+import EnvSettingsCard from './EnvSettingsCard.tsx';
 import LanguagesTable from './LanguagesTable.tsx';
 import PackagesTable from './PackagesTable.tsx';
 
@@ -50,9 +51,10 @@ export default function InstallationPanel({ node }: { node: NodeInfo }) {
       <Card size="small" title={t('sections.npm')} style={{ marginBottom: 12 }}>
         <PackagesTable target="npm" packages={data?.npm ?? []} isAdmin={isAdmin} nodeId={node._id} start={start} />
       </Card>
-      <Card size="small" title={t('sections.jobs')}>
+      <Card size="small" title={t('sections.jobs')} style={{ marginBottom: 12 }}>
         <EnvJobsList jobs={jobs.data ?? []} />
       </Card>
+      {isAdmin && <EnvSettingsCard />}
     </div>
   );
 }
