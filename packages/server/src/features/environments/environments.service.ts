@@ -25,9 +25,9 @@ import type { AppContext } from '../../context.ts';
 import { iso } from '../../http/envelope.ts';
 import { badRequest, notFound } from '../../http/errors.ts';
 import { getSetting, putSetting } from '../system/settings.store.ts';
-import { getRuntime } from '../tasks/runtime.ts';
 import * as store from './environments.store.ts';
 import { searchIndex } from './package-index.ts';
+import { wakeNode } from './wake.ts';
 
 const SETTINGS_KEY = 'environments';
 
@@ -144,7 +144,7 @@ export class EnvironmentsService {
 
   /** Tells a connected node that jobs wait for it; a node on another master claims at its next poll. */
   private wake(nodeId: string): void {
-    getRuntime(this.ctx).sendTo(nodeId, { type: 'env.wake' });
+    wakeNode(this.ctx, nodeId);
   }
 
   async claim(nodeId: string): Promise<EnvClaim> {
