@@ -34,7 +34,8 @@ async function startJobs(body: Record<string, unknown>): Promise<Job[]> {
   return r.body.data;
 }
 
-async function finished(jobs: Job[], timeoutMs = 120_000): Promise<Job[]> {
+/** Waits for the jobs to end; generous, since a first pip job also creates the node's virtualenv on a busy machine. */
+async function finished(jobs: Job[], timeoutMs = 400_000): Promise<Job[]> {
   return Promise.all(
     jobs.map((j) =>
       waitFor(
@@ -156,7 +157,7 @@ describe('node environments', () => {
     );
     expect(gone.status).toBe('done');
     expect(await packageOn(workerNode, 'pip', 'cdtiny')).toMatchObject({ state: 'not-installed', version: '' });
-  }, 240_000);
+  }, 900_000);
 
   it('installs what belongs on all nodes on a node that joins later', async () => {
     const late = spawnNode(m.url, KEY, 'env-late');
@@ -193,7 +194,7 @@ describe('node environments', () => {
       late.proc.kill('SIGKILL');
       rmSync(workDirOf(late.dataDir), { recursive: true, force: true });
     }
-  }, 180_000);
+  }, 600_000);
 
   it('installs, upgrades and uninstalls an npm package', async () => {
     const ends = await finished(
