@@ -309,7 +309,7 @@ describe('tasks and nodes', () => {
         const join = view(page).locator('[data-testid=node-join]');
         expect(await join.innerText()).toContain(tx.join);
         expect(await join.locator('[data-testid=node-join-cmd]').innerText()).toMatch(
-          /crawldeck node --master http:\/\/\S+ --key \S+/,
+          /crawldeck-node --master http:\/\/\S+ --key-file \S+/,
         );
         await shot(page, `nodes-${lang}`);
 

@@ -1,14 +1,15 @@
 /**
  * `crawldeck` — one executable, several roles (ARCHITECTURE.md):
  *   crawldeck start                         master with its embedded store and local node
- *   crawldeck node --master URL --key KEY   join a master as a worker node
+ *   crawldeck node --master URL             join a master as a worker node (key from a file or the environment)
  */
 import { parseArgs } from 'node:util';
 
 const usage = `usage:
   crawldeck start [--port N] [--data-dir DIR]
-  crawldeck node --master URL --key KEY [--data-dir DIR] [--name NAME] [--max-runners N]
-                 [--python PATH] [--grace-seconds N]`;
+  crawldeck node --master URL [--key-file FILE] [--data-dir DIR] [--name NAME] [--max-runners N]
+                 [--python PATH] [--grace-seconds N]
+  (the node key: --key-file FILE, CRAWLDECK_NODE_KEY_FILE or CRAWLDECK_NODE_KEY; never on the command line)`;
 
 async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;

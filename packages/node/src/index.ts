@@ -26,6 +26,8 @@ import { TaskRun, clearRuns, type SavedRun } from './runner.ts';
 import { diskFaultMessage, probeSpool } from './spool.ts';
 import { passThroughDir, privateDir, taskIdentity } from './sandbox.ts';
 import { stageTaskRuntime } from './task-runtime.ts';
+import { EnvJobRunner } from './environments/jobs.ts';
+import { taskEnvironment, type TaskEnvironment } from './environments/spider-env.ts';
 
 export { resolveCommand } from './runner.ts';
 export { MAX_LINE_BYTES } from './spool.ts';
@@ -110,6 +112,7 @@ export async function startNode(opts: NodeOptions): Promise<RunningNode> {
     runsDir,
     identity,
   };
+  const envJobs = new EnvJobRunner({ workDir, python }, { post: postJson, log });
   let maxRunners = opts.maxRunners ?? 8;
   let enabled = true;
   const runs = new Map<string, TaskRun>();
@@ -137,6 +140,16 @@ export async function startNode(opts: NodeOptions): Promise<RunningNode> {
     if (!res.ok) throw new Error(`shipping ${kind} failed: ${res.status}`);
     const body = (await res.json()) as { data: ShipAck };
     return body.data;
+  }
+
+  async function postJson<T>(route: string, body: unknown): Promise<T> {
+    const res = await fetch(`${base}${route}`, {
+      method: 'POST',
+      headers: { ...headers, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    if (!res.ok) throw new Error(`${route}: ${res.status} ${await res.text()}`);
+    return ((await res.json()) as { data: T }).data;
   }
 
   async function fetchBlob(hash: string): Promise<Buffer> {
@@ -197,11 +210,19 @@ export async function startNode(opts: NodeOptions): Promise<RunningNode> {
       run.fail(message);
       return;
     }
+    let environment: TaskEnvironment;
+    try {
+      const build = { places: { workDir, python }, identity, settings: envJobs.settings, note: (l: string) => run.note(l) };
+      environment = await taskEnvironment(run.workspace, t.spiderId, build);
+    } catch (err) {
+      run.fail((err as Error).message);
+      return;
+    }
     if (run.cancelled) {
       run.fail('cancelled before start', 'cancelled');
       return;
     }
-    run.start(t);
+    run.start(t, environment);
   }
 
   function onAssign(task: TaskAssignment): void {
@@ -311,6 +332,7 @@ export async function startNode(opts: NodeOptions): Promise<RunningNode> {
         // Final reports that the master did not acknowledge before the connection broke.
         for (const run of runs.values()) if (run.drained) sendFinished(run);
         log('info', 'registered with master', { nodeId, master: base });
+        envJobs.wake();
         return;
       }
       case 'config':
@@ -339,6 +361,9 @@ export async function startNode(opts: NodeOptions): Promise<RunningNode> {
       }
       case 'error':
         log('warn', `master says: ${msg.message}`);
+        return;
+      case 'env.wake':
+        envJobs.wake();
         return;
       default: {
         const never: never = msg;
@@ -394,11 +419,13 @@ export async function startNode(opts: NodeOptions): Promise<RunningNode> {
   }
 
   resumeRuns();
+  envJobs.start();
   connect();
   return {
     nodeId,
     async stop() {
       stopped = true;
+      envJobs.stop();
       if (heartbeat) clearInterval(heartbeat);
       if (reconnectTimer) clearTimeout(reconnectTimer);
       for (const run of runs.values()) {
@@ -421,13 +448,24 @@ export async function startNode(opts: NodeOptions): Promise<RunningNode> {
   };
 }
 
-/** `crawldeck node --master URL --key KEY [--data-dir DIR] [--name NAME] [--max-runners N] [--python PATH] [--task-user USER] [--work-dir DIR]` */
+const NODE_USAGE =
+  'usage: crawldeck node --master URL [--key-file FILE] [--data-dir DIR] [--name NAME] [--max-runners N] [--python PATH] [--task-user USER] [--work-dir DIR]\n' +
+  '  the node key comes from --key-file FILE, CRAWLDECK_NODE_KEY_FILE or CRAWLDECK_NODE_KEY, never the command line';
+
+/** The node key from a file (first line) or the environment: a key on the command line shows in `ps`. */
+function readNodeKey(file: string | undefined): string | undefined {
+  if (file) return readFileSync(file, 'utf8').split('\n')[0].trim() || undefined;
+  return process.env.CRAWLDECK_NODE_KEY || undefined;
+}
+
+/** `crawldeck node --master URL [--key-file FILE] [--data-dir DIR] [--name NAME] [--max-runners N] [--python PATH] [--task-user USER] [--work-dir DIR]` */
 export async function runNodeCli(args: string[]): Promise<void> {
   const { values } = parseArgs({
     args,
     options: {
       master: { type: 'string' },
       key: { type: 'string' },
+      'key-file': { type: 'string' },
       'data-dir': { type: 'string' },
       name: { type: 'string' },
       'max-runners': { type: 'string' },
@@ -437,15 +475,13 @@ export async function runNodeCli(args: string[]): Promise<void> {
       'work-dir': { type: 'string' },
     },
   });
-  // The key may come on the command line, which every local user (task processes too) reads in /proc/PID/cmdline:
-  // replace it with a plain title before any task runs.
   process.title = 'crawldeck-node';
+  // Every local user (task processes too) reads a command line in /proc/PID/cmdline: a key there is refused.
+  if (values.key !== undefined)
+    throw new Error('--key is not accepted: put the key in a file (--key-file) or in CRAWLDECK_NODE_KEY\n' + NODE_USAGE);
   const master = values.master ?? process.env.CRAWLDECK_MASTER_URL;
-  const key = values.key ?? process.env.CRAWLDECK_NODE_KEY;
-  if (!master || !key)
-    throw new Error(
-      'usage: crawldeck node --master URL --key KEY [--data-dir DIR] [--name NAME] [--max-runners N] [--python PATH] [--task-user USER] [--work-dir DIR]',
-    );
+  const key = readNodeKey(values['key-file'] ?? process.env.CRAWLDECK_NODE_KEY_FILE);
+  if (!master || !key) throw new Error(NODE_USAGE);
   const maxRunners = Number(values['max-runners'] ?? process.env.CRAWLDECK_MAX_RUNNERS ?? 8);
   if (!Number.isInteger(maxRunners) || maxRunners < 1) throw new Error('--max-runners must be a positive integer');
   const node = await startNode({

@@ -33,6 +33,7 @@ import {
   removeUserTreeAsync,
   type TaskIdentity,
 } from './sandbox.ts';
+import type { TaskEnvironment } from './environments/spider-env.ts';
 
 export interface RunnerEnv {
   nodeId: string;
@@ -265,8 +266,8 @@ export class TaskRun {
    * The process environment, from an allow-list: PATH/HOME/LANG, the task contract (CRAWLDECK_*), global variables
    * and the spider's envs (t.env, merged by the master). Nothing of the node's own environment.
    */
-  private processEnv(t: TaskAssignment): NodeJS.ProcessEnv {
-    const envPath = (name: string, add: string) => [add, t.env[name]].filter(Boolean).join(path.delimiter);
+  private processEnv(t: TaskAssignment, te: TaskEnvironment): NodeJS.ProcessEnv {
+    const envPath = (name: string, ...add: string[]) => [...add, t.env[name]].filter(Boolean).join(path.delimiter);
     const base = baseEnv(this.home);
     return {
       ...base,
@@ -280,29 +281,30 @@ export class TaskRun {
       CRAWLDECK_IS_DEDUP: t.isDedup ? '1' : '0',
       CRAWLDECK_DEDUP_FIELD: t.dedupField,
       CRAWLDECK_DEDUP_METHOD: t.dedupMethod,
-      CRAWLDECK_PYTHON: this.env.python,
+      CRAWLDECK_PYTHON: te.python ?? this.env.python,
       PYTHONPATH: envPath('PYTHONPATH', this.env.sdkPythonPath),
-      NODE_PATH: envPath('NODE_PATH', this.env.sdkNodePath),
-      PATH: [this.env.binPath, t.env.PATH || base.PATH].join(path.delimiter),
+      NODE_PATH: envPath('NODE_PATH', this.env.sdkNodePath, ...te.nodePath),
+      PATH: [this.env.binPath, ...te.path, t.env.PATH || base.PATH].join(path.delimiter),
       PYTHONUNBUFFERED: '1',
     };
   }
 
-  start(t: TaskAssignment): void {
+  /** Starts the task's process, in the spider's own environment or the node's (`te`, environments/spider-env.ts). */
+  start(t: TaskAssignment, te: TaskEnvironment = { path: [], nodePath: [] }): void {
     // `scrapy crawl` gets our item pipeline added (merged with the project's own); a spider opts out with the
     // environment variable CRAWLDECK_SCRAPY_PIPELINE=0 (docs/spiders.md "Scrapy spiders").
     const full = withCrawldeckPipeline(
       t.param ? `${t.cmd} ${t.param}` : t.cmd,
       t.env.CRAWLDECK_SCRAPY_PIPELINE === '0',
     );
-    const cmd = resolveCommand(full, this.env.python);
+    const cmd = resolveCommand(full, te.python ?? this.env.python);
     let child: ChildProcess;
     let out: number | undefined;
     try {
       out = openSync(this.logFile, 'a');
       child = spawn('/bin/sh', ['-c', WRAPPER, 'crawldeck-task', cmd, this.exitFile], {
         cwd: this.workspace,
-        env: this.processEnv(t),
+        env: this.processEnv(t, te),
         detached: true,
         stdio: ['ignore', out, out],
         ...asTaskUser(this.env.identity),

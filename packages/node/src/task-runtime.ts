@@ -1,12 +1,13 @@
-import { chmodSync, cpSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, cpSync, existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 /** The spider-side SDKs shipped with Crawldeck (Python package `crawldeck`, Node module `crawldeck`). */
 export const SDK_DIR = path.resolve(here, '../../sdk');
 const CONFIG_SPIDER_ENTRY = path.join(here, 'config-spider', 'run.ts');
+/** The runner built ahead of time, beside the node's own bundle (a node installed from the master's bundle). */
+export const PREBUILT_CONFIG_SPIDER = path.join(here, 'config-spider.mjs');
 
 /** What a task process loads from Crawldeck, in a folder every user can read. */
 export interface TaskRuntime {
@@ -37,16 +38,8 @@ export async function stageTaskRuntime(workDir: string): Promise<TaskRuntime> {
   cpSync(path.join(SDK_DIR, 'python'), sdkPythonPath, { recursive: true });
   cpSync(path.join(SDK_DIR, 'node'), path.join(sdkNodePath, 'crawldeck'), { recursive: true });
   const bundle = path.join(root, 'config-spider.mjs');
-  await build({
-    entryPoints: [CONFIG_SPIDER_ENTRY],
-    outfile: bundle,
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    banner: { js: REQUIRE_SHIM },
-    logLevel: 'silent',
-  });
+  if (existsSync(PREBUILT_CONFIG_SPIDER)) copyFileSync(PREBUILT_CONFIG_SPIDER, bundle);
+  else await buildConfigSpiderRunner(bundle);
   const launcher = path.join(binPath, 'crawldeck-config-spider');
   writeFileSync(
     launcher,
@@ -55,6 +48,21 @@ export async function stageTaskRuntime(workDir: string): Promise<TaskRuntime> {
   chmodSync(launcher, 0o755);
   openToEveryone(root);
   return { sdkPythonPath, sdkNodePath, binPath };
+}
+
+/** The configurable-spider runner as one self-contained ES module (esbuild is loaded only when building it). */
+export async function buildConfigSpiderRunner(outfile: string): Promise<void> {
+  const { build } = await import('esbuild');
+  await build({
+    entryPoints: [CONFIG_SPIDER_ENTRY],
+    outfile,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    banner: { js: REQUIRE_SHIM },
+    logLevel: 'silent',
+  });
 }
 
 /** Folders and the launcher 0755, other files 0644, whatever the umask made of them. */

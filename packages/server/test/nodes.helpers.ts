@@ -24,10 +24,11 @@ export function spawnNode(
   const dir = dataDir ?? mkdtempSync(path.join(os.tmpdir(), `crawldeck-node-${name}-`));
   const proc = spawn(
     process.execPath,
-    ['--import', 'tsx', CLI, 'node', '--master', master, '--key', key, '--data-dir', dir, '--name', name, ...extra],
+    ['--import', 'tsx', CLI, 'node', '--master', master, '--data-dir', dir, '--name', name, ...extra],
     {
       cwd: REPO,
-      env: { ...process.env },
+      // The key goes in the environment: the node refuses one on its command line (visible in ps).
+      env: { ...process.env, CRAWLDECK_NODE_KEY: key },
       stdio: ['ignore', 'pipe', 'pipe'],
     },
   );

@@ -223,4 +223,28 @@ export const ROUTES: Record<string, RouteRow> = {
   'GET /api/spiders/{id}/data-source': spider(),
   'POST /api/spiders/{id}/data-source': spider({ body: () => ({ data_source_id: '', result_table: '' }) }),
   'GET /api/tasks/{id}/data-source': owner('task'),
+  // node environments: everyone sees states, administrators install; nodes report and claim their jobs
+  'GET /api/nodes/{id}/environment': { access: 'user' },
+  'GET /api/env-dependencies': { access: 'user' },
+  'GET /api/env-jobs': { access: 'user' },
+  'GET /api/env-jobs/{id}': { access: 'user' },
+  'POST /api/env-jobs': { access: 'admin', body: () => ({ target: 'pip', action: 'install', name: 'x', node_ids: ['0123456789abcdef01234567'] }) },
+  'GET /api/env-languages': { access: 'user' },
+  'PUT /api/env-languages': {
+    access: 'admin',
+    body: (_f, n) => ({ key: `lang${n}`, name: 'L', executable: 'lua', version_args: ['-v'], packages: { apt: [], dnf: [], apk: [] } }),
+  },
+  'DELETE /api/env-languages/{key}': { access: 'admin' },
+  'GET /api/env-settings': { access: 'admin' },
+  'POST /api/env-settings': { access: 'admin', body: () => ({ pip_index_url: '', pip_extra_index_url: '', npm_registry: '' }) },
+  'GET /api/env-packages/search': { access: 'admin' },
+  'POST /api/node-api/environment': { access: 'node', body: () => ({ package_manager: '', languages: [], pip: [], npm: [] }) },
+  'POST /api/node-api/env-jobs/claim': { access: 'node' },
+  'POST /api/node-api/env-jobs/{id}/log': { access: 'node', body: () => ({ lines: [] }) },
+  'POST /api/node-api/env-jobs/{id}/finish': { access: 'node', body: () => ({ ok: true, error: '' }) },
+
+  // installing a node on another machine: the installer and the bundle hold no secret
+  'GET /api/node-install/manifest': { access: 'public' },
+  'GET /api/node-install/install.sh': { access: 'public' },
+  'GET /api/node-install/bundle.tar.gz': { access: 'public' },
 };

@@ -211,7 +211,7 @@ console.log('ok');`;
     expect((await m.api('PUT', '/tasks', { body: { spider_id: id, run_type: 'selected-nodes', node_ids: [] } })).status).toBe(400);
     expect((await m.api('GET', '/tasks/0123456789abcdef01234567/log')).status).toBe(404);
     const join = await m.api('GET', '/nodes-join');
-    expect(join.body.data.command).toMatch(/^crawldeck node --master http:\/\/.+ --key .+/);
+    expect(join.body.data.command).toMatch(/^curl -fsSL http:\/\/.+\/api\/node-install\/install\.sh \| sh && .+ --master http:\/\/\S+ --key-file \S+$/);
   });
 
   it('runs several spiders at once with spiders-run and batch-restarts them', async () => {

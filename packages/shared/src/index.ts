@@ -23,3 +23,4 @@ export * from './nodes.ts';
 export * from './responses.ts';
 export * from './scrapy-stats.ts';
 export * from './datasources.ts';
+export * from './environments.ts';

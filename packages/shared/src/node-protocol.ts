@@ -114,6 +114,8 @@ export type MasterToNode =
   | { type: 'task.finished.ack'; taskId: string }
   /** The master does not know the task (deleted): stop it and drop its spool. */
   | { type: 'task.drop'; taskId: string }
+  /** Environment jobs (installs) are waiting for this node: it claims them over HTTP. */
+  | { type: 'env.wake' }
   | { type: 'error'; message: string };
 
 /** Body of POST /api/node-api/tasks/:id/logs and /items: `lines` start at offset `from` (0-based). */

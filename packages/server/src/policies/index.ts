@@ -18,3 +18,4 @@ export * from './webhook.policy.ts';
 export * from './variable.policy.ts';
 export * from './setting.policy.ts';
 export * from './datasource.policy.ts';
+export * from './environment.policy.ts';

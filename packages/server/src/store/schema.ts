@@ -1,3 +1,4 @@
+import type { EnvironmentTables } from '../features/environments/environments.tables.ts';
 import type { GitTables } from '../features/git/git.schema.ts';
 /**
  * Table types of the store, as Kysely sees them. Each feature declares its tables in its own interface below
@@ -238,4 +239,4 @@ export interface ScheduleTables {
   };
 }
 
-export interface DB extends SessionTables, SpiderTables, SitesTables, GitTables, TaskTables, ScheduleTables {}
+export interface DB extends SessionTables, SpiderTables, SitesTables, GitTables, TaskTables, ScheduleTables, EnvironmentTables {}

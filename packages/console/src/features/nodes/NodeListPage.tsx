@@ -8,6 +8,7 @@ import { App, Button, Card, Form, Modal, Segmented, Space, Table, Tag, Tooltip, 
 import type { TableProps } from 'antd';
 import {
   ApartmentOutlined,
+  AppstoreOutlined,
   DeleteOutlined,
   EditOutlined,
   EyeOutlined,
@@ -24,6 +25,7 @@ import { useDeleteNode, useNodes } from './api.ts';
 import NodeStatusTag, { NodeTypeTag } from './components/NodeStatusTag.tsx';
 import JoinPanel from './components/JoinPanel.tsx';
 import NetworkGraph from './components/NetworkGraph.tsx';
+import DependenciesView from './components/DependenciesView.tsx';
 import { NodeFormFields, useNodeForm, useSaveNode } from './components/NodeForm.tsx';
 import './nodes.css';
 import { dialogAction } from '../../app/dialogAction.ts';
@@ -65,7 +67,7 @@ export default function NodeListPage() {
   const isAdmin = useUserStore((s) => s.role) === 'admin';
   const nodes = useNodes(active);
   const del = useDeleteNode();
-  const [view, setView] = useState<'table' | 'network'>('table');
+  const [view, setView] = useState<'table' | 'network' | 'dependencies'>('table');
   const [editing, setEditing] = useState<NodeInfo | null>(null);
   useTaskEvents(active);
 
@@ -222,10 +224,11 @@ export default function NodeListPage() {
         <div className="nodes-toolbar">
           <Segmented
             value={view}
-            onChange={(v) => setView(v as 'table' | 'network')}
+            onChange={(v) => setView(v as 'table' | 'network' | 'dependencies')}
             options={[
               { value: 'table', label: t('nodes:views.table'), icon: <TableOutlined /> },
               { value: 'network', label: t('nodes:views.network'), icon: <ApartmentOutlined /> },
+              { value: 'dependencies', label: t('environments:dependencies.title'), icon: <AppstoreOutlined /> },
             ]}
             data-testid="nodes-view"
           />
@@ -247,6 +250,8 @@ export default function NodeListPage() {
             scroll={{ x: 'max-content' }}
             data-testid="node-table"
           />
+        ) : view === 'dependencies' ? (
+          <DependenciesView nodes={nodes.data ?? []} />
         ) : (
           <>
             <Typography.Paragraph type="secondary">{t('nodes:network.hint')}</Typography.Paragraph>

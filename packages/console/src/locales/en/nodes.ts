@@ -41,7 +41,7 @@ export default {
   adminOnly: 'Only administrators can change nodes',
   join: {
     title: 'How to add a node',
-    text: 'A node is not added from the console: run the node service on the target machine and it joins this master. Run this on the new machine (Node.js 20 and the Crawldeck package installed):',
+    text: 'A node is not added from the console: run the node service on the target machine and it joins this master. Run this on the new machine (it needs only Node.js 20.19 or later): it downloads the node from this master, checks its SHA-256, writes the node key into a private file and starts the node.',
     copy: 'Copy',
     copied: 'Copied',
     docs: 'Multi-node deployment documentation',
@@ -54,8 +54,6 @@ export default {
   },
   installation: {
     intro: 'Executables found on the node\u2019s PATH when the node service started (restart the node service to look again).',
-    notImplemented:
-      'Installing languages and dependencies from the console is not implemented. Install them on the node machine itself (for example with apt, pip or npm), then restart the node service so this list is refreshed.',
     installed: 'Installed',
     notInstalled: 'Not Installed',
     name: 'Executable',

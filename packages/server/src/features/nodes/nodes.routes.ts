@@ -17,6 +17,7 @@ import { registerIngestRoutes } from './ingest.routes.ts';
 import { deleteNode, listNodes, metricsSince, nodeTasksPage, updateNode } from './nodes.store.ts';
 import { forgetNode, presentNode } from './nodes.service.ts';
 import { getRuntime } from './runtime.ts';
+import { joinCommand, masterUrl } from '../node-install/node-install.service.ts';
 
 const IdParams = Type.Object({ id: Type.String({ pattern: '^[0-9a-f]{24}$' }) });
 const SystemQuery = Type.Object({ minutes: Type.Optional(Type.Integer({ minimum: 1, maximum: 1440 })) });
@@ -41,12 +42,11 @@ export const nodesFeature: Feature = async (app, ctx) => {
     '/api/nodes-join',
     { config: { access: 'admin' }, schema: { response: { 200: NodeJoinEnvelope } } },
     async (req) => {
-      const host = req.headers.host ?? `127.0.0.1:${ctx.config.port}`;
-      const url = `${req.protocol}://${host}`;
+      const url = masterUrl(ctx, req.protocol, req.headers.host);
       return ok({
         master_url: url,
         key: ctx.config.nodeKey,
-        command: `crawldeck node --master ${url} --key ${ctx.config.nodeKey}`,
+        command: joinCommand(url, ctx.config.nodeKey),
         docs_url: `${ctx.config.docsUrl.replace(/\/$/, '')}/node/multi-node.html`,
         offline_seconds: rt.offlineMs / 1000,
       });

@@ -11,6 +11,7 @@ import { m2026112330_node_metrics_ts } from './2026112330_node_metrics_ts.ts';
 import { m2026112230_scrapy_stats } from './2026112230_scrapy_stats.ts';
 import { m2026112231_task_suspicious } from './2026112231_task_suspicious.ts';
 import { m2026112230_datasources } from './2026112230_datasources.ts';
+import { m2026112301_environments } from './2026112301_environments.ts';
 
 /** Every migration by name; Kysely runs them in name order. Add one line per new migration file. */
 export const migrations: Record<string, EngineMigration> = {
@@ -26,4 +27,5 @@ export const migrations: Record<string, EngineMigration> = {
   '2026112230_scrapy_stats': m2026112230_scrapy_stats,
   '2026112231_task_suspicious': m2026112231_task_suspicious,
   '2026112230_datasources': m2026112230_datasources,
+  '2026112301_environments': m2026112301_environments,
 };

@@ -1,45 +1,60 @@
 /**
- * Installation (spec §2, §4): the executables the node found on its PATH, Installed / Not Installed. Installing
- * languages and dependencies from the console is not implemented on the server, and this panel says so.
+ * Installation tab of a node: its languages (Installed with version / Not Installed / Installing) and its pip and
+ * npm packages, with install, upgrade and uninstall for administrators, and the latest jobs with their live log.
+ * A normal user sees the states only.
  */
-import { Alert, Table, Tag, Typography } from 'antd';
+import { App, Alert, Card, Typography } from 'antd';
 import { useTranslation } from 'react-i18next';
-import type { NodeInfo } from '@crawldeck/shared';
-
-/** The executables a node looks for (issue 4 item 1). */
-const KNOWN = ['python', 'python3', 'node', 'java', 'go', 'php', 'dotnet', 'git', 'scrapy'];
+import type { EnvJobBody, NodeInfo } from '@crawldeck/shared';
+import { useUserStore } from '../../../app/stores/user.ts';
+import { useEnvJobs, useNodeEnvironment, useStartEnvJob } from '../../environments/api.ts';
+import EnvJobsList from './EnvJobsList.tsx';
+import EnvSettingsCard from './EnvSettingsCard.tsx';
+import LanguagesTable from './LanguagesTable.tsx';
+import PackagesTable from './PackagesTable.tsx';
 
 export default function InstallationPanel({ node }: { node: NodeInfo }) {
-  const { t } = useTranslation('nodes');
-  const found = new Map((node.systemInfo?.executables ?? []).map((e) => [e.name, e.path]));
-  const names = [...KNOWN, ...[...found.keys()].filter((n) => !KNOWN.includes(n))];
+  const { t } = useTranslation('environments');
+  const { message } = App.useApp();
+  const isAdmin = useUserStore((s) => s.role) === 'admin';
+  const env = useNodeEnvironment(node._id);
+  const jobs = useEnvJobs(node._id);
+  const startJob = useStartEnvJob();
+  const start = (body: EnvJobBody) =>
+    startJob.mutate(body, { onSuccess: (started) => void message.success(t('started', { count: started.length })) });
+  const data = env.data;
+  const busy = data && [...data.languages, ...data.pip, ...data.npm].some((x) => x.state === 'installing');
+  if (busy && !jobs.isFetching && !jobs.data?.some((j) => j.status === 'pending' || j.status === 'running'))
+    void jobs.refetch();
   return (
     <div className="node-installation" data-testid="node-installation">
-      <Alert type="warning" showIcon message={t('installation.notImplemented')} style={{ marginBottom: 12 }} />
-      <Typography.Paragraph type="secondary">{t('installation.intro')}</Typography.Paragraph>
-      {node.systemInfo?.python && (
+      <Typography.Paragraph type="secondary">
+        {t('intro')} {!isAdmin && t('adminOnly')}
+      </Typography.Paragraph>
+      {data && !data.reported_ts && <Alert type="info" showIcon message={t('noReport')} style={{ marginBottom: 12 }} />}
+      {data && (
         <Typography.Paragraph>
-          {t('fields.python')}: <code>{node.systemInfo.python}</code>
+          {t('packageManager')}: <code>{data.package_manager || t('none')}</code>
+          {node.systemInfo?.python && (
+            <>
+              {' · '}Python: <code>{node.systemInfo.python}</code>
+            </>
+          )}
         </Typography.Paragraph>
       )}
-      <Table
-        rowKey="name"
-        size="small"
-        pagination={false}
-        style={{ maxWidth: 760 }}
-        dataSource={names.map((name) => ({ name, path: found.get(name) ?? '' }))}
-        columns={[
-          { title: t('installation.name'), dataIndex: 'name', width: 160, render: (n: string) => <strong>{n}</strong> },
-          {
-            title: t('installation.status'),
-            dataIndex: 'path',
-            key: 'status',
-            width: 140,
-            render: (p: string) => (p ? <Tag color="success">{t('installation.installed')}</Tag> : <Tag>{t('installation.notInstalled')}</Tag>),
-          },
-          { title: t('installation.path'), dataIndex: 'path', render: (p: string) => (p ? <code>{p}</code> : <Typography.Text type="secondary">-</Typography.Text>) },
-        ]}
-      />
+      <Card size="small" title={t('sections.languages')} style={{ marginBottom: 12 }}>
+        <LanguagesTable languages={data?.languages ?? []} isAdmin={isAdmin} nodeId={node._id} start={start} />
+      </Card>
+      <Card size="small" title={t('sections.pip')} style={{ marginBottom: 12 }}>
+        <PackagesTable target="pip" packages={data?.pip ?? []} isAdmin={isAdmin} nodeId={node._id} start={start} />
+      </Card>
+      <Card size="small" title={t('sections.npm')} style={{ marginBottom: 12 }}>
+        <PackagesTable target="npm" packages={data?.npm ?? []} isAdmin={isAdmin} nodeId={node._id} start={start} />
+      </Card>
+      <Card size="small" title={t('sections.jobs')} style={{ marginBottom: 12 }}>
+        <EnvJobsList jobs={jobs.data ?? []} />
+      </Card>
+      {isAdmin && <EnvSettingsCard />}
     </div>
   );
 }

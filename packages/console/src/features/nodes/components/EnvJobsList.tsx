@@ -1,0 +1,82 @@
+/** The node's latest environment jobs: who started what and when, the status, the failure and the live log. */
+import { Alert, Table, Tag, Typography } from 'antd';
+import { useTranslation } from 'react-i18next';
+import type { EnvJob } from '@crawldeck/shared';
+import { formatTs } from '../../tasks/format.ts';
+
+const STATUS_COLOR: Record<string, string> = {
+  pending: 'default',
+  running: 'processing',
+  done: 'success',
+  failed: 'error',
+};
+
+/** The catalogue message of a failed job: dependency or language, install or uninstall. */
+export function failureKey(j: Pick<EnvJob, 'target' | 'action'>): string {
+  if (j.target === 'language') return j.action === 'uninstall' ? 'failed.languageUninstall' : 'failed.language';
+  return `failed.${j.action}`;
+}
+
+export default function EnvJobsList({ jobs }: { jobs: EnvJob[] }) {
+  const { t } = useTranslation('environments');
+  return (
+    <Table
+      rowKey="_id"
+      size="small"
+      data-testid="env-jobs"
+      pagination={false}
+      locale={{ emptyText: t('noJobs') }}
+      dataSource={jobs}
+      expandable={{
+        rowExpandable: (j) => !!j.log || !!j.error,
+        expandedRowRender: (j) => (
+          <>
+            {j.status === 'failed' && (
+              <Alert
+                type="error"
+                showIcon
+                message={t(failureKey(j))}
+                description={<pre className="env-job-error">{j.error}</pre>}
+                style={{ marginBottom: 8 }}
+              />
+            )}
+            <pre
+              className="env-job-log"
+              data-testid="env-job-log"
+              style={{ maxHeight: 320, overflow: 'auto', fontSize: 12 }}
+            >
+              {j.log}
+            </pre>
+          </>
+        ),
+      }}
+      columns={[
+        {
+          title: t('fields.name'),
+          dataIndex: 'name',
+          render: (n: string, j) => (
+            <span>
+              <Tag>{j.target}</Tag>
+              {n}
+              {j.version ? ` ${j.version}` : ''}
+            </span>
+          ),
+        },
+        { title: t('fields.action'), dataIndex: 'action', width: 90, render: (a: string) => t(`jobAction.${a}`) },
+        {
+          title: t('fields.state'),
+          dataIndex: 'status',
+          width: 220,
+          render: (s: string, j) => (
+            <span data-testid={`env-job-status-${s}`}>
+              <Tag color={STATUS_COLOR[s]}>{t(`jobStatus.${s}`)}</Tag>
+              {s === 'failed' && <Typography.Text type="danger">{t(failureKey(j))}</Typography.Text>}
+            </span>
+          ),
+        },
+        { title: t('fields.user'), dataIndex: 'username', width: 110 },
+        { title: t('fields.created'), dataIndex: 'create_ts', width: 170, render: (ts: string | null) => formatTs(ts) },
+      ]}
+    />
+  );
+}

@@ -1,0 +1,63 @@
+/**
+ * The node as one folder a fresh machine can run with nothing but Node.js: the node service bundled into one ES
+ * module, the configurable-spider runner built ahead of time, the spider SDKs and a launcher, packed as a
+ * `.tar.gz`. The master serves it (with its SHA-256) to the one-line installer; the layout mirrors the repository
+ * (`packages/node/dist`, `packages/sdk`) so the node finds the SDKs where it always does.
+ */
+import { execFile } from 'node:child_process';
+import { chmodSync, cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { SDK_DIR, buildConfigSpiderRunner } from './task-runtime.ts';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+export const BUNDLE_DIR_NAME = 'crawldeck-node';
+
+const LAUNCHER = `#!/bin/sh
+# Runs the Crawldeck node service. The node key comes from --key-file FILE, CRAWLDECK_NODE_KEY_FILE or
+# CRAWLDECK_NODE_KEY, never from the command line (every local user can read a command line).
+here=$(CDPATH= cd -- "$(dirname -- "$0")/.." && pwd)
+exec node "$here/packages/node/dist/crawldeck-node.mjs" "$@"
+`;
+
+const REQUIRE_SHIM =
+  "import { createRequire as __cdRequire } from 'node:module'; const require = __cdRequire(import.meta.url);";
+
+/** Builds the bundle into `outFile` (a .tar.gz). Takes a few seconds: callers cache it per version. */
+export async function buildNodeBundle(outFile: string, version: string): Promise<void> {
+  const { build } = await import('esbuild');
+  const work = mkdtempSync(path.join(os.tmpdir(), 'crawldeck-bundle-'));
+  try {
+    const root = path.join(work, BUNDLE_DIR_NAME);
+    const dist = path.join(root, 'packages', 'node', 'dist');
+    mkdirSync(dist, { recursive: true });
+    await build({
+      entryPoints: [path.join(here, 'bundle-entry.ts')],
+      outfile: path.join(dist, 'crawldeck-node.mjs'),
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      target: 'node20',
+      banner: { js: REQUIRE_SHIM },
+      // Optional native speed-ups of ws, and esbuild (only needed to build the runner, which ships prebuilt).
+      external: ['bufferutil', 'utf-8-validate', 'esbuild'],
+      logLevel: 'silent',
+    });
+    await buildConfigSpiderRunner(path.join(dist, 'config-spider.mjs'));
+    for (const sdk of ['python', 'node'])
+      cpSync(path.join(SDK_DIR, sdk), path.join(root, 'packages', 'sdk', sdk), {
+        recursive: true,
+        filter: (src) => !/\.test\.ts$|__pycache__/.test(src),
+      });
+    mkdirSync(path.join(root, 'bin'));
+    writeFileSync(path.join(root, 'bin', 'crawldeck-node'), LAUNCHER);
+    chmodSync(path.join(root, 'bin', 'crawldeck-node'), 0o755);
+    writeFileSync(path.join(root, 'VERSION'), version + '\n');
+    mkdirSync(path.dirname(outFile), { recursive: true });
+    await promisify(execFile)('tar', ['-czf', outFile, '-C', work, BUNDLE_DIR_NAME]);
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}

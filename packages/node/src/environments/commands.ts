@@ -1,0 +1,61 @@
+/** The commands of an environment job, built from its fields and the node's package manager (never a shell line). */
+import type { EnvJobOrder, EnvSettings, PackageManager } from '@crawldeck/shared';
+import { nodeEnvDir, pythonEnvDir, venvPython, type EnvPlaces } from './places.ts';
+
+/** `sudo -n` in front when the node is not root (and may use sudo without a password); nothing as root. */
+const asRoot = (argv: string[]) => (process.getuid?.() === 0 ? argv : ['sudo', '-n', ...argv]);
+
+export const aptUpdateCommand = () => asRoot(['apt-get', 'update']);
+
+export function languageCommand(job: EnvJobOrder, pm: PackageManager | ''): string[] {
+  const lang = job.language;
+  if (!lang) throw new Error(`the language "${job.name}" is not in the catalogue`);
+  if (!pm) throw new Error('the node has no package manager this job can use (apt-get, dnf, yum or apk)');
+  const pkgs = (pm === 'yum' ? (lang.packages.yum ?? lang.packages.dnf) : lang.packages[pm]) ?? [];
+  if (!pkgs.length) throw new Error(`the language "${lang.name}" names no ${pm} package`);
+  const remove = job.action === 'uninstall';
+  switch (pm) {
+    case 'apt':
+      return asRoot(['apt-get', remove ? 'remove' : 'install', '-y', '--no-install-recommends', ...pkgs]);
+    case 'dnf':
+    case 'yum':
+      return asRoot([pm, remove ? 'remove' : 'install', '-y', ...pkgs]);
+    case 'apk':
+      return asRoot(['apk', remove ? 'del' : 'add', '--no-cache', ...pkgs]);
+    default: {
+      const never: never = pm;
+      return never;
+    }
+  }
+}
+
+/** `--index-url`, `--extra-index-url` and `--trusted-host` for plain-http mirrors, from the settings. */
+export function pipIndexArgs(s: EnvSettings): string[] {
+  const args: string[] = [];
+  const trust = (url: string) => (url.startsWith('http://') ? ['--trusted-host', new URL(url).hostname] : []);
+  if (s.pip_index_url) args.push('--index-url', s.pip_index_url, ...trust(s.pip_index_url));
+  if (s.pip_extra_index_url) args.push('--extra-index-url', s.pip_extra_index_url, ...trust(s.pip_extra_index_url));
+  return args;
+}
+
+/** `name==1.2` for a bare version, `name>=1,<2` for a range. */
+function pipSpec(name: string, version: string): string {
+  if (!version) return name;
+  return /^[0-9]/.test(version) ? `${name}==${version}` : `${name}${version}`;
+}
+
+export function pipCommand(job: EnvJobOrder, p: EnvPlaces, s: EnvSettings): string[] {
+  const py = venvPython(pythonEnvDir(p, job.environment || undefined));
+  const pip = [py, '-m', 'pip', '--disable-pip-version-check', '--no-input'];
+  if (job.action === 'uninstall') return [...pip, 'uninstall', '-y', job.name];
+  const upgrade = job.action === 'upgrade' ? ['--upgrade'] : [];
+  return [...pip, 'install', ...upgrade, ...pipIndexArgs(s), pipSpec(job.name, job.version)];
+}
+
+export function npmCommand(job: EnvJobOrder, p: EnvPlaces, s: EnvSettings): string[] {
+  const prefix = ['--prefix', nodeEnvDir(p), '--no-audit', '--no-fund'];
+  const registry = s.npm_registry ? ['--registry', s.npm_registry] : [];
+  if (job.action === 'uninstall') return ['npm', 'uninstall', ...prefix, job.name];
+  const version = job.version || (job.action === 'upgrade' ? 'latest' : '');
+  return ['npm', 'install', ...prefix, ...registry, version ? `${job.name}@${version}` : job.name];
+}

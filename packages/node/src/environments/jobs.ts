@@ -1,0 +1,161 @@
+/**
+ * The node's environment jobs: it claims its next job from the master (when it registers, when the master nudges
+ * it, and every half minute), runs it beside the task processes, ships its log, reports the outcome and what the
+ * node now has. One job at a time; the others wait in the master's store, so a kill -9 of either side loses none.
+ */
+import { existsSync, mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { EMPTY_ENV_SETTINGS, type EnvClaim, type EnvJobOrder, type EnvSettings } from '@crawldeck/shared';
+import { aptUpdateCommand, languageCommand, npmCommand, pipCommand } from './commands.ts';
+import { packageManager, takeInventory, toolEnv } from './inventory.ts';
+import { nodeEnvDir, pythonEnvDir, toolHome, venvPython, type EnvPlaces } from './places.ts';
+import { openToTaskUser } from './spider-env.ts';
+import { runTool, toolError } from './tool.ts';
+
+export interface MasterLink {
+  post<T>(route: string, body: unknown): Promise<T>;
+  log(level: 'info' | 'warn' | 'error', msg: string, extra?: Record<string, unknown>): void;
+}
+
+const POLL_MS = 30_000;
+const FLUSH_MS = 500;
+const FINISH_ATTEMPTS = 60;
+const FINISH_RETRY_MS = 2_000;
+
+export class EnvJobRunner {
+  private busy = false;
+  private again = false;
+  private poll: NodeJS.Timeout | undefined;
+  /** Index settings of the last claim, used for per-spider environments too. */
+  settings: EnvSettings = EMPTY_ENV_SETTINGS;
+
+  constructor(
+    private places: EnvPlaces,
+    private master: MasterLink,
+  ) {}
+
+  start(): void {
+    this.poll = setInterval(() => this.wake(), POLL_MS);
+    this.poll.unref();
+  }
+
+  stop(): void {
+    if (this.poll) clearInterval(this.poll);
+  }
+
+  /** Claims and runs jobs until none is left; a wake during a run claims again after it. */
+  wake(): void {
+    if (this.busy) {
+      this.again = true;
+      return;
+    }
+    this.busy = true;
+    void this.drain()
+      .catch((err: unknown) => this.master.log('warn', 'environment jobs: master not reachable', { err: String(err) }))
+      .finally(() => {
+        this.busy = false;
+        if (this.again) {
+          this.again = false;
+          this.wake();
+        }
+      });
+  }
+
+  private async drain(): Promise<void> {
+    let reported = false;
+    for (;;) {
+      const claim = await this.master.post<EnvClaim>('/api/node-api/env-jobs/claim', {});
+      this.settings = claim.settings;
+      if (!reported) {
+        // The first report of a node that just joined queues what belongs on every node: claim again after it.
+        await this.report(claim);
+        reported = true;
+        if (!claim.job) continue;
+      }
+      if (!claim.job) return;
+      await this.run(claim.job, claim);
+    }
+  }
+
+  private async report(claim: EnvClaim): Promise<void> {
+    const inventory = await takeInventory(this.places, claim.languages);
+    await this.master.post('/api/node-api/environment', inventory);
+  }
+
+  private async run(job: EnvJobOrder, claim: EnvClaim): Promise<void> {
+    let pending: string[] = [];
+    const flush = async () => {
+      const lines = pending;
+      pending = [];
+      if (lines.length)
+        await this.master.post(`/api/node-api/env-jobs/${job.id}/log`, { lines }).catch(() => undefined);
+    };
+    const timer = setInterval(() => void flush(), FLUSH_MS);
+    let outcome: { ok: boolean; error: string };
+    try {
+      outcome = await this.execute(job, (l) => pending.push(l));
+    } catch (err) {
+      outcome = { ok: false, error: (err as Error).message };
+      pending.push(outcome.error);
+    } finally {
+      clearInterval(timer);
+    }
+    await flush();
+    const inventory = await takeInventory(this.places, claim.languages);
+    await this.finish(job.id, { ...outcome, inventory });
+    this.master.log(outcome.ok ? 'info' : 'warn', 'environment job ended', {
+      job: job.id,
+      name: job.name,
+      ok: outcome.ok,
+    });
+  }
+
+  /** The end of a job is repeated while the master is away (restarting): the job stays `running` until it lands. */
+  private async finish(jobId: string, body: unknown): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.master.post(`/api/node-api/env-jobs/${jobId}/finish`, body);
+        return;
+      } catch (err) {
+        if (attempt >= FINISH_ATTEMPTS) throw err;
+        await new Promise((r) => setTimeout(r, FINISH_RETRY_MS));
+      }
+    }
+  }
+
+  private async execute(job: EnvJobOrder, onLine: (l: string) => void): Promise<{ ok: boolean; error: string }> {
+    mkdirSync(toolHome(this.places), { recursive: true });
+    const env = toolEnv(this.places);
+    const tool = async (argv: string[]) => runTool({ argv, env, onLine, cwd: toolHome(this.places) });
+    if (job.target === 'language') {
+      const pm = packageManager();
+      let r = await tool(languageCommand(job, pm));
+      // A fresh machine often has no package lists yet: fetch them once and try again.
+      if (
+        r.code !== 0 &&
+        pm === 'apt' &&
+        job.action === 'install' &&
+        /Unable to locate package|no installation candidate/.test(r.tail.join('\n'))
+      ) {
+        await tool(aptUpdateCommand());
+        r = await tool(languageCommand(job, pm));
+      }
+      return r.code === 0 ? { ok: true, error: '' } : { ok: false, error: toolError(r) };
+    }
+    if (job.target === 'pip') {
+      const dir = pythonEnvDir(this.places, job.environment || undefined);
+      if (!existsSync(venvPython(dir))) {
+        mkdirSync(path.dirname(dir), { recursive: true });
+        const made = await tool([this.places.python, '-m', 'venv', '--system-site-packages', dir]);
+        if (made.code !== 0) return { ok: false, error: toolError(made) };
+      }
+      const r = await tool(pipCommand(job, this.places, this.settings));
+      await openToTaskUser(dir);
+      return r.code === 0 ? { ok: true, error: '' } : { ok: false, error: toolError(r) };
+    }
+    mkdirSync(nodeEnvDir(this.places), { recursive: true });
+    const r = await tool(npmCommand(job, this.places, this.settings));
+    await openToTaskUser(nodeEnvDir(this.places));
+    return r.code === 0 ? { ok: true, error: '' } : { ok: false, error: toolError(r) };
+  }
+}

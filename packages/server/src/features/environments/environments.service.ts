@@ -1,0 +1,271 @@
+/**
+ * Node environments: turns an administrator's install request into stored jobs (one per node), answers a node's
+ * claim for its next job, and merges the language catalogue, each node's last report and the jobs under way into
+ * the states the console shows (Installed, Not Installed, Installing).
+ */
+import {
+  BUILTIN_LANGUAGES,
+  EMPTY_ENV_SETTINGS,
+  newId,
+  type DependencyRow,
+  type EnvClaim,
+  type EnvJob,
+  type EnvJobBody,
+  type EnvSettings,
+  type EnvState,
+  type InstalledPackage,
+  type EnvLanguage,
+  type EnvLanguageBody,
+  type EnvLanguageState,
+  type NodeEnvironment,
+  type NodeInventoryBody,
+  type PackageSearchHit,
+} from '@crawldeck/shared';
+import type { AppContext } from '../../context.ts';
+import { iso } from '../../http/envelope.ts';
+import { badRequest, notFound } from '../../http/errors.ts';
+import { getSetting, putSetting } from '../system/settings.store.ts';
+import * as store from './environments.store.ts';
+import { searchIndex } from './package-index.ts';
+import { wakeNode } from './wake.ts';
+
+const SETTINGS_KEY = 'environments';
+
+/** pip compares names after PEP 503 normalisation (`Foo_Bar` is `foo-bar`); npm names are exact. */
+export function packageKey(target: string, name: string): string {
+  return target === 'pip' ? name.toLowerCase().replace(/[-_.]+/g, '-') : name;
+}
+
+export function presentJob(r: store.EnvJobRow, nodeNames: Map<string, string>): EnvJob {
+  return {
+    _id: r.id,
+    node_id: r.node_id,
+    node_name: nodeNames.get(r.node_id) ?? '',
+    target: r.target,
+    action: r.action,
+    name: r.name,
+    version: r.version,
+    environment: r.environment,
+    status: r.status,
+    log: r.log,
+    error: r.error,
+    username: r.username,
+    create_ts: iso(r.create_ts),
+    start_ts: iso(r.start_ts),
+    finish_ts: iso(r.finish_ts),
+  };
+}
+
+interface Inventory {
+  packageManager: string;
+  languages: EnvLanguageState[];
+  pip: InstalledPackage[];
+  npm: InstalledPackage[];
+  reportedTs: number | null;
+}
+
+function parseInventory(row: store.InventoryRow | undefined): Inventory {
+  if (!row) return { packageManager: '', languages: [], pip: [], npm: [], reportedTs: null };
+  return {
+    packageManager: row.package_manager,
+    languages: JSON.parse(row.languages) as EnvLanguageState[],
+    pip: JSON.parse(row.pip) as InstalledPackage[],
+    npm: JSON.parse(row.npm) as InstalledPackage[],
+    reportedTs: row.update_ts,
+  };
+}
+
+export class EnvironmentsService {
+  constructor(private ctx: AppContext) {}
+
+  private get db() {
+    return this.ctx.store.db;
+  }
+
+  async languages(): Promise<EnvLanguage[]> {
+    const custom = await store.customLanguages(this.db);
+    return [...BUILTIN_LANGUAGES, ...custom.map((l) => ({ ...l, builtin: false }))];
+  }
+
+  async addLanguage(body: EnvLanguageBody): Promise<void> {
+    if (BUILTIN_LANGUAGES.some((l) => l.key === body.key)) throw badRequest(`"${body.key}" is a built-in language`);
+    await store.putLanguage(this.db, body);
+  }
+
+  async removeLanguage(key: string): Promise<void> {
+    if (!(await store.deleteLanguage(this.db, key))) throw notFound('language');
+  }
+
+  async settings(): Promise<EnvSettings> {
+    return { ...EMPTY_ENV_SETTINGS, ...(await getSetting<Partial<EnvSettings>>(this.db, SETTINGS_KEY, {})) };
+  }
+
+  async saveSettings(s: EnvSettings): Promise<EnvSettings> {
+    await putSetting(this.db, SETTINGS_KEY, s);
+    return s;
+  }
+
+  async nodeNames(): Promise<Map<string, string>> {
+    return new Map((await store.listNodes(this.db)).map((n) => [n.id, n.name]));
+  }
+
+  /** One job per node; with `all_nodes` the language or package is also marked for nodes that join later. */
+  async startJobs(user: { id: string; username: string }, body: EnvJobBody): Promise<EnvJob[]> {
+    if (body.target === 'language' && !(await this.languages()).some((l) => l.key === body.name))
+      throw badRequest(`unknown language "${body.name}"`);
+    if (body.target === 'language' && body.action === 'upgrade')
+      throw badRequest('languages are installed or uninstalled, not upgraded');
+    const names = await this.nodeNames();
+    const nodeIds = body.all_nodes ? [...names.keys()] : [...new Set(body.node_ids ?? [])];
+    if (!nodeIds.length) throw badRequest('choose at least one node, or all nodes');
+    const unknown = nodeIds.find((id) => !names.has(id));
+    if (unknown) throw notFound(`node ${unknown}`);
+    const version = body.version ?? '';
+    const now = Date.now();
+    const jobs = nodeIds.map((nodeId, i) => ({
+      id: newId(now + i),
+      node_id: nodeId,
+      target: body.target,
+      action: body.action,
+      name: body.name,
+      version,
+      environment: body.target === 'pip' ? (body.environment ?? 'default') : '',
+      user_id: user.id,
+      username: user.username,
+      create_ts: now,
+    }));
+    await store.insertJobs(this.db, jobs);
+    if (body.all_nodes && body.action === 'uninstall') await store.unmarkEverywhere(this.db, body.target, body.name);
+    else if (body.all_nodes) await store.markEverywhere(this.db, body.target, body.name, version);
+    for (const id of nodeIds) this.wake(id);
+    const rows = await Promise.all(jobs.map((j) => store.getJob(this.db, j.id)));
+    return rows.filter((r) => r !== undefined).map((r) => presentJob(r, names));
+  }
+
+  /** Tells a connected node that jobs wait for it; a node on another master claims at its next poll. */
+  private wake(nodeId: string): void {
+    wakeNode(this.ctx, nodeId);
+  }
+
+  async claim(nodeId: string): Promise<EnvClaim> {
+    await store.failInterruptedJobs(this.db, nodeId);
+    const row = await store.claimNextJob(this.db, nodeId);
+    const languages = await this.languages();
+    const settings = await this.settings();
+    if (!row) return { job: null, settings, languages };
+    const language = row.target === 'language' ? (languages.find((l) => l.key === row.name) ?? null) : null;
+    const job = {
+      id: row.id,
+      target: row.target as 'language' | 'pip' | 'npm',
+      action: row.action as 'install' | 'uninstall' | 'upgrade',
+      name: row.name,
+      version: row.version,
+      environment: row.environment,
+      language,
+    };
+    return { job, settings, languages };
+  }
+
+  /**
+   * Stores what a node reports. On its first report (a node that just joined) the languages and packages marked
+   * for all nodes that it lacks are queued for it.
+   */
+  async report(nodeId: string, inv: NodeInventoryBody): Promise<void> {
+    const first = await store.saveInventory(this.db, nodeId, inv);
+    if (!first) return;
+    const has = (target: string, name: string) =>
+      target === 'language'
+        ? inv.languages.some((l) => l.key === name && l.installed)
+        : (target === 'pip' ? inv.pip : inv.npm).some((p) => packageKey(target, p.name) === packageKey(target, name));
+    const wanted = (await store.everywhere(this.db)).filter((e) => !has(e.target, e.name));
+    const now = Date.now();
+    await store.insertJobs(
+      this.db,
+      wanted.map((e, i) => ({
+        id: newId(now + i),
+        node_id: nodeId,
+        target: e.target,
+        action: 'install',
+        name: e.name,
+        version: e.version,
+        environment: e.target === 'pip' ? 'default' : '',
+        user_id: '',
+        username: 'all nodes',
+        create_ts: now,
+      })),
+    );
+    if (wanted.length) this.wake(nodeId);
+  }
+
+  async nodeEnvironment(nodeId: string): Promise<NodeEnvironment> {
+    const inv = parseInventory(await store.getInventory(this.db, nodeId));
+    const jobs = (await store.unfinishedJobs(this.db)).filter((j) => j.node_id === nodeId);
+    const marks = await store.everywhere(this.db);
+    const busy = (target: string, name: string) =>
+      jobs.some((j) => j.target === target && packageKey(target, j.name) === packageKey(target, name));
+    const marked = (target: string, name: string) =>
+      marks.some((m) => m.target === target && packageKey(target, m.name) === packageKey(target, name));
+    const languages = (await this.languages()).map((l) => {
+      const found = inv.languages.find((s) => s.key === l.key);
+      const state: EnvState = busy('language', l.key) ? 'installing' : found?.installed ? 'installed' : 'not-installed';
+      return {
+        key: l.key,
+        name: l.name,
+        executable: l.executable,
+        builtin: l.builtin,
+        state,
+        version: found?.version ?? '',
+        path: found?.path ?? '',
+        all_nodes: marked('language', l.key),
+      };
+    });
+    const packages = (target: 'pip' | 'npm') => {
+      const installed = new Map(inv[target].map((p) => [packageKey(target, p.name), p]));
+      const names = new Map<string, string>();
+      for (const p of inv[target]) names.set(packageKey(target, p.name), p.name);
+      for (const j of jobs) if (j.target === target) names.set(packageKey(target, j.name), j.name);
+      for (const m of marks) if (m.target === target) names.set(packageKey(target, m.name), m.name);
+      return [...names]
+        .sort(([a], [b]) => a.localeCompare(b))
+        .map(([key, name]) => {
+          const p = installed.get(key);
+          const state: EnvState = busy(target, name) ? 'installing' : p ? 'installed' : 'not-installed';
+          return { name: p?.name ?? name, version: p?.version ?? '', state, all_nodes: marked(target, name) };
+        });
+    };
+    return {
+      node_id: nodeId,
+      package_manager: inv.packageManager,
+      reported_ts: iso(inv.reportedTs),
+      languages,
+      pip: packages('pip'),
+      npm: packages('npm'),
+    };
+  }
+
+  /** Every language and package any node has (or is getting), with each node's state and version. */
+  async dependencies(): Promise<DependencyRow[]> {
+    const nodes = await store.listNodes(this.db);
+    const envs = await Promise.all(nodes.map((n) => this.nodeEnvironment(n.id)));
+    const rows = new Map<string, DependencyRow>();
+    const add = (target: string, name: string, allNodes: boolean) => {
+      const key = `${target}\u0000${packageKey(target, name)}`;
+      if (!rows.has(key)) rows.set(key, { target, name, all_nodes: allNodes, nodes: [] });
+      return rows.get(key)!;
+    };
+    envs.forEach((env, i) => {
+      const node = { node_id: nodes[i].id, node_name: nodes[i].name };
+      for (const l of env.languages)
+        if (l.state !== 'not-installed')
+          add('language', l.key, l.all_nodes).nodes.push({ ...node, state: l.state, version: l.version });
+      for (const target of ['pip', 'npm'] as const)
+        for (const p of env[target])
+          add(target, p.name, p.all_nodes).nodes.push({ ...node, state: p.state, version: p.version });
+    });
+    return [...rows.values()];
+  }
+
+  async search(target: 'pip' | 'npm', q: string): Promise<PackageSearchHit[]> {
+    return searchIndex(target, q, await this.settings());
+  }
+}

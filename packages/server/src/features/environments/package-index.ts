@@ -1,0 +1,54 @@
+/**
+ * Looking a package up in the configured index: a PEP 503 simple index for pip (the project page lists its files,
+ * the versions are read from the file names) and an npm registry (the packument lists its versions). An exact
+ * name lookup, which every index and mirror answers; pip indexes offer nothing else.
+ */
+import type { EnvSettings, PackageSearchHit } from '@crawldeck/shared';
+import { badGateway } from './errors.ts';
+
+const DEFAULT_PIP_INDEX = 'https://pypi.org/simple';
+const DEFAULT_NPM_REGISTRY = 'https://registry.npmjs.org';
+const TIMEOUT_MS = 10_000;
+const MAX_BYTES = 8 * 1024 * 1024;
+
+async function fetchText(url: string, accept: string): Promise<string | undefined> {
+  let res: Response;
+  try {
+    res = await fetch(url, { headers: { accept }, signal: AbortSignal.timeout(TIMEOUT_MS), redirect: 'follow' });
+  } catch (err) {
+    throw badGateway(`the package index did not answer: ${(err as Error).message}`);
+  }
+  if (res.status === 404) return undefined;
+  if (!res.ok) throw badGateway(`the package index answered ${res.status}`);
+  const text = await res.text();
+  if (text.length > MAX_BYTES) throw badGateway('the package index answered too much');
+  return text;
+}
+
+/** Versions in the file names of a PEP 503 project page (`name-1.2.0-py3-none-any.whl`, `name-1.2.0.tar.gz`). */
+export function versionsFromSimplePage(html: string, name: string): string[] {
+  const norm = (s: string) => s.toLowerCase().replace(/[-_.]+/g, '-');
+  const versions = new Set<string>();
+  for (const m of html.matchAll(/<a\b[^>]*>([^<]+)<\/a>/gi)) {
+    const file = m[1].trim();
+    const wheel = /^(.+?)-([^-]+)-[^-]+-[^-]+-[^-]+\.whl$/.exec(file);
+    const sdist = /^(.+)-([^-]+)\.(?:tar\.gz|zip|tar\.bz2)$/.exec(file);
+    const hit = wheel ?? sdist;
+    if (hit && norm(hit[1]) === norm(name)) versions.add(hit[2]);
+  }
+  return [...versions];
+}
+
+export async function searchIndex(target: 'pip' | 'npm', name: string, s: EnvSettings): Promise<PackageSearchHit[]> {
+  if (target === 'pip') {
+    const index = (s.pip_index_url || DEFAULT_PIP_INDEX).replace(/\/+$/, '');
+    const page = await fetchText(`${index}/${name.toLowerCase().replace(/[-_.]+/g, '-')}/`, 'text/html');
+    const versions = page ? versionsFromSimplePage(page, name) : [];
+    return versions.length ? [{ name, versions }] : [];
+  }
+  const registry = (s.npm_registry || DEFAULT_NPM_REGISTRY).replace(/\/+$/, '');
+  const body = await fetchText(`${registry}/${name.replace('/', '%2f')}`, 'application/json');
+  if (!body) return [];
+  const doc = JSON.parse(body) as { name?: string; versions?: Record<string, unknown> };
+  return [{ name: doc.name ?? name, versions: Object.keys(doc.versions ?? {}) }];
+}

@@ -1,0 +1,10 @@
+/**
+ * Nudges a connected node that environment jobs wait for it (the node then claims them over HTTP). The one place
+ * this feature touches the node sessions; a node connected to another master claims at its next poll.
+ */
+import type { AppContext } from '../../context.ts';
+import { getRuntime } from '../nodes/runtime.ts';
+
+export function wakeNode(ctx: AppContext, nodeId: string): void {
+  getRuntime(ctx).sessions.sendTo(nodeId, { type: 'env.wake' });
+}

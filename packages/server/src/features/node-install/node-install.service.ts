@@ -1,0 +1,83 @@
+/**
+ * Joining a node from another machine: the master builds the node bundle once per start (packages/node bundle.ts),
+ * serves it with its SHA-256, and serves a one-line installer that downloads it, checks the hash and unpacks it.
+ * The node key never travels in the installer: the operator puts it in a file the node reads.
+ */
+import { createHash } from 'node:crypto';
+import { readFile, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { VERSION } from '@crawldeck/shared';
+import type { AppContext } from '../../context.ts';
+
+export interface NodeBundle {
+  file: string;
+  sha256: string;
+  size: number;
+  version: string;
+}
+
+const built = new WeakMap<AppContext, Promise<NodeBundle>>();
+
+/** The bundle of this master's node code, built on first use (a few seconds) and kept for the master's life. */
+export function nodeBundle(ctx: AppContext): Promise<NodeBundle> {
+  let p = built.get(ctx);
+  if (!p) {
+    p = (async () => {
+      const { buildNodeBundle } = await import('@crawldeck/node/bundle.ts');
+      const file = path.join(ctx.config.dataDir, 'node-bundle', `crawldeck-node-${VERSION}.tar.gz`);
+      await buildNodeBundle(file, VERSION);
+      const sha256 = createHash('sha256')
+        .update(await readFile(file))
+        .digest('hex');
+      return { file, sha256, size: (await stat(file)).size, version: VERSION };
+    })();
+    p.catch(() => built.delete(ctx));
+    built.set(ctx, p);
+  }
+  return p;
+}
+
+/** The URL nodes reach this master at, from the request; a Host header that is not a plain host:port is not used. */
+export function masterUrl(ctx: AppContext, protocol: string, host: string | undefined): string {
+  const safe =
+    host && /^[A-Za-z0-9.-]+(:\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](:\d{1,5})?$/.test(host)
+      ? host
+      : `127.0.0.1:${ctx.config.port}`;
+  return `${protocol === 'https' ? 'https' : 'http'}://${safe}`;
+}
+
+/** What an operator runs on the new machine: install, write the key into a private file, start the node. */
+export function joinCommand(url: string, key: string): string {
+  return (
+    `curl -fsSL ${url}/api/node-install/install.sh | sh && ` +
+    `(umask 077; printf '%s\\n' '${key.replace(/'/g, `'\\''`)}' > crawldeck-node/node-key) && ` +
+    `crawldeck-node/bin/crawldeck-node --master ${url} --key-file crawldeck-node/node-key`
+  );
+}
+
+/** The installer: POSIX sh, needs Node.js ≥ 20.19 and curl or wget; checks the bundle's SHA-256 before unpacking. */
+export function installScript(url: string, b: NodeBundle): string {
+  return `#!/bin/sh
+# Crawldeck node ${b.version}, installed from the master at ${url}.
+# Downloads the node bundle, checks its SHA-256 and unpacks it into ./crawldeck-node (or $CRAWLDECK_NODE_HOME).
+set -eu
+MASTER='${url}'
+SHA256='${b.sha256}'
+DEST="\${CRAWLDECK_NODE_HOME:-crawldeck-node}"
+command -v node >/dev/null 2>&1 || { echo "crawldeck: Node.js >= 20.19 is needed on this machine" >&2; exit 1; }
+node -e 'const [a, b] = process.versions.node.split(".").map(Number); process.exit(a > 20 || (a === 20 && b >= 19) ? 0 : 1)' ||
+  { echo "crawldeck: Node.js >= 20.19 is needed, this machine has $(node --version)" >&2; exit 1; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+if command -v curl >/dev/null 2>&1; then curl -fsSL "$MASTER/api/node-install/bundle.tar.gz" -o "$tmp/bundle.tar.gz"
+else wget -qO "$tmp/bundle.tar.gz" "$MASTER/api/node-install/bundle.tar.gz"; fi
+got=$(node -e 'process.stdout.write(require("crypto").createHash("sha256").update(require("fs").readFileSync(process.argv[1])).digest("hex"))' "$tmp/bundle.tar.gz")
+[ "$got" = "$SHA256" ] || { echo "crawldeck: the bundle's SHA-256 is $got, expected $SHA256: nothing installed" >&2; exit 1; }
+mkdir "$tmp/x"
+tar -xzf "$tmp/bundle.tar.gz" -C "$tmp/x"
+rm -rf "$DEST"
+mv "$tmp/x/crawldeck-node" "$DEST"
+echo "crawldeck node ${b.version} installed in $DEST"
+echo "start it with: $DEST/bin/crawldeck-node --master $MASTER --key-file FILE   (FILE holds the node key)"
+`;
+}
