@@ -116,6 +116,8 @@ export interface UploadResult {
   /** When the zip held a single top-level folder, its name: its contents were moved to the root. */
   stripped_folder: string | null;
   is_scrapy: boolean;
+  /** The spider's command after the upload: guessed from the files when it had none ('' when nothing fits). */
+  cmd?: string;
 }
 
 // ---- files ----

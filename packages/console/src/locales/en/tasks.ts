@@ -85,6 +85,7 @@ export default {
     total: '{{count}} results',
   },
   run: {
+    noCommand: 'Set a command first (Overview tab): {{names}} has nothing to run',
     button: 'Run',
     batch: 'Run ({{count}})',
     title: 'Run spider',

@@ -7,6 +7,7 @@ import { HttpError, badRequest } from '../../http/errors.ts';
 import { createSpider, deleteSpider, spiderFor } from '../spiders/spiders.service.ts';
 import { getSpider, getSpiderWithOwner, presentSpider } from '../spiders/spiders.store.ts';
 import { outboundPolicy } from '../../outbound/policy.ts';
+import { fillMissingCommand } from '../spiders/command-inference.ts';
 import { autoSyncIntervalMs, cacheDirOf, claimAutoSync, gitInfo, syncSpider } from './git.service.ts';
 
 /** Optional `{branch}` body of sync/reset (the console may send no body at all). */
@@ -33,12 +34,16 @@ export const gitFeature: Feature = (app, ctx) => {
 
   app.post('/api/spiders/:id/git/sync', { config: { access: 'user' }, schema: { params: IdParams } }, async (req) => {
     const row = await spiderFor(db, req.user, req.params.id, 'write');
-    return ok(await syncSpider(db, dataDir, row, 'sync', await policy(), branchOf(req.body)));
+    const result = await syncSpider(db, dataDir, row, 'sync', await policy(), branchOf(req.body));
+    await fillMissingCommand(db, row);
+    return ok(result);
   });
 
   app.post('/api/spiders/:id/git/reset', { config: { access: 'user' }, schema: { params: IdParams } }, async (req) => {
     const row = await spiderFor(db, req.user, req.params.id, 'write');
-    return ok(await syncSpider(db, dataDir, row, 'reset', await policy(), branchOf(req.body)));
+    const result = await syncSpider(db, dataDir, row, 'reset', await policy(), branchOf(req.body));
+    await fillMissingCommand(db, row);
+    return ok(result);
   });
 
   app.post('/api/spiders/import/github', { config: { access: 'user' }, schema: { body: ImportBody } }, async (req) => {
@@ -63,6 +68,7 @@ export const gitFeature: Feature = (app, ctx) => {
     try {
       const row = (await getSpider(db, created.id))!;
       const result = await syncSpider(db, dataDir, row, 'reset', await policy());
+      await fillMissingCommand(db, row);
       return ok({ ...presentSpider((await getSpiderWithOwner(db, created.id))!), git: result });
     } catch (err) {
       await deleteSpider(ctx, created.id).catch(() => undefined);

@@ -20,7 +20,8 @@ import { readForm, type ReadForm } from '../../http/multipart.ts';
 import { createFile, deletePath, getEntry, listFiles, makeDir, readFile, renamePath, replaceFiles, writeFile, type StoredFileEntry } from './files.store.ts';
 import { baseName, normalisePath } from './paths.ts';
 import { createSpider, deleteSpider, fieldsToSpiderInput, parseWith, spiderFor, updateSpider } from './spiders.service.ts';
-import { getSpiderWithOwner, listSpiders, presentSpider } from './spiders.store.ts';
+import { getSpiderWithOwner, listSpiders, presentSpider, setCommandIfEmpty } from './spiders.store.ts';
+import { inferCommand } from './command-inference.ts';
 import { readZip, zipLimitsFromEnv, type ZipContents, type ZipLimits } from './zip.ts';
 
 export const DEFAULT_MAX_FILE_BYTES = 10 * 1024 * 1024;
@@ -157,7 +158,9 @@ export const spidersFeature: Feature = (app, ctx) => {
     const zip = await zipFromUpload(file, zipLimits);
     const res = await replaceFiles(db, row.id, zip.files, { dirs: zip.dirs });
     await db.updateTable('spiders').set({ update_ts: Date.now() }).where('id', '=', row.id).execute();
-    const result: UploadResult = { files: res.files, stripped_folder: zip.strippedFolder, is_scrapy: res.isScrapy || !!row.is_scrapy };
+    const cmd = row.cmd.trim() ? row.cmd : inferCommand(zip.files);
+    if (cmd !== row.cmd) await setCommandIfEmpty(db, row.id, cmd);
+    const result: UploadResult = { files: res.files, stripped_folder: zip.strippedFolder, is_scrapy: res.isScrapy || !!row.is_scrapy, cmd };
     return ok(result);
   });
 

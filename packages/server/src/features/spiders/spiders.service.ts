@@ -13,6 +13,7 @@ import { claimCollection, collectionOwner, canUseCollection, spiderOwner, type A
 import { urlCredentials } from '../../outbound/git.ts';
 import type { SpiderRow } from './spiders.store.ts';
 import type { ZipContents } from './zip.ts';
+import { inferCommand } from './command-inference.ts';
 
 // ---- delete guards ----
 
@@ -155,7 +156,7 @@ export async function createSpider(ctx: AppContext, user: AuthUser, input: Creat
     name,
     display_name: patch.display_name || name,
     type: patch.type ?? 'customized',
-    cmd: patch.cmd ?? '',
+    cmd: patch.cmd?.trim() ? patch.cmd : zip ? inferCommand(zip.files) : '',
     col: '',
     src: patch.src ?? '',
     project_id: patch.project_id ?? null,

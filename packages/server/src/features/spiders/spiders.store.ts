@@ -138,3 +138,8 @@ export async function getSpiderWithOwner(db: Kysely<DB>, id: string) {
     .where('spiders.id', '=', id)
     .executeTakeFirst();
 }
+
+/** Sets a spider's command only while it has none (a command the user typed is never replaced). */
+export async function setCommandIfEmpty(db: Kysely<DB>, id: string, cmd: string): Promise<void> {
+  await db.updateTable('spiders').set({ cmd }).where('id', '=', id).where('cmd', '=', '').execute();
+}

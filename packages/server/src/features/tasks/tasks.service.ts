@@ -6,6 +6,7 @@ import { collectionRefusal, spiderOwnerMayWrite } from '../../policies/index.ts'
 import { isNormalUsersTask, masterNodeClosedToUsers, masterNodeIds } from './master-node.ts';
 import { getRuntime } from './runtime.ts';
 import { spiderForTask } from './spider-source.ts';
+import { missingCommandReason } from '../spiders/command-inference.ts';
 import type { TaskRow } from './tasks.store.ts';
 
 export type { TaskStatusEvent, LogEvent } from './runtime.ts';
@@ -29,6 +30,8 @@ export async function createTasks(ctx: AppContext, input: CreateTasksInput): Pro
   const db = ctx.store.db;
   const spider = await spiderForTask(db, input.spiderId);
   if (!spider) throw notFound('spider');
+  const noCommand = missingCommandReason(spider.cmd, input.param ?? '');
+  if (noCommand) throw badRequest(noCommand);
   // Spiders from before collections were owned may still point at another user's collection: they do not run.
   if (!(await spiderOwnerMayWrite(db, spider.ownerId, spider.collection))) throw collectionRefusal(spider.collection);
   const runType: RunType = input.runType ?? 'random';
