@@ -19,6 +19,7 @@ import { schedulesFeature } from './schedules/schedules.routes.ts';
 import { webhooksFeature } from './webhooks/webhooks.routes.ts';
 import { configSpiderFeature } from './config-spider/config-spider.routes.ts';
 import { spiderStatsFeature } from './spider-stats/spider-stats.routes.ts';
+import { docsFeature } from './docs/docs.routes.ts';
 
 /** Every feature of the master, registered in this order. Add one line per feature. */
-export const features: Feature[] = [sessionFeature, systemFeature, spidersFeature, projectsFeature, variablesFeature, usersFeature, tokensFeature, settingsFeature, databaseFeature, feedbackFeature, sitesFeature, statsFeature, nodesFeature, tasksFeature, scrapyFeature, gitFeature, schedulesFeature, webhooksFeature, configSpiderFeature, spiderStatsFeature];
+export const features: Feature[] = [sessionFeature, systemFeature, spidersFeature, projectsFeature, variablesFeature, usersFeature, tokensFeature, settingsFeature, databaseFeature, feedbackFeature, sitesFeature, statsFeature, nodesFeature, tasksFeature, scrapyFeature, gitFeature, schedulesFeature, webhooksFeature, configSpiderFeature, spiderStatsFeature, docsFeature];
