@@ -14,7 +14,7 @@ import { useTranslation } from 'react-i18next';
 import { DOCS_TREE_DELAY_MS, DRAWER_WIDTH } from '@crawldeck/shared/core';
 import { get } from '../../api/request.ts';
 import { sendEvent } from '../../app/stats.ts';
-import { activeKeys, buildDocsTree, firstSegment, parseDocsString, type DocNode } from './docsTree.ts';
+import { activeKeys, buildDocsTree, docsHref, firstSegment, parseDocsString, type DocNode } from './docsTree.ts';
 import { DOCS_ENTRY_ENABLED, useDocsStore } from './store.ts';
 import './docs.css';
 
@@ -28,9 +28,10 @@ export function useDocs(enabled: boolean) {
 }
 
 function DocLink({ node }: { node: DocNode }) {
+  const { i18n } = useTranslation();
   return (
     <a
-      href={node.fullUrl}
+      href={docsHref(node.fullUrl, i18n.language)}
       target="_blank"
       rel="noopener noreferrer"
       className={`docs-link docs-level-${node.level}${node.active ? ' active' : ''}`}

@@ -37,7 +37,12 @@ export const ROUTE_TOPICS: Record<string, string[]> = {
 
 /** '/spiders/abc?x' → 'spiders'; '/' → ''. */
 export function firstSegment(pathname: string): string {
-  return pathname.replace(/[?#].*$/, '').split('/').filter(Boolean)[0] ?? '';
+  return (
+    pathname
+      .replace(/[?#].*$/, '')
+      .split('/')
+      .filter(Boolean)[0] ?? ''
+  );
 }
 
 /** The section segment of a docs path: '/spider/upload.html' → 'spider'. */
@@ -54,7 +59,10 @@ export function parseDocsString(raw: unknown): Record<string, DocEntry> {
     const out: Record<string, DocEntry> = {};
     for (const [k, e] of Object.entries(v as Record<string, unknown>)) {
       if (e && typeof e === 'object' && typeof (e as DocEntry).title === 'string') {
-        out[k] = { title: (e as DocEntry).title, url: typeof (e as DocEntry).url === 'string' ? (e as DocEntry).url : '' };
+        out[k] = {
+          title: (e as DocEntry).title,
+          url: typeof (e as DocEntry).url === 'string' ? (e as DocEntry).url : '',
+        };
       }
     }
     return out;
@@ -95,4 +103,15 @@ export function buildDocsTree(docs: Record<string, DocEntry>, pathname: string):
 /** Keys (docs paths) of the groups to expand: the active ones. */
 export function activeKeys(tree: DocNode[]): string[] {
   return tree.filter((n) => n.active).map((n) => n.url);
+}
+
+/**
+ * A documentation link in the console's language: the master's guide serves English or Chinese by `?lang=`
+ * (another docs site given by the server ignores the parameter).
+ */
+export function docsHref(url: string, lang: string): string {
+  if (!url) return url;
+  const [base, hash = ''] = url.split('#');
+  const sep = base.includes('?') ? '&' : '?';
+  return `${base}${sep}lang=${lang === 'zh' ? 'zh' : 'en'}${hash ? `#${hash}` : ''}`;
 }

@@ -1,6 +1,6 @@
 /**
  * Release dialog (spec §2): title 'Release' + latest release name, tabs 'Release Note' (markdown, no raw HTML,
- * safe links opened in a new window) and 'How to Upgrade' (Docker / direct deployment, in the chosen language).
+ * safe links opened in a new window) and 'How to Upgrade' (back up, then update the code and restart, in the chosen language).
  * Mounted once in the layout; opened by the (disabled) upgrade hint, openReleaseDialog() or `?release=1`.
  */
 import { useEffect } from 'react';
@@ -112,9 +112,8 @@ export default function ReleaseDialog() {
             label: <span data-testid="release-tab-upgrade">{t('tabs.howToUpgrade')}</span>,
             children: (
               <div className="how-to-upgrade" data-testid="how-to-upgrade">
-                <Typography.Title level={5}>{t('howTo.dockerTitle')}</Typography.Title>
-                <Typography.Paragraph>{t('howTo.docker')}</Typography.Paragraph>
-                <pre className="upgrade-cmd">{'docker compose pull\ndocker compose down\ndocker compose up -d'}</pre>
+                <Typography.Title level={5}>{t('howTo.backupTitle')}</Typography.Title>
+                <Typography.Paragraph>{t('howTo.backup')}</Typography.Paragraph>
                 <Typography.Title level={5}>{t('howTo.directTitle')}</Typography.Title>
                 <Typography.Paragraph>{t('howTo.direct')}</Typography.Paragraph>
                 <pre className="upgrade-cmd">{'git pull\nnpm ci\nnpm run build\nnpm start'}</pre>
