@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
 import { Str } from './bounds.ts';
 
 /** Git spiders (spec §3 git url/branch/username/password, §4 sync/reset, §7 import). */
@@ -19,7 +19,43 @@ export interface GitSyncResult {
   files: number;
   /** ISO time of this sync. */
   sync_ts: string;
+  /** What a merging sync did per file; absent for a reset or a first sync, which take the branch as it is. */
+  changes?: GitSyncChanges;
 }
+
+/**
+ * A sync merges with the commit of the previous sync as the common base: files changed only upstream are
+ * updated, added or deleted; files changed only in the console are kept; files changed on both sides differently
+ * are conflicts, left as they are in the console until the user keeps them or takes the upstream version.
+ */
+export interface GitSyncChanges {
+  updated: string[];
+  added: string[];
+  deleted: string[];
+  /** Files edited, added or deleted in the console that the upstream commits did not touch. */
+  kept: string[];
+  conflicts: GitConflict[];
+}
+
+export interface GitConflict {
+  path: string;
+  /** both: changed on both sides; deleted-upstream: changed here, deleted upstream; deleted-here: deleted here, changed upstream. */
+  kind: 'both' | 'deleted-upstream' | 'deleted-here';
+}
+
+export const GitResolveBody = Type.Object({
+  path: Str(4096, { minLength: 1 }),
+  /** mine: the console's version stays; theirs: the version of the last synced upstream commit replaces it. */
+  choice: Type.Union([Type.Literal('mine'), Type.Literal('theirs')]),
+});
+export type GitResolveBody = Static<typeof GitResolveBody>;
+
+/** The answer of POST /spiders/{id}/git/resolve: the file as the choice left it. */
+export const GitResolveAnswer = Type.Object({
+  status: Type.Literal('ok'),
+  message: Type.String(),
+  data: Type.Object({ path: Type.String(), choice: Type.Union([Type.Literal('mine'), Type.Literal('theirs')]), exists: Type.Boolean() }),
+});
 
 export interface GitInfo {
   /** Remote URL without credentials. */

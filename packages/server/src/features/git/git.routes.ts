@@ -1,6 +1,9 @@
 import { rmSync } from 'node:fs';
 import { Type } from '@sinclair/typebox';
-import { ImportBody, gitUrlProblem, repoNameFromUrl, gitBranchProblem } from '@crawldeck/shared';
+import { GitResolveAnswer, GitResolveBody, ImportBody, gitUrlProblem, repoNameFromUrl, gitBranchProblem } from '@crawldeck/shared';
+import { resolveConflict } from './sync-merge.ts';
+import { lastSyncedCommit } from './sync-merge.store.ts';
+import { normalisePath } from '../spiders/paths.ts';
 import type { Feature } from '../../context.ts';
 import { ok } from '../../http/envelope.ts';
 import { HttpError, badRequest } from '../../http/errors.ts';
@@ -45,6 +48,18 @@ export const gitFeature: Feature = (app, ctx) => {
     await fillMissingCommand(db, row);
     return ok(result);
   });
+
+  // A conflict of the last sync settled per file: keep the console's version or take the upstream one.
+  app.post(
+    '/api/spiders/:id/git/resolve',
+    { config: { access: 'user' }, schema: { params: IdParams, body: GitResolveBody, response: { 200: GitResolveAnswer } } },
+    async (req) => {
+      const row = await spiderFor(db, req.user, req.params.id, 'write');
+      const synced = await lastSyncedCommit(db, row.id);
+      if (!synced) throw badRequest('this spider has not been synced from Git yet');
+      return ok(await resolveConflict(db, row.id, cacheDirOf(dataDir, row.id), synced, normalisePath(req.body.path), req.body.choice));
+    },
+  );
 
   app.post('/api/spiders/import/github', { config: { access: 'user' }, schema: { body: ImportBody } }, async (req) => {
     const url = req.body.url.trim();

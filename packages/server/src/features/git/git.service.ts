@@ -7,7 +7,8 @@ import { gitBranchProblem, gitUrlProblem, type GitCommit, type GitInfo, type Git
 import type { DB } from '../../store/schema.ts';
 import { HttpError, badRequest } from '../../http/errors.ts';
 import { decryptSecret } from '../../crypto/secrets.ts';
-import { listFiles, readFile, replaceFiles } from '../spiders/files.store.ts';
+import { replaceFiles } from '../spiders/files.store.ts';
+import { mergeWithBase } from './sync-merge.ts';
 import type { SpiderRow } from '../spiders/spiders.store.ts';
 import { zipLimitsFromEnv } from '../spiders/zip.ts';
 import { KeyedMutex, walkFiles } from '../scrapy/workspace.ts';
@@ -197,24 +198,6 @@ async function fetchToCache(cacheDir: string, source: GitSource, policy: Address
   }
 }
 
-/** Upstream changes between two commits (paths relative to the repository root); null when `from` is unknown. */
-async function changedBetween(dir: string, src: GitSource, from: string, to: string): Promise<{ changed: string[]; deleted: string[] } | null> {
-  if (!/^[0-9a-f]{40,64}$/.test(from)) return null;
-  const g = new GitRunner(dir, splitCredentials(src));
-  try {
-    const ok = await g.raw(['cat-file', '-t', from]).catch(() => '');
-    if (ok.trim() !== 'commit') return null;
-    const out = await g.raw(['diff', '--name-status', '--no-renames', '-z', from, to, '--']);
-    const parts = out.split('\0').filter((p) => p !== '');
-    const changed: string[] = [];
-    const deleted: string[] = [];
-    for (let i = 0; i + 1 < parts.length; i += 2) (parts[i].startsWith('D') ? deleted : changed).push(parts[i + 1]);
-    return { changed, deleted };
-  } finally {
-    g.dispose();
-  }
-}
-
 const IGNORE = /(^|\/)\.git(\/|$)|^\.crawldeck-remote$/;
 
 function readCheckout(dir: string): Map<string, Buffer> {
@@ -238,8 +221,8 @@ export function cacheDirOf(dataDir: string, spiderId: string): string {
 }
 
 /**
- * Sync (mode 'sync'): brings the remote's new commits into the store; console edits to files the remote did not
- * change since the last sync are kept. Reset (mode 'reset'): the store becomes exactly the remote tree.
+ * Sync (mode 'sync'): merges the remote's new commits into the store; console edits are kept, and files changed
+ * on both sides are reported as conflicts without being overwritten. Reset (mode 'reset'): the store becomes exactly the remote tree.
  */
 export async function syncSpider(db: Kysely<DB>, dataDir: string, row: SpiderRow, mode: 'sync' | 'reset', policy: AddressPolicy, branchOverride?: string): Promise<GitSyncResult> {
   const source = sourceOf(dataDir, row);
@@ -254,23 +237,11 @@ export async function syncSpider(db: Kysely<DB>, dataDir: string, row: SpiderRow
       const state = await db.selectFrom('git_state').selectAll().where('spider_id', '=', row.id).executeTakeFirst();
       const fetched = await fetchToCache(cacheDirOf(dataDir, row.id), source, policy);
       const remoteTree = readCheckout(fetched.dir);
-      let files: Map<string, Buffer>;
       const sameSource = state && state.remote === publicUrl(source.url) && state.branch === fetched.branch;
-      const diff = mode === 'sync' && sameSource && state.base_commit ? await changedBetween(fetched.dir, source, state.base_commit, fetched.commit.hash) : null;
-      if (diff) {
-        files = new Map();
-        for (const entry of await listFiles(db, row.id)) {
-          if (entry.is_dir) continue;
-          files.set(entry.path, (await readFile(db, row.id, entry.path)) ?? Buffer.alloc(0));
-        }
-        for (const p of diff.deleted) files.delete(p);
-        for (const p of diff.changed) {
-          const c = remoteTree.get(p);
-          if (c) files.set(p, c);
-        }
-      } else {
-        files = remoteTree;
-      }
+      // A sync merges with the last synced commit as the base (sync-merge.ts); a reset, a first sync or a base
+      // the cache no longer has takes the branch as it is.
+      const merge = mode === 'sync' && sameSource && state.base_commit ? await mergeWithBase(db, row.id, fetched.dir, state.base_commit, fetched.commit.hash, remoteTree) : null;
+      const files = merge?.files ?? remoteTree;
       const res = await replaceFiles(db, row.id, [...files].map(([p, content]) => ({ path: p, content })));
       const values = {
         remote: publicUrl(source.url),
@@ -288,7 +259,7 @@ export async function syncSpider(db: Kysely<DB>, dataDir: string, row: SpiderRow
         .onConflict((oc) => oc.column('spider_id').doUpdateSet(values))
         .execute();
       if (!row.git_branch) await db.updateTable('spiders').set({ git_branch: fetched.branch }).where('id', '=', row.id).execute();
-      return { commit: fetched.commit, branch: fetched.branch, branches: fetched.branches, files: res.files, sync_ts: new Date(now).toISOString() };
+      return { commit: fetched.commit, branch: fetched.branch, branches: fetched.branches, files: res.files, sync_ts: new Date(now).toISOString(), ...(merge ? { changes: merge.changes } : {}) };
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
       await db
