@@ -1,6 +1,7 @@
 /**
  * i18n: every `src/locales/{zh,en}/<area>.ts` file (default export = nested key object) becomes the i18next
- * namespace `<area>`. Add an area by adding the two files; no registration needed. Both languages always.
+ * namespace `<area>`. Add an area by adding the two files; no registration needed. Both languages always
+ * (locales.test.ts checks them through all.ts).
  */
 import i18n from 'i18next';
 import { initReactI18next } from 'react-i18next';
@@ -8,17 +9,29 @@ import { DEFAULT_LANGUAGE, LANGUAGES, type Language } from '@crawldeck/shared/co
 
 export type Messages = { [key: string]: string | Messages };
 
-const modules = import.meta.glob<{ default: Messages }>('./*/*.ts', { eager: true });
-
-export const resources: Record<string, Record<string, Messages>> = {};
-for (const [file, mod] of Object.entries(modules)) {
-  const m = /^\.\/([^/]+)\/([^/]+)\.ts$/.exec(file);
-  if (!m || file.endsWith('.test.ts')) continue;
-  const [, lang, area] = m;
-  (resources[lang] ??= {})[area] = mod.default;
+/** Area name → its texts, from the modules of one language folder. */
+export function areasOf(modules: Record<string, { default: Messages }>): Record<string, Messages> {
+  const areas: Record<string, Messages> = {};
+  for (const [file, mod] of Object.entries(modules)) {
+    const m = /\/([^/]+)\.ts$/.exec(file);
+    if (m && !file.endsWith('.test.ts')) areas[m[1]] = mod.default;
+  }
+  return areas;
 }
 
-export const namespaces = Array.from(new Set(Object.values(resources).flatMap((r) => Object.keys(r))));
+// Only the language in use is downloaded: each language's texts are one chunk, loaded before the first render
+// (main.tsx) and on a language switch (app/language.ts).
+const bundles: Record<Language, () => Promise<{ default: Record<string, Messages> }>> = {
+  en: () => import('./bundle-en.ts'),
+  zh: () => import('./bundle-zh.ts'),
+};
+
+/** Loads a language's texts into i18next (once). */
+export async function loadLanguage(lang: Language): Promise<void> {
+  if (i18n.hasResourceBundle(lang, 'common')) return;
+  const areas = (await bundles[lang]()).default;
+  for (const [area, messages] of Object.entries(areas)) i18n.addResourceBundle(lang, area, messages, true, true);
+}
 
 function initialLanguage(): Language {
   const stored = typeof localStorage !== 'undefined' ? localStorage.getItem('lang') : null;
@@ -27,10 +40,10 @@ function initialLanguage(): Language {
 
 if (!i18n.isInitialized) {
   void i18n.use(initReactI18next).init({
-    resources,
+    resources: {},
+    partialBundledLanguages: true,
     lng: initialLanguage(),
     fallbackLng: DEFAULT_LANGUAGE,
-    ns: namespaces,
     defaultNS: 'common',
     interpolation: { escapeValue: false },
     returnNull: false,
