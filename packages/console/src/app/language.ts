@@ -1,15 +1,14 @@
 import dayjs from 'dayjs';
 import 'dayjs/locale/zh-cn';
 import type { Language } from '@crawldeck/shared';
-import i18n, { loadLanguage } from '../locales/index.ts';
+import i18n from '../locales/index.ts';
 import { useAppStore } from './stores/app.ts';
 import { sendEvent } from './stats.ts';
 
 export function applyLanguage(lang: Language): void {
   dayjs.locale(lang === 'zh' ? 'zh-cn' : 'en');
   document.documentElement.lang = lang === 'zh' ? 'zh-CN' : 'en';
-  // switch once the language's texts are loaded (a chunk of their own), so no key shows untranslated
-  void loadLanguage(lang).then(() => (i18n.language !== lang ? i18n.changeLanguage(lang) : undefined));
+  if (i18n.language !== lang) void i18n.changeLanguage(lang);
 }
 
 /** Language dropdown / login switch: persist under `lang`, switch i18n, antd and dayjs locales, report it. */

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { LANGUAGES } from '@crawldeck/shared';
-import type { Messages } from './index.ts';
-import { resources } from './all.ts';
+import { resources, type Messages } from './index.ts';
 
 function flatten(obj: Messages, prefix = ''): string[] {
   return Object.entries(obj).flatMap(([k, v]) => (typeof v === 'string' ? [prefix + k] : flatten(v, `${prefix}${k}.`)));
