@@ -157,8 +157,10 @@ describe('tours, release dialog, docs drawer', () => {
     await dialog.locator('[data-testid="release-tab-upgrade"]').click();
     const how = dialog.locator('[data-testid="how-to-upgrade"]');
     await how.waitFor();
-    expect(await how.innerText()).toContain('Pull the latest image, then bring the containers down and up again.');
-    expect(await how.innerText()).toContain('Pull the latest source code, rebuild the front end and the back end, then start them.');
+    expect(await how.innerText()).toContain('Back up the data directory');
+    expect(await how.innerText()).toContain('Stop the master, update the code, install the dependencies and start it again');
+    // no image of the project is published: the text must not send anyone to pull one
+    expect(await how.innerText()).not.toMatch(/docker|image/i);
     await shot(page, 'release-dialog-en-upgrade');
 
     await dialog.locator('[data-testid="release-tab-note"]').click();
@@ -180,8 +182,9 @@ describe('tours, release dialog, docs drawer', () => {
     expect(await dialog.locator('.ant-tabs-tab').allInnerTexts()).toEqual(['更新说明', '如何升级']);
     const how = dialog.locator('[data-testid="how-to-upgrade"]');
     await how.waitFor();
-    expect(await how.innerText()).toContain('拉取最新镜像');
-    expect(await how.innerText()).toContain('重新构建前端和后端');
+    expect(await how.innerText()).toContain('备份数据目录');
+    expect(await how.innerText()).toContain('先升级主节点，再升级工作节点');
+    expect(await how.innerText()).not.toMatch(/docker|镜像/i);
     await shot(page, 'release-dialog-zh-upgrade');
     await dialog.locator('[data-testid="release-tab-note"]').click();
     await expect.poll(() => dialog.locator('[data-testid="release-note"] h1').innerText()).toBe('Crawldeck v99.0.0');

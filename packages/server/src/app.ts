@@ -12,6 +12,7 @@ import type { AppContext, TypedApp } from './context.ts';
 import { isStoreUnavailable, type Store } from './store/db.ts';
 import { authPlugin, registerWithAccess } from './http/auth.ts';
 import { registerSecurityHeaders } from './http/security-headers.ts';
+import { consoleStaticOptions, registerCompression } from './http/compression.ts';
 import { fail } from './http/envelope.ts';
 import { loggerOptions } from './http/log.ts';
 import { HttpError, type Coded } from './http/errors.ts';
@@ -78,6 +79,7 @@ export async function buildApp(config: MasterConfig, store: Store): Promise<Buil
     app.log.warn({ err: err.message }, 'a database connection broke (PostgreSQL restarted or unreachable)');
 
   await registerSecurityHeaders(app);
+  await registerCompression(app);
   await app.register(fastifySwagger, {
     openapi: {
       info: { title: 'Crawldeck API', version: VERSION },
@@ -97,7 +99,7 @@ export async function buildApp(config: MasterConfig, store: Store): Promise<Buil
   // The console's files are public; the not-found handler below is public too (the auth hook lets 404s through).
   if (hasConsole)
     await registerWithAccess(app, 'public', (pub) =>
-      pub.register(fastifyStatic, { root: config.consoleDir, wildcard: false, index: ['index.html'] }),
+      pub.register(fastifyStatic, { root: config.consoleDir, wildcard: false, index: ['index.html'], ...consoleStaticOptions() }),
     );
 
   // Unknown API paths (also encoded, doubled-slash or other-case spellings) answer JSON; any other GET serves the

@@ -91,6 +91,7 @@ export const ROUTES: Record<string, RouteRow> = {
   'GET /api/spiders/{id}/git': spider(),
   'POST /api/spiders/{id}/git/sync': spider(),
   'POST /api/spiders/{id}/git/reset': spider(),
+  'POST /api/spiders/{id}/git/resolve': spider({ body: () => ({ path: 'main.py', choice: 'mine' }) }),
   'POST /api/spiders/import/github': { access: 'user' },
   'GET /api/config_spiders_templates': { access: 'user' },
   'PUT /api/config_spiders': { access: 'user' },

@@ -223,7 +223,7 @@ describe('spiders: zip uploads', () => {
     const id = (await create({ name: 'reupload' })).body.data._id;
     const first = await multipart(m, 'POST', `/spiders/${id}/upload`, {}, await makeZip([{ name: 'main.py', content: 'unique-v1-content' }, { name: 'shared.txt', content: 'print("hi")' }]));
     expect(first.status).toBe(200);
-    expect(first.body.data).toEqual({ files: 2, stripped_folder: null, is_scrapy: false });
+    expect(first.body.data).toEqual({ files: 2, stripped_folder: null, is_scrapy: false, cmd: 'python3 main.py' });
     const db = m.master.store.db;
     const blobExists = async (content: string) => {
       const { createHash } = await import('node:crypto');

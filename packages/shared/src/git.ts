@@ -13,6 +13,28 @@ export const GitCommit = Type.Object({
 });
 export type GitCommit = Static<typeof GitCommit>;
 
+export const GitConflict = Type.Object({
+  path: Type.String(),
+  /** both: changed on both sides; deleted-upstream: changed here, deleted upstream; deleted-here: deleted here, changed upstream. */
+  kind: Type.Union([Type.Literal('both'), Type.Literal('deleted-upstream'), Type.Literal('deleted-here')]),
+});
+export type GitConflict = Static<typeof GitConflict>;
+
+/**
+ * A sync merges with the commit of the previous sync as the common base: files changed only upstream are
+ * updated, added or deleted; files changed only in the console are kept; files changed on both sides differently
+ * are conflicts, left as they are in the console until the user keeps them or takes the upstream version.
+ */
+export const GitSyncChanges = Type.Object({
+  updated: Type.Array(Type.String()),
+  added: Type.Array(Type.String()),
+  deleted: Type.Array(Type.String()),
+  /** Files edited, added or deleted in the console that the upstream commits did not touch. */
+  kept: Type.Array(Type.String()),
+  conflicts: Type.Array(GitConflict),
+});
+export type GitSyncChanges = Static<typeof GitSyncChanges>;
+
 export const GitSyncResult = Type.Object({
   commit: Nullable(GitCommit),
   branch: Type.String(),
@@ -21,8 +43,28 @@ export const GitSyncResult = Type.Object({
   files: Type.Number(),
   /** ISO time of this sync. */
   sync_ts: Type.String(),
+  /** What a merging sync did per file; absent for a reset or a first sync, which take the branch as it is. */
+  changes: Type.Optional(GitSyncChanges),
 });
 export type GitSyncResult = Static<typeof GitSyncResult>;
+
+export const GitResolveBody = Type.Object({
+  path: Str(4096, { minLength: 1 }),
+  /** mine: the console's version stays; theirs: the version of the last synced upstream commit replaces it. */
+  choice: Type.Union([Type.Literal('mine'), Type.Literal('theirs')]),
+});
+export type GitResolveBody = Static<typeof GitResolveBody>;
+
+/** The answer of POST /spiders/{id}/git/resolve: the file as the choice left it. */
+export const GitResolveAnswer = Type.Object({
+  status: Type.Literal('ok'),
+  message: Type.String(),
+  data: Type.Object({
+    path: Type.String(),
+    choice: Type.Union([Type.Literal('mine'), Type.Literal('theirs')]),
+    exists: Type.Boolean(),
+  }),
+});
 
 export const GitInfo = Type.Object({
   /** Remote URL without credentials. */

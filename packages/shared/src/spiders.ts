@@ -146,6 +146,8 @@ export const UploadResult = Type.Object({
   /** When the zip held a single top-level folder, its name: its contents were moved to the root. */
   stripped_folder: Nullable(Type.String()),
   is_scrapy: Type.Boolean(),
+  /** The spider's command after the upload: guessed from the files when it had none ('' when nothing fits). */
+  cmd: Type.Optional(Type.String()),
 });
 export type UploadResult = Static<typeof UploadResult>;
 

@@ -26,6 +26,7 @@ import { deploysFeature } from './deploys/deploys.routes.ts';
 import { dataSourcesFeature } from './datasources/datasources.routes.ts';
 import { environmentsFeature } from './environments/environments.routes.ts';
 import { nodeInstallFeature } from './node-install/node-install.routes.ts';
+import { docsFeature } from './docs/docs.routes.ts';
 
 /** Every feature of the master, registered in this order. Add one line per feature. */
-export const features: Feature[] = [sessionFeature, systemFeature, spidersFeature, projectsFeature, variablesFeature, usersFeature, tokensFeature, settingsFeature, databaseFeature, feedbackFeature, sitesFeature, statsFeature, nodesFeature, tasksFeature, scrapyFeature, gitFeature, schedulesFeature, webhooksFeature, configSpiderFeature, spiderStatsFeature, scrapyStatsFeature, metricsFeature, suspiciousFeature, deploysFeature, dataSourcesFeature, environmentsFeature, nodeInstallFeature];
+export const features: Feature[] = [sessionFeature, systemFeature, spidersFeature, projectsFeature, variablesFeature, usersFeature, tokensFeature, settingsFeature, databaseFeature, feedbackFeature, sitesFeature, statsFeature, nodesFeature, tasksFeature, scrapyFeature, gitFeature, schedulesFeature, webhooksFeature, configSpiderFeature, spiderStatsFeature, scrapyStatsFeature, metricsFeature, suspiciousFeature, deploysFeature, dataSourcesFeature, environmentsFeature, nodeInstallFeature, docsFeature];

@@ -1,62 +1,17 @@
 /**
- * Related Documentation drawer: 300 px, a tree of documentation links from GET /docs; the sections of
- * the current route are expanded and marked active; the tree refreshes DOCS_TREE_DELAY_MS after a section change.
- * Links open in a new window and send 'doc_link_click'. Mounted once in the layout; opened by the (disabled) entry,
- * openDocsDrawer() or the `?docs=1` debug query.
+ * The Related Documentation drawer's light half, mounted by the layout and the navbar: the navbar entry and a
+ * placeholder that loads the drawer (tree, links) the first time it opens, by the entry, openDocsDrawer() or the
+ * `?docs=1` debug query. Until then the console's first download carries none of it.
  */
-import { useEffect, useMemo, useState } from 'react';
-import { Drawer, Empty, Spin, Tree } from 'antd';
-import type { DataNode } from 'antd/es/tree';
-import { FileTextOutlined, FolderOutlined, QuestionCircleOutlined } from '@ant-design/icons';
-import { useQuery } from '@tanstack/react-query';
+import { lazy, Suspense, useEffect, useState } from 'react';
+import { QuestionCircleOutlined } from '@ant-design/icons';
 import { useLocation } from 'react-router';
 import { useTranslation } from 'react-i18next';
-import { DOCS_TREE_DELAY_MS, DRAWER_WIDTH } from '@crawldeck/shared/core';
-import { get } from '../../api/request.ts';
-import { sendEvent } from '../../app/stats.ts';
-import { activeKeys, buildDocsTree, firstSegment, parseDocsString, type DocNode } from './docsTree.ts';
 import { DOCS_ENTRY_ENABLED, useDocsStore } from './store.ts';
-import './docs.css';
 
-export function useDocs(enabled: boolean) {
-  return useQuery({
-    queryKey: ['docs'],
-    queryFn: async () => parseDocsString((await get<{ string: string }>('/docs')).data?.string),
-    enabled,
-    staleTime: 5 * 60_000,
-  });
-}
+const DocsDrawerPanel = lazy(() => import('./DocsDrawerPanel.tsx'));
 
-function DocLink({ node }: { node: DocNode }) {
-  return (
-    <a
-      href={node.fullUrl}
-      target="_blank"
-      rel="noopener noreferrer"
-      className={`docs-link docs-level-${node.level}${node.active ? ' active' : ''}`}
-      data-doc-url={node.url}
-      onClick={(e) => {
-        e.stopPropagation();
-        void sendEvent('doc_link_click', { url: node.fullUrl, label: node.label });
-      }}
-    >
-      {node.label}
-    </a>
-  );
-}
-
-function toTreeData(nodes: DocNode[]): DataNode[] {
-  return nodes.map((n) => ({
-    key: n.url,
-    title: <DocLink node={n} />,
-    icon: n.level === 1 ? <FolderOutlined /> : <FileTextOutlined />,
-    isLeaf: n.children.length === 0,
-    className: n.active ? 'docs-node-active' : undefined,
-    children: n.children.length ? toTreeData(n.children) : undefined,
-  }));
-}
-
-/** Navbar entry; disabled by DOCS_ENTRY_ENABLED. */
+/** Navbar entry; turned off by DOCS_ENTRY_ENABLED. */
 export function DocsEntry() {
   const { t } = useTranslation('docs');
   const setVisible = useDocsStore((s) => s.setVisible);
@@ -70,54 +25,16 @@ export function DocsEntry() {
 }
 
 export default function DocsDrawer() {
-  const { t } = useTranslation('docs');
-  const location = useLocation();
-  const { visible, setVisible } = useDocsStore();
-  const docs = useDocs(visible);
-
-  // The section the tree reflects follows the route's first segment DOCS_TREE_DELAY_MS after it changes.
-  const segment = firstSegment(location.pathname);
-  const [section, setSection] = useState(segment);
+  const visible = useDocsStore((s) => s.visible);
+  const debug = new URLSearchParams(useLocation().search).get('docs') === '1';
+  const [wanted, setWanted] = useState(false);
   useEffect(() => {
-    if (segment === section) return;
-    const timer = setTimeout(() => setSection(segment), DOCS_TREE_DELAY_MS);
-    return () => clearTimeout(timer);
-  }, [segment, section]);
-
-  const tree = useMemo(() => buildDocsTree(docs.data ?? {}, `/${section}`), [docs.data, section]);
-  const [expanded, setExpanded] = useState<string[]>([]);
-  useEffect(() => setExpanded(activeKeys(tree)), [tree]);
-
-  // Debug/test opener while the entry point is disabled: any layout URL with ?docs=1.
-  const debug = new URLSearchParams(location.search).get('docs') === '1';
-  useEffect(() => {
-    if (debug) setVisible(true);
-  }, [debug, setVisible]);
-
+    if (visible || debug) setWanted(true);
+  }, [visible, debug]);
+  if (!wanted) return null;
   return (
-    <Drawer
-      open={visible}
-      onClose={() => setVisible(false)}
-      width={DRAWER_WIDTH}
-      title={t('title')}
-      rootClassName="docs-drawer"
-    >
-      <div className="docs-tree" data-section={section}>
-        {docs.isLoading ? (
-          <Spin />
-        ) : tree.length === 0 ? (
-          <Empty description={t('empty')} />
-        ) : (
-          <Tree
-            showIcon
-            blockNode
-            selectable={false}
-            treeData={toTreeData(tree)}
-            expandedKeys={expanded}
-            onExpand={(keys) => setExpanded(keys as string[])}
-          />
-        )}
-      </div>
-    </Drawer>
+    <Suspense fallback={null}>
+      <DocsDrawerPanel />
+    </Suspense>
   );
 }

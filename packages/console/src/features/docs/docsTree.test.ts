@@ -1,6 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { docsIndex } from '../../../../server/src/features/system/docs-index.ts';
-import { activeKeys, buildDocsTree, firstSegment, parseDocsString, ROUTE_TOPICS, type DocEntry } from './docsTree.ts';
+import {
+  activeKeys,
+  buildDocsTree,
+  docsHref,
+  firstSegment,
+  parseDocsString,
+  ROUTE_TOPICS,
+  type DocEntry,
+} from './docsTree.ts';
 
 const sample: Record<string, DocEntry> = {
   '/spider/': { title: 'Spider', url: 'https://docs.example/spider/' },
@@ -79,5 +87,13 @@ describe('buildDocsTree', () => {
     expect(firstSegment('/spiders/1')).toBe('spiders');
     expect(firstSegment('/setting?tab=general')).toBe('setting');
     expect(firstSegment('/')).toBe('');
+  });
+});
+
+describe('docsHref', () => {
+  it('adds the console language to a guide link, keeping an existing query and anchor', () => {
+    expect(docsHref('/docs/node/multi-node.html', 'zh')).toBe('/docs/node/multi-node.html?lang=zh');
+    expect(docsHref('https://docs.example/x.html?v=2#top', 'en')).toBe('https://docs.example/x.html?v=2&lang=en#top');
+    expect(docsHref('', 'en')).toBe('');
   });
 });

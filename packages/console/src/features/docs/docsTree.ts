@@ -104,3 +104,14 @@ export function buildDocsTree(docs: Record<string, DocEntry>, pathname: string):
 export function activeKeys(tree: DocNode[]): string[] {
   return tree.filter((n) => n.active).map((n) => n.url);
 }
+
+/**
+ * A documentation link in the console's language: the master's guide serves English or Chinese by `?lang=`
+ * (another docs site given by the server ignores the parameter).
+ */
+export function docsHref(url: string, lang: string): string {
+  if (!url) return url;
+  const [base, hash = ''] = url.split('#');
+  const sep = base.includes('?') ? '&' : '?';
+  return `${base}${sep}lang=${lang === 'zh' ? 'zh' : 'en'}${hash ? `#${hash}` : ''}`;
+}

@@ -1,41 +1,17 @@
 /**
- * Release dialog: title 'Release' + latest release name, tabs 'Release Note' (markdown, no raw HTML,
- * safe links opened in a new window) and 'How to Upgrade' (Docker / direct deployment, in the chosen language).
- * Mounted once in the layout; opened by the (disabled) upgrade hint, openReleaseDialog() or `?release=1`.
+ * The release dialog's light half, mounted by the layout and the navbar: the upgrade hint and a placeholder that
+ * loads the dialog itself (tabs, markdown renderer) the first time it opens, by openReleaseDialog(), the hint or
+ * the `?release=` debug query. Until then the console's first download carries none of it.
  */
-import { useEffect } from 'react';
-import { Button, Empty, Modal, Tabs, Typography } from 'antd';
+import { lazy, Suspense, useEffect, useState } from 'react';
 import { CloudUploadOutlined } from '@ant-design/icons';
-import Markdown, { type Components } from 'react-markdown';
 import { useLocation } from 'react-router';
 import { useTranslation } from 'react-i18next';
 import { sendEvent } from '../../app/stats.ts';
 import { useAppStore } from '../../app/stores/app.ts';
-import { isUpgradeAvailable, RELEASE_ENTRY_ENABLED, useReleaseStore, type ReleaseTab } from './store.ts';
-import { safeUrl } from './markdown.ts';
-import './release.css';
+import { isUpgradeAvailable, RELEASE_ENTRY_ENABLED, useReleaseStore } from './store.ts';
 
-const markdownComponents: Components = {
-  a: ({ href, children }) =>
-    href ? (
-      <a href={href} target="_blank" rel="noopener noreferrer">
-        {children}
-      </a>
-    ) : (
-      <span>{children}</span>
-    ),
-  img: ({ src, alt }) => (src ? <img src={src} alt={alt ?? ''} referrerPolicy="no-referrer" loading="lazy" /> : null),
-};
-
-export function ReleaseNote({ body }: { body: string }) {
-  return (
-    <div className="release-note markdown-body" data-testid="release-note">
-      <Markdown skipHtml urlTransform={safeUrl} components={markdownComponents}>
-        {body}
-      </Markdown>
-    </div>
-  );
-}
+const ReleaseDialogPanel = lazy(() => import('./ReleaseDialogPanel.tsx'));
 
 /** Clicking upgrade: analytics event, then the dialog on How to Upgrade. */
 export function clickUpgrade(): void {
@@ -43,7 +19,7 @@ export function clickUpgrade(): void {
   useReleaseStore.getState().open('how-to-upgrade');
 }
 
-/** Navbar hint shown when an upgrade is available; disabled by RELEASE_ENTRY_ENABLED. */
+/** Navbar hint shown when an upgrade is available; turned off by RELEASE_ENTRY_ENABLED. */
 export function UpgradeHint() {
   const { t } = useTranslation('release');
   const latest = useAppStore((s) => s.latestRelease);
@@ -58,73 +34,16 @@ export function UpgradeHint() {
 }
 
 export default function ReleaseDialog() {
-  const { t } = useTranslation('release');
-  const location = useLocation();
-  const { visible, tab, open, close, setTab } = useReleaseStore();
-  const latest = useAppStore((s) => s.latestRelease);
-  const version = useAppStore((s) => s.version);
-  const upgradable = isUpgradeAvailable(latest, version);
-
-  // Debug/test opener while the entry point is disabled: any layout URL with ?release=1 (or =how-to-upgrade).
-  const debug = new URLSearchParams(location.search).get('release');
+  const visible = useReleaseStore((s) => s.visible);
+  const debug = !!new URLSearchParams(useLocation().search).get('release');
+  const [wanted, setWanted] = useState(false);
   useEffect(() => {
-    if (debug === '1' || debug === 'release-note') open('release-note');
-    else if (debug === 'how-to-upgrade') open('how-to-upgrade');
-  }, [debug, open]);
-
+    if (visible || debug) setWanted(true);
+  }, [visible, debug]);
+  if (!wanted) return null;
   return (
-    <Modal
-      open={visible}
-      onCancel={close}
-      width={720}
-      className="release-dialog"
-      title={
-        <span data-testid="release-title">
-          {t('title')}
-          {latest?.name ? ` ${latest.name}` : ''}
-        </span>
-      }
-      footer={
-        upgradable ? (
-          <Button type="primary" icon={<CloudUploadOutlined />} onClick={clickUpgrade} data-testid="release-upgrade">
-            {t('upgrade')}
-          </Button>
-        ) : null
-      }
-      destroyOnHidden
-    >
-      {latest && (
-        <Typography.Paragraph type="secondary" className="release-versions">
-          {upgradable
-            ? t('available', { current: version, latest: latest.name })
-            : t('upToDate', { current: version ?? '-' })}
-        </Typography.Paragraph>
-      )}
-      <Tabs
-        activeKey={tab}
-        onChange={(k) => setTab(k as ReleaseTab)}
-        items={[
-          {
-            key: 'release-note',
-            label: <span data-testid="release-tab-note">{t('tabs.releaseNote')}</span>,
-            children: latest?.body ? <ReleaseNote body={latest.body} /> : <Empty description={t('noRelease')} />,
-          },
-          {
-            key: 'how-to-upgrade',
-            label: <span data-testid="release-tab-upgrade">{t('tabs.howToUpgrade')}</span>,
-            children: (
-              <div className="how-to-upgrade" data-testid="how-to-upgrade">
-                <Typography.Title level={5}>{t('howTo.dockerTitle')}</Typography.Title>
-                <Typography.Paragraph>{t('howTo.docker')}</Typography.Paragraph>
-                <pre className="upgrade-cmd">{'docker compose pull\ndocker compose down\ndocker compose up -d'}</pre>
-                <Typography.Title level={5}>{t('howTo.directTitle')}</Typography.Title>
-                <Typography.Paragraph>{t('howTo.direct')}</Typography.Paragraph>
-                <pre className="upgrade-cmd">{'git pull\nnpm ci\nnpm run build\nnpm start'}</pre>
-              </div>
-            ),
-          },
-        ]}
-      />
-    </Modal>
+    <Suspense fallback={null}>
+      <ReleaseDialogPanel />
+    </Suspense>
   );
 }

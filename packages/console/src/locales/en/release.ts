@@ -7,9 +7,9 @@ export default {
   upToDate: 'You are running the latest version (v{{current}}).',
   noRelease: 'No release information is available.',
   howTo: {
-    dockerTitle: 'Docker deployment',
-    docker: 'Pull the latest image, then bring the containers down and up again.',
-    directTitle: 'Direct deployment',
-    direct: 'Pull the latest source code, rebuild the front end and the back end, then start them.',
+    backupTitle: 'Before you upgrade',
+    backup: 'Back up the data directory (and the PostgreSQL database when you use one). The master migrates the database when it starts.',
+    directTitle: 'Upgrade the master, then the worker nodes',
+    direct: 'Stop the master, update the code, install the dependencies and start it again; then update and restart each worker node the same way.',
   },
 };

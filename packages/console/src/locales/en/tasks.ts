@@ -97,6 +97,7 @@ export default {
     total_other: '{{count}} results',
   },
   run: {
+    noCommand: 'Set a command first (Overview tab): {{names}} has nothing to run',
     button: 'Run',
     batch: 'Run ({{count}})',
     title: 'Run spider',

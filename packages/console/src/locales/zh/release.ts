@@ -7,9 +7,9 @@ export default {
   upToDate: '当前已是最新版本（v{{current}}）。',
   noRelease: '暂无版本信息。',
   howTo: {
-    dockerTitle: 'Docker 部署',
-    docker: '拉取最新镜像，然后停止并重新启动容器（down 后再 up）。',
-    directTitle: '直接部署',
-    direct: '拉取最新源代码，重新构建前端和后端，然后启动它们。',
+    backupTitle: '升级之前',
+    backup: '备份数据目录（使用 PostgreSQL 时也备份数据库）。主节点启动时会自动迁移数据库。',
+    directTitle: '先升级主节点，再升级工作节点',
+    direct: '停止主节点，更新代码，安装依赖后重新启动；然后用同样的方式逐个更新并重启工作节点。',
   },
 };

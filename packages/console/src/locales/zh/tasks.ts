@@ -97,6 +97,7 @@ export default {
     total_other: '共 {{count}} 条结果',
   },
   run: {
+    noCommand: '请先在概览中设置执行命令：{{names}} 没有可运行的命令',
     button: '运行',
     batch: '运行（{{count}}）',
     title: '运行爬虫',

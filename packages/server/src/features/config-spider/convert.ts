@@ -39,7 +39,8 @@ function stageMethod(st: SpiderfileStage): string {
   }
   lines.push(
     `            if follow:`,
-    `                yield response.follow(follow[0], callback=follow[1], cb_kwargs={"row": item})`,
+    `                # The configurable runner fetches every detail link, also one it has seen before: no dupefilter.
+                yield response.follow(follow[0], callback=follow[1], cb_kwargs={"row": item}, errback=self.keep_row, dont_filter=True)`,
     `            else:`,
     `                yield item`,
   );
@@ -86,6 +87,10 @@ class ${cls}(scrapy.Spider):
     name = ${py(spiderName)}
     start_urls = [${py(sf.start_url)}]
     max_pages = ${s.maxPages}
+
+    def keep_row(self, failure):
+        # A detail page that cannot be fetched still yields the row read so far, as the configurable runner does.
+        yield failure.request.cb_kwargs["row"]
 
     def start_requests(self):
         yield scrapy.Request(self.start_urls[0], callback=self.parse_${ident(sf.start_stage)}, cb_kwargs={"row": {}, "page": 1})

@@ -6,6 +6,7 @@ import { HttpError, badRequest } from '../../http/errors.ts';
 import type { AddressPolicy } from '../../outbound/addresses.ts';
 import { createSpider, deleteSpider } from '../spiders/spiders.service.ts';
 import { getSpider, getSpiderWithOwner, presentSpider } from '../spiders/spiders.store.ts';
+import { fillMissingCommand } from '../spiders/command-inference.ts';
 import { cacheDirOf, syncSpider, type GitSettings } from './git.service.ts';
 import { claimAutoSync, listDueAutoSync } from './git.store.ts';
 
@@ -43,6 +44,7 @@ export async function importRepository(
   try {
     const row = (await getSpider(db, created.id))!;
     const result = await syncSpider(db, settings, row, 'reset', policy);
+    await fillMissingCommand(db, row);
     return { ...presentSpider((await getSpiderWithOwner(db, created.id))!), git: result };
   } catch (err) {
     await deleteSpider(ctx, created.id).catch(() => undefined);

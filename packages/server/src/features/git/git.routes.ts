@@ -1,12 +1,24 @@
 import { Type } from '@sinclair/typebox';
-import { GitInfo, GitSyncResult, ImportBody, ImportedSpider, okResponse } from '@crawldeck/shared';
+import {
+  GitInfo,
+  GitResolveAnswer,
+  GitResolveBody,
+  GitSyncResult,
+  ImportBody,
+  ImportedSpider,
+  okResponse,
+} from '@crawldeck/shared';
 import type { Feature } from '../../context.ts';
 import { ok } from '../../http/envelope.ts';
 import { badRequest } from '../../http/errors.ts';
 import { useSecretKey } from '../../crypto/secrets.ts';
 import { spiderFor } from '../spiders/spiders.service.ts';
 import { outboundPolicy } from '../../outbound/policy.ts';
-import { gitInfo, syncSpider, type GitSettings } from './git.service.ts';
+import { fillMissingCommand } from '../spiders/command-inference.ts';
+import { normalisePath } from '../spiders/paths.ts';
+import { cacheDirOf, gitInfo, syncSpider, type GitSettings } from './git.service.ts';
+import { resolveConflict } from './sync-merge.ts';
+import { lastSyncedCommit } from './sync-merge.store.ts';
 import { importRepository, startAutoSync } from './git.import.ts';
 
 /** Optional `{branch}` body of sync/reset (the console may send no body at all). */
@@ -51,10 +63,25 @@ export const gitFeature: Feature = (app, ctx) => {
       { config: user, schema: { params: IdParams, response: okResponse(GitSyncResult) } },
       async (req) => {
         const row = await spiderFor(db, req.user, req.params.id, 'write');
-        return ok(await syncSpider(db, settings, row, mode, await policy(), branchOf(req.body)));
+        const result = await syncSpider(db, settings, row, mode, await policy(), branchOf(req.body));
+        await fillMissingCommand(db, row);
+        return ok(result);
       },
     );
   }
+
+  // A conflict of the last sync settled per file: keep the console's version or take the upstream one.
+  app.post(
+    '/api/spiders/:id/git/resolve',
+    { config: user, schema: { params: IdParams, body: GitResolveBody, response: { 200: GitResolveAnswer } } },
+    async (req) => {
+      const row = await spiderFor(db, req.user, req.params.id, 'write');
+      const synced = await lastSyncedCommit(db, row.id);
+      if (!synced) throw badRequest('this spider has not been synced from Git yet');
+      const file = normalisePath(req.body.path);
+      return ok(await resolveConflict(db, row.id, cacheDirOf(settings.dataDir, row.id), synced, file, req.body.choice));
+    },
+  );
 
   app.post(
     '/api/spiders/import/github',

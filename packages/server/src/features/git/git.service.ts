@@ -7,7 +7,8 @@ import { gitBranchProblem, gitUrlProblem, type GitCommit, type GitInfo, type Git
 import type { DB } from '../../store/schema.ts';
 import { HttpError, badRequest } from '../../http/errors.ts';
 import { decryptSecret } from '../../crypto/secrets.ts';
-import { listFiles, readFile, replaceFiles } from '../spiders/files.store.ts';
+import { replaceFiles } from '../spiders/files.store.ts';
+import { mergeWithBase } from './sync-merge.ts';
 import type { SpiderRow } from '../spiders/spiders.store.ts';
 import { KeyedMutex, walkFiles } from '../scrapy/workspace.ts';
 import { findGitState, saveGitFailure, saveGitSync, setSpiderBranch } from './git.store.ts';
@@ -218,30 +219,6 @@ async function fetchToCache(
   }
 }
 
-/** Upstream changes between two commits (paths relative to the repository root); null when `from` is unknown. */
-async function changedBetween(
-  dir: string,
-  src: GitSource,
-  settings: GitSettings,
-  from: string,
-  to: string,
-): Promise<{ changed: string[]; deleted: string[] } | null> {
-  if (!/^[0-9a-f]{40,64}$/.test(from)) return null;
-  const g = new GitRunner(dir, splitCredentials(src), settings);
-  try {
-    const ok = await g.raw(['cat-file', '-t', from]).catch(() => '');
-    if (ok.trim() !== 'commit') return null;
-    const out = await g.raw(['diff', '--name-status', '--no-renames', '-z', from, to, '--']);
-    const parts = out.split('\0').filter((p) => p !== '');
-    const changed: string[] = [];
-    const deleted: string[] = [];
-    for (let i = 0; i + 1 < parts.length; i += 2) (parts[i].startsWith('D') ? deleted : changed).push(parts[i + 1]);
-    return { changed, deleted };
-  } finally {
-    g.dispose();
-  }
-}
-
 const IGNORE = /(^|\/)\.git(\/|$)|^\.crawldeck-remote$/;
 
 function readCheckout(dir: string, { maxEntries, maxBytes }: GitSettings): Map<string, Buffer> {
@@ -287,26 +264,14 @@ export async function syncSpider(
       const state = await findGitState(db, row.id);
       const fetched = await fetchToCache(cacheDirOf(settings.dataDir, row.id), source, settings, policy);
       const remoteTree = readCheckout(fetched.dir, settings);
-      let files: Map<string, Buffer>;
       const sameSource = state && state.remote === publicUrl(source.url) && state.branch === fetched.branch;
-      const diff =
+      // A sync merges with the last synced commit as the base (sync-merge.ts); a reset, a first sync or a base
+      // the cache no longer has takes the branch as it is.
+      const merge =
         mode === 'sync' && sameSource && state.base_commit
-          ? await changedBetween(fetched.dir, source, settings, state.base_commit, fetched.commit.hash)
+          ? await mergeWithBase(db, row.id, fetched.dir, state.base_commit, fetched.commit.hash, remoteTree)
           : null;
-      if (diff) {
-        files = new Map();
-        for (const entry of await listFiles(db, row.id)) {
-          if (entry.is_dir) continue;
-          files.set(entry.path, (await readFile(db, row.id, entry.path)) ?? Buffer.alloc(0));
-        }
-        for (const p of diff.deleted) files.delete(p);
-        for (const p of diff.changed) {
-          const c = remoteTree.get(p);
-          if (c) files.set(p, c);
-        }
-      } else {
-        files = remoteTree;
-      }
+      const files = merge?.files ?? remoteTree;
       const res = await replaceFiles(
         db,
         row.id,
@@ -330,6 +295,7 @@ export async function syncSpider(
         branches: fetched.branches,
         files: res.files,
         sync_ts: new Date(now).toISOString(),
+        ...(merge ? { changes: merge.changes } : {}),
       };
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);

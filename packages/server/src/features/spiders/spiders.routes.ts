@@ -27,7 +27,15 @@ import {
   spiderFor,
   updateSpider,
 } from './spiders.service.ts';
-import { getSpiderWithOwner, listSpiders, presentSpider, updateSpiderRow, type SpiderRow } from './spiders.store.ts';
+import {
+  getSpiderWithOwner,
+  listSpiders,
+  presentSpider,
+  setCommandIfEmpty,
+  updateSpiderRow,
+  type SpiderRow,
+} from './spiders.store.ts';
+import { inferCommand } from './command-inference.ts';
 import { readZip, zipLimitsFromEnv, type ZipContents, type ZipLimits } from './zip.ts';
 
 /** The zip upload limits: what a zip may expand to, and its own size (never much larger than that). */
@@ -94,7 +102,10 @@ async function uploadZip(
   const zip = await zipFromUpload(file, uploads.limits);
   const res = await replaceFiles(ctx.store.db, row.id, zip.files, { dirs: zip.dirs });
   await updateSpiderRow(ctx.store.db, row.id, {});
-  return { files: res.files, stripped_folder: zip.strippedFolder, is_scrapy: res.isScrapy || !!row.is_scrapy };
+  // A spider without a command gets the one its files suggest (a typed command is never replaced).
+  const cmd = row.cmd.trim() ? row.cmd : inferCommand(zip.files);
+  if (cmd !== row.cmd) await setCommandIfEmpty(ctx.store.db, row.id, cmd);
+  return { files: res.files, stripped_folder: zip.strippedFolder, is_scrapy: res.isScrapy || !!row.is_scrapy, cmd };
 }
 
 function spiderRoutes(app: TypedApp, ctx: AppContext, uploads: Uploads): void {

@@ -21,6 +21,7 @@ import {
 } from './spiders.store.ts';
 import { getProject } from '../projects/projects.store.ts';
 import type { ZipContents } from './zip.ts';
+import { inferCommand } from './command-inference.ts';
 
 // ---- delete guards ----
 
@@ -179,7 +180,7 @@ export async function createSpider(
     name,
     display_name: patch.display_name || name,
     type: patch.type ?? 'customized',
-    cmd: patch.cmd ?? '',
+    cmd: patch.cmd?.trim() ? patch.cmd : zip ? inferCommand(zip.files) : '',
     col: '',
     src: patch.src ?? '',
     project_id: patch.project_id ?? null,

@@ -192,3 +192,8 @@ export async function deleteSpiderRow(db: Kysely<DB>, id: string): Promise<(stri
     return res.numDeletedRows ? files.map((f) => f.hash) : undefined;
   });
 }
+
+/** Sets a spider's command only while it has none (a command the user typed is never replaced). */
+export async function setCommandIfEmpty(db: Kysely<DB>, id: string, cmd: string): Promise<void> {
+  await db.updateTable('spiders').set({ cmd }).where('id', '=', id).where('cmd', '=', '').execute();
+}

@@ -24,6 +24,7 @@ import {
   tasksByIds,
   type TaskRow,
 } from './tasks.store.ts';
+import { missingCommandReason } from '../spiders/command-inference.ts';
 
 export type { TaskStatusEvent, LogEvent } from '../../events.ts';
 
@@ -46,6 +47,8 @@ export async function createTasks(ctx: AppContext, input: CreateTasksInput): Pro
   const db = ctx.store.db;
   const spider = await spiderForTask(db, input.spiderId);
   if (!spider) throw notFound('spider');
+  const noCommand = missingCommandReason(spider.cmd, input.param ?? '');
+  if (noCommand) throw badRequest(noCommand);
   // Spiders from before collections were owned may still point at another user's collection: they do not run.
   if (!(await spiderOwnerMayWrite(db, spider.ownerId, spider.collection))) throw collectionRefusal(spider.collection);
   const runType: RunType = input.runType ?? 'random';

@@ -3,9 +3,10 @@ import { Alert, Typography } from 'antd';
 import { BookOutlined } from '@ant-design/icons';
 import { useTranslation } from 'react-i18next';
 import { useNodeJoin } from '../api.ts';
+import { docsHref } from '../../docs/docsTree.ts';
 
 export default function JoinPanel() {
-  const { t } = useTranslation('nodes');
+  const { t, i18n } = useTranslation('nodes');
   const join = useNodeJoin(true);
   if (!join.data) return null;
   return (
@@ -29,7 +30,7 @@ export default function JoinPanel() {
           <Typography.Text type="secondary" style={{ marginRight: 16 }}>
             {t('join.offline', { seconds: join.data.offline_seconds })}
           </Typography.Text>
-          <a href={join.data.docs_url} target="_blank" rel="noreferrer" className="node-join-docs">
+          <a href={docsHref(join.data.docs_url, i18n.language)} target="_blank" rel="noreferrer" className="node-join-docs">
             <BookOutlined /> {t('join.docs')}
           </a>
         </div>

@@ -14,6 +14,7 @@ import { gitUrlProblem, gitBranchProblem, type GitSyncResult } from '@crawldeck/
 import { spiderKeys, useUpdateSpider } from '../api.ts';
 import { errorText, gitAction, toolKeys, useGitInfo } from '../toolsApi.ts';
 import type { Spider, SpiderForm } from '../types.ts';
+import GitSyncChanges from './GitSyncChanges.tsx';
 import './tools.css';
 
 interface Values {
@@ -266,6 +267,7 @@ export default function GitPanel({ spider }: { spider: Spider }) {
           </Descriptions.Item>
         </Descriptions>
       )}
+      {connected && last?.changes && <GitSyncChanges spiderId={spider._id} changes={last.changes} />}
     </Card>
   );
 }

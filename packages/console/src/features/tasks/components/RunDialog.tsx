@@ -7,7 +7,7 @@
  * listed but not selectable: running one means changing the command) and the param carries only extra options.
  */
 import { useEffect, useMemo, useState } from 'react';
-import { App, Alert, Button, Form, Input, Modal, Radio, Select, Space, Tag, Typography } from 'antd';
+import { App, Alert, Button, Form, Input, Modal, Radio, Select, Space, Tag, Tooltip, Typography } from 'antd';
 import { CaretRightOutlined } from '@ant-design/icons';
 import { useNavigate } from 'react-router';
 import { useTranslation } from 'react-i18next';
@@ -249,6 +249,11 @@ function scrapyOptions(names: string[] | undefined, fixedName: string | undefine
   return all.map((n) => ({ value: n, label: n, disabled: !!fixedName && n !== fixedName }));
 }
 
+/** A spider that has no command and is no Scrapy project (whose spider is chosen in the dialog) cannot run. */
+export function cannotRun(s: RunnableSpider): boolean {
+  return !(s.cmd ?? '').trim() && !s.is_scrapy;
+}
+
 /** The Run button with its dialog, mounted on the spider list (row and batch) and the spider detail header. */
 export function RunSpiderButton({
   spiders,
@@ -257,17 +262,22 @@ export function RunSpiderButton({
 }: { spiders: RunnableSpider[]; batch?: boolean } & Omit<ButtonProps, 'onClick'>) {
   const { t } = useTranslation('tasks');
   const [open, setOpen] = useState(false);
+  const noCommand = spiders.filter(cannotRun);
+  const reason = noCommand.length ? t('run.noCommand', { names: noCommand.map((s) => s.display_name || s.name).join(', ') }) : undefined;
   return (
     <>
-      <Button
-        icon={<CaretRightOutlined />}
-        {...props}
-        disabled={!spiders.length || props.disabled}
-        onClick={() => setOpen(true)}
-        data-testid={batch ? 'spider-batch-run' : 'spider-run'}
-      >
-        {batch ? t('run.batch', { count: spiders.length }) : t('run.button')}
-      </Button>
+      <Tooltip title={reason}>
+        <Button
+          icon={<CaretRightOutlined />}
+          {...props}
+          disabled={!spiders.length || !!reason || props.disabled}
+          onClick={() => setOpen(true)}
+          data-testid={batch ? 'spider-batch-run' : 'spider-run'}
+          data-disabled-reason={reason}
+        >
+          {batch ? t('run.batch', { count: spiders.length }) : t('run.button')}
+        </Button>
+      </Tooltip>
       <RunDialog open={open} spiders={spiders} onClose={() => setOpen(false)} />
     </>
   );

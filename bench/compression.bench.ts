@@ -1,0 +1,76 @@
+// What a browser really moves to open the console's /home screen, measured in Chromium against a started master:
+// bytes on the wire (encodedDataLength) for every request of the page load, once with compression and once with
+// the browser refusing it (Accept-Encoding: identity), plus the same page reloaded with a warm cache.
+// Run after `npm run build`: node --import tsx bench/compression.bench.ts
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { chromium, type Page } from 'playwright-core';
+import { startMaster } from '../packages/server/src/master.ts';
+import { ADMIN_PASSWORD, CHROMIUM_ARGS, CONSOLE_DIR } from '../e2e/harness.ts';
+
+const dataDir = mkdtempSync(path.join(os.tmpdir(), 'crawldeck-bench-compress-'));
+const master = await startMaster({
+  port: 0,
+  host: '127.0.0.1',
+  dataDir,
+  adminPassword: ADMIN_PASSWORD,
+  consoleDir: CONSOLE_DIR,
+  embeddedNode: false,
+  enableTutorial: false,
+  logLevel: 'warn',
+} as Parameters<typeof startMaster>[0]);
+const token = (
+  (await (
+    await fetch(`${master.url}/api/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username: 'admin', password: ADMIN_PASSWORD }),
+    })
+  ).json()) as { data: string }
+).data;
+const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+
+/** Loads /home signed in and sums the bytes received for every request (headers and bodies) until the network is idle. */
+async function measure(page: Page): Promise<{ requests: number; kB: number; js: number }> {
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('Network.enable');
+  const urls = new Map<string, string>();
+  let bytes = 0;
+  let js = 0;
+  let requests = 0;
+  cdp.on('Network.requestWillBeSent', (e: { requestId: string; request: { url: string } }) =>
+    urls.set(e.requestId, e.request.url),
+  );
+  cdp.on('Network.loadingFinished', (e: { requestId: string; encodedDataLength: number }) => {
+    requests++;
+    bytes += e.encodedDataLength;
+    if (/\.(js|css)$/.test(urls.get(e.requestId) ?? '')) js += e.encodedDataLength;
+  });
+  await page.goto(`${master.url}/home`, { waitUntil: 'networkidle' });
+  await page.locator('.app-wrapper').waitFor();
+  await cdp.detach();
+  return { requests, kB: bytes / 1024, js: js / 1024 };
+}
+
+const results: Record<string, { requests: number; kB: number; js: number }> = {};
+for (const mode of ['compressed', 'identity'] as const) {
+  const context = await browser.newContext(
+    mode === 'identity' ? { extraHTTPHeaders: { 'accept-encoding': 'identity' } } : {},
+  );
+  await context.addInitScript((t) => {
+    localStorage.setItem('token', t);
+    localStorage.setItem('lang', 'en');
+  }, token);
+  const page = await context.newPage();
+  results[mode] = await measure(page);
+  if (mode === 'compressed') results['compressed, reload (warm cache)'] = await measure(page);
+  await context.close();
+}
+for (const [mode, r] of Object.entries(results))
+  console.log(
+    `${mode.padEnd(34)} ${String(r.requests).padStart(3)} requests ${r.kB.toFixed(1).padStart(8)} kB on the wire (JS+CSS ${r.js.toFixed(1)} kB)`,
+  );
+await browser.close();
+await master.close();
+rmSync(dataDir, { recursive: true, force: true });
