@@ -224,6 +224,11 @@ let normal: string;
 let sent = 0;
 const failures: string[] = [];
 const fiveXX: string[] = [];
+/**
+ * Routes that relay an outside service (the package index a search asks): when that service cannot be reached from
+ * the test machine the honest answer is 502 Bad Gateway, which says the master itself is fine.
+ */
+const RELAYS_OUTSIDE = /^\/api\/env-packages\/search$/;
 
 async function send(r: Req): Promise<number> {
   sent++;
@@ -242,7 +247,7 @@ async function send(r: Req): Promise<number> {
       return res.status;
     }
     const text = await res.text();
-    if (res.status >= 500) fiveXX.push(`${res.status} ${label} → ${text.slice(0, 200)}`);
+    if (res.status >= 500 && !(res.status === 502 && RELAYS_OUTSIDE.test(r.path))) fiveXX.push(`${res.status} ${label} → ${text.slice(0, 200)}`);
     return res.status;
   } catch (err) {
     failures.push(`no answer in ${REQUEST_TIMEOUT_MS} ms (${(err as Error).message}): ${label}`);

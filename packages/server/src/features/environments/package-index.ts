@@ -49,6 +49,11 @@ export async function searchIndex(target: 'pip' | 'npm', name: string, s: EnvSet
   const registry = (s.npm_registry || DEFAULT_NPM_REGISTRY).replace(/\/+$/, '');
   const body = await fetchText(`${registry}/${name.replace('/', '%2f')}`, 'application/json');
   if (!body) return [];
-  const doc = JSON.parse(body) as { name?: string; versions?: Record<string, unknown> };
+  let doc: { name?: string; versions?: Record<string, unknown> };
+  try {
+    doc = JSON.parse(body) as typeof doc;
+  } catch {
+    throw badGateway('the npm registry answered something that is not JSON');
+  }
   return [{ name: doc.name ?? name, versions: Object.keys(doc.versions ?? {}) }];
 }
