@@ -108,7 +108,7 @@ export function useDeleteSpiders() {
 
 // ---------- files ----------
 
-/** Directories first, then names descending (spec §9). */
+/** The file tree's order, the same as the server's listing: directories first, then names descending. */
 export function sortEntries(entries: FileEntry[]): FileEntry[] {
   // Plain code-point order, the same as the server's.
   return [...entries].sort((a, b) =>
