@@ -1,4 +1,4 @@
-/** Spiders and spider files: TanStack Query hooks over the request helper (the spider list and CRUD, the file tree and file edits, uploads). */
+/** Spiders and their files: TanStack Query hooks over the request helper (list, CRUD, file tree, edits, uploads). */
 import { useMutation, useQueries, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, ApiRequestError } from '../../api/request.ts';
 import { uploadWithProgress } from '../../api/upload.ts';
