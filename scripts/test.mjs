@@ -1,4 +1,5 @@
-// `npm test`: typecheck, lint, unit + API tests on SQLite and PostgreSQL, console build, browser e2e.
+// `npm test`: typecheck, lint (import cycles included), format check, unit + API tests on SQLite and PostgreSQL,
+// console build, browser e2e.
 // Prints one closing line "tests: N passed, N failed" summed over every Vitest run.
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, existsSync, rmSync } from 'node:fs';
@@ -36,6 +37,7 @@ function vitest(name, projects) {
 
 step('typecheck', 'npm', ['run', 'typecheck']);
 step('lint', 'npm', ['run', 'lint']);
+step('format', 'npx', ['prettier', '--check', '.']);
 vitest('unit-api', ['unit', 'api-sqlite', 'api-postgres']);
 if (step('build console', 'npm', ['run', 'build'])) vitest('e2e', ['e2e']);
 else failed += 1;
