@@ -1,7 +1,7 @@
 import { defineConfig } from 'vitest/config';
 
 /**
- * Test tiers (STYLE.md habit 11): unit tests next to the code; API tests on real stores (the same files run once
+ * Test tiers, each with a fixed home: unit tests next to the code; API tests on real stores (the same files run once
  * per engine); e2e journeys in a real Chromium against a started master.
  */
 const apiInclude = ['packages/*/test/**/*.test.ts'];

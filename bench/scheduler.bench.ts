@@ -1,5 +1,6 @@
 /**
- * Scheduler fire jitter (issue 5, target < 100 ms). Run: `node --import tsx bench/scheduler.bench.ts`
+ * Scheduler fire jitter (target: a fire's task is stored less than 100 ms after its planned time).
+ * Run: `node --import tsx bench/scheduler.bench.ts`
  * (BENCH_PG=1 also runs on PostgreSQL at CRAWLDECK_TEST_PG_URL).
  *
  * A master with its embedded node (so the fired tasks really run and load the process), SCHEDULES schedules

@@ -1,5 +1,5 @@
 /**
- * Spider list and file tree latency (issue 3). Run: `node --import tsx bench/spiders.bench.ts`
+ * Spider list and file tree latency. Run: `node --import tsx bench/spiders.bench.ts`
  * (BENCH_PG=1 also runs on PostgreSQL at CRAWLDECK_TEST_PG_URL, default postgres://postgres@127.0.0.1:5432/postgres).
  * Inserts 10k spiders (over 3 owners, half public, 20 projects) and one spider with 5k files in 250 folders, then
  * times GET /api/spiders?page_num=1&page_size=99999999 (as admin and as a normal user) and GET /file/tree over 20 runs each.

@@ -1,5 +1,5 @@
 /**
- * Task execution benchmarks (issue 4). Run: `node --import tsx bench/tasks.bench.ts` (BENCH_PG=1 also runs on
+ * Task execution benchmarks. Run: `node --import tsx bench/tasks.bench.ts` (BENCH_PG=1 also runs on
  * PostgreSQL at CRAWLDECK_TEST_PG_URL). A master with its embedded node, in this process:
  *  1. Run → process started: PUT /api/tasks until the spider's first instruction (`date +%s%3N`), p50/p99 over
  *     RUNS runs, against a bare `spawn(cmd, {shell: true})` of the same command measured the same way.

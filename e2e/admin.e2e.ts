@@ -1,5 +1,5 @@
 /**
- * Admin journeys of issue 6: users, API tokens, password change, feedback, and zh/en screenshots of the users,
+ * Admin journeys: users, API tokens, password change, feedback, and zh/en screenshots of the users,
  * settings, feedback, disclaimer, sites and dashboard screens (test-output/screens/).
  */
 import { mkdirSync } from 'node:fs';

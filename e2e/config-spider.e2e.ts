@@ -1,5 +1,5 @@
 /**
- * Issue 7 console journeys: a configurable spider built only in the console (add dialog with a template, Rules
+ * Spider-building journeys: a configurable spider built only in the console (add dialog with a template, Rules
  * form, extract fields, preview, Config tab YAML) scrapes a local paginated list + detail site completely; a
  * Scrapy project zip shows its spiders, settings, items and pipelines in the Scrapy panel and edits land in the
  * project's files; a Git repository served over smart HTTP on loopback is connected, synced, reset and imported.

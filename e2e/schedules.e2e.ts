@@ -1,4 +1,4 @@
-/** Schedules journey (issue 5): create a 2-second schedule in the console, see its tasks, disable it, see no more. */
+/** Schedules journey: create a 2-second schedule in the console, see its tasks, disable it, see no more. */
 import { describe, expect } from 'vitest';
 import type { Page } from 'playwright-core';
 import { e2eTest, loginByApi, useE2E } from './harness.ts';
@@ -59,7 +59,7 @@ describe('schedules', () => {
 
       const row = page.locator('.schedule-table tr', { hasText: 'every two seconds' });
       await row.waitFor();
-      // Spec §3: the cron is shown without its seconds element.
+      // The list shows the cron without its seconds field.
       expect((await row.locator('.schedule-cron').innerText()).trim()).toBe('* * * * *');
       await row.locator('.schedule-status-running').waitFor();
 

@@ -1,5 +1,5 @@
 /**
- * Spiders, files and projects through the console (issue 3 "Done when"), in zh and en, in a real Chromium:
+ * Spiders, files and projects through the console, in zh and en, in a real Chromium:
  * create a project, upload a zip spider into it, open its files, edit and save main.py (checked through the
  * API), rename and delete a file, set an environment variable, find the spider by search and by project
  * filter, delete it. One screenshot of each screen per language goes to test-output/screens/.
@@ -151,9 +151,9 @@ for (const lang of ['zh', 'en'] as const) {
 
   describe(`spiders console (${lang})`, () => {
     e2eTest(`${lang}: project, zip spider, files, environment, search, filter, delete`, async ({ page }) => {
-      // The machine is shared by several engineers' test runs: allow slow answers.
+      // Test machines are often busy with other runs: allow slow answers.
       page.setDefaultTimeout(30_000);
-      // No guided tour over the screens (spec: the tutorial is off when enableTutorial is 0).
+      // No guided tour over the screens: the console skips its tours when enableTutorial is 0.
       await page.goto(`${env.url}/login`);
       await page.evaluate(() => localStorage.setItem('enableTutorial', '0'));
       await login(page, lang);
@@ -229,7 +229,7 @@ for (const lang of ['zh', 'en'] as const) {
       await page.locator('[data-testid=project-card]', { hasText: projectName }).getByText(L.spiderCount1).waitFor();
       await menu(page, L.spiders);
 
-      // ---- open the spider; overview validation (spec §5)
+      // ---- open the spider; the overview form refuses dedup switched on without a dedup field
       await row.getByRole('link', { name: spiderName }).click();
       await page.waitForURL(new RegExp(`/spiders/${spider._id}`));
       await page.locator('[data-testid=spider-title]', { hasText: spiderName }).waitFor();
@@ -257,7 +257,7 @@ for (const lang of ['zh', 'en'] as const) {
       const tree = page.locator('[data-testid=files-tree]');
       const node = (p: string) => tree.locator(`[data-testid=file-node][data-path="${p}"]`);
       await node('main.py').waitFor();
-      // directories first, then names descending (spec §9)
+      // directories first, then names descending, as the server lists them
       const order = await tree
         .locator('[data-testid=file-node]')
         .evaluateAll((els) => els.map((e) => e.getAttribute('data-path')));

@@ -1,5 +1,5 @@
 /**
- * Tasks and nodes journey (issue 4), in en and zh, on a master with its embedded node: a spider that prints lines
+ * Tasks and nodes journey, in en and zh, on a master with its embedded node: a spider that prints lines
  * and emits items is run from the console's Run dialog; its log grows live (SSE, not page reloads), error lines
  * are highlighted and jumped to, results are shown and downloaded as data.csv; a long-running task is cancelled
  * (status Cancelled, process group gone) and restarted; the task list refreshes live; the node list shows the
@@ -129,7 +129,7 @@ describe('tasks and nodes', () => {
         await view(page).locator(`.task-status-running`).first().waitFor({ timeout: 20_000 });
         await expect.poll(() => logView.locator('.log-line').count(), { timeout: 15_000 }).toBeGreaterThan(3);
         const early = await logView.locator('.log-line').count();
-        // While running: the end marker and an empty line (spec §4).
+        // While running the log ends with the end marker and an empty line, where new lines will appear.
         await logView.locator('[data-testid=log-end-marker][data-state=running]').waitFor();
         expect(await logView.locator('.log-end-blank').count()).toBe(1);
         await expect.poll(() => logView.locator('.log-line').count(), { timeout: 15_000 }).toBeGreaterThan(early + 5);

@@ -1,4 +1,5 @@
-// `npm test`: typecheck, lint, formatting, unit + API tests on SQLite and PostgreSQL, console build, browser e2e.
+// `npm test`: typecheck, lint (import cycles included), format check, unit + API tests on SQLite and PostgreSQL,
+// console build, browser e2e.
 // Prints one closing line "tests: N passed, N failed" summed over every Vitest run.
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, existsSync, rmSync } from 'node:fs';

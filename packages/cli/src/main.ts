@@ -1,5 +1,5 @@
 /**
- * `crawldeck` — one executable, several roles (ARCHITECTURE.md):
+ * `crawldeck` — one executable, several roles, so an operator installs one thing:
  *   crawldeck start                         master with its embedded store and local node
  *   crawldeck node --master URL             join a master as a worker node (key from a file or the environment)
  * and the operator's everyday commands against a running master (login, deploy, run, logs, tasks, results,

@@ -3,7 +3,7 @@ import { ENGINE, startTestMaster, type TestMaster } from './harness.ts';
 import { makeSpider, pidAlive, runSpider, waitFor, waitNodes, waitTask } from './tasks.helpers.ts';
 import { killGroup, spawnNode, type ChildNode } from './nodes.helpers.ts';
 
-// Several stateless masters share one PostgreSQL store (ARCHITECTURE.md). A node holds its WebSocket to one of
+// Several stateless masters share one PostgreSQL store. A node holds its WebSocket to one of
 // them; tasks created, cancelled or deleted through another master must still reach it (LISTEN/NOTIFY task bus).
 const pgOnly = ENGINE === 'postgres' ? describe : describe.skip;
 

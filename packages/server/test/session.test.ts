@@ -35,7 +35,7 @@ describe('session and general calls', () => {
     expect(r.body.error).toBe('username or password is incorrect');
   });
 
-  it('refuses bad sign-ups with the spec messages and stores nothing', async () => {
+  it('refuses bad sign-ups with the messages the console shows and stores nothing', async () => {
     const short = await m.api('PUT', '/users', { token: null, body: { username: 'shorty', password: '1234' } });
     expect(short.status).toBe(400);
     expect(short.body.error).toMatch(/at least 5/);

@@ -34,7 +34,7 @@ afterAll(async () => {
 const names = (r: { body: { data: { name: string; is_dir: boolean }[] } }) => r.body.data.map((e) => `${e.is_dir ? 'd' : 'f'}:${e.name}`);
 
 describe('spider files: listing', () => {
-  it('lists a folder: directories first, then names descending (spec §9)', async () => {
+  it('lists a folder: directories first, then names descending', async () => {
     for (const p of [undefined, '', '/', '.']) {
       const r = await m.api('GET', `/spiders/${id}/dir`, { query: { path: p } });
       expect(r.status).toBe(200);

@@ -30,7 +30,7 @@ describe('users administration', () => {
     expect(await m.master.store.db.selectFrom('users').select('id').where('username', '=', 'x1').executeTakeFirst()).toBeUndefined();
   });
 
-  it('adds users with the spec validation and lists them with pagination', async () => {
+  it('adds users with the username and password rules and lists them with pagination', async () => {
     const bad = [
       [{ username: '  ', password: '12345', role: 'normal' }, 'Please enter the correct username'],
       [{ username: 'u1', password: '1234', role: 'normal' }, 'password must be at least 5 characters'],

@@ -1,5 +1,6 @@
 /**
- * The HTTP envelope every /api call answers with (ARCHITECTURE.md "API conventions").
+ * The HTTP envelope every /api call answers with: `data` (and a list's `total`) on success, an English `error`
+ * with a stable `code` on failure, always with a real HTTP status.
  * Kept here so the server's presenters and the console's request helper cannot drift apart.
  */
 export interface ApiOk<T> {
@@ -21,7 +22,7 @@ export interface ApiError {
 
 export type ApiResponse<T> = ApiOk<T> | ApiError;
 
-/** Standard list query of spec §7: 1-based page number and page size. */
+/** The paging query every list accepts: 1-based page number and page size. */
 export interface PageQuery {
   page_num?: number;
   page_size?: number;

@@ -1,4 +1,7 @@
-/** Business constants of spec §9, shared by server and console. */
+/**
+ * Product constants shared by server and console: name and version, languages, timeouts, layout sizes of the
+ * console shell, default page sizes of the lists, and the limits of user names and passwords.
+ */
 export const PRODUCT_NAME = 'Crawldeck';
 export const VERSION = '4.0.0';
 export const VERSION_LABEL = 'v4.0';

@@ -1,6 +1,6 @@
 /**
- * Entity ids are 24 hex characters (4-byte seconds timestamp + 8 random bytes), the shape the spec's console
- * expects: "an empty node id of all zeros means none". Sortable by creation second, unguessable after that.
+ * Entity ids are 24 hex characters (4-byte seconds timestamp + 8 random bytes). The console reads an id of 24
+ * zeros (EMPTY_ID) as "none", e.g. a task not bound to a node. Sortable by creation second, unguessable after that.
  */
 export const EMPTY_ID = '000000000000000000000000';
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { CRON_PREVIEW_MAX, cronWithoutSeconds, isValidTimezone, nextCronRuns, validateCron } from './schedules.ts';
 import { renderWebhookTemplate, validateWebhookUrl } from './webhooks.ts';
 
-describe('cron rule (spec §5)', () => {
+describe('cron rule: six fields, seconds first', () => {
   it('accepts 6-field expressions', () => {
     for (const c of [
       '* * * * * *',

@@ -18,7 +18,7 @@ export const SCHEDULE_ERRORS = {
   notFoundSpider: 'Not Found Spider',
 } as const;
 
-/** Spec §8 message shown when the enable switch fails. */
+/** Message shown when switching a schedule on or off fails. */
 export const SCHEDULE_TOGGLE_ERROR = 'Enabling/Disabling the schedule unsuccessful';
 
 /** Most fire times one preview lists (the cron check call and the schedule form). */
@@ -60,7 +60,7 @@ export function isValidTimezone(tz: string): boolean {
 }
 
 /**
- * Spec §5: "Cron expression must be valid. Its format is second, minute, hour, day of month, month, day of week."
+ * A schedule's cron has six fields, seconds first: second, minute, hour, day of month, month, day of week.
  * Returns null when valid, else a message naming what is wrong (field count, which field, never fires).
  */
 export function validateCron(expr: unknown, timezone?: string): string | null {
@@ -112,7 +112,7 @@ export function nextCronRun(expr: string, timezone?: string, from: Date = new Da
   return nextCronRuns(expr, 1, timezone, from)[0] ?? null;
 }
 
-/** Spec §3: the first element (the seconds) of the server cron is dropped when shown. */
+/** The cron as the schedule list shows it: without its seconds field, which is nearly always 0 and only adds noise. */
 export function cronWithoutSeconds(expr: string): string {
   const parts = expr.trim().split(/\s+/);
   return parts.length === 6 ? parts.slice(1).join(' ') : expr.trim();

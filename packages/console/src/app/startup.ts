@@ -76,7 +76,10 @@ export async function loadUserInfo(): Promise<UserInfo | null> {
   }
 }
 
-/** Spec §4 start-up: ids, version, latest release; with a token: user info, remove placeholder, visit. */
+/**
+ * Console start-up: browser ids and the master's version; when signed in, the latest release, the user's info
+ * before the loading placeholder goes (so the first screen knows the role), then the `visit` usage event.
+ */
 export async function startup(): Promise<void> {
   ensureIds();
   void loadVersion();

@@ -31,7 +31,7 @@ export interface SessionTables {
   actions: { id: string; user_id: string | null; type: string; params: string; create_ts: number };
 }
 
-/** Sites, collected URLs and feedback (issue 6, migration 2026112204_sites). */
+/** Sites, collected URLs and feedback (migration 2026112204_sites). */
 export interface SitesTables {
   sites: {
     id: string;
@@ -48,7 +48,7 @@ export interface SitesTables {
   feedback: { id: string; user_id: string | null; email: string; chat_account: string; content: string; create_ts: number };
 }
 
-/** Spiders, their files (content-addressed blobs), projects and global variables (issue 3). */
+/** Spiders, their files (content-addressed blobs), projects and global variables. */
 export interface SpiderTables {
   projects: { id: string; name: string; description: string; owner_id: string | null; create_ts: number; update_ts: number };
   project_tags: { project_id: string; tag: string };
@@ -160,7 +160,7 @@ export interface TaskTables {
   };
 }
 
-/** Schedules, fire bookkeeping, task retries and notification webhooks (issue 5, migration 2026112205_schedules). */
+/** Schedules, fire bookkeeping, task retries and notification webhooks (migration 2026112205_schedules). */
 export interface ScheduleTables {
   schedules: {
     id: string;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { isExternalLink } from './validation.ts';
 
-describe('isExternalLink (spec §5)', () => {
+describe('isExternalLink: menu entries that open in a new window', () => {
   it('accepts http, https, mailto and tel', () => {
     expect(isExternalLink('http://example.com')).toBe(true);
     expect(isExternalLink('https://example.com/docs')).toBe(true);

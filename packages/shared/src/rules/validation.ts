@@ -1,6 +1,6 @@
 import { PASSWORD_MIN_LENGTH, USERNAME_MAX_LENGTH } from '../constants.ts';
 
-/** Spec §5 rules, used by both the server's handlers and the console's forms. */
+/** Input rules checked the same way by the server's handlers and the console's forms, so both give one answer. */
 export function isValidUsername(username: string): boolean {
   const u = username.trim();
   return u.length > 0 && u.length <= USERNAME_MAX_LENGTH;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { isNewerVersion } from './version.ts';
 
-describe('isNewerVersion (spec §5)', () => {
+describe('isNewerVersion: is the latest release newer than the running one', () => {
   it('compares numeric parts, not strings', () => {
     expect(isNewerVersion('1.10', '1.2')).toBe(true);
     expect(isNewerVersion('1.2', '1.10')).toBe(false);

@@ -1,6 +1,7 @@
 /**
- * Spec §5 version comparison: dot-separated numeric parts compared left to right; the latest is greater at the
- * first difference; missing or non-numeric parts of the latest count as 0. A leading "v" is ignored.
+ * Whether a released version is newer than the running one (the console then offers the upgrade): dot-separated
+ * numeric parts compared left to right; the latest is greater at the first difference; missing or non-numeric
+ * parts of the latest count as 0. A leading "v" is ignored.
  */
 function parts(version: string): number[] {
   return version

@@ -3,7 +3,7 @@ import { create } from 'zustand';
 import { sendEvent } from '../../app/stats.ts';
 
 /**
- * The spec keeps the drawer's entry point disabled: with this off no entry is shown in the navbar. The drawer
+ * The drawer's entry point is switched off for now: with this off no entry is shown in the navbar. The drawer
  * works and opens through openDocsDrawer() or the `?docs=1` debug query.
  */
 export const DOCS_ENTRY_ENABLED = false;

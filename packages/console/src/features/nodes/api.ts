@@ -1,4 +1,4 @@
-/** Nodes: TanStack Query hooks over the request helper (spec §7 "Nodes", GET /nodes-join). */
+/** Nodes: TanStack Query hooks over the request helper (list, detail, system metrics, how to join a node, edit). */
 import { useEffect } from 'react';
 import { useMutation, useQuery, useQueryClient, type QueryKey } from '@tanstack/react-query';
 import type { NodeEditBody, NodeInfo, NodeMetrics, SystemInfo } from '@crawldeck/shared';

@@ -1,4 +1,4 @@
-/** Projects: TanStack Query hooks over the request helper (spec §7 "Projects"). */
+/** Projects: TanStack Query hooks over the request helper (list, tags, add or edit, delete, assign spiders). */
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api } from '../../api/request.ts';
 import type { Project, ProjectForm } from './types.ts';

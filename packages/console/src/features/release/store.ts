@@ -6,7 +6,7 @@ import type { LatestRelease } from '../../app/stores/app.ts';
 export type ReleaseTab = 'release-note' | 'how-to-upgrade';
 
 /**
- * The spec keeps the dialog's entry point disabled: with this off no upgrade hint is shown in the navbar. The
+ * The dialog's entry point is switched off for now: with this off no upgrade hint is shown in the navbar. The
  * dialog itself works and opens through openReleaseDialog() or the `?release=1` debug query.
  */
 export const RELEASE_ENTRY_ENABLED = false;
@@ -32,8 +32,8 @@ export function openReleaseDialog(tab?: ReleaseTab): void {
 }
 
 /**
- * Spec §4: an upgrade is available only when a latest release name exists, the current version is known and
- * the latest is greater.
+ * An upgrade is offered only when a latest release name exists, the running version is known and the latest is
+ * greater, so a failed release lookup never nags the user.
  */
 export function isUpgradeAvailable(
   latest: LatestRelease | null | undefined,

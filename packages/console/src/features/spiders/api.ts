@@ -1,4 +1,4 @@
-/** Spiders and spider files: TanStack Query hooks over the request helper (spec §7 "Spiders", "Spider files"). */
+/** Spiders and their files: TanStack Query hooks over the request helper (list, CRUD, file tree, edits, uploads). */
 import { useMutation, useQueries, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, ApiRequestError } from '../../api/request.ts';
 import { uploadWithProgress } from '../../api/upload.ts';
@@ -108,7 +108,7 @@ export function useDeleteSpiders() {
 
 // ---------- files ----------
 
-/** Directories first, then names descending (spec §9). */
+/** The file tree's order, the same as the server's listing: directories first, then names descending. */
 export function sortEntries(entries: FileEntry[]): FileEntry[] {
   // Plain code-point order, the same as the server's.
   return [...entries].sort((a, b) =>

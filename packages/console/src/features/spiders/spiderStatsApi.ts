@@ -1,4 +1,4 @@
-/** GET /spiders/{id}/stats for the Analytics tab (spec §7); days are the browser's calendar days, as on the dashboard. */
+/** GET /spiders/{id}/stats for the Analytics tab; days are the browser's calendar days, as on the dashboard. */
 import { useQuery } from '@tanstack/react-query';
 import type { SpiderStats } from '@crawldeck/shared';
 import { api } from '../../api/request.ts';

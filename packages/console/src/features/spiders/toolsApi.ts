@@ -236,7 +236,7 @@ export async function createConfigSpider(body: {
   return (await api.put<Spider>('/config_spiders', body, { silent: true })).data;
 }
 
-// ---------- import (spec §3 Import form, §7 POST /spiders/import/github) ----------
+// ---------- import from a Git URL (POST /spiders/import/github) ----------
 
 export interface ImportAnswer extends Spider {
   git: GitSyncResult;

@@ -1,6 +1,7 @@
 /**
- * /tasks: every task, newest first, page size 10 (spec §9); filters by node, spider, status and schedule (type
- * spider by default, spec §3); batch cancel / restart / delete; refreshed live from `GET /api/events`.
+ * /tasks: every task, newest first, 10 per page unless the user picks another size; filters by node, spider,
+ * status and schedule, plus a task type that is "spider" (the only type there is so far); batch cancel / restart /
+ * delete; refreshed live from `GET /api/events`.
  */
 import { useEffect, useMemo, useState } from 'react';
 import { Badge, Button, Card, Select, Space, Tooltip, Typography } from 'antd';

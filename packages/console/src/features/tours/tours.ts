@@ -119,7 +119,7 @@ export const TOUR_STEPS: Record<TourName, readonly TourStepDef[]> = {
 
 export const TOUR_NAMES = Object.keys(TOUR_FINAL_STEPS) as TourName[];
 
-/** Spec §4: completed if the current step equals the final step, otherwise skipped. */
+/** How a tour ended, for the usage events: completed if the user reached the final step, otherwise skipped. */
 export function tourEndResult(current: number, finalStep: number): TourResult {
   return current === finalStep ? 'completed' : 'skipped';
 }

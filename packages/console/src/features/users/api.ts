@@ -1,4 +1,4 @@
-/** Users administration: TanStack Query hooks (spec §7 "Users and variables"). */
+/** Users administration: TanStack Query hooks (paged list, add, edit, delete). */
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import type { AddUserBody, UpdateUserBody, UserInfo } from '@crawldeck/shared';
 import { api } from '../../api/request.ts';

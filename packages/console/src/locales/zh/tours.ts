@@ -1,4 +1,4 @@
-/** 引导教程步骤（规范 §4）：每个 data-tour 目标一项，见 src/features/tours/tours.ts。 */
+/** 引导教程步骤：每个 data-tour 目标一项，见 src/features/tours/tours.ts。 */
 export default {
   // spider-list
   'spider-list-search': { title: '搜索爬虫', desc: '输入爬虫名称的一部分并回车即可筛选列表。旁边的下拉框可按项目和类型筛选。' },

@@ -6,7 +6,7 @@ import { normalisePath } from './paths.ts';
  * Reads an uploaded spider zip fully into memory, refusing (400, before anything is stored):
  * entries escaping the root (zip-slip: `..`, absolute, backslashes, drive letters), symbolic links, encrypted
  * entries, more than `maxEntries` entries, or more than `maxBytes` once inflated — counted on the bytes actually
- * inflated, so a header that lies about sizes does not help. Files must be at the zip root (spec §5); a zip whose
+ * inflated, so a header that lies about sizes does not help. A spider's files sit at the zip root; a zip whose
  * only top-level entry is one folder has that folder stripped (`strippedFolder` says which). `__MACOSX/` is ignored.
  */
 export interface ZipLimits {

@@ -4,7 +4,7 @@ import { sql } from 'kysely';
 import type { AppContext } from '../../context.ts';
 
 /**
- * Cross-master notices for task execution on PostgreSQL (ARCHITECTURE.md: wake-ups use LISTEN/NOTIFY). Each node
+ * Cross-master notices for task execution on PostgreSQL, carried by LISTEN/NOTIFY so no master polls. Each node
  * holds its WebSocket to one master, so a task created, cancelled or deleted through another master must reach the
  * master that holds the node: `dispatch` wakes every master's dispatch pass (claims stay safe with SKIP LOCKED),
  * `cancel` and `drop` are delivered by whichever master holds the task's node. On SQLite there is one master and

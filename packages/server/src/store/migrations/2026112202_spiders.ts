@@ -1,7 +1,7 @@
 import type { EngineMigration } from '../migrate.ts';
 
 /**
- * Spiders, their content-addressed files, projects (with their tags) and global variables (issue 3).
+ * Spiders, their content-addressed files, projects (with their tags) and global variables.
  * Other features' tables (tasks, schedules, results) reference spiders.id with ON DELETE CASCADE.
  */
 export const m2026112202_spiders: EngineMigration = {

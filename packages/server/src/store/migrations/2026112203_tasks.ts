@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { EngineMigration } from '../migrate.ts';
 
-/** Nodes and their metrics, tasks, numbered task log lines, result items and deploy records (issue 4). */
+/** Nodes and their metrics, tasks, numbered task log lines, result items and deploy records. */
 export const m2026112203_tasks: EngineMigration = {
   async up(db, t) {
     await db.schema

@@ -1,8 +1,8 @@
 import type { EngineMigration } from '../migrate.ts';
 
 /**
- * Tables of the "rest of the console" feature (issue 6): sites and collected URLs (spec §3, §7) and feedback
- * (spec §1). Kept in one migration so the feature owns one migration number.
+ * Tables of the console's smaller admin areas: sites (a ranked list of web sites by domain) with the URLs collected
+ * from them, and the feedback users send from the console. Kept in one migration so these areas own one number.
  */
 export const m2026112204_sites: EngineMigration = {
   async up(db, t) {

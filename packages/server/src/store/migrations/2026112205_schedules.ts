@@ -1,10 +1,10 @@
 import type { EngineMigration } from '../migrate.ts';
 
 /**
- * Schedules, their fire bookkeeping, task retries and notification webhooks (issue 5).
+ * Schedules, their fire bookkeeping, task retries and notification webhooks.
  *
- * `schedules.spider_id` deliberately has NO foreign key to `spiders`: spec §4 names 'Not Found Spider' as a
- * schedule status, which only exists if a schedule outlives its spider (the operator sees why it stopped and can
+ * `schedules.spider_id` deliberately has NO foreign key to `spiders`: 'Not Found Spider' is a schedule status the
+ * console shows, which only exists if a schedule outlives its spider (the operator sees why it stopped and can
  * re-point or delete it instead of it vanishing silently). It also keeps this migration independent of the order
  * in which feature migrations arrive.
  */

@@ -1,7 +1,7 @@
 import type { EngineMigration } from '../migrate.ts';
 
 /**
- * Git sync state per spider (issue 7): the last synced commit (also the base for keeping console edits to files
+ * Git sync state per spider: the last synced commit (also the base for keeping console edits to files
  * the remote did not change), the branch list, when the last sync ran and its error. The spider's own columns
  * (git_url, git_branch, credentials, git_auto_sync) belong to the spiders migration.
  */

@@ -31,7 +31,7 @@ export default function ScheduleTable({ schedules, loading, hideSpider, onEdit, 
     try {
       await toggle.mutateAsync({ id: s._id, enabled });
     } catch {
-      // Spec §8 catalogue text.
+      // The fixed English text, unless the locale has its own.
       void message.error(t('messages.toggleFailed', { defaultValue: SCHEDULE_TOGGLE_ERROR }));
     } finally {
       setToggling(null);

@@ -1,5 +1,5 @@
 /**
- * Git panel of the spider detail (spec §3 git url/branch/username/password, §4 sync/reset): the repository
+ * Git panel of the spider detail (repository URL, branch, username and password; Sync and Reset): the repository
  * settings (password write-only), Sync and Reset (with a confirmation that console edits are discarded) and the
  * result — last commit (hash, message, author, date) and last sync time. Without a repository it is a
  * "connect a repository" form. Errors show the server's message (git's `fatal:` line).

@@ -1,6 +1,6 @@
 /**
- * Import a spider from a public code-hosting URL (spec §3 "Import form": url, type default github; §7
- * POST /spiders/import/github). Any Git host works (the type only labels the source); the URL is checked with the
+ * Import a spider from a public code-hosting URL (a URL and a source type, GitHub by default; POST
+ * /spiders/import/github). Any Git host works (the type only labels the source); the URL is checked with the
  * server's allow-list rule, the clone's progress is shown, the server's error is shown in the dialog, and the
  * new spider opens on success.
  */

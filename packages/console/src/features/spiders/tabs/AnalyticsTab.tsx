@@ -1,4 +1,4 @@
-// Spider detail "Analytics" tab (spec §2, §3 "Spider stats: overview and daily", §7 GET /spiders/{id}/stats):
+// Spider detail "Analytics" tab (GET /spiders/{id}/stats):
 // overview cards over all of the spider's tasks and per-day charts for a chosen window, charts loaded lazily.
 import { Suspense, lazy, useState, type ReactNode } from 'react';
 import { Alert, Card, Col, Empty, Row, Segmented, Skeleton, Space, Statistic, Tag, Typography } from 'antd';

@@ -1,5 +1,5 @@
 /**
- * Task log (spec §4, §9): pages of 5000 lines, keyword search, error lines highlighted with a 'next error' jump
+ * Task log: pages of 5000 lines, keyword search, error lines highlighted with a 'next error' jump
  * (GET /tasks/{id}/error-log), auto-scroll that follows the end (jumps to the last page when more pages exist),
  * and the live tail of a running task pushed by `GET /tasks/{id}/stream` (lines arrive through `live`).
  * While the task runs the view ends with an end marker and an empty line; when it has ended, with an end marker.
@@ -65,7 +65,7 @@ export default function LogView({ task, live, active }: { task: TaskDetail; live
   }, [log.data, log.isPlaceholderData, live, keyword, page, task.log_count]);
   const pages = Math.max(1, Math.ceil(total / LOG_PAGE_SIZE));
 
-  // Spec §9: with auto-scroll on, jump to the last page when more pages exist.
+  // With auto-scroll on the user wants the newest lines: jump to the last page when more pages exist.
   useEffect(() => {
     if (active && autoScroll && pages > page) setPage(pages);
   }, [active, autoScroll, pages, page]);
