@@ -14,11 +14,11 @@ describe('Scrapy log parser', () => {
     expect(samples).toEqual([expect.objectContaining({ pages: 0, items: 0, pages_per_min: 0, items_per_min: 0 })]);
     expect(state.inDump).toBe(false);
     expect(state.dump.finish_reason).toBe('finished');
-    expect(state.dump.elapsed_time_seconds).toBeCloseTo(0.111572);
+    expect(state.dump.elapsed_time_seconds).toBeCloseTo(0.112789);
     expect(state.dump['spider_exceptions/KeyError']).toBe(1);
     expect(state.statusCounts).toEqual({ '200': 1 });
-    // The dump's counts, plus the "Spider closed" record printed after it.
-    expect(state.levelCounts).toEqual({ DEBUG: 2, ERROR: 1, INFO: 9, WARNING: 1 });
+    // The dump's counts (INFO 10), plus the "Spider closed" record printed after it.
+    expect(state.levelCounts).toEqual({ DEBUG: 2, ERROR: 1, INFO: 11, WARNING: 1 });
     expect(state.pages).toBe(1);
   });
 
@@ -33,7 +33,8 @@ describe('Scrapy log parser', () => {
     parseScrapyLines(split, lines.slice(cut));
     expect(split).toEqual(whole);
     expect(whole.levelCounts.ERROR).toBe(6);
-    expect(whole.dump['downloader/exception_count']).toBe(6);
+    // Three hosts, each tried once and retried twice.
+    expect(whole.dump['downloader/exception_count']).toBe(9);
     expect(whole.dump['memusage/max']).toBeGreaterThan(0);
   });
 
