@@ -1,4 +1,6 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { getRuntime } from '../nodes/runtime.ts';
+import { statusOf } from '../nodes/sessions.ts';
 import type { AppContext } from '../../context.ts';
 import { TASK_STATUSES } from '@crawldeck/shared';
 import {
@@ -112,7 +114,14 @@ export class MasterMetrics {
         this.set(ts == null ? 0 : Math.max(0, (Date.now() - ts) / 1000));
       },
     });
-    const nodeRows = () => nodesForMetrics(db);
+    // Nodes this master holds a session for are read live; the store's copy of them is flushed only now and then.
+    const nodeRows = async () => {
+      const rt = getRuntime(this.ctx);
+      return (await nodesForMetrics(db)).map((n) => {
+        const live = rt.liveSession(n.id);
+        return live ? { ...n, status: statusOf(live), running: live.active.size } : n;
+      });
+    };
     new Gauge({
       name: `${PREFIX}nodes`,
       help: 'Nodes by status',
