@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -7,6 +7,20 @@ import { loadNodeEnv, nodeVariableTable } from './config.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const readme = readFileSync(path.resolve(here, '../../../README.md'), 'utf8');
+
+/**
+ * The configurable spider's own entry point runs as a task process, not in the node service: it reads the items
+ * file the node hands every task in that task's environment.
+ */
+const TASK_PROCESS_ENTRIES = new Set(['config-spider/run.ts']);
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const p = path.join(dir, name);
+    if (statSync(p).isDirectory()) return sourceFiles(p);
+    return /\.ts$/.test(name) && !/\.test\.ts$/.test(name) ? [p] : [];
+  });
+}
 
 describe('node configuration', () => {
   it('the README table is the one rendered from the definitions', () => {
@@ -29,5 +43,13 @@ describe('node configuration', () => {
       python: undefined,
     });
     expect(() => loadNodeEnv({ CRAWLDECK_MAX_RUNNERS: '0' })).toThrow(/CRAWLDECK_MAX_RUNNERS/);
+  });
+
+  it('no other module of the node service reads the environment', () => {
+    const readers = sourceFiles(here)
+      .map((f) => path.relative(here, f).split(path.sep).join('/'))
+      .filter((f) => f !== 'config.ts' && !TASK_PROCESS_ENTRIES.has(f))
+      .filter((f) => /process\.env/.test(readFileSync(path.join(here, f), 'utf8')));
+    expect(readers).toEqual([]);
   });
 });

@@ -7,7 +7,16 @@ import { renderVariableTable } from '@crawldeck/shared/config-table.ts';
  */
 export const NODE_VARIABLES = {
   CRAWLDECK_MASTER_URL: { default: '_(required)_', description: 'URL of the master to join (`--master`)' },
-  CRAWLDECK_NODE_KEY: { default: '_(required)_', description: "the master's node key (`--key`)" },
+  CRAWLDECK_NODE_KEY_FILE: {
+    default: '_(none)_',
+    description:
+      "file holding the master's node key (`--key-file`); the installer writes one readable only by its owner",
+  },
+  CRAWLDECK_NODE_KEY: {
+    default: '_(none)_',
+    description:
+      "the master's node key itself, when no key file is given (never on the command line, where `ps` would show it)",
+  },
   CRAWLDECK_NODE_DATA_DIR: {
     default: '`./node-data`',
     description: "the node's id, spools and synced spider files (`--data-dir`)",
@@ -40,11 +49,17 @@ export interface NodeEnvConfig {
   python?: string;
   taskUser?: string;
   workDir?: string;
+  keyFile?: string;
+}
+
+/** One of the node's variables; empty and unset are both `undefined`. */
+export function nodeVariable(name: NodeVariable, env: NodeJS.ProcessEnv = process.env): string | undefined {
+  return env[name] === '' ? undefined : env[name];
 }
 
 /** Reads the node's variables (only the names defined above); flags are applied over this by the caller. */
 export function loadNodeEnv(env: NodeJS.ProcessEnv = process.env): NodeEnvConfig {
-  const read = (name: NodeVariable): string | undefined => (env[name] === '' ? undefined : env[name]);
+  const read = (name: NodeVariable) => nodeVariable(name, env);
   const maxRunners = Number(read('CRAWLDECK_MAX_RUNNERS') ?? 8);
   if (!Number.isInteger(maxRunners) || maxRunners < 1)
     throw new Error('CRAWLDECK_MAX_RUNNERS must be a positive integer');
@@ -56,5 +71,20 @@ export function loadNodeEnv(env: NodeJS.ProcessEnv = process.env): NodeEnvConfig
     python: read('CRAWLDECK_PYTHON'),
     taskUser: read('CRAWLDECK_TASK_USER'),
     workDir: read('CRAWLDECK_NODE_WORK_DIR'),
+    keyFile: read('CRAWLDECK_NODE_KEY_FILE'),
   };
+}
+
+/**
+ * What untrusted processes inherit of this process's own environment: the search path, the language and the
+ * time zone, none of them secret. Empty and unset are both `undefined`.
+ */
+export interface HostEnvironment {
+  path?: string;
+  lang?: string;
+  tz?: string;
+}
+
+export function hostEnvironment(env: NodeJS.ProcessEnv = process.env): HostEnvironment {
+  return { path: env.PATH || undefined, lang: env.LANG || undefined, tz: env.TZ || undefined };
 }

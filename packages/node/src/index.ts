@@ -26,6 +26,7 @@ import { TaskRun, clearRuns, type SavedRun } from './runner.ts';
 import { diskFaultMessage, probeSpool } from './spool.ts';
 import { passThroughDir, privateDir, taskIdentity } from './sandbox.ts';
 import { stageTaskRuntime } from './task-runtime.ts';
+import { loadNodeEnv, nodeVariable } from './config.ts';
 import { EnvJobRunner } from './environments/jobs.ts';
 import { taskEnvironment, type TaskEnvironment } from './environments/spider-env.ts';
 
@@ -85,7 +86,7 @@ export async function startNode(opts: NodeOptions): Promise<RunningNode> {
   // The data dir (node id, spools, the synced spider files) is the node's alone; tasks run elsewhere as the task user.
   const dataDir = privateDir(path.resolve(opts.dataDir));
   const workDir = passThroughDir(
-    path.resolve(opts.workDir || process.env.CRAWLDECK_NODE_WORK_DIR || defaultWorkDir(dataDir)),
+    path.resolve(opts.workDir || nodeVariable('CRAWLDECK_NODE_WORK_DIR') || defaultWorkDir(dataDir)),
   );
   const runsDir = passThroughDir(path.join(workDir, 'runs'));
   const identity = taskIdentity(opts.taskUser || undefined);
@@ -99,7 +100,7 @@ export async function startNode(opts: NodeOptions): Promise<RunningNode> {
     opts.log ??
     ((level: Level, msg: string, extra?: Record<string, unknown>) =>
       console.error(`[node ${level}] ${msg}${extra ? ' ' + JSON.stringify(extra) : ''}`));
-  const python = opts.python || process.env.CRAWLDECK_PYTHON || defaultPython();
+  const python = opts.python || nodeVariable('CRAWLDECK_PYTHON') || defaultPython();
   const info = systemInfo(python);
   const sampler = new MetricsSampler(dataDir);
   const base = opts.master.replace(/\/+$/, '');
@@ -453,9 +454,9 @@ const NODE_USAGE =
   '  the node key comes from --key-file FILE, CRAWLDECK_NODE_KEY_FILE or CRAWLDECK_NODE_KEY, never the command line';
 
 /** The node key from a file (first line) or the environment: a key on the command line shows in `ps`. */
-function readNodeKey(file: string | undefined): string | undefined {
+function readNodeKey(file: string | undefined, fromEnv: string | undefined): string | undefined {
   if (file) return readFileSync(file, 'utf8').split('\n')[0].trim() || undefined;
-  return process.env.CRAWLDECK_NODE_KEY || undefined;
+  return fromEnv;
 }
 
 /** `crawldeck node --master URL [--key-file FILE] [--data-dir DIR] [--name NAME] [--max-runners N] [--python PATH] [--task-user USER] [--work-dir DIR]` */
@@ -479,15 +480,16 @@ export async function runNodeCli(args: string[]): Promise<void> {
   // Every local user (task processes too) reads a command line in /proc/PID/cmdline: a key there is refused.
   if (values.key !== undefined)
     throw new Error('--key is not accepted: put the key in a file (--key-file) or in CRAWLDECK_NODE_KEY\n' + NODE_USAGE);
-  const master = values.master ?? process.env.CRAWLDECK_MASTER_URL;
-  const key = readNodeKey(values['key-file'] ?? process.env.CRAWLDECK_NODE_KEY_FILE);
+  const env = loadNodeEnv();
+  const master = values.master ?? env.masterUrl;
+  const key = readNodeKey(values['key-file'] ?? env.keyFile, env.nodeKey);
   if (!master || !key) throw new Error(NODE_USAGE);
-  const maxRunners = Number(values['max-runners'] ?? process.env.CRAWLDECK_MAX_RUNNERS ?? 8);
+  const maxRunners = Number(values['max-runners'] ?? env.maxRunners);
   if (!Number.isInteger(maxRunners) || maxRunners < 1) throw new Error('--max-runners must be a positive integer');
   const node = await startNode({
     master,
     key,
-    dataDir: values['data-dir'] ?? process.env.CRAWLDECK_NODE_DATA_DIR ?? './node-data',
+    dataDir: values['data-dir'] ?? env.dataDir,
     name: values.name,
     maxRunners,
     python: values.python,

@@ -7,6 +7,7 @@ import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { chmodSync, lchownSync, lstatSync, mkdirSync, readdirSync, rmdirSync, rmSync } from 'node:fs';
 import { rm, rmdir } from 'node:fs/promises';
 import path from 'node:path';
+import { hostEnvironment, nodeVariable } from './config.ts';
 
 /** The user that untrusted processes run as; undefined when we are not root (they run as we do). */
 export interface TaskIdentity {
@@ -38,7 +39,9 @@ const identities = new Map<string, TaskIdentity>();
  * The identity of untrusted processes: `CRAWLDECK_TASK_USER` (default `crawldeck-task`), created with `useradd`
  * (system user, own group, no home, no login shell) when it does not exist. Only when this process is root.
  */
-export function taskIdentity(user = process.env.CRAWLDECK_TASK_USER || DEFAULT_TASK_USER): TaskIdentity | undefined {
+export function taskIdentity(
+  user = nodeVariable('CRAWLDECK_TASK_USER') || DEFAULT_TASK_USER,
+): TaskIdentity | undefined {
   if (process.getuid?.() !== 0) return undefined;
   const known = identities.get(user);
   if (known) return known;
@@ -78,13 +81,14 @@ export function asTaskUser(id: TaskIdentity | undefined): { uid?: number; gid?: 
  * Everything else a caller adds on purpose; nothing of this process's environment is passed through.
  */
 export function baseEnv(home: string, pathPrefix?: string): NodeJS.ProcessEnv {
-  const sysPath = process.env.PATH || '/usr/local/bin:/usr/bin:/bin';
+  const host = hostEnvironment();
+  const sysPath = host.path || '/usr/local/bin:/usr/bin:/bin';
   const env: NodeJS.ProcessEnv = {
     PATH: pathPrefix ? `${pathPrefix}${path.delimiter}${sysPath}` : sysPath,
     HOME: home,
-    LANG: process.env.LANG || 'C.UTF-8',
+    LANG: host.lang || 'C.UTF-8',
   };
-  if (process.env.TZ) env.TZ = process.env.TZ;
+  if (host.tz) env.TZ = host.tz;
   return env;
 }
 

@@ -3,10 +3,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import type { Executable, NodeMetrics, SystemInfo } from '@crawldeck/shared';
+import { hostEnvironment } from './config.ts';
 
 export const EXECUTABLES = ['python', 'python3', 'node', 'java', 'go', 'php', 'dotnet', 'git', 'scrapy'];
 
-export function which(name: string, envPath = process.env.PATH ?? ''): string | undefined {
+export function which(name: string, envPath = hostEnvironment().path ?? ''): string | undefined {
   for (const dir of envPath.split(path.delimiter)) {
     if (!dir) continue;
     const p = path.join(dir, name);

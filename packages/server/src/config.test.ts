@@ -9,17 +9,6 @@ import { MASTER_VARIABLES, loadConfig, masterVariableTable } from './config.ts';
 const here = path.dirname(fileURLToPath(import.meta.url));
 const readme = readFileSync(path.resolve(here, '../../../README.md'), 'utf8');
 
-/**
- * Files of other rooms that still read the environment themselves; each moves to the config module's fields
- * (already defined there) and leaves this list. The list may only shrink.
- */
-const NOT_YET_MOVED = new Set([
-  'features/schedules/schedules.config.ts',
-  'features/spiders/zip.ts',
-  'features/spiders/spiders.routes.ts',
-  'features/tasks/runtime.ts',
-]);
-
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
     const p = path.join(dir, name);
@@ -40,7 +29,7 @@ describe('master configuration', () => {
       .filter(
         (f) => f !== 'config.ts' && /process\.env|env\.CRAWLDECK_/.test(readFileSync(path.join(here, f), 'utf8')),
       );
-    expect(readers.filter((f) => !NOT_YET_MOVED.has(f))).toEqual([]);
+    expect(readers).toEqual([]);
   });
 
   it('uses the documented defaults when nothing is set', () => {

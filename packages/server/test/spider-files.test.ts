@@ -212,12 +212,7 @@ describe('spider files: who may read and write', () => {
 describe('spider files: size limit', () => {
   let small: TestMaster;
   beforeAll(async () => {
-    process.env.CRAWLDECK_MAX_FILE_BYTES = '1000';
-    try {
-      small = await startTestMaster();
-    } finally {
-      delete process.env.CRAWLDECK_MAX_FILE_BYTES;
-    }
+    small = await startTestMaster({ maxFileBytes: 1000 });
   });
   afterAll(async () => {
     await small?.close();

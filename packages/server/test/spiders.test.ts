@@ -271,14 +271,7 @@ describe('spiders: zip uploads', () => {
 describe('spiders: zip limits', () => {
   let small: TestMaster;
   beforeAll(async () => {
-    process.env.CRAWLDECK_ZIP_MAX_ENTRIES = '10';
-    process.env.CRAWLDECK_ZIP_MAX_BYTES = String(1024 * 1024);
-    try {
-      small = await startTestMaster();
-    } finally {
-      delete process.env.CRAWLDECK_ZIP_MAX_ENTRIES;
-      delete process.env.CRAWLDECK_ZIP_MAX_BYTES;
-    }
+    small = await startTestMaster({ zipMaxEntries: 10, zipMaxBytes: 1024 * 1024 });
   });
   afterAll(async () => {
     await small?.close();

@@ -30,3 +30,6 @@ export const OkNull = Ok(Type.Null());
 export function okResponse<T extends TSchema>(data: T) {
   return { 200: Ok(data) };
 }
+
+/** Bytes the route sends as they are (Fastify never serialises a Buffer): a file download or a stored blob. */
+export const BinaryResponse = Type.Unsafe<Uint8Array>({ type: 'string', format: 'binary' });

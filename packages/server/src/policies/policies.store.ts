@@ -21,6 +21,11 @@ export function spiderIdsWhere<T extends keyof DB>(
   return bare.selectFrom('spiders').select('spiders.id').where(filter);
 }
 
+/** The whole stored spider, for the callers that go on to use it once the policy allows. */
+export function findSpiderRow(db: Kysely<DB>, id: string) {
+  return db.selectFrom('spiders').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
 /** Owner and visibility of a spider, the facts of its policy. */
 export function findSpiderFacts(db: Kysely<DB>, id: string) {
   return db.selectFrom('spiders').select(['owner_id', 'is_public']).where('id', '=', id).executeTakeFirst();

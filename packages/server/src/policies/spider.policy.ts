@@ -8,7 +8,7 @@ import type { DB } from '../store/schema.ts';
 import { forbidden, notFound } from '../http/errors.ts';
 import type { SpiderRow } from '../features/spiders/spiders.store.ts';
 import { everything, isAdmin, type Access, type Actor, type Filter } from './types.ts';
-import { findSpiderFacts, spiderIdsWhere } from './policies.store.ts';
+import { findSpiderFacts, findSpiderRow, spiderIdsWhere } from './policies.store.ts';
 
 /** 'write' is the historical name of 'change' used by the spider routes. */
 export type SpiderAccess = Access | 'write';
@@ -33,7 +33,7 @@ export function readableSpiderIds<T extends keyof DB>(eb: ExpressionBuilder<DB, 
 
 /** Loads a spider for the caller: 404 when it does not exist, 403 when the policy refuses. */
 export async function spiderFor(db: Kysely<DB>, actor: Actor, id: string, access: SpiderAccess): Promise<SpiderRow> {
-  const row = await db.selectFrom('spiders').selectAll().where('id', '=', id).executeTakeFirst();
+  const row = await findSpiderRow(db, id);
   if (!row) throw notFound('spider');
   if (canSpider(actor, row, access)) return row;
   throw forbidden(

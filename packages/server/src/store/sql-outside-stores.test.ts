@@ -21,38 +21,6 @@ const BUILDER_METHODS = new Set([
   'transaction',
 ]);
 
-/**
- * Files that still speak SQL outside a store, waiting for their move. Remove a line when its file is clean;
- * the test fails on a line whose file no longer has (or no longer is) an offender, so the list only shrinks.
- */
-const NOT_YET_MOVED = new Set([
-  'features/config-spider/config-spider.routes.ts',
-  'features/config-spider/config-spider.service.ts',
-  'features/database/database.service.ts',
-  'features/database/tables.ts',
-  'features/feedback/feedback.routes.ts',
-  'features/git/git.routes.ts',
-  'features/git/git.service.ts',
-  'features/nodes/nodes.routes.ts',
-  'features/session/revoke.ts',
-  'features/session/session.routes.ts',
-  'features/stats/stats.service.ts',
-  'features/tasks/master-node.ts',
-  'features/tasks/runtime.ts',
-  'features/tasks/task-bus.ts',
-  'features/tokens/tokens.routes.ts',
-  'features/users/users.routes.ts',
-  'features/variables/variables.routes.ts',
-  'features/webhooks/webhooks.outbox.ts',
-  'features/webhooks/webhooks.routes.ts',
-  'features/webhooks/webhooks.service.ts',
-  'http/auth.ts',
-  'policies/collection.policy.ts',
-  'policies/node.policy.ts',
-  'policies/spider.policy.ts',
-  'policies/types.ts',
-]);
-
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
     const path = join(dir, e.name);
@@ -105,13 +73,7 @@ describe('SQL only in stores', () => {
     expect(queryCalls('x.ts', text)).toHaveLength(7);
   });
 
-  it('no query-builder call outside *.store.ts, except in files still listed as not yet moved', () => {
-    const fresh = new Map([...offenders].filter(([f]) => !NOT_YET_MOVED.has(f)));
-    expect(fresh.size, `query-builder calls outside stores:\n${report(fresh)}`).toBe(0);
-  });
-
-  it('the not-yet-moved list names only files that still have such calls', () => {
-    const clean = [...NOT_YET_MOVED].filter((f) => !offenders.has(f));
-    expect(clean, 'remove these from NOT_YET_MOVED').toEqual([]);
+  it('no query-builder call outside *.store.ts', () => {
+    expect(offenders.size, `query-builder calls outside stores:\n${report(offenders)}`).toBe(0);
   });
 });

@@ -18,6 +18,7 @@ import {
   deleteDataSourceUnused,
   getDataSource,
   insertDataSource,
+  countAllSpiders,
   listDataSources,
   spiderCounts,
   updateDataSource,
@@ -68,17 +69,10 @@ export function presentDataSource(row: DataSourceRow, spiders: number): DataSour
 
 export async function dataSourceList(ctx: AppContext, withBuiltin: boolean): Promise<DataSourceInfo[]> {
   const db = ctx.store.db;
-  const [rows, counts, spiderTotal] = await Promise.all([
-    listDataSources(db),
-    spiderCounts(db),
-    db
-      .selectFrom('spiders')
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .executeTakeFirstOrThrow(),
-  ]);
+  const [rows, counts, spiderTotal] = await Promise.all([listDataSources(db), spiderCounts(db), countAllSpiders(db)]);
   const elsewhere = [...counts.values()].reduce((a, b) => a + b, 0);
   const list = rows.map((r) => presentDataSource(r, counts.get(r.id) ?? 0));
-  return withBuiltin ? [builtinDataSource(ctx.store, Number(spiderTotal.n) - elsewhere), ...list] : list;
+  return withBuiltin ? [builtinDataSource(ctx.store, spiderTotal - elsewhere), ...list] : list;
 }
 
 export async function dataSourceById(ctx: AppContext, id: string): Promise<DataSourceRow> {

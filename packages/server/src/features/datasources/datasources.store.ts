@@ -83,6 +83,15 @@ export async function spiderCounts(db: StoreDb): Promise<Map<string, number>> {
   return new Map(rows.map((r) => [r.data_source_id, Number(r.n)]));
 }
 
+/** All spiders, whatever data source they write to. */
+export async function countAllSpiders(db: StoreDb): Promise<number> {
+  const row = await tables(db)
+    .selectFrom('spiders')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
 export function getSpiderTarget(db: StoreDb, spiderId: string) {
   return tables(db).selectFrom('spider_targets').selectAll().where('spider_id', '=', spiderId).executeTakeFirst();
 }

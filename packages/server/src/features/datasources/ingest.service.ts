@@ -17,6 +17,7 @@ import {
 } from './datasources.store.ts';
 import type { DedupMode, TargetRow, TargetWriter } from './target.ts';
 import { writerCache } from './writers.ts';
+import { storeBatch } from './target.store.ts';
 
 /** Table of a spider's results when none is set: its results collection, made a valid table name. */
 export function defaultTable(col: string, spiderName: string): string {
@@ -195,17 +196,7 @@ export async function ingestIntoDataSource(
     const columns = await fitTable(open.writer, open.columns, table, rows);
     for (const r of rows) for (const [k, v] of r.fields) if (columns.get(k) === 'text') r.fields.set(k, asText(v));
     const mode: DedupMode = dedup.isDedup && dedup.field ? dedup.method : 'none';
-    stored = await open.writer.db.transaction().execute(async (trx) => {
-      const have = await open.writer.storedSeqs(trx, table, taskId, offset, end);
-      await open.writer.insert(
-        trx,
-        table,
-        columns,
-        rows.filter((r) => !have.has(r._seq)),
-        mode,
-      );
-      return open.writer.countSeqs(trx, table, taskId, offset, end);
-    });
+    stored = await storeBatch(open.writer, { table, columns, rows, mode }, { taskId, from: offset, to: end });
   } catch (err) {
     const message = `data source "${name}": ${driverMessage(err)}`;
     ctx.log.warn({ err, taskId }, 'results data source write failed; the node keeps the items and sends them again');

@@ -5,8 +5,8 @@ import { notFound } from '../../http/errors.ts';
 import type { ColumnKind } from './columns.ts';
 import type { ConnectionSettings } from './connection.ts';
 import { getDataSource, type DataSourceRow } from './datasources.store.ts';
-import { MysqlWriter } from './mysql.writer.ts';
-import { PostgresWriter } from './pg.writer.ts';
+import { MysqlWriter } from './mysql-target.store.ts';
+import { PostgresWriter } from './pg-target.store.ts';
 import type { TargetWriter } from './target.ts';
 
 /** A writer for unsaved settings (Test connection) or a stored data source; the caller closes it. */

@@ -79,7 +79,8 @@ export const gitFeature: Feature = (app, ctx) => {
       const synced = await lastSyncedCommit(db, row.id);
       if (!synced) throw badRequest('this spider has not been synced from Git yet');
       const file = normalisePath(req.body.path);
-      return ok(await resolveConflict(db, row.id, cacheDirOf(settings.dataDir, row.id), synced, file, req.body.choice));
+      const cache = { dir: cacheDirOf(settings.dataDir, row.id), childPath: settings.childPath };
+      return ok(await resolveConflict(db, row.id, cache, synced, file, req.body.choice));
     },
   );
 

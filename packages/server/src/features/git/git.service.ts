@@ -269,7 +269,14 @@ export async function syncSpider(
       // the cache no longer has takes the branch as it is.
       const merge =
         mode === 'sync' && sameSource && state.base_commit
-          ? await mergeWithBase(db, row.id, fetched.dir, state.base_commit, fetched.commit.hash, remoteTree)
+          ? await mergeWithBase(
+              db,
+              row.id,
+              { dir: fetched.dir, childPath: settings.childPath },
+              state.base_commit,
+              fetched.commit.hash,
+              remoteTree,
+            )
           : null;
       const files = merge?.files ?? remoteTree;
       const res = await replaceFiles(

@@ -19,14 +19,20 @@ import { deletePath, listFiles, readFile, writeFile } from '../spiders/files.sto
 
 const run = promisify(execFile);
 
+/** A spider's local Git cache and the PATH its git processes get (the master's, from its configuration). */
+export interface LocalCache {
+  dir: string;
+  childPath: string;
+}
+
 /** git for local reads of the cache only (no network, no credentials): no system or user config, no hooks. */
-function localGit(dir: string, args: string[], maxBuffer = 256 * 1024 * 1024) {
+function localGit({ dir, childPath }: LocalCache, args: string[], maxBuffer = 256 * 1024 * 1024) {
   return run('git', ['-c', 'core.hooksPath=/dev/null', '-c', 'core.fsmonitor=false', ...args], {
     cwd: dir,
     encoding: 'buffer',
     maxBuffer,
     env: {
-      PATH: process.env.PATH ?? '/usr/bin:/bin',
+      PATH: childPath,
       HOME: dir,
       LANG: 'C',
       GIT_CONFIG_NOSYSTEM: '1',
@@ -44,11 +50,11 @@ export function gitBlobId(content: Buffer): string {
 const COMMIT = /^[0-9a-f]{40,64}$/;
 
 /** Path → blob id of the regular files of a commit (links and submodules are not spider files); null when unknown. */
-export async function treeBlobs(dir: string, commit: string): Promise<Map<string, string> | null> {
+export async function treeBlobs(cache: LocalCache, commit: string): Promise<Map<string, string> | null> {
   if (!COMMIT.test(commit)) return null;
   let out: Buffer;
   try {
-    out = (await localGit(dir, ['ls-tree', '-r', '-z', '--full-tree', commit])).stdout;
+    out = (await localGit(cache, ['ls-tree', '-r', '-z', '--full-tree', commit])).stdout;
   } catch {
     return null; // the commit is not in the cache (history rewritten upstream, or a new cache)
   }
@@ -61,12 +67,12 @@ export async function treeBlobs(dir: string, commit: string): Promise<Map<string
 }
 
 /** The content of a file at a commit of the cache, undefined when the commit has no such file. */
-export async function blobAt(dir: string, commit: string, path: string): Promise<Buffer | undefined> {
+export async function blobAt(cache: LocalCache, commit: string, path: string): Promise<Buffer | undefined> {
   if (!COMMIT.test(commit)) return undefined;
-  const blobs = await treeBlobs(dir, commit);
+  const blobs = await treeBlobs(cache, commit);
   const id = blobs?.get(path);
   if (!id) return undefined;
-  return (await localGit(dir, ['cat-file', 'blob', id])).stdout;
+  return (await localGit(cache, ['cat-file', 'blob', id])).stdout;
 }
 
 export async function storedFiles(db: Kysely<DB>, spiderId: string): Promise<Map<string, Buffer>> {
@@ -127,12 +133,12 @@ export function mergeTrees({ mine, theirs, baseBlobs, theirBlobs }: MergeInput):
 export async function mergeWithBase(
   db: Kysely<DB>,
   spiderId: string,
-  dir: string,
+  cache: LocalCache,
   base: string,
   head: string,
   theirs: Map<string, Buffer>,
 ) {
-  const [baseBlobs, theirBlobs] = await Promise.all([treeBlobs(dir, base), treeBlobs(dir, head)]);
+  const [baseBlobs, theirBlobs] = await Promise.all([treeBlobs(cache, base), treeBlobs(cache, head)]);
   if (!baseBlobs || !theirBlobs) return null;
   return mergeTrees({ mine: await storedFiles(db, spiderId), theirs, baseBlobs, theirBlobs });
 }
@@ -144,13 +150,13 @@ export async function mergeWithBase(
 export async function resolveConflict(
   db: Kysely<DB>,
   spiderId: string,
-  dir: string,
+  cache: LocalCache,
   syncedCommit: string,
   path: string,
   choice: 'mine' | 'theirs',
 ): Promise<{ path: string; choice: 'mine' | 'theirs'; exists: boolean }> {
   if (choice === 'mine') return { path, choice, exists: (await readFile(db, spiderId, path)) !== undefined };
-  const content = await blobAt(dir, syncedCommit, path);
+  const content = await blobAt(cache, syncedCommit, path);
   if (content === undefined) {
     if ((await readFile(db, spiderId, path)) !== undefined) await deletePath(db, spiderId, path);
     return { path, choice, exists: false };

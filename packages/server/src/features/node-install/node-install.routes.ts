@@ -4,7 +4,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { Type } from '@sinclair/typebox';
-import { OkOf } from '@crawldeck/shared';
+import { BinaryResponse, OkOf } from '@crawldeck/shared';
 import type { Feature } from '../../context.ts';
 import { ok } from '../../http/envelope.ts';
 import { installScript, masterUrl, nodeBundle } from './node-install.service.ts';
@@ -16,9 +16,6 @@ const NodeBundleInfo = Type.Object({
   install_url: Type.String(),
   bundle_url: Type.String(),
 });
-
-/** A file answered as bytes (Fastify sends a Buffer as it is). */
-const Binary = Type.Unsafe<Buffer>({ type: 'string', format: 'binary' });
 
 export const nodeInstallFeature: Feature = (app, ctx) => {
   const pub = { access: 'public' as const };
@@ -51,7 +48,7 @@ export const nodeInstallFeature: Feature = (app, ctx) => {
 
   app.get(
     '/api/node-install/bundle.tar.gz',
-    { config: pub, schema: { response: { 200: Binary } } },
+    { config: pub, schema: { response: { 200: BinaryResponse } } },
     async (_req, reply) => {
       const b = await nodeBundle(ctx);
       reply

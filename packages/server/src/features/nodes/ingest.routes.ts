@@ -5,7 +5,7 @@
  */
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
-import { NODE_ID_HEADER, NODE_KEY_HEADER, ShipAckEnvelope, ShipBody } from '@crawldeck/shared';
+import { BinaryResponse, NODE_ID_HEADER, NODE_KEY_HEADER, ShipAckEnvelope, ShipBody } from '@crawldeck/shared';
 import type { AppContext, TypedApp } from '../../context.ts';
 import { ok } from '../../http/envelope.ts';
 import { HttpError, conflict, notFound } from '../../http/errors.ts';
@@ -38,7 +38,7 @@ export function registerIngestRoutes(app: TypedApp, ctx: AppContext, rt: TaskRun
 
   app.get(
     '/api/node-api/blobs/:hash',
-    { config: { access: 'node' }, schema: { params: HashParams } },
+    { config: { access: 'node' }, schema: { params: HashParams, response: { 200: BinaryResponse } } },
     async (req, reply) => {
       const content = await blobContent(db, req.params.hash);
       if (!content) throw notFound('blob');

@@ -6,6 +6,7 @@ import {
   NodeJoinEnvelope,
   NodeListEnvelope,
   NodeSystemEnvelope,
+  TaskListResponse,
   pageFields,
 } from '@crawldeck/shared';
 import type { Feature } from '../../context.ts';
@@ -89,7 +90,14 @@ export const nodesFeature: Feature = async (app, ctx) => {
 
   app.get(
     '/api/nodes/:id/tasks',
-    { config: { access: 'user' }, schema: { params: IdParams, querystring: Type.Object({ ...pageFields(100000) }) } },
+    {
+      config: { access: 'user' },
+      schema: {
+        params: IdParams,
+        querystring: Type.Object({ ...pageFields(100000) }),
+        response: { 200: TaskListResponse },
+      },
+    },
     async (req) => {
       await nodeFor(db, req.user, req.params.id, 'read');
       const page = await nodeTasksPage(db, req.params.id, taskReadFilter(req.user), paging(req.query, 10));

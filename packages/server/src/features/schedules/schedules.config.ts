@@ -1,7 +1,6 @@
-/**
- * Scheduler and webhook settings, read from the environment when a master starts (README "Configuration").
- * Kept in the feature so the feature owns its knobs; tests set the variables before starting a master.
- */
+import type { MasterConfig } from '../../config.ts';
+
+/** The scheduler's and the webhook deliveries' settings, taken from the master's configuration at start-up. */
 export interface ScheduleConfig {
   /** Zone a schedule's cron is read in when none is given: CRAWLDECK_TZ, else the master's zone. */
   defaultTimezone: string;
@@ -16,22 +15,13 @@ export interface ScheduleConfig {
   webhookBackoffMs: number;
 }
 
-function num(v: string | undefined, fallback: number, min = 0): number {
-  const n = Number(v);
-  return v !== undefined && v !== '' && Number.isFinite(n) && n >= min ? n : fallback;
-}
-
-export function systemTimezone(): string {
-  return Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
-}
-
-export function loadScheduleConfig(env: NodeJS.ProcessEnv = process.env): ScheduleConfig {
+export function scheduleConfigOf(config: MasterConfig): ScheduleConfig {
   return {
-    defaultTimezone: env.CRAWLDECK_TZ || env.TZ || systemTimezone(),
-    graceMs: num(env.CRAWLDECK_SCHEDULE_GRACE_SECONDS, 60) * 1000,
-    lockRetryMs: num(env.CRAWLDECK_SCHEDULER_LOCK_RETRY_SECONDS, 3, 0.05) * 1000,
-    schedulerEnabled: !['0', 'off', 'false', 'no'].includes((env.CRAWLDECK_SCHEDULER ?? '').toLowerCase()),
-    webhookTimeoutMs: num(env.CRAWLDECK_WEBHOOK_TIMEOUT_MS, 5000, 1),
-    webhookBackoffMs: num(env.CRAWLDECK_WEBHOOK_BACKOFF_MS, 1000, 1),
+    defaultTimezone: config.defaultTimezone,
+    graceMs: config.scheduleGraceMs,
+    lockRetryMs: config.schedulerLockRetryMs,
+    schedulerEnabled: config.schedulerEnabled,
+    webhookTimeoutMs: config.webhookTimeoutMs,
+    webhookBackoffMs: config.webhookBackoffMs,
   };
 }

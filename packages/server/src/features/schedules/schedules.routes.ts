@@ -21,7 +21,7 @@ import type { AppContext, Feature, TypedApp } from '../../context.ts';
 import { iso, ok, paging } from '../../http/envelope.ts';
 import { badRequest } from '../../http/errors.ts';
 import { scheduleFor, scheduleReadFilter } from '../../policies/index.ts';
-import { loadScheduleConfig, type ScheduleConfig } from './schedules.config.ts';
+import { scheduleConfigOf, type ScheduleConfig } from './schedules.config.ts';
 import {
   createSchedule,
   deleteScheduleOf,
@@ -216,7 +216,7 @@ function scheduleWriteRoutes(app: TypedApp, s: Schedules): void {
 
 /** Schedules (with the spider's list of them), the scheduler and automatic retries. */
 export const schedulesFeature: Feature = (app, ctx) => {
-  const cfg = loadScheduleConfig();
+  const cfg = scheduleConfigOf(ctx.config);
   const scheduler = new Scheduler(ctx, cfg);
   const leader = new SchedulerLeader(ctx, scheduler, cfg.lockRetryMs);
   schedulers.set(ctx, { scheduler, leader });

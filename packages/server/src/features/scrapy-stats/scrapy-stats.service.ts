@@ -1,6 +1,7 @@
 import type { ScrapyFinalStats, SpiderScrapyRun, TaskScrapyStats } from '@crawldeck/shared';
 import type { AppContext } from '../../context.ts';
 import { iso } from '../../http/envelope.ts';
+import { inTransaction } from '../../store/query-helpers.ts';
 import { emptyParseState, parseScrapyLines, type ScrapyParseState } from './scrapy-log-parser.ts';
 import {
   createStats,
@@ -23,7 +24,7 @@ const MAX_SAMPLES = 5000;
  * count is stored with the counts in one transaction, so a line is read once even across restarts and masters.
  */
 async function parseChunk(ctx: AppContext, taskId: string): Promise<boolean> {
-  return ctx.store.db.transaction().execute(async (trx) => {
+  return inTransaction(ctx.store.db, async (trx) => {
     const task = await taskForParsing(trx, taskId);
     if (!task) return false;
     let s = await lockStats(trx, ctx.store.engine, taskId);

@@ -33,16 +33,6 @@ import {
 import { baseName, normalisePath } from './paths.ts';
 import { spiderFor } from './spiders.service.ts';
 
-export const DEFAULT_MAX_FILE_BYTES = 10 * 1024 * 1024;
-
-function maxFileBytesFromEnv(env: NodeJS.ProcessEnv = process.env): number {
-  const v = env.CRAWLDECK_MAX_FILE_BYTES;
-  if (v === undefined || v === '') return DEFAULT_MAX_FILE_BYTES;
-  const n = Number(v);
-  if (!Number.isInteger(n) || n <= 0) throw new Error(`CRAWLDECK_MAX_FILE_BYTES must be a positive integer, got ${v}`);
-  return n;
-}
-
 export const mib = (n: number) => (n % (1024 * 1024) === 0 ? `${n / 1024 / 1024} MiB` : `${n} bytes`);
 
 function present(e: StoredFileEntry): FileEntry {
@@ -227,7 +217,7 @@ function fileWriteRoutes(app: TypedApp, ctx: AppContext, maxFileBytes: number): 
 
 /** The files of a spider, as the file editor and the CLI use them. */
 export function fileRoutes(app: TypedApp, ctx: AppContext): void {
-  const maxFileBytes = maxFileBytesFromEnv();
+  const maxFileBytes = ctx.config.maxFileBytes;
   fileReadRoutes(app, ctx, maxFileBytes);
   fileWriteRoutes(app, ctx, maxFileBytes);
 }

@@ -36,7 +36,7 @@ import {
   type SpiderRow,
 } from './spiders.store.ts';
 import { inferCommand } from './command-inference.ts';
-import { readZip, zipLimitsFromEnv, type ZipContents, type ZipLimits } from './zip.ts';
+import { readZip, type ZipContents, type ZipLimits } from './zip.ts';
 
 /** The zip upload limits: what a zip may expand to, and its own size (never much larger than that). */
 interface Uploads {
@@ -170,7 +170,7 @@ function spiderRoutes(app: TypedApp, ctx: AppContext, uploads: Uploads): void {
 
 /** Spiders and their files. Normal users see their own and public spiders and change only their own; admins all. */
 export const spidersFeature: Feature = (app, ctx) => {
-  const limits = zipLimitsFromEnv();
+  const limits: ZipLimits = { maxEntries: ctx.config.zipMaxEntries, maxBytes: ctx.config.zipMaxBytes };
   spiderRoutes(app, ctx, { limits, maxBytes: limits.maxBytes + 1024 * 1024 });
   fileRoutes(app, ctx);
 };

@@ -14,24 +14,6 @@ export interface ZipLimits {
   maxBytes: number;
 }
 
-export const DEFAULT_ZIP_MAX_ENTRIES = 20_000;
-/** Spider code is small: 64 MiB expanded is generous for source, data files and a vendored package or two. */
-export const DEFAULT_ZIP_MAX_BYTES = 64 * 1024 * 1024;
-
-function positiveInt(value: string | undefined, fallback: number, name: string): number {
-  if (value === undefined || value === '') return fallback;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n <= 0) throw new Error(`${name} must be a positive integer, got ${value}`);
-  return n;
-}
-
-export function zipLimitsFromEnv(env: NodeJS.ProcessEnv = process.env): ZipLimits {
-  return {
-    maxEntries: positiveInt(env.CRAWLDECK_ZIP_MAX_ENTRIES, DEFAULT_ZIP_MAX_ENTRIES, 'CRAWLDECK_ZIP_MAX_ENTRIES'),
-    maxBytes: positiveInt(env.CRAWLDECK_ZIP_MAX_BYTES, DEFAULT_ZIP_MAX_BYTES, 'CRAWLDECK_ZIP_MAX_BYTES'),
-  };
-}
-
 export interface ZipContents {
   files: { path: string; content: Buffer }[];
   dirs: string[];

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
-import { sql } from 'kysely';
 import type { AppContext } from '../../context.ts';
+import { notifyChannel } from './task-bus.store.ts';
 
 /**
  * Cross-master notices for task execution on PostgreSQL, carried by LISTEN/NOTIFY so no master polls. Each node
@@ -77,7 +77,7 @@ export class TaskBus {
   async publish(m: BusMessage): Promise<void> {
     if (!this.enabled || this.closed) return;
     try {
-      await sql`SELECT pg_notify(${TASK_CHANNEL}, ${JSON.stringify({ ...m, origin: this.origin })})`.execute(this.ctx.store.db);
+      await notifyChannel(this.ctx.store.db, TASK_CHANNEL, JSON.stringify({ ...m, origin: this.origin }));
     } catch (err) {
       this.ctx.log.warn({ err, notice: m.type }, 'task bus publish failed');
     }
