@@ -12,15 +12,33 @@ export default defineConfig({
       { extends: true, test: { name: 'unit', include: ['packages/*/src/**/*.test.{ts,tsx}'], environment: 'node' } },
       {
         extends: true,
-        test: { name: 'api-sqlite', include: apiInclude, env: { CRAWLDECK_TEST_STORE: 'sqlite' }, testTimeout: 60_000, hookTimeout: 60_000 },
+        test: {
+          name: 'api-sqlite',
+          include: apiInclude,
+          env: { CRAWLDECK_TEST_STORE: 'sqlite' },
+          testTimeout: 60_000,
+          hookTimeout: 60_000,
+        },
       },
       {
         extends: true,
-        test: { name: 'api-postgres', include: apiInclude, env: { CRAWLDECK_TEST_STORE: 'postgres' }, testTimeout: 60_000, hookTimeout: 60_000 },
+        test: {
+          name: 'api-postgres',
+          include: apiInclude,
+          env: { CRAWLDECK_TEST_STORE: 'postgres' },
+          testTimeout: 60_000,
+          hookTimeout: 60_000,
+        },
       },
       {
         extends: true,
-        test: { name: 'e2e', include: ['e2e/**/*.e2e.ts'], testTimeout: 180_000, hookTimeout: 120_000, fileParallelism: false },
+        test: {
+          name: 'e2e',
+          include: ['e2e/**/*.e2e.ts'],
+          testTimeout: 180_000,
+          hookTimeout: 120_000,
+          fileParallelism: false,
+        },
       },
     ],
   },

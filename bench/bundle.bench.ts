@@ -22,5 +22,7 @@ for (const f of new Set(refs)) {
 }
 const all = readdirSync(path.join(dist, 'assets')).filter((f) => f.endsWith('.js'));
 const total = all.reduce((n, f) => n + size(`assets/${f}`).gzip, 0);
-console.log(`initial JS+CSS: ${(raw / 1024).toFixed(1)} kB raw, ${(gzip / 1024).toFixed(1)} kB gzip (target < 400 kB gzip)`);
+console.log(
+  `initial JS+CSS: ${(raw / 1024).toFixed(1)} kB raw, ${(gzip / 1024).toFixed(1)} kB gzip (target < 400 kB gzip)`,
+);
 console.log(`all ${all.length} JS chunks: ${(total / 1024).toFixed(1)} kB gzip (loaded on demand)`);

@@ -27,7 +27,11 @@ async function call(m: RunningMaster, token: string, route: string): Promise<{ m
 }
 
 async function login(m: RunningMaster, username: string, password: string): Promise<string> {
-  const res = await fetch(m.url + '/api/login', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username, password }) });
+  const res = await fetch(m.url + '/api/login', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ username, password }),
+  });
   return ((await res.json()) as { data: string }).data;
 }
 
@@ -59,17 +63,36 @@ function calibrate(): number {
 async function run(engine: 'sqlite' | 'postgres'): Promise<void> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'crawldeck-bench-'));
   const database = engine === 'postgres' ? await createTestDatabase() : undefined;
-  const m = await startMaster({ port: 0, host: '127.0.0.1', dataDir, databaseUrl: database?.url ?? '', adminPassword: ADMIN_PASSWORD, embeddedNode: false, logLevel: 'warn' });
+  const m = await startMaster({
+    port: 0,
+    host: '127.0.0.1',
+    dataDir,
+    databaseUrl: database?.url ?? '',
+    adminPassword: ADMIN_PASSWORD,
+    embeddedNode: false,
+    logLevel: 'warn',
+  });
   try {
     const db = m.store.db;
     const adminToken = await login(m, 'admin', ADMIN_PASSWORD);
     for (const u of ['bench1', 'bench2']) {
-      await fetch(m.url + '/api/users', { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: u, password: 'bench-pass' }) });
+      await fetch(m.url + '/api/users', {
+        method: 'PUT',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ username: u, password: 'bench-pass' }),
+      });
     }
     const users = await db.selectFrom('users').select(['id', 'username']).orderBy('username').execute();
     const userToken = await login(m, 'bench1', 'bench-pass');
     const now = Date.now();
-    const projects = Array.from({ length: 20 }, (_, i) => ({ id: newId(now), name: `project-${i}`, description: '', owner_id: users[0].id, create_ts: now, update_ts: now }));
+    const projects = Array.from({ length: 20 }, (_, i) => ({
+      id: newId(now),
+      name: `project-${i}`,
+      description: '',
+      owner_id: users[0].id,
+      create_ts: now,
+      update_ts: now,
+    }));
     await db.insertInto('projects').values(projects).execute();
 
     let t0 = performance.now();
@@ -100,7 +123,11 @@ async function run(engine: 'sqlite' | 'postgres'): Promise<void> {
       update_ts: now - i * 1000,
     }));
     await db.transaction().execute(async (trx) => {
-      for (let i = 0; i < rows.length; i += 500) await trx.insertInto('spiders').values(rows.slice(i, i + 500)).execute();
+      for (let i = 0; i < rows.length; i += 500)
+        await trx
+          .insertInto('spiders')
+          .values(rows.slice(i, i + 500))
+          .execute();
     });
     const insertSpidersMs = performance.now() - t0;
 
@@ -114,12 +141,20 @@ async function run(engine: 'sqlite' | 'postgres'): Promise<void> {
     const rawSelect = pct(rawTimes, 50);
     const route = '/api/spiders?page_num=1&page_size=99999999';
     const asAdmin = await timed(m, adminToken, route);
-    if (asAdmin.body.total !== SPIDERS || asAdmin.body.data.list.length !== SPIDERS) throw new Error('admin did not get every spider');
+    if (asAdmin.body.total !== SPIDERS || asAdmin.body.data.list.length !== SPIDERS)
+      throw new Error('admin did not get every spider');
     const asUser = await timed(m, userToken, route);
-    const page = await timed(m, adminToken, '/api/spiders?page_num=3&page_size=10&keyword=spider-0&sort_key=name&sort_direction=asc');
+    const page = await timed(
+      m,
+      adminToken,
+      '/api/spiders?page_num=3&page_size=10&keyword=spider-0&sort_key=name&sort_direction=asc',
+    );
 
     const target = rows[0].id;
-    const files = Array.from({ length: FILES }, (_, i) => ({ path: `pkg${i % 250}/sub${i % 5}/file_${i}.py`, content: Buffer.from(`# file ${i}\nprint(${i})\n`) }));
+    const files = Array.from({ length: FILES }, (_, i) => ({
+      path: `pkg${i % 250}/sub${i % 5}/file_${i}.py`,
+      content: Buffer.from(`# file ${i}\nprint(${i})\n`),
+    }));
     t0 = performance.now();
     await replaceFiles(db, target, files);
     const replaceMs = performance.now() - t0;
@@ -129,12 +164,22 @@ async function run(engine: 'sqlite' | 'postgres'): Promise<void> {
 
     const f = (n: number) => n.toFixed(1).padStart(7);
     console.log(`\n== ${engine} (${SPIDERS} spiders, ${FILES}-file spider, ${RUNS} runs after 2 warm-ups; ms) ==`);
-    console.log(`context: load average ${os.loadavg()[0].toFixed(1)} on ${os.cpus().length} CPUs; CPU calibration ${f(calibrate())} ms (≈80 ms on an idle core); raw SELECT * of ${SPIDERS} spiders p50 ${f(rawSelect)} ms`);
-    console.log(`setup: insert ${SPIDERS} spiders ${f(insertSpidersMs)} ms, replaceFiles(${FILES} files) ${f(replaceMs)} ms`);
-    console.log(`GET /spiders?page_size=99999999 as admin   p50 ${f(asAdmin.p50)}  p95 ${f(asAdmin.p95)}  (${asAdmin.body.total} rows, ${(asAdmin.bytes / 1024 / 1024).toFixed(1)} MiB)`);
-    console.log(`GET /spiders?page_size=99999999 as normal  p50 ${f(asUser.p50)}  p95 ${f(asUser.p95)}  (${asUser.body.total} rows visible)`);
+    console.log(
+      `context: load average ${os.loadavg()[0].toFixed(1)} on ${os.cpus().length} CPUs; CPU calibration ${f(calibrate())} ms (≈80 ms on an idle core); raw SELECT * of ${SPIDERS} spiders p50 ${f(rawSelect)} ms`,
+    );
+    console.log(
+      `setup: insert ${SPIDERS} spiders ${f(insertSpidersMs)} ms, replaceFiles(${FILES} files) ${f(replaceMs)} ms`,
+    );
+    console.log(
+      `GET /spiders?page_size=99999999 as admin   p50 ${f(asAdmin.p50)}  p95 ${f(asAdmin.p95)}  (${asAdmin.body.total} rows, ${(asAdmin.bytes / 1024 / 1024).toFixed(1)} MiB)`,
+    );
+    console.log(
+      `GET /spiders?page_size=99999999 as normal  p50 ${f(asUser.p50)}  p95 ${f(asUser.p95)}  (${asUser.body.total} rows visible)`,
+    );
     console.log(`GET /spiders keyword+sort, page of 10      p50 ${f(page.p50)}  p95 ${f(page.p95)}`);
-    console.log(`GET /spiders/{id}/file/tree (${FILES} files)   p50 ${f(tree.p50)}  p95 ${f(tree.p95)}  (${(tree.bytes / 1024).toFixed(0)} KiB)`);
+    console.log(
+      `GET /spiders/{id}/file/tree (${FILES} files)   p50 ${f(tree.p50)}  p95 ${f(tree.p95)}  (${(tree.bytes / 1024).toFixed(0)} KiB)`,
+    );
     console.log(`GET /spiders/{id}/dir?path= (root)         p50 ${f(rootDir.p50)}  p95 ${f(rootDir.p95)}`);
     console.log(`GET /projects (20 projects, 7.5k spiders)  p50 ${f(projectList.p50)}  p95 ${f(projectList.p95)}`);
   } finally {

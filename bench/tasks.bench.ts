@@ -27,7 +27,11 @@ function pct(xs: number[], p: number): number {
 }
 
 async function api(m: RunningMaster, token: string, method: string, route: string, body?: unknown): Promise<any> {
-  const res = await fetch(m.url + '/api' + route, { method, headers: { authorization: token, ...(body ? { 'content-type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined });
+  const res = await fetch(m.url + '/api' + route, {
+    method,
+    headers: { authorization: token, ...(body ? { 'content-type': 'application/json' } : {}) },
+    body: body ? JSON.stringify(body) : undefined,
+  });
   const json = (await res.json()) as any;
   if (res.status !== 200) throw new Error(`${method} ${route}: ${res.status} ${json.error}`);
   return json;
@@ -59,9 +63,21 @@ function bareSpawn(): Promise<number> {
 async function bench(engine: 'sqlite' | 'postgres'): Promise<void> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'crawldeck-bench-tasks-'));
   const pg = engine === 'postgres' ? await createTestDatabase() : undefined;
-  const m = await startMaster({ port: 0, host: '127.0.0.1', dataDir, databaseUrl: pg?.url ?? '', adminPassword: PASSWORD, embeddedNode: true, logLevel: 'warn' });
+  const m = await startMaster({
+    port: 0,
+    host: '127.0.0.1',
+    dataDir,
+    databaseUrl: pg?.url ?? '',
+    adminPassword: PASSWORD,
+    embeddedNode: true,
+    logLevel: 'warn',
+  });
   try {
-    const login = await fetch(m.url + '/api/login', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'admin', password: PASSWORD }) });
+    const login = await fetch(m.url + '/api/login', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username: 'admin', password: PASSWORD }),
+    });
     const token = ((await login.json()) as { data: string }).data;
     for (let i = 0; i < 100; i++) {
       const nodes = (await api(m, token, 'GET', '/nodes')).data;
@@ -85,7 +101,9 @@ async function bench(engine: 'sqlite' | 'postgres'): Promise<void> {
         bare.push(b);
       }
     }
-    console.log(`run→process started: p50 ${pct(viaTask, 50)} ms, p99 ${pct(viaTask, 99)} ms; bare spawn p50 ${pct(bare, 50)} ms, p99 ${pct(bare, 99)} ms (${RUNS} runs)`);
+    console.log(
+      `run→process started: p50 ${pct(viaTask, 50)} ms, p99 ${pct(viaTask, 99)} ms; bare spawn p50 ${pct(bare, 50)} ms, p99 ${pct(bare, 99)} ms (${RUNS} runs)`,
+    );
 
     // 2. Log ingest
     const logSpider = await spider(m, token, 'loglines', `seq 1 ${LOG_LINES}`);
@@ -93,7 +111,9 @@ async function bench(engine: 'sqlite' | 'postgres'): Promise<void> {
     const [logTask] = (await api(m, token, 'PUT', '/tasks', { spider_id: logSpider, run_type: 'random' })).data;
     let done = await waitDone(m, token, logTask);
     let secs = (Date.now() - Date.parse(done.start_ts)) / 1000;
-    console.log(`log ingest: ${done.log_count} lines stored ${secs.toFixed(1)} s after the process started = ${Math.round(done.log_count / secs)} lines/s (process ran ${((Date.parse(done.finish_ts) - Date.parse(done.start_ts)) / 1000).toFixed(1)} s; run→all stored ${((Date.now() - t0) / 1000).toFixed(1)} s)`);
+    console.log(
+      `log ingest: ${done.log_count} lines stored ${secs.toFixed(1)} s after the process started = ${Math.round(done.log_count / secs)} lines/s (process ran ${((Date.parse(done.finish_ts) - Date.parse(done.start_ts)) / 1000).toFixed(1)} s; run→all stored ${((Date.now() - t0) / 1000).toFixed(1)} s)`,
+    );
 
     // 4. Log page latency on the big log
     const pageTimes = async (label: string, route: string) => {
@@ -108,7 +128,10 @@ async function bench(engine: 'sqlite' | 'postgres'): Promise<void> {
     const pages = Math.ceil(done.log_count / 5000);
     console.log(`log page latency on a ${done.log_count}-line log (page size 5000):`);
     await pageTimes('page 1', `/tasks/${logTask}/log?page_num=1&page_size=5000`);
-    await pageTimes(`page ${Math.ceil(pages / 2)}`, `/tasks/${logTask}/log?page_num=${Math.ceil(pages / 2)}&page_size=5000`);
+    await pageTimes(
+      `page ${Math.ceil(pages / 2)}`,
+      `/tasks/${logTask}/log?page_num=${Math.ceil(pages / 2)}&page_size=5000`,
+    );
     await pageTimes(`page ${pages} (last)`, `/tasks/${logTask}/log?page_num=${pages}&page_size=5000`);
     {
       const s = performance.now();
@@ -117,11 +140,18 @@ async function bench(engine: 'sqlite' | 'postgres'): Promise<void> {
     }
 
     // 3. Item ingest
-    const itemSpider = await spider(m, token, 'items', `seq 1 ${ITEMS} | awk '{printf "{\\"i\\":%d,\\"name\\":\\"item %d, \\\\\\"quoted\\\\\\"\\",\\"price\\":%d.5}\\n", $1, $1, $1 % 1000}' >> "$CRAWLDECK_ITEMS"`);
+    const itemSpider = await spider(
+      m,
+      token,
+      'items',
+      `seq 1 ${ITEMS} | awk '{printf "{\\"i\\":%d,\\"name\\":\\"item %d, \\\\\\"quoted\\\\\\"\\",\\"price\\":%d.5}\\n", $1, $1, $1 % 1000}' >> "$CRAWLDECK_ITEMS"`,
+    );
     const [itemTask] = (await api(m, token, 'PUT', '/tasks', { spider_id: itemSpider, run_type: 'random' })).data;
     done = await waitDone(m, token, itemTask);
     secs = (Date.now() - Date.parse(done.start_ts)) / 1000;
-    console.log(`item ingest: ${done.result_count} items stored ${secs.toFixed(1)} s after the process started = ${Math.round(done.result_count / secs)} items/s (process ran ${((Date.parse(done.finish_ts) - Date.parse(done.start_ts)) / 1000).toFixed(1)} s)`);
+    console.log(
+      `item ingest: ${done.result_count} items stored ${secs.toFixed(1)} s after the process started = ${Math.round(done.result_count / secs)} items/s (process ran ${((Date.parse(done.finish_ts) - Date.parse(done.start_ts)) / 1000).toFixed(1)} s)`,
+    );
 
     // 5. CSV export
     if (global.gc) global.gc();

@@ -83,10 +83,14 @@ describe('tours, release dialog, docs drawer', () => {
       await page.locator('.ant-tour:visible .ant-tour-next-btn').click();
     }
     expect(titles).toEqual(['Search spiders', 'Spider list', 'Import from a URL', 'Add a spider']);
-    await tour(page).waitFor({ state: 'detached', timeout: 5000 }).catch(() => undefined);
+    await tour(page)
+      .waitFor({ state: 'detached', timeout: 5000 })
+      .catch(() => undefined);
     await expect.poll(() => tour(page).count()).toBe(0);
     expect(JSON.parse((await page.evaluate(() => localStorage.getItem('tour'))) ?? '{}')).toEqual({ 'spider-list': 1 });
-    await expect.poll(() => events.find((e) => e.type === 'tour_end')).toEqual({ type: 'tour_end', params: { name: 'spider-list', result: 'completed' } });
+    await expect
+      .poll(() => events.find((e) => e.type === 'tour_end'))
+      .toEqual({ type: 'tour_end', params: { name: 'spider-list', result: 'completed' } });
 
     await page.reload();
     await page.locator('[data-tour="spider-list-table"]').waitFor();
@@ -109,7 +113,9 @@ describe('tours, release dialog, docs drawer', () => {
     await shot(page, 'tour-spider-list-zh-step1');
     await page.locator('.ant-tour:visible .ant-tour-close').click();
     await expect.poll(() => tour(page).count()).toBe(0);
-    await expect.poll(() => events.find((e) => e.type === 'tour_end')).toEqual({ type: 'tour_end', params: { name: 'spider-list', result: 'skipped' } });
+    await expect
+      .poll(() => events.find((e) => e.type === 'tour_end'))
+      .toEqual({ type: 'tour_end', params: { name: 'spider-list', result: 'skipped' } });
     expect(JSON.parse((await page.evaluate(() => localStorage.getItem('tour'))) ?? '{}')).toEqual({ 'spider-list': 1 });
     // the setting tour still shows (finished by name, one at a time)
     await page.goto(`${env.url}/setting`);
@@ -158,7 +164,9 @@ describe('tours, release dialog, docs drawer', () => {
     const how = dialog.locator('[data-testid="how-to-upgrade"]');
     await how.waitFor();
     expect(await how.innerText()).toContain('Back up the data directory');
-    expect(await how.innerText()).toContain('Stop the master, update the code, install the dependencies and start it again');
+    expect(await how.innerText()).toContain(
+      'Stop the master, update the code, install the dependencies and start it again',
+    );
     // no image of the project is published: the text must not send anyone to pull one
     expect(await how.innerText()).not.toMatch(/docker|image/i);
     await shot(page, 'release-dialog-en-upgrade');
@@ -190,39 +198,48 @@ describe('tours, release dialog, docs drawer', () => {
     await expect.poll(() => dialog.locator('[data-testid="release-note"] h1').innerText()).toBe('Crawldeck v99.0.0');
   });
 
-  e2eTest('en: docs drawer is 300 px, expands the Spider sections on /spiders and follows the route', async ({ page }) => {
-    const events = recordEvents(page);
-    await session(page, 'en', '0');
-    await page.goto(`${env.url}/spiders?docs=1`);
-    const drawer = page.locator('.docs-drawer .ant-drawer-content-wrapper');
-    await drawer.waitFor();
-    await page.locator('.docs-drawer a.docs-link').first().waitFor();
-    await expect.poll(async () => (await drawer.boundingBox())?.width).toBe(300);
-    expect(await page.locator('.docs-drawer .ant-drawer-title').innerText()).toBe('Related Documentation');
-    const link = (label: string) => page.locator('.docs-drawer a.docs-link', { hasText: new RegExp(`^${label}$`) });
-    // Spider, SDK, Integration and CI-Git are expanded and active; Task is collapsed
-    for (const l of ['Spiders overview', 'Upload a spider', 'Python SDK', 'Scrapy', 'Git spiders']) await link(l).waitFor();
-    expect(await link('Tasks, logs and results').count()).toBe(0);
-    expect(await page.locator('.docs-drawer a.docs-link.active').allInnerTexts()).toEqual(['Spider', 'SDK', 'Integration', 'CI-Git']);
-    expect(await link('Upload a spider').getAttribute('target')).toBe('_blank');
-    await expect.poll(() => events.some((e) => e.type === 'docs_drawer_open')).toBe(true);
-    await shot(page, 'docs-drawer-spiders-en');
+  e2eTest(
+    'en: docs drawer is 300 px, expands the Spider sections on /spiders and follows the route',
+    async ({ page }) => {
+      const events = recordEvents(page);
+      await session(page, 'en', '0');
+      await page.goto(`${env.url}/spiders?docs=1`);
+      const drawer = page.locator('.docs-drawer .ant-drawer-content-wrapper');
+      await drawer.waitFor();
+      await page.locator('.docs-drawer a.docs-link').first().waitFor();
+      await expect.poll(async () => (await drawer.boundingBox())?.width).toBe(300);
+      expect(await page.locator('.docs-drawer .ant-drawer-title').innerText()).toBe('Related Documentation');
+      const link = (label: string) => page.locator('.docs-drawer a.docs-link', { hasText: new RegExp(`^${label}$`) });
+      // Spider, SDK, Integration and CI-Git are expanded and active; Task is collapsed
+      for (const l of ['Spiders overview', 'Upload a spider', 'Python SDK', 'Scrapy', 'Git spiders'])
+        await link(l).waitFor();
+      expect(await link('Tasks, logs and results').count()).toBe(0);
+      expect(await page.locator('.docs-drawer a.docs-link.active').allInnerTexts()).toEqual([
+        'Spider',
+        'SDK',
+        'Integration',
+        'CI-Git',
+      ]);
+      expect(await link('Upload a spider').getAttribute('target')).toBe('_blank');
+      await expect.poll(() => events.some((e) => e.type === 'docs_drawer_open')).toBe(true);
+      await shot(page, 'docs-drawer-spiders-en');
 
-    const popup = page.context().waitForEvent('page');
-    await link('Upload a spider').click();
-    await (await popup).close();
-    await expect.poll(() => events.find((e) => e.type === 'doc_link_click')?.params?.label).toBe('Upload a spider');
+      const popup = page.context().waitForEvent('page');
+      await link('Upload a spider').click();
+      await (await popup).close();
+      await expect.poll(() => events.find((e) => e.type === 'doc_link_click')?.params?.label).toBe('Upload a spider');
 
-    // in-app navigation to /tasks: the tree follows the new section (after DOCS_TREE_DELAY_MS)
-    await page.evaluate(() => {
-      history.pushState({}, '', '/tasks?docs=1');
-      dispatchEvent(new PopStateEvent('popstate'));
-    });
-    await link('Tasks, logs and results').waitFor();
-    expect(await page.locator('.docs-drawer a.docs-link.active').allInnerTexts()).toEqual(['Task']);
+      // in-app navigation to /tasks: the tree follows the new section (after DOCS_TREE_DELAY_MS)
+      await page.evaluate(() => {
+        history.pushState({}, '', '/tasks?docs=1');
+        dispatchEvent(new PopStateEvent('popstate'));
+      });
+      await link('Tasks, logs and results').waitFor();
+      expect(await page.locator('.docs-drawer a.docs-link.active').allInnerTexts()).toEqual(['Task']);
 
-    await page.locator('.docs-drawer .ant-drawer-close').click();
-    await expect.poll(() => events.some((e) => e.type === 'docs_drawer_close')).toBe(true);
-    expect(await page.locator('[data-testid="docs-entry"]').count()).toBe(0);
-  });
+      await page.locator('.docs-drawer .ant-drawer-close').click();
+      await expect.poll(() => events.some((e) => e.type === 'docs_drawer_close')).toBe(true);
+      expect(await page.locator('[data-testid="docs-entry"]').count()).toBe(0);
+    },
+  );
 });

@@ -57,7 +57,6 @@ export interface RunningNode {
   stop(): Promise<void>;
 }
 
-
 function stableNodeId(dataDir: string): string {
   const file = path.join(dataDir, 'node-id');
   if (existsSync(file)) {
@@ -213,7 +212,12 @@ export async function startNode(opts: NodeOptions): Promise<RunningNode> {
     }
     let environment: TaskEnvironment;
     try {
-      const build = { places: { workDir, python }, identity, settings: envJobs.settings, note: (l: string) => run.note(l) };
+      const build = {
+        places: { workDir, python },
+        identity,
+        settings: envJobs.settings,
+        note: (l: string) => run.note(l),
+      };
       environment = await taskEnvironment(run.workspace, t.spiderId, build);
     } catch (err) {
       run.fail((err as Error).message);
@@ -479,7 +483,9 @@ export async function runNodeCli(args: string[]): Promise<void> {
   process.title = 'crawldeck-node';
   // Every local user (task processes too) reads a command line in /proc/PID/cmdline: a key there is refused.
   if (values.key !== undefined)
-    throw new Error('--key is not accepted: put the key in a file (--key-file) or in CRAWLDECK_NODE_KEY\n' + NODE_USAGE);
+    throw new Error(
+      '--key is not accepted: put the key in a file (--key-file) or in CRAWLDECK_NODE_KEY\n' + NODE_USAGE,
+    );
   const env = loadNodeEnv();
   const master = values.master ?? env.masterUrl;
   const key = readNodeKey(values['key-file'] ?? env.keyFile, env.nodeKey);

@@ -25,7 +25,11 @@ export function which(name: string, envPath = hostEnvironment().path ?? ''): str
 export function defaultPython(): string {
   const candidates = ['/usr/bin/python3'];
   for (const c of candidates) {
-    const r = spawnSync(c, ['-c', 'import importlib.util,sys; sys.exit(0 if importlib.util.find_spec("scrapy") else 1)'], { timeout: 10_000, stdio: 'ignore' });
+    const r = spawnSync(
+      c,
+      ['-c', 'import importlib.util,sys; sys.exit(0 if importlib.util.find_spec("scrapy") else 1)'],
+      { timeout: 10_000, stdio: 'ignore' },
+    );
     if (r.status === 0) return c;
   }
   return which('python3') ?? 'python3';
@@ -37,7 +41,14 @@ export function systemInfo(python: string): SystemInfo {
     const p = which(name);
     if (p) executables.push({ name, path: p });
   }
-  return { os: `${os.type()} ${os.release()}`, arch: os.arch(), num_cpu: os.cpus().length, hostname: os.hostname(), executables, python };
+  return {
+    os: `${os.type()} ${os.release()}`,
+    arch: os.arch(),
+    num_cpu: os.cpus().length,
+    hostname: os.hostname(),
+    executables,
+    python,
+  };
 }
 
 function cpuTimes(): { idle: number; total: number } {

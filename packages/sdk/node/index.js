@@ -6,7 +6,8 @@
 const fs = require('node:fs');
 
 function line(item) {
-  if (item === null || typeof item !== 'object' || Array.isArray(item)) throw new TypeError('an item must be a plain object');
+  if (item === null || typeof item !== 'object' || Array.isArray(item))
+    throw new TypeError('an item must be a plain object');
   return JSON.stringify(item) + '\n';
 }
 

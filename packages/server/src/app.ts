@@ -33,11 +33,13 @@ const storeUnavailable = new HttpError(503, errorText('store.unavailable'), { co
 
 /** Turns any error into the envelope: a real status, English text the console can show, a catalogued code. */
 function errorReply(err: FastifyError | HttpError | Error): { status: number; message: string } & Coded {
-  if (err instanceof HttpError) return { status: err.statusCode, message: err.message, code: err.code, params: err.params };
+  if (err instanceof HttpError)
+    return { status: err.statusCode, message: err.message, code: err.code, params: err.params };
   if (isStoreUnavailable(err)) return errorReply(storeUnavailable);
   const fe = err as FastifyError;
   if (fe.validation) return { status: 400, ...validationError(fe) };
-  if (fe.statusCode && fe.statusCode >= 400 && fe.statusCode < 500) return { status: fe.statusCode, message: fe.message, ...codeForText(fe.statusCode, fe.message) };
+  if (fe.statusCode && fe.statusCode >= 400 && fe.statusCode < 500)
+    return { status: fe.statusCode, message: fe.message, ...codeForText(fe.statusCode, fe.message) };
   return { status: 500, message: errorText('internal'), code: 'internal' };
 }
 
@@ -99,7 +101,12 @@ export async function buildApp(config: MasterConfig, store: Store): Promise<Buil
   // The console's files are public; the not-found handler below is public too (the auth hook lets 404s through).
   if (hasConsole)
     await registerWithAccess(app, 'public', (pub) =>
-      pub.register(fastifyStatic, { root: config.consoleDir, wildcard: false, index: ['index.html'], ...consoleStaticOptions() }),
+      pub.register(fastifyStatic, {
+        root: config.consoleDir,
+        wildcard: false,
+        index: ['index.html'],
+        ...consoleStaticOptions(),
+      }),
     );
 
   // Unknown API paths (also encoded, doubled-slash or other-case spellings) answer JSON; any other GET serves the
@@ -107,7 +114,9 @@ export async function buildApp(config: MasterConfig, store: Store): Promise<Buil
   app.setNotFoundHandler((req, reply) => {
     if (looksLikeApi(req.url) || req.method !== 'GET') {
       const route = { method: req.method, path: req.url.split('?')[0] };
-      return reply.status(404).send(fail(errorText('route.not_found', route), { code: 'route.not_found', params: route }));
+      return reply
+        .status(404)
+        .send(fail(errorText('route.not_found', route), { code: 'route.not_found', params: route }));
     }
     if (!hasConsole) return reply.status(404).type('text/plain').send('The console is not built: run `npm run build`.');
     return reply.type('text/html').sendFile('index.html');

@@ -47,8 +47,15 @@ async function runTask(spiderfile: string): Promise<Record<string, string>[]> {
     writeFileSync(path.join(dir, 'Spiderfile'), spiderfile);
     const items = path.join(dir, 'items.jsonl');
     // async: the test site lives in this process
-    await promisify(execFile)(BIN, ['Spiderfile'], { cwd: dir, env: { ...process.env, CRAWLDECK_ITEMS: items }, timeout: 60_000 });
-    return readFileSync(items, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    await promisify(execFile)(BIN, ['Spiderfile'], {
+      cwd: dir,
+      env: { ...process.env, CRAWLDECK_ITEMS: items },
+      timeout: 60_000,
+    });
+    return readFileSync(items, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -62,7 +69,9 @@ describe('configurable spiders', () => {
   });
 
   it('is built in the console only: create, rules form, run delivers every item, preview equals the run’s first rows', async () => {
-    const created = await m.api('PUT', '/config_spiders', { body: { name: 'shop', template: 'list-detail', start_url: `${site.url}/products` } });
+    const created = await m.api('PUT', '/config_spiders', {
+      body: { name: 'shop', template: 'list-detail', start_url: `${site.url}/products` },
+    });
     expect(created.status, created.body.error).toBe(200);
     const id = created.body.data._id;
     expect(created.body.data).toMatchObject({ type: 'configurable', cmd: 'crawldeck-config-spider Spiderfile' });
@@ -78,7 +87,12 @@ describe('configurable spiders', () => {
 
     const rows = await runTask(text);
     expect(rows).toHaveLength(TOTAL);
-    expect(rows[TOTAL - 1]).toEqual({ title: `Product ${TOTAL}`, price: `$${TOTAL}.99`, url: `${site.url}/product/${TOTAL}`, sku: `SKU-${TOTAL}` });
+    expect(rows[TOTAL - 1]).toEqual({
+      title: `Product ${TOTAL}`,
+      price: `$${TOTAL}.99`,
+      url: `${site.url}/product/${TOTAL}`,
+      sku: `SKU-${TOTAL}`,
+    });
 
     const prev = await m.api('POST', `/spiders/${id}/preview_crawl`, { body: { items: 5 } });
     expect(prev.status, prev.body.error).toBe(200);
@@ -102,10 +116,14 @@ describe('configurable spiders', () => {
     const prev = await m.api('POST', `/spiders/${id}/preview_crawl`, { body: {} });
     expect(prev.body.data.rows).toHaveLength(6);
 
-    const badYaml = await m.api('POST', `/config_spiders/${id}/spiderfile`, { body: { content: 'name: x\nstages:\n  - name: a\n   fields: [\n' } });
+    const badYaml = await m.api('POST', `/config_spiders/${id}/spiderfile`, {
+      body: { content: 'name: x\nstages:\n  - name: a\n   fields: [\n' },
+    });
     expect(badYaml.status).toBe(400);
     expect(badYaml.body.error).toMatch(/^invalid Spiderfile: line \d+: invalid YAML/);
-    const unknown = await m.api('POST', `/config_spiders/${id}/spiderfile`, { body: { content: content + '        next_stage: details\n' } });
+    const unknown = await m.api('POST', `/config_spiders/${id}/spiderfile`, {
+      body: { content: content + '        next_stage: details\n' },
+    });
     expect(unknown.status).toBe(400);
     expect(unknown.body.error).toMatch(/line 11: .*next_stage "details" is not a stage/);
     // nothing was saved by the refused calls
@@ -122,7 +140,9 @@ describe('configurable spiders', () => {
   });
 
   it('converts a configurable spider into a Scrapy project that lists its spider', async () => {
-    const created = await m.api('PUT', '/config_spiders', { body: { name: 'conv', start_url: `${site.url}/products` } });
+    const created = await m.api('PUT', '/config_spiders', {
+      body: { name: 'conv', start_url: `${site.url}/products` },
+    });
     const id = created.body.data._id;
     await m.api('POST', `/config_spiders/${id}/config`, { body: rules() });
     const r = await m.api('POST', `/config_spiders/${id}/convert`);

@@ -247,7 +247,8 @@ async function send(r: Req): Promise<number> {
       return res.status;
     }
     const text = await res.text();
-    if (res.status >= 500 && !(res.status === 502 && RELAYS_OUTSIDE.test(r.path))) fiveXX.push(`${res.status} ${label} → ${text.slice(0, 200)}`);
+    if (res.status >= 500 && !(res.status === 502 && RELAYS_OUTSIDE.test(r.path)))
+      fiveXX.push(`${res.status} ${label} → ${text.slice(0, 200)}`);
     return res.status;
   } catch (err) {
     failures.push(`no answer in ${REQUEST_TIMEOUT_MS} ms (${(err as Error).message}): ${label}`);

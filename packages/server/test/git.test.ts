@@ -15,7 +15,8 @@ afterAll(async () => {
   await srv?.close();
 });
 
-const readFile = async (id: string, path: string) => (await m.api('GET', `/spiders/${id}/file`, { query: { path } })).body;
+const readFile = async (id: string, path: string) =>
+  (await m.api('GET', `/spiders/${id}/file`, { query: { path } })).body;
 
 describe('git spiders', () => {
   it('imports a public repository, syncs new commits and resets console edits', async () => {
@@ -55,7 +56,13 @@ describe('git spiders', () => {
 
     const info = await m.api('GET', `/spiders/${id}/git`);
     expect(info.status).toBe(200);
-    expect(info.body.data).toMatchObject({ remote: url, branch: 'main', branches: ['main'], last_error: '', auto_sync: false });
+    expect(info.body.data).toMatchObject({
+      remote: url,
+      branch: 'main',
+      branches: ['main'],
+      last_error: '',
+      auto_sync: false,
+    });
     expect(info.body.data.commit.message).toBe('remove new.py');
     expect(info.body.data.last_sync_ts).toMatch(/^\d{4}-/);
   });
@@ -76,7 +83,9 @@ describe('git spiders', () => {
     const bad = await m.api('POST', `/spiders/${id}/git/sync`, { body: { branch: 'nope' } });
     expect(bad.status).toBe(422);
     expect(bad.body.error).toMatch(/branch "nope" does not exist/);
-    expect((await m.api('POST', `/spiders/${id}/git/sync`, { body: { branch: '--upload-pack=touch /tmp/x' } })).status).toBe(400);
+    expect(
+      (await m.api('POST', `/spiders/${id}/git/sync`, { body: { branch: '--upload-pack=touch /tmp/x' } })).status,
+    ).toBe(400);
   });
 
   it('uses stored credentials without returning or logging them', async () => {
@@ -89,7 +98,9 @@ describe('git spiders', () => {
     const list = await m.api('GET', '/spiders', { query: { keyword: 'secret' } });
     expect(list.body.data.list).toHaveLength(0);
 
-    const created = await m.api('PUT', '/spiders', { body: { name: 'privy', git_url: url, git_username: 'alice', git_password: 's3cret-pw' } });
+    const created = await m.api('PUT', '/spiders', {
+      body: { name: 'privy', git_url: url, git_username: 'alice', git_password: 's3cret-pw' },
+    });
     expect(created.status, created.body.error).toBe(200);
     const id = created.body.data._id;
     const sync = await m.api('POST', `/spiders/${id}/git/sync`);
@@ -127,7 +138,9 @@ describe('git spiders', () => {
       expect(r.status, url).toBe(400);
     }
     // the same check guards a URL stored on a spider
-    const created = await m.api('PUT', '/spiders', { body: { name: 'hostile', git_url: 'ext::sh -c touch% /tmp/crawldeck-pwned' } });
+    const created = await m.api('PUT', '/spiders', {
+      body: { name: 'hostile', git_url: 'ext::sh -c touch% /tmp/crawldeck-pwned' },
+    });
     if (created.status === 200) {
       const r = await m.api('POST', `/spiders/${created.body.data._id}/git/sync`);
       expect(r.status).toBe(400);

@@ -53,7 +53,11 @@ export interface TestMaster {
   dataDir: string;
   adminToken: string;
   /** JSON call with an optional token (default: the admin's; pass null for none). */
-  api<T = any>(method: string, route: string, opts?: { token?: string | null; body?: unknown; query?: Record<string, unknown> }): Promise<ApiResult<T>>;
+  api<T = any>(
+    method: string,
+    route: string,
+    opts?: { token?: string | null; body?: unknown; query?: Record<string, unknown> },
+  ): Promise<ApiResult<T>>;
   login(username: string, password: string): Promise<string>;
   /** Creates a normal user (or an admin) in the store and returns its session token. */
   createUser(username: string, password?: string, role?: 'normal' | 'admin'): Promise<string>;
@@ -76,7 +80,12 @@ export async function startTestMaster(overrides: Partial<MasterConfig> = {}): Pr
   });
 }
 
-async function openTestMaster(dataDir: string, databaseUrl: string, overrides: Partial<MasterConfig>, dropStore: () => Promise<void>): Promise<TestMaster> {
+async function openTestMaster(
+  dataDir: string,
+  databaseUrl: string,
+  overrides: Partial<MasterConfig>,
+  dropStore: () => Promise<void>,
+): Promise<TestMaster> {
   const boot = (extra: Partial<MasterConfig> = {}) =>
     startMaster({
       port: 0,
@@ -94,7 +103,11 @@ async function openTestMaster(dataDir: string, databaseUrl: string, overrides: P
   let master = await boot();
   let url = master.url;
 
-  async function api<T>(method: string, route: string, opts: { token?: string | null; body?: unknown; query?: Record<string, unknown> } = {}): Promise<ApiResult<T>> {
+  async function api<T>(
+    method: string,
+    route: string,
+    opts: { token?: string | null; body?: unknown; query?: Record<string, unknown> } = {},
+  ): Promise<ApiResult<T>> {
     const u = new URL(`/api${route}`, url);
     for (const [k, v] of Object.entries(opts.query ?? {})) {
       if (v !== undefined) u.searchParams.set(k, typeof v === 'object' ? JSON.stringify(v) : String(v));
@@ -103,7 +116,11 @@ async function openTestMaster(dataDir: string, databaseUrl: string, overrides: P
     const headers: Record<string, string> = {};
     if (token) headers.authorization = token;
     if (opts.body !== undefined) headers['content-type'] = 'application/json';
-    const res = await fetch(u, { method, headers, body: opts.body === undefined ? undefined : JSON.stringify(opts.body) });
+    const res = await fetch(u, {
+      method,
+      headers,
+      body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
+    });
     const text = await res.text();
     let body: ApiResult<T>['body'];
     try {
@@ -148,7 +165,9 @@ async function openTestMaster(dataDir: string, databaseUrl: string, overrides: P
     },
     async startPeer(extra = {}) {
       const peerDir = mkdtempSync(path.join(os.tmpdir(), 'crawldeck-test-peer-'));
-      const peer = await openTestMaster(peerDir, databaseUrl, { ...overrides, ...extra }, async () => rmSync(peerDir, { recursive: true, force: true }));
+      const peer = await openTestMaster(peerDir, databaseUrl, { ...overrides, ...extra }, async () =>
+        rmSync(peerDir, { recursive: true, force: true }),
+      );
       peers.push(peer);
       return peer;
     },
@@ -165,7 +184,10 @@ async function openTestMaster(dataDir: string, databaseUrl: string, overrides: P
  * A master on a PostgreSQL database the caller owns (e.g. a test's own PostgreSQL server); its close() removes
  * only its data dir. Start several on one URL for a multi-master setup.
  */
-export async function startTestMasterOn(databaseUrl: string, overrides: Partial<MasterConfig> = {}): Promise<TestMaster> {
+export async function startTestMasterOn(
+  databaseUrl: string,
+  overrides: Partial<MasterConfig> = {},
+): Promise<TestMaster> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'crawldeck-test-'));
   return openTestMaster(dataDir, databaseUrl, overrides, async () => rmSync(dataDir, { recursive: true, force: true }));
 }

@@ -36,10 +36,14 @@ pgOnly('several masters on one PostgreSQL store', () => {
   it('cancels through the other master: the process group on the node is gone', async () => {
     const id = await makeSpider(a, 'long-across', 'sleep 60');
     const [t] = await runSpider(a, id);
-    const running = await waitFor('running with a pid', async () => {
-      const r = (await a.api('GET', `/tasks/${t}`)).body.data;
-      return r.status === 'running' && r.pid ? r : undefined;
-    }, 30_000);
+    const running = await waitFor(
+      'running with a pid',
+      async () => {
+        const r = (await a.api('GET', `/tasks/${t}`)).body.data;
+        return r.status === 'running' && r.pid ? r : undefined;
+      },
+      30_000,
+    );
     expect((await a.api('POST', `/tasks/${t}/cancel`)).status).toBe(200);
     await waitFor('process gone', async () => !pidAlive(running.pid), 20_000);
     expect((await waitTask(a, t, ['cancelled'], 20_000)).status).toBe('cancelled');

@@ -38,7 +38,8 @@ describe('multi-node on loopback', () => {
 
   it('all-nodes makes one task per node and both deliver', async () => {
     const id = await makeSpider(m, 'everywhere', 'python3 main.py', {
-      'main.py': 'import os\nfrom crawldeck import save_item\nsave_item({"node": os.environ["CRAWLDECK_NODE_ID"]})\nprint("on", os.environ["CRAWLDECK_NODE_ID"])\n',
+      'main.py':
+        'import os\nfrom crawldeck import save_item\nsave_item({"node": os.environ["CRAWLDECK_NODE_ID"]})\nprint("on", os.environ["CRAWLDECK_NODE_ID"])\n',
     });
     const ids = await runSpider(m, id, { run_type: 'all-nodes' });
     expect(ids).toHaveLength(2);
@@ -86,7 +87,9 @@ describe('multi-node on loopback', () => {
   it('a frozen node goes offline (task abnormal) and, back again, reconciles: the task runs on and finishes', async () => {
     const id = await makeSpider(m, 'survives', "sh -c 'for i in 1 2 3 4 5 6; do echo tick$i; sleep 0.5; done'");
     const frozen = nodes[0];
-    const frozenId = ((await m.api('GET', '/nodes')).body.data as { _id: string; name: string }[]).find((n) => n.name === 'w1')!._id;
+    const frozenId = ((await m.api('GET', '/nodes')).body.data as { _id: string; name: string }[]).find(
+      (n) => n.name === 'w1',
+    )!._id;
     const [t] = await runSpider(m, id, { run_type: 'selected-nodes', node_ids: [frozenId] });
     await waitTask(m, t, ['running']);
     frozen.proc.kill('SIGSTOP');
@@ -98,7 +101,14 @@ describe('multi-node on loopback', () => {
     const done = await waitTask(m, t, ['finished'], 20_000);
     expect(done.log_count).toBe(6);
     const log = await m.api('GET', `/tasks/${t}/log`);
-    expect(log.body.data.map((l: { msg: string }) => l.msg)).toEqual(['tick1', 'tick2', 'tick3', 'tick4', 'tick5', 'tick6']);
+    expect(log.body.data.map((l: { msg: string }) => l.msg)).toEqual([
+      'tick1',
+      'tick2',
+      'tick3',
+      'tick4',
+      'tick5',
+      'tick6',
+    ]);
   });
 
   it('kill -9 of a node mid-task turns the task abnormal within the offline timeout', async () => {
@@ -119,6 +129,10 @@ describe('multi-node on loopback', () => {
     expect(node.status).toBe('offline');
     // A node that comes back with the same data dir keeps its id and is online again.
     nodes[1] = spawnNode(m.url, 'test-node-key', 'w2', [], victim.dataDir);
-    await waitFor('w2 back', async () => (await m.api('GET', `/nodes/${victimId}`)).body.data.status === 'online', 20_000);
+    await waitFor(
+      'w2 back',
+      async () => (await m.api('GET', `/nodes/${victimId}`)).body.data.status === 'online',
+      20_000,
+    );
   });
 });

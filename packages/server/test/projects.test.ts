@@ -12,13 +12,23 @@ afterAll(async () => {
   await m?.close();
 });
 
-const spider = async (name: string, token?: string, extra: Record<string, unknown> = {}) => (await m.api('PUT', '/spiders', { token, body: { name, ...extra } })).body.data._id as string;
+const spider = async (name: string, token?: string, extra: Record<string, unknown> = {}) =>
+  (await m.api('PUT', '/spiders', { token, body: { name, ...extra } })).body.data._id as string;
 
 describe('projects', () => {
   it('creates a project with defaults; tag and tags carry the same list', async () => {
-    const r = await m.api('PUT', '/projects', { body: { name: 'Alpha', description: 'first', tag: ['news', ' daily ', 'news', ''] } });
+    const r = await m.api('PUT', '/projects', {
+      body: { name: 'Alpha', description: 'first', tag: ['news', ' daily ', 'news', ''] },
+    });
     expect(r.status).toBe(200);
-    expect(r.body.data).toMatchObject({ name: 'Alpha', description: 'first', tags: ['daily', 'news'], tag: ['daily', 'news'], spiders: [], spider_count: 0 });
+    expect(r.body.data).toMatchObject({
+      name: 'Alpha',
+      description: 'first',
+      tags: ['daily', 'news'],
+      tag: ['daily', 'news'],
+      spiders: [],
+      spider_count: 0,
+    });
     expect(r.body.data._id).toMatch(/^[0-9a-f]{24}$/);
     const b = await m.api('PUT', '/projects', { body: { name: 'Beta', tags: ['news'] } });
     expect(b.body.data).toMatchObject({ description: '', tags: ['news'], tag: ['news'] });
@@ -76,11 +86,25 @@ describe('projects', () => {
     expect(p.spider_count).toBe(2);
     expect((await m.api('GET', `/spiders/${s1}`)).body.data.project_id).toBe(alpha);
     // unassign one
-    await m.api('POST', '/spiders-set-projects', { body: { project_id: '000000000000000000000000', spider_ids: [s2] } });
+    await m.api('POST', '/spiders-set-projects', {
+      body: { project_id: '000000000000000000000000', spider_ids: [s2] },
+    });
     expect((await m.api('GET', `/spiders/${s2}`)).body.data.project_id).toBeNull();
     // unknown project / spider: 404, nothing changed
-    expect((await m.api('POST', '/spiders-set-projects', { body: { project_id: 'aaaaaaaaaaaaaaaaaaaaaaaa', spider_ids: [s2] } })).status).toBe(404);
-    expect((await m.api('POST', '/spiders-set-projects', { body: { project_id: alpha, spider_ids: [s2, 'bbbbbbbbbbbbbbbbbbbbbbbb'] } })).status).toBe(404);
+    expect(
+      (
+        await m.api('POST', '/spiders-set-projects', {
+          body: { project_id: 'aaaaaaaaaaaaaaaaaaaaaaaa', spider_ids: [s2] },
+        })
+      ).status,
+    ).toBe(404);
+    expect(
+      (
+        await m.api('POST', '/spiders-set-projects', {
+          body: { project_id: alpha, spider_ids: [s2, 'bbbbbbbbbbbbbbbbbbbbbbbb'] },
+        })
+      ).status,
+    ).toBe(404);
     expect((await m.api('GET', `/spiders/${s2}`)).body.data.project_id).toBeNull();
   });
 
@@ -90,14 +114,26 @@ describe('projects', () => {
     const adminSpider = await spider('admin-owned');
     const bobSpider = await spider('bob-owned', bob);
     const before = await m.master.store.db.selectFrom('spiders').select(['id', 'project_id']).orderBy('id').execute();
-    const mixed = await m.api('POST', '/spiders-set-projects', { token: bob, body: { project_id: gamma, spider_ids: [bobSpider, adminSpider] } });
+    const mixed = await m.api('POST', '/spiders-set-projects', {
+      token: bob,
+      body: { project_id: gamma, spider_ids: [bobSpider, adminSpider] },
+    });
     expect(mixed.status).toBe(403);
-    expect(await m.master.store.db.selectFrom('spiders').select(['id', 'project_id']).orderBy('id').execute()).toEqual(before);
+    expect(await m.master.store.db.selectFrom('spiders').select(['id', 'project_id']).orderBy('id').execute()).toEqual(
+      before,
+    );
     expect((await m.api('POST', `/projects/${alpha}`, { token: bob, body: { name: 'hijack' } })).status).toBe(403);
     expect((await m.api('DELETE', `/projects/${alpha}`, { token: bob })).status).toBe(403);
     expect((await m.api('GET', '/projects', { query: { keyword: 'Alpha' } })).body.data[0].name).toBe('Alpha');
     // own spider into any project is fine; bob sees only the spiders he may see in project lists
-    expect((await m.api('POST', '/spiders-set-projects', { token: bob, body: { project_id: alpha, spider_ids: [bobSpider] } })).status).toBe(200);
+    expect(
+      (
+        await m.api('POST', '/spiders-set-projects', {
+          token: bob,
+          body: { project_id: alpha, spider_ids: [bobSpider] },
+        })
+      ).status,
+    ).toBe(200);
     const seenByBob = (await m.api('GET', '/projects', { token: bob, query: { keyword: 'Alpha' } })).body.data[0];
     expect(seenByBob.spiders).toEqual([bobSpider]);
     // bob changes his own project
@@ -110,8 +146,12 @@ describe('projects', () => {
     const r = await m.api('DELETE', `/projects/${alpha._id}`);
     expect(r.status).toBe(200);
     for (const sid of alpha.spiders) expect((await m.api('GET', `/spiders/${sid}`)).body.data.project_id).toBeNull();
-    expect((await m.master.store.db.selectFrom('project_tags').selectAll().where('project_id', '=', alpha._id).execute())).toEqual([]);
-    expect((await m.api('GET', '/projects/tags')).body.data.find((t: { tag: string }) => t.tag === 'daily')).toBeUndefined();
+    expect(
+      await m.master.store.db.selectFrom('project_tags').selectAll().where('project_id', '=', alpha._id).execute(),
+    ).toEqual([]);
+    expect(
+      (await m.api('GET', '/projects/tags')).body.data.find((t: { tag: string }) => t.tag === 'daily'),
+    ).toBeUndefined();
     expect((await m.api('DELETE', `/projects/${alpha._id}`)).status).toBe(404);
   });
 });

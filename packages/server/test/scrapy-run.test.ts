@@ -18,9 +18,15 @@ beforeAll(async () => {
       res.writeHead(404).end();
       return;
     }
-    const items = Array.from({ length: PER_PAGE }, (_, i) => `<li class="p"><a href="/p/${n}-${i}">Product ${n}-${i}</a><span class="price">${n * 100 + i}</span></li>`).join('');
+    const items = Array.from(
+      { length: PER_PAGE },
+      (_, i) =>
+        `<li class="p"><a href="/p/${n}-${i}">Product ${n}-${i}</a><span class="price">${n * 100 + i}</span></li>`,
+    ).join('');
     const next = n < PAGES ? `<a class="next" href="/page/${n + 1}">next</a>` : '';
-    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(`<html><body><ul>${items}</ul>${next}</body></html>`);
+    res
+      .writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
+      .end(`<html><body><ul>${items}</ul>${next}</body></html>`);
   });
   await new Promise<void>((r) => site.listen(0, '127.0.0.1', () => r()));
   siteUrl = `http://127.0.0.1:${(site.address() as { port: number }).port}`;

@@ -32,7 +32,10 @@ function zipDir(dir: string): Promise<Buffer> {
   zip.end();
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
-    zip.outputStream.on('data', (c: Buffer) => chunks.push(c)).on('end', () => resolve(Buffer.concat(chunks))).on('error', reject);
+    zip.outputStream
+      .on('data', (c: Buffer) => chunks.push(c))
+      .on('end', () => resolve(Buffer.concat(chunks)))
+      .on('error', reject);
   });
 }
 
@@ -40,13 +43,18 @@ async function uploadSpider(name: string, zip: Buffer) {
   const form = new FormData();
   form.append('name', name);
   form.append('file', new Blob([new Uint8Array(zip)], { type: 'application/zip' }), `${name}.zip`);
-  const res = await fetch(`${m.url}/api/spiders`, { method: 'PUT', headers: { authorization: m.adminToken }, body: form });
+  const res = await fetch(`${m.url}/api/spiders`, {
+    method: 'PUT',
+    headers: { authorization: m.adminToken },
+    body: form,
+  });
   const body = (await res.json()) as { data: any; error?: string };
   if (res.status !== 200) throw new Error(`upload failed: ${res.status} ${body.error}`);
   return body.data;
 }
 
-const file = async (p: string) => (await m.api('GET', `/spiders/${spiderId}/file`, { query: { path: p } })).body.data as string;
+const file = async (p: string) =>
+  (await m.api('GET', `/spiders/${spiderId}/file`, { query: { path: p } })).body.data as string;
 
 beforeAll(async () => {
   m = await startTestMaster();
@@ -71,20 +79,28 @@ describe('scrapy projects', () => {
     expect(r.body.data).toEqual(['quotes']);
     const fp = await m.api('GET', `/spiders/${spiderId}/scrapy/spider/filepath`, { query: { spider_name: 'quotes' } });
     expect(fp.body.data).toBe('demo/spiders/quotes.py');
-    const missing = await m.api('GET', `/spiders/${spiderId}/scrapy/spider/filepath`, { query: { spider_name: 'nope' } });
+    const missing = await m.api('GET', `/spiders/${spiderId}/scrapy/spider/filepath`, {
+      query: { spider_name: 'nope' },
+    });
     expect(missing.status).toBe(422);
     expect(missing.body.error).toMatch(/spider nope not found/);
   });
 
   it('generates a spider from a template into the files', async () => {
-    const r = await m.api('PUT', `/spiders/${spiderId}/scrapy/spiders`, { body: { name: 'books', domain: 'books.example.com' } });
+    const r = await m.api('PUT', `/spiders/${spiderId}/scrapy/spiders`, {
+      body: { name: 'books', domain: 'books.example.com' },
+    });
     expect(r.status, r.body.error).toBe(200);
     expect(r.body.data).toEqual({ name: 'books', filepath: 'demo/spiders/books.py' });
-    expect(await file('demo/spiders/books.py')).toMatch(/name = "books"[\s\S]*allowed_domains = \["books.example.com"\]/);
+    expect(await file('demo/spiders/books.py')).toMatch(
+      /name = "books"[\s\S]*allowed_domains = \["books.example.com"\]/,
+    );
     expect((await m.api('GET', `/spiders/${spiderId}/scrapy/spiders`)).body.data).toEqual(['books', 'quotes']);
     const dup = await m.api('PUT', `/spiders/${spiderId}/scrapy/spiders`, { body: { name: 'books', domain: 'x.com' } });
     expect(dup.status).toBe(422);
-    expect((await m.api('PUT', `/spiders/${spiderId}/scrapy/spiders`, { body: { name: 'ok', domain: '-oProxy' } })).status).toBe(400);
+    expect(
+      (await m.api('PUT', `/spiders/${spiderId}/scrapy/spiders`, { body: { name: 'ok', domain: '-oProxy' } })).status,
+    ).toBe(400);
   });
 
   it('reads settings with types and writes a change back keeping the rest of settings.py', async () => {
@@ -106,12 +122,18 @@ describe('scrapy projects', () => {
     expect(after).toContain('DOWNLOAD_DELAY = 0.25\n');
     expect(after).toContain('DEFAULT_REQUEST_HEADERS = {\n    "Accept-Language": "en",\n}\n');
     // everything else — comments, commented-out settings, other assignments — is untouched
-    expect(after.replace('ROBOTSTXT_OBEY = False', 'ROBOTSTXT_OBEY = True').split('DOWNLOAD_DELAY = 0.25')[0]).toBe(before);
-    const again = Object.fromEntries(((await m.api('GET', `/spiders/${spiderId}/scrapy/settings`)).body.data as any[]).map((s) => [s.key, s]));
+    expect(after.replace('ROBOTSTXT_OBEY = False', 'ROBOTSTXT_OBEY = True').split('DOWNLOAD_DELAY = 0.25')[0]).toBe(
+      before,
+    );
+    const again = Object.fromEntries(
+      ((await m.api('GET', `/spiders/${spiderId}/scrapy/settings`)).body.data as any[]).map((s) => [s.key, s]),
+    );
     expect(again.DOWNLOAD_DELAY).toEqual({ key: 'DOWNLOAD_DELAY', value: 0.25, type: 'number' });
     expect(again.ROBOTSTXT_OBEY.value).toBe(false);
 
-    const bad = await m.api('POST', `/spiders/${spiderId}/scrapy/settings`, { body: [{ key: 'DOWNLOAD_DELAY', value: 'soon', type: 'number' }] });
+    const bad = await m.api('POST', `/spiders/${spiderId}/scrapy/settings`, {
+      body: [{ key: 'DOWNLOAD_DELAY', value: 'soon', type: 'number' }],
+    });
     expect(bad.status).toBe(400);
     expect(bad.body.error).toMatch(/DOWNLOAD_DELAY/);
   });
@@ -135,18 +157,24 @@ describe('scrapy projects', () => {
     expect(text).toContain('# define the fields for your item here like:');
     expect(text).toContain('    title = scrapy.Field()\n    price = scrapy.Field()\n');
     expect(text).toContain('class ReviewItem(scrapy.Item):\n    author = scrapy.Field()\n    stars = scrapy.Field()\n');
-    const w2 = await m.api('POST', `/spiders/${spiderId}/scrapy/items`, { body: [{ name: 'DemoItem', fields: ['title', 'url'] }] });
+    const w2 = await m.api('POST', `/spiders/${spiderId}/scrapy/items`, {
+      body: [{ name: 'DemoItem', fields: ['title', 'url'] }],
+    });
     expect(w2.body.data).toEqual([{ name: 'DemoItem', fields: ['title', 'url'] }]);
     const t2 = await file('demo/items.py');
     expect(t2).not.toContain('ReviewItem');
     expect(t2).not.toContain('price');
-    expect((await m.api('POST', `/spiders/${spiderId}/scrapy/items`, { body: [{ name: 'Bad Name', fields: [] }] })).status).toBe(400);
+    expect(
+      (await m.api('POST', `/spiders/${spiderId}/scrapy/items`, { body: [{ name: 'Bad Name', fields: [] }] })).status,
+    ).toBe(400);
   });
 
   it('lists pipelines and enables them through ITEM_PIPELINES', async () => {
     const r = await m.api('GET', `/spiders/${spiderId}/scrapy/pipelines`);
     expect(r.status, r.body.error).toBe(200);
-    expect(r.body.data).toEqual([{ name: 'demo.pipelines.DemoPipeline', priority: null, enabled: false, defined: true }]);
+    expect(r.body.data).toEqual([
+      { name: 'demo.pipelines.DemoPipeline', priority: null, enabled: false, defined: true },
+    ]);
     const w = await m.api('POST', `/spiders/${spiderId}/scrapy/pipelines`, {
       body: [
         { name: 'demo.pipelines.DemoPipeline', priority: 300, enabled: true },
@@ -159,11 +187,15 @@ describe('scrapy projects', () => {
       { name: 'demo.pipelines.CleanPipeline', priority: 400, enabled: true, defined: true },
     ]);
     expect(await file('demo/pipelines.py')).toContain('class CleanPipeline:');
-    expect(await file('demo/settings.py')).toContain('ITEM_PIPELINES = {\n    "demo.pipelines.DemoPipeline": 300,\n    "demo.pipelines.CleanPipeline": 400,\n}');
+    expect(await file('demo/settings.py')).toContain(
+      'ITEM_PIPELINES = {\n    "demo.pipelines.DemoPipeline": 300,\n    "demo.pipelines.CleanPipeline": 400,\n}',
+    );
   });
 
   it('answers 422 with the reason for a broken project and for a spider that is no Scrapy project', async () => {
-    await m.api('POST', `/spiders/${spiderId}/file`, { body: { path: 'demo/settings.py', content: 'BOT_NAME = "demo"\nFOO = (\n' } });
+    await m.api('POST', `/spiders/${spiderId}/file`, {
+      body: { path: 'demo/settings.py', content: 'BOT_NAME = "demo"\nFOO = (\n' },
+    });
     const broken = await m.api('GET', `/spiders/${spiderId}/scrapy/settings`);
     expect(broken.status).toBe(422);
     expect(broken.body.error).toMatch(/settings.py line \d+/);

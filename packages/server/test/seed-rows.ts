@@ -16,7 +16,12 @@ interface Col {
 
 async function columns(db: Kysely<any>, table: string): Promise<Col[]> {
   if (ENGINE === 'sqlite') {
-    const { rows } = await sql<{ name: string; notnull: number; dflt_value: unknown; type: string }>`SELECT name, "notnull", dflt_value, type FROM pragma_table_info(${table})`.execute(db);
+    const { rows } = await sql<{
+      name: string;
+      notnull: number;
+      dflt_value: unknown;
+      type: string;
+    }>`SELECT name, "notnull", dflt_value, type FROM pragma_table_info(${table})`.execute(db);
     return rows.map((r) => ({ name: r.name, notnull: !!r.notnull, dflt: r.dflt_value, type: r.type.toLowerCase() }));
   }
   const { rows } = await sql<{ name: string; nullable: string; dflt: unknown; type: string }>`
@@ -41,14 +46,23 @@ export async function insertRow(db: Kysely<any>, table: string, given: Record<st
     else if (/int|real|numeric|double|float/.test(c.type)) row[c.name] = c.name.endsWith('_ts') ? Date.now() : 0;
     else row[c.name] = c.name === 'name' ? `t-${newId().slice(-8)}` : '';
   }
-  await sql`INSERT INTO ${sql.table(table)} (${sql.join(Object.keys(row).map((k) => sql.ref(k)))}) VALUES (${sql.join(Object.values(row))})`.execute(db);
+  await sql`INSERT INTO ${sql.table(table)} (${sql.join(Object.keys(row).map((k) => sql.ref(k)))}) VALUES (${sql.join(Object.values(row))})`.execute(
+    db,
+  );
 }
 
 /** Inserts many rows in one statement per chunk (same columns for all). */
-export async function insertRows(db: Kysely<any>, table: string, rows: Record<string, unknown>[], chunk = 500): Promise<void> {
+export async function insertRows(
+  db: Kysely<any>,
+  table: string,
+  rows: Record<string, unknown>[],
+  chunk = 500,
+): Promise<void> {
   for (let i = 0; i < rows.length; i += chunk) {
     const part = rows.slice(i, i + chunk);
     const keys = Object.keys(part[0]);
-    await sql`INSERT INTO ${sql.table(table)} (${sql.join(keys.map((k) => sql.ref(k)))}) VALUES ${sql.join(part.map((r) => sql`(${sql.join(keys.map((k) => r[k]))})`))}`.execute(db);
+    await sql`INSERT INTO ${sql.table(table)} (${sql.join(keys.map((k) => sql.ref(k)))}) VALUES ${sql.join(part.map((r) => sql`(${sql.join(keys.map((k) => r[k]))})`))}`.execute(
+      db,
+    );
   }
 }

@@ -26,22 +26,35 @@ describe('settings', () => {
       ['GET', '/actions/summary'],
       ['GET', '/feedback'],
     ];
-    for (const [method, route, body] of calls) expect((await m.api(method, route, { token: normal, body })).status, `${method} ${route}`).toBe(403);
+    for (const [method, route, body] of calls)
+      expect((await m.api(method, route, { token: normal, body })).status, `${method} ${route}`).toBe(403);
     expect((await m.api('GET', '/setting', { token: null })).body.data.enable_tutorial).toBe('Y');
   });
 
   it('switches the tutorial default, seen by the public GET /setting', async () => {
-    expect((await m.api('POST', '/setting', { body: { enable_tutorial: 'N' } })).body.data).toEqual({ enable_tutorial: 'N', stats_endpoint: '', outbound_allow: '', allow_signup: 'Y', user_tasks_on_master: 'N' });
+    expect((await m.api('POST', '/setting', { body: { enable_tutorial: 'N' } })).body.data).toEqual({
+      enable_tutorial: 'N',
+      stats_endpoint: '',
+      outbound_allow: '',
+      allow_signup: 'Y',
+      user_tasks_on_master: 'N',
+    });
     expect((await m.api('GET', '/setting', { token: null })).body.data.enable_tutorial).toBe('N');
     expect((await m.api('POST', '/setting', { body: { enable_tutorial: 'maybe' } })).status).toBe(400);
     await m.api('POST', '/setting', { body: { enable_tutorial: 'Y' } });
-    expect((await m.api('GET', '/setting', { token: null })).body.data).toEqual({ enable_tutorial: 'Y', allow_signup: 'Y' });
+    expect((await m.api('GET', '/setting', { token: null })).body.data).toEqual({
+      enable_tutorial: 'Y',
+      allow_signup: 'Y',
+    });
   });
 
   it('changes the own password (≥ 5) through POST /me', async () => {
     const t = await m.login('nick', 'password1');
     expect((await m.api('POST', '/me', { token: t, body: { password: 'abc' } })).status).toBe(400);
-    expect((await m.api('POST', '/me', { token: t, body: { password: 'nick-new-pass', current_password: 'password1' } })).status).toBe(200);
+    expect(
+      (await m.api('POST', '/me', { token: t, body: { password: 'nick-new-pass', current_password: 'password1' } }))
+        .status,
+    ).toBe(200);
     expect((await m.api('GET', '/me', { token: normal })).status).toBe(401);
     normal = await m.login('nick', 'nick-new-pass');
   });
@@ -75,7 +88,9 @@ describe('settings', () => {
       server.close();
     }
     const summary = await m.api('GET', '/actions/summary');
-    expect(summary.body.data).toEqual(expect.arrayContaining([expect.objectContaining({ type: 'page_view', count: 1, users: 1 })]));
+    expect(summary.body.data).toEqual(
+      expect.arrayContaining([expect.objectContaining({ type: 'page_view', count: 1, users: 1 })]),
+    );
   });
 
   it('describes the database: engine, location without password, size, health, row counts', async () => {
@@ -97,25 +112,50 @@ describe('settings', () => {
     const db = m.master.store.db;
     // Retention 0 keeps everything.
     expect((await m.api('POST', '/system/database/cleanup')).body.data).toEqual({ deleted: 0, ran: false });
-    expect((await m.api('POST', '/system/database', { body: { log_retention_days: 7 } })).body.data.log_retention_days).toBe(7);
+    expect(
+      (await m.api('POST', '/system/database', { body: { log_retention_days: 7 } })).body.data.log_retention_days,
+    ).toBe(7);
     if (!(await tableExists(db, 'tasks')) || !(await tableExists(db, 'task_logs'))) {
       expect((await m.api('POST', '/system/database/cleanup')).body.data).toEqual({ deleted: 0, ran: false });
       return;
     }
     const now = Date.now();
     const spider = newId();
-    const owner = (await db.selectFrom('users').select('id').where('username', '=', 'admin').executeTakeFirstOrThrow()).id;
+    const owner = (await db.selectFrom('users').select('id').where('username', '=', 'admin').executeTakeFirstOrThrow())
+      .id;
     await insertRow(db, 'spiders', { id: spider, owner_id: owner });
     const old = newId();
     const recent = newId();
     const running = newId();
-    await insertRow(db, 'tasks', { id: old, spider_id: spider, status: 'finished', create_ts: now - 20 * 86400_000, finish_ts: now - 10 * 86400_000 });
-    await insertRow(db, 'tasks', { id: recent, spider_id: spider, status: 'finished', create_ts: now - 2 * 86400_000, finish_ts: now - 86400_000 });
-    await insertRow(db, 'tasks', { id: running, spider_id: spider, status: 'running', create_ts: now - 30 * 86400_000, finish_ts: null });
-    for (const id of [old, recent, running]) for (let i = 1; i <= 3; i++) await insertRow(db, 'task_logs', { task_id: id, line_no: i, msg: `line ${i}` });
+    await insertRow(db, 'tasks', {
+      id: old,
+      spider_id: spider,
+      status: 'finished',
+      create_ts: now - 20 * 86400_000,
+      finish_ts: now - 10 * 86400_000,
+    });
+    await insertRow(db, 'tasks', {
+      id: recent,
+      spider_id: spider,
+      status: 'finished',
+      create_ts: now - 2 * 86400_000,
+      finish_ts: now - 86400_000,
+    });
+    await insertRow(db, 'tasks', {
+      id: running,
+      spider_id: spider,
+      status: 'running',
+      create_ts: now - 30 * 86400_000,
+      finish_ts: null,
+    });
+    for (const id of [old, recent, running])
+      for (let i = 1; i <= 3; i++) await insertRow(db, 'task_logs', { task_id: id, line_no: i, msg: `line ${i}` });
     const r = await m.api('POST', '/system/database/cleanup');
     expect(r.body.data).toEqual({ deleted: 3, ran: true });
-    const left = await sql<{ task_id: string; n: number }>`SELECT task_id, COUNT(*) AS n FROM task_logs GROUP BY task_id`.execute(db);
+    const left = await sql<{
+      task_id: string;
+      n: number;
+    }>`SELECT task_id, COUNT(*) AS n FROM task_logs GROUP BY task_id`.execute(db);
     expect(Object.fromEntries(left.rows.map((x) => [x.task_id, Number(x.n)]))).toEqual({ [recent]: 3, [running]: 3 });
     expect((await m.api('GET', '/system/database')).body.data.last_cleanup).toMatchObject({ deleted: 3 });
     const counts = (await m.api('GET', '/system/database')).body.data.tables;

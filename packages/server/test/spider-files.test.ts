@@ -13,16 +13,23 @@ beforeAll(async () => {
   m = await startTestMaster();
   bob = await m.createUser('bob');
   alice = await m.createUser('alice');
-  const r = await multipart(m, 'PUT', '/spiders', { name: 'files' }, await makeZip([
-    { name: 'main.py', content: 'print("main")\n' },
-    { name: 'lib/util.py', content: 'X = 1\n' },
-    { name: 'lib/deep/a.txt', content: 'a' },
-    { name: 'data.bin', content: Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x00, 0x01, 0xff]) },
-    { name: 'latin1.txt', content: Buffer.from([0x63, 0x61, 0x66, 0xe9]) },
-    { name: 'zeta.py', content: 'z' },
-  ]));
+  const r = await multipart(
+    m,
+    'PUT',
+    '/spiders',
+    { name: 'files' },
+    await makeZip([
+      { name: 'main.py', content: 'print("main")\n' },
+      { name: 'lib/util.py', content: 'X = 1\n' },
+      { name: 'lib/deep/a.txt', content: 'a' },
+      { name: 'data.bin', content: Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x00, 0x01, 0xff]) },
+      { name: 'latin1.txt', content: Buffer.from([0x63, 0x61, 0x66, 0xe9]) },
+      { name: 'zeta.py', content: 'z' },
+    ]),
+  );
   id = r.body.data._id;
-  alicePublic = (await m.api('PUT', '/spiders', { token: alice, body: { name: 'pub', is_public: true } })).body.data._id;
+  alicePublic = (await m.api('PUT', '/spiders', { token: alice, body: { name: 'pub', is_public: true } })).body.data
+    ._id;
   alicePrivate = (await m.api('PUT', '/spiders', { token: alice, body: { name: 'priv' } })).body.data._id;
   await m.api('POST', `/spiders/${alicePublic}/file`, { token: alice, body: { path: 'main.py', content: 'public' } });
   await m.api('POST', `/spiders/${alicePrivate}/file`, { token: alice, body: { path: 'main.py', content: 'private' } });
@@ -31,7 +38,8 @@ afterAll(async () => {
   await m?.close();
 });
 
-const names = (r: { body: { data: { name: string; is_dir: boolean }[] } }) => r.body.data.map((e) => `${e.is_dir ? 'd' : 'f'}:${e.name}`);
+const names = (r: { body: { data: { name: string; is_dir: boolean }[] } }) =>
+  r.body.data.map((e) => `${e.is_dir ? 'd' : 'f'}:${e.name}`);
 
 describe('spider files: listing', () => {
   it('lists a folder: directories first, then names descending', async () => {
@@ -53,10 +61,18 @@ describe('spider files: listing', () => {
     expect(r.status).toBe(200);
     const t = r.body.data;
     expect(t).toMatchObject({ name: '', path: '', is_dir: true });
-    expect(t.children.map((c: { name: string }) => c.name)).toEqual(['lib', 'zeta.py', 'main.py', 'latin1.txt', 'data.bin']);
+    expect(t.children.map((c: { name: string }) => c.name)).toEqual([
+      'lib',
+      'zeta.py',
+      'main.py',
+      'latin1.txt',
+      'data.bin',
+    ]);
     const lib = t.children[0];
     expect(lib.children.map((c: { path: string }) => c.path)).toEqual(['lib/deep', 'lib/util.py']);
-    expect(lib.children[0].children).toEqual([expect.objectContaining({ path: 'lib/deep/a.txt', is_dir: false, size: 1 })]);
+    expect(lib.children[0].children).toEqual([
+      expect.objectContaining({ path: 'lib/deep/a.txt', is_dir: false, size: 1 }),
+    ]);
   });
 });
 
@@ -70,7 +86,9 @@ describe('spider files: read and write', () => {
       expect(bin.status).toBe(415);
       expect(bin.body.error).toBe('binary file cannot be opened as text');
     }
-    const raw = await fetch(new URL(`/api/spiders/${id}/file?path=data.bin&raw=1`, m.url), { headers: { authorization: m.adminToken } });
+    const raw = await fetch(new URL(`/api/spiders/${id}/file?path=data.bin&raw=1`, m.url), {
+      headers: { authorization: m.adminToken },
+    });
     expect(raw.status).toBe(200);
     expect(raw.headers.get('content-disposition')).toContain('data.bin');
     expect([...new Uint8Array(await raw.arrayBuffer())]).toEqual([0x89, 0x50, 0x4e, 0x47, 0x00, 0x01, 0xff]);
@@ -87,7 +105,9 @@ describe('spider files: read and write', () => {
     expect((await m.api('GET', `/spiders/${id}/file`, { query: { path: 'new/sub/x.py' } })).body.data).toBe('v2');
     // a folder cannot be written as a file; a file cannot be a folder
     expect((await m.api('POST', `/spiders/${id}/file`, { body: { path: 'new/sub', content: 'x' } })).status).toBe(409);
-    expect((await m.api('POST', `/spiders/${id}/file`, { body: { path: 'main.py/inner.py', content: 'x' } })).status).toBe(409);
+    expect(
+      (await m.api('POST', `/spiders/${id}/file`, { body: { path: 'main.py/inner.py', content: 'x' } })).status,
+    ).toBe(409);
     // normalised: ./a//b → a/b
     await m.api('POST', `/spiders/${id}/file`, { body: { path: './new//sub/./y.py', content: 'y' } });
     expect((await m.api('GET', `/spiders/${id}/file`, { query: { path: 'new/sub/y.py' } })).body.data).toBe('y');
@@ -108,24 +128,40 @@ describe('spider files: read and write', () => {
   it('renames a file and a folder with its contents', async () => {
     await m.api('POST', `/spiders/${id}/file`, { body: { path: 'ren/a.py', content: 'A' } });
     await m.api('POST', `/spiders/${id}/file`, { body: { path: 'ren/in/b.py', content: 'B' } });
-    expect((await m.api('POST', `/spiders/${id}/file/rename`, { body: { path: 'ren/a.py', new_path: 'ren/c.py' } })).status).toBe(200);
+    expect(
+      (await m.api('POST', `/spiders/${id}/file/rename`, { body: { path: 'ren/a.py', new_path: 'ren/c.py' } })).status,
+    ).toBe(200);
     expect((await m.api('GET', `/spiders/${id}/file`, { query: { path: 'ren/c.py' } })).body.data).toBe('A');
     expect((await m.api('GET', `/spiders/${id}/file`, { query: { path: 'ren/a.py' } })).status).toBe(404);
-    expect((await m.api('POST', `/spiders/${id}/file/rename`, { body: { path: 'ren', new_path: 'moved/ren2' } })).status).toBe(200);
-    const paths = (await fileSnapshot(m, id)).map((f) => f.path).filter((p) => p.startsWith('moved') || p.startsWith('ren'));
+    expect(
+      (await m.api('POST', `/spiders/${id}/file/rename`, { body: { path: 'ren', new_path: 'moved/ren2' } })).status,
+    ).toBe(200);
+    const paths = (await fileSnapshot(m, id))
+      .map((f) => f.path)
+      .filter((p) => p.startsWith('moved') || p.startsWith('ren'));
     expect(paths).toEqual(['moved', 'moved/ren2', 'moved/ren2/c.py', 'moved/ren2/in', 'moved/ren2/in/b.py']);
     expect((await m.api('GET', `/spiders/${id}/file`, { query: { path: 'moved/ren2/in/b.py' } })).body.data).toBe('B');
     const before = await fileSnapshot(m, id);
-    expect((await m.api('POST', `/spiders/${id}/file/rename`, { body: { path: 'main.py', new_path: 'zeta.py' } })).status).toBe(409);
-    expect((await m.api('POST', `/spiders/${id}/file/rename`, { body: { path: 'nope.py', new_path: 'x.py' } })).status).toBe(404);
-    expect((await m.api('POST', `/spiders/${id}/file/rename`, { body: { path: 'moved', new_path: 'moved/inside' } })).status).toBe(400);
-    expect((await m.api('POST', `/spiders/${id}/file/rename`, { body: { path: 'main.py', new_path: 'main.py' } })).status).toBe(400);
+    expect(
+      (await m.api('POST', `/spiders/${id}/file/rename`, { body: { path: 'main.py', new_path: 'zeta.py' } })).status,
+    ).toBe(409);
+    expect(
+      (await m.api('POST', `/spiders/${id}/file/rename`, { body: { path: 'nope.py', new_path: 'x.py' } })).status,
+    ).toBe(404);
+    expect(
+      (await m.api('POST', `/spiders/${id}/file/rename`, { body: { path: 'moved', new_path: 'moved/inside' } })).status,
+    ).toBe(400);
+    expect(
+      (await m.api('POST', `/spiders/${id}/file/rename`, { body: { path: 'main.py', new_path: 'main.py' } })).status,
+    ).toBe(400);
     expect(await fileSnapshot(m, id)).toEqual(before);
   });
 
   it('deletes a file and a folder recursively, collecting unused blobs', async () => {
     await m.api('POST', `/spiders/${id}/file`, { body: { path: 'gone/one.py', content: 'unique-content-one' } });
-    await m.api('POST', `/spiders/${id}/file`, { body: { path: 'gone/two/three.py', content: 'unique-content-three' } });
+    await m.api('POST', `/spiders/${id}/file`, {
+      body: { path: 'gone/two/three.py', content: 'unique-content-three' },
+    });
     const before = await counts(m);
     const r = await m.api('DELETE', `/spiders/${id}/file`, { body: { path: 'gone' } });
     expect(r.status).toBe(200);
@@ -140,7 +176,23 @@ describe('spider files: read and write', () => {
 });
 
 describe('spider files: paths are confined to the spider', () => {
-  const evil = ['../x.py', '../../etc/passwd', 'lib/../../x', '/etc/passwd', '%2e%2e%2fx.py', '%2e%2e/x.py', '..%2fx.py', '%252e%252e%252fx.py', 'lib\\..\\..\\x', '..\\x', 'a\u0000b.py', 'C:/x.py', '', '   ', 'a/%00/b'];
+  const evil = [
+    '../x.py',
+    '../../etc/passwd',
+    'lib/../../x',
+    '/etc/passwd',
+    '%2e%2e%2fx.py',
+    '%2e%2e/x.py',
+    '..%2fx.py',
+    '%252e%252e%252fx.py',
+    'lib\\..\\..\\x',
+    '..\\x',
+    'a\u0000b.py',
+    'C:/x.py',
+    '',
+    '   ',
+    'a/%00/b',
+  ];
 
   it('refuses traversal, absolute, encoded, backslash and NUL paths on every call with 400, changing nothing', async () => {
     const before = await fileSnapshot(m, id);
@@ -165,7 +217,9 @@ describe('spider files: paths are confined to the spider', () => {
     }
     // raw URLs the harness would otherwise encode
     for (const q of ['path=..%2Fx.py', 'path=%2e%2e%2fx.py', 'path=%252e%252e%252f', 'path=%00', 'path=..%5cx']) {
-      const res = await fetch(new URL(`/api/spiders/${id}/file?${q}`, m.url), { headers: { authorization: m.adminToken } });
+      const res = await fetch(new URL(`/api/spiders/${id}/file?${q}`, m.url), {
+        headers: { authorization: m.adminToken },
+      });
       expect(res.status, q).toBe(400);
     }
     expect(await fileSnapshot(m, id)).toEqual(before);
@@ -185,26 +239,51 @@ describe('spider files: paths are confined to the spider', () => {
 
 describe('spider files: who may read and write', () => {
   it('lets a normal user read a public spider but not write it, and neither for a private one (403), changing nothing', async () => {
-    expect((await m.api('GET', `/spiders/${alicePublic}/file`, { token: bob, query: { path: 'main.py' } })).body.data).toBe('public');
+    expect(
+      (await m.api('GET', `/spiders/${alicePublic}/file`, { token: bob, query: { path: 'main.py' } })).body.data,
+    ).toBe('public');
     expect((await m.api('GET', `/spiders/${alicePublic}/file/tree`, { token: bob })).status).toBe(200);
     const before = await counts(m);
     const snapPub = await fileSnapshot(m, alicePublic);
     const snapPriv = await fileSnapshot(m, alicePrivate);
     for (const sid of [alicePublic, alicePrivate]) {
-      expect((await m.api('POST', `/spiders/${sid}/file`, { token: bob, body: { path: 'main.py', content: 'hacked' } })).status).toBe(403);
+      expect(
+        (await m.api('POST', `/spiders/${sid}/file`, { token: bob, body: { path: 'main.py', content: 'hacked' } }))
+          .status,
+      ).toBe(403);
       expect((await m.api('PUT', `/spiders/${sid}/file`, { token: bob, body: { path: 'new.py' } })).status).toBe(403);
       expect((await m.api('PUT', `/spiders/${sid}/dir`, { token: bob, body: { path: 'd' } })).status).toBe(403);
-      expect((await m.api('DELETE', `/spiders/${sid}/file`, { token: bob, body: { path: 'main.py' } })).status).toBe(403);
-      expect((await m.api('POST', `/spiders/${sid}/file/rename`, { token: bob, body: { path: 'main.py', new_path: 'x.py' } })).status).toBe(403);
+      expect((await m.api('DELETE', `/spiders/${sid}/file`, { token: bob, body: { path: 'main.py' } })).status).toBe(
+        403,
+      );
+      expect(
+        (
+          await m.api('POST', `/spiders/${sid}/file/rename`, {
+            token: bob,
+            body: { path: 'main.py', new_path: 'x.py' },
+          })
+        ).status,
+      ).toBe(403);
     }
-    for (const [method, route] of [['GET', '/file?path=main.py'], ['GET', '/dir'], ['GET', '/file/tree']] as const) {
+    for (const [method, route] of [
+      ['GET', '/file?path=main.py'],
+      ['GET', '/dir'],
+      ['GET', '/file/tree'],
+    ] as const) {
       expect((await m.api(method, `/spiders/${alicePrivate}${route}`, { token: bob })).status).toBe(403);
     }
     expect(await counts(m)).toEqual(before);
     expect(await fileSnapshot(m, alicePublic)).toEqual(snapPub);
     expect(await fileSnapshot(m, alicePrivate)).toEqual(snapPriv);
     // the owner may
-    expect((await m.api('POST', `/spiders/${alicePrivate}/file`, { token: alice, body: { path: 'main.py', content: 'mine' } })).status).toBe(200);
+    expect(
+      (
+        await m.api('POST', `/spiders/${alicePrivate}/file`, {
+          token: alice,
+          body: { path: 'main.py', content: 'mine' },
+        })
+      ).status,
+    ).toBe(200);
     expect((await m.api('GET', '/spiders/aaaaaaaaaaaaaaaaaaaaaaaa/dir')).status).toBe(404);
   });
 });
@@ -225,9 +304,17 @@ describe('spider files: size limit', () => {
     expect(r.status).toBe(413);
     expect(r.body.error).toMatch(/larger than the limit of 1000 bytes \(CRAWLDECK_MAX_FILE_BYTES\)/);
     expect(await counts(small)).toEqual(before);
-    expect((await small.api('POST', `/spiders/${sid}/file`, { body: { path: 'ok.txt', content: 'x'.repeat(1000) } })).status).toBe(200);
+    expect(
+      (await small.api('POST', `/spiders/${sid}/file`, { body: { path: 'ok.txt', content: 'x'.repeat(1000) } })).status,
+    ).toBe(200);
     // a larger file from a zip stays downloadable but does not open in the editor
-    await multipart(small, 'POST', `/spiders/${sid}/upload`, {}, await makeZip([{ name: 'huge.txt', content: 'y'.repeat(5000) }]));
+    await multipart(
+      small,
+      'POST',
+      `/spiders/${sid}/upload`,
+      {},
+      await makeZip([{ name: 'huge.txt', content: 'y'.repeat(5000) }]),
+    );
     const open = await small.api('GET', `/spiders/${sid}/file`, { query: { path: 'huge.txt' } });
     expect(open.status).toBe(413);
     expect(open.body.error).toMatch(/raw=1/);

@@ -13,7 +13,9 @@ let adminId = '';
 
 beforeAll(async () => {
   m = await startTestMaster();
-  adminId = (await m.master.store.db.selectFrom('users').select('id').where('username', '=', 'admin').executeTakeFirstOrThrow()).id;
+  adminId = (
+    await m.master.store.db.selectFrom('users').select('id').where('username', '=', 'admin').executeTakeFirstOrThrow()
+  ).id;
 });
 afterAll(async () => {
   await m?.close();
@@ -21,7 +23,14 @@ afterAll(async () => {
 
 async function addSpider(ownerId: string, isPublic = 0): Promise<string> {
   const id = newId();
-  await insertRow(m.master.store.db, 'spiders', { id, name: `s-${id.slice(-6)}`, owner_id: ownerId, is_public: isPublic, create_ts: Date.now(), update_ts: Date.now() });
+  await insertRow(m.master.store.db, 'spiders', {
+    id,
+    name: `s-${id.slice(-6)}`,
+    owner_id: ownerId,
+    is_public: isPublic,
+    create_ts: Date.now(),
+    update_ts: Date.now(),
+  });
   return id;
 }
 
@@ -51,7 +60,8 @@ async function addTasks(spiderId: string, tasks: Seed[]): Promise<void> {
   }
 }
 
-const stats = (id: string, query?: Record<string, unknown>, token?: string | null) => m.api<SpiderStats>('GET', `/spiders/${id}/stats`, { query, token });
+const stats = (id: string, query?: Record<string, unknown>, token?: string | null) =>
+  m.api<SpiderStats>('GET', `/spiders/${id}/stats`, { query, token });
 const utcDate = (ts: number) => new Date(ts).toISOString().slice(0, 10);
 
 describe('spider stats', () => {
@@ -112,10 +122,24 @@ describe('spider stats', () => {
     expect(daily.at(-1)!.date).toBe(utcDate(day0));
     expect(daily[0].date).toBe(utcDate(day0 - 29 * DAY));
     expect(daily.at(-1)).toEqual({ date: utcDate(day0), tasks: 3, results: 7, avg_duration_ms: 10_000, error: 0 });
-    expect(daily.at(-2)).toEqual({ date: utcDate(day0 - DAY), tasks: 3, results: 11, avg_duration_ms: 12_000, error: 1 });
-    expect(daily.at(-4)).toEqual({ date: utcDate(day0 - 3 * DAY), tasks: 2, results: 7, avg_duration_ms: 18_000, error: 0 });
+    expect(daily.at(-2)).toEqual({
+      date: utcDate(day0 - DAY),
+      tasks: 3,
+      results: 11,
+      avg_duration_ms: 12_000,
+      error: 1,
+    });
+    expect(daily.at(-4)).toEqual({
+      date: utcDate(day0 - 3 * DAY),
+      tasks: 2,
+      results: 7,
+      avg_duration_ms: 18_000,
+      error: 0,
+    });
     const others = daily.filter((_, i) => ![29, 28, 26].includes(i));
-    expect(others.every((x) => x.tasks === 0 && x.results === 0 && x.avg_duration_ms === 0 && x.error === 0)).toBe(true);
+    expect(others.every((x) => x.tasks === 0 && x.results === 0 && x.avg_duration_ms === 0 && x.error === 0)).toBe(
+      true,
+    );
     // consecutive calendar days
     for (let i = 1; i < daily.length; i++) expect(Date.parse(daily[i].date) - Date.parse(daily[i - 1].date)).toBe(DAY);
   });
@@ -126,7 +150,13 @@ describe('spider stats', () => {
     expect(one.overview.tasks).toBe(9); // the overview does not depend on the window
     const sixty = (await stats(spiderA, { days: 60 })).body.data.daily;
     expect(sixty).toHaveLength(60);
-    expect(sixty.find((x) => x.date === utcDate(day0 - 40 * DAY))).toEqual({ date: utcDate(day0 - 40 * DAY), tasks: 1, results: 100, avg_duration_ms: 40_000, error: 0 });
+    expect(sixty.find((x) => x.date === utcDate(day0 - 40 * DAY))).toEqual({
+      date: utcDate(day0 - 40 * DAY),
+      tasks: 1,
+      results: 100,
+      avg_duration_ms: 40_000,
+      error: 0,
+    });
     expect(sixty.reduce((s, x) => s + x.tasks, 0)).toBe(9);
     expect((await stats(spiderA, { days: 365 })).body.data.daily).toHaveLength(365);
   });
@@ -145,7 +175,19 @@ describe('spider stats', () => {
   it('answers zeros for a spider without tasks', async () => {
     const s = await addSpider(adminId);
     const r = (await stats(s)).body.data;
-    expect(r.overview).toEqual({ tasks: 0, finished: 0, error: 0, cancelled: 0, abnormal: 0, running: 0, pending: 0, success_rate: 0, avg_duration_ms: 0, results: 0, last_run_ts: null });
+    expect(r.overview).toEqual({
+      tasks: 0,
+      finished: 0,
+      error: 0,
+      cancelled: 0,
+      abnormal: 0,
+      running: 0,
+      pending: 0,
+      success_rate: 0,
+      avg_duration_ms: 0,
+      results: 0,
+      last_run_ts: null,
+    });
     expect(r.daily).toHaveLength(30);
     expect(r.daily.every((x) => x.tasks === 0)).toBe(true);
   });
@@ -153,7 +195,13 @@ describe('spider stats', () => {
   it('follows the read rule of GET /spiders/:id', async () => {
     const bob = await m.createUser('stats-bob');
     const eve = await m.createUser('stats-eve');
-    const bobId = (await m.master.store.db.selectFrom('users').select('id').where('username', '=', 'stats-bob').executeTakeFirstOrThrow()).id;
+    const bobId = (
+      await m.master.store.db
+        .selectFrom('users')
+        .select('id')
+        .where('username', '=', 'stats-bob')
+        .executeTakeFirstOrThrow()
+    ).id;
     const priv = await addSpider(bobId, 0);
     const pub = await addSpider(bobId, 1);
     await addTasks(priv, [{ status: 'finished', create: day0, runtime: 500, results: 3 }]);
@@ -189,8 +237,15 @@ describe('spider stats', () => {
     const rows = Array.from({ length: n }, (_, i) => {
       const create = now - (i % 400) * DAY - (i % 1000) * 1000;
       return {
-        id: newId(), spider_id: big, node_id: 'n', status: statuses[i % statuses.length], run_type: 'random',
-        result_count: i % 11, create_ts: create, start_ts: create + 1000, finish_ts: create + 1000 + (i % 60) * 1000,
+        id: newId(),
+        spider_id: big,
+        node_id: 'n',
+        status: statuses[i % statuses.length],
+        run_type: 'random',
+        result_count: i % 11,
+        create_ts: create,
+        start_ts: create + 1000,
+        finish_ts: create + 1000 + (i % 60) * 1000,
       };
     });
     await insertRows(db, 'tasks', rows, 1000);
@@ -205,10 +260,16 @@ describe('spider stats', () => {
     expect(o.tasks).toBe(n);
     expect(o.results).toBe(rows.reduce((s, x) => s + x.result_count, 0));
     const ended = rows.filter((x) => x.status !== 'running' && x.status !== 'pending');
-    expect(o.avg_duration_ms).toBe(Math.round(ended.reduce((s, x) => s + (x.finish_ts - x.start_ts), 0) / ended.length));
+    expect(o.avg_duration_ms).toBe(
+      Math.round(ended.reduce((s, x) => s + (x.finish_ts - x.start_ts), 0) / ended.length),
+    );
     expect(o.success_rate).toBeCloseTo(rows.filter((x) => x.status === 'finished').length / ended.length, 12);
-    expect(r.body.data.daily.reduce((s, x) => s + x.tasks, 0)).toBe(rows.filter((x) => x.create_ts >= Math.floor(now / DAY) * DAY - 364 * DAY).length);
-    console.log(`GET /spiders/:id/stats with ${n} tasks of one spider on ${m.master.store.engine}: ${ms.toFixed(0)} ms`);
+    expect(r.body.data.daily.reduce((s, x) => s + x.tasks, 0)).toBe(
+      rows.filter((x) => x.create_ts >= Math.floor(now / DAY) * DAY - 364 * DAY).length,
+    );
+    console.log(
+      `GET /spiders/:id/stats with ${n} tasks of one spider on ${m.master.store.engine}: ${ms.toFixed(0)} ms`,
+    );
     expect(ms).toBeLessThan(2000);
 
     // With the table dominated by one spider the planner may scan it whole (as fast); for a spider that is a small

@@ -29,7 +29,23 @@ describe('spiders: create, read, update', () => {
     const r = await create({ name: 'news', cmd: 'python main.py' });
     expect(r.status).toBe(200);
     const s = r.body.data;
-    expect(s).toMatchObject({ name: 'news', display_name: 'news', type: 'customized', cmd: 'python main.py', col: 'results_news', project_id: null, is_public: false, is_scrapy: false, is_dedup: false, dedup_method: 'ignore', envs: [], config: {}, retries: 0, git_password_set: false, owner: 'admin' });
+    expect(s).toMatchObject({
+      name: 'news',
+      display_name: 'news',
+      type: 'customized',
+      cmd: 'python main.py',
+      col: 'results_news',
+      project_id: null,
+      is_public: false,
+      is_scrapy: false,
+      is_dedup: false,
+      dedup_method: 'ignore',
+      envs: [],
+      config: {},
+      retries: 0,
+      git_password_set: false,
+      owner: 'admin',
+    });
     expect(s._id).toMatch(/^[0-9a-f]{24}$/);
     const got = await m.api('GET', `/spiders/${s._id}`);
     expect(got.body.data).toEqual(s);
@@ -46,7 +62,16 @@ describe('spiders: create, read, update', () => {
       [{ name: 'r', retries: 6 }, /retries/],
       [{ name: 't', type: 'other' }, /type/],
       [{ name: 'e', envs: [{ name: '1BAD', value: 'x' }] }, /environment variable name "1BAD" is invalid/],
-      [{ name: 'e2', envs: [{ name: 'A', value: '1' }, { name: 'A', value: '2' }] }, /twice/],
+      [
+        {
+          name: 'e2',
+          envs: [
+            { name: 'A', value: '1' },
+            { name: 'A', value: '2' },
+          ],
+        },
+        /twice/,
+      ],
       [{ name: 'p', project_id: 'aaaaaaaaaaaaaaaaaaaaaaaa' }, /project .* does not exist/],
       [{ name: 'm', dedup_method: 'merge' }, /dedup_method/],
     ];
@@ -69,46 +94,105 @@ describe('spiders: create, read, update', () => {
   });
 
   it('accepts 0/1 for booleans, stores envs/config JSON, and dedupe with a field', async () => {
-    const r = await create({ name: 'full', display_name: 'Full', type: 'configurable', is_public: 1, is_dedup: true, dedup_field: 'url', dedup_method: 'overwrite', envs: [{ name: 'TOKEN', value: 'x' }], config: { start_url: 'https://e.x' }, retries: 5, col: 'my_col', src: '/opt/full' });
+    const r = await create({
+      name: 'full',
+      display_name: 'Full',
+      type: 'configurable',
+      is_public: 1,
+      is_dedup: true,
+      dedup_field: 'url',
+      dedup_method: 'overwrite',
+      envs: [{ name: 'TOKEN', value: 'x' }],
+      config: { start_url: 'https://e.x' },
+      retries: 5,
+      col: 'my_col',
+      src: '/opt/full',
+    });
     expect(r.status).toBe(200);
-    expect(r.body.data).toMatchObject({ display_name: 'Full', type: 'configurable', is_public: true, is_dedup: true, dedup_field: 'url', dedup_method: 'overwrite', envs: [{ name: 'TOKEN', value: 'x' }], config: { start_url: 'https://e.x' }, retries: 5, col: 'my_col', src: '/opt/full' });
+    expect(r.body.data).toMatchObject({
+      display_name: 'Full',
+      type: 'configurable',
+      is_public: true,
+      is_dedup: true,
+      dedup_field: 'url',
+      dedup_method: 'overwrite',
+      envs: [{ name: 'TOKEN', value: 'x' }],
+      config: { start_url: 'https://e.x' },
+      retries: 5,
+      col: 'my_col',
+      src: '/opt/full',
+    });
   });
 
   it('keeps the Git password write-only and encrypted at rest', async () => {
-    const r = await create({ name: 'gitty', git_url: 'https://git.example/x.git', git_branch: 'main', git_username: 'u', git_password: 's3cret-pw' });
+    const r = await create({
+      name: 'gitty',
+      git_url: 'https://git.example/x.git',
+      git_branch: 'main',
+      git_username: 'u',
+      git_password: 's3cret-pw',
+    });
     expect(r.status).toBe(200);
     expect(r.body.data.git_password_set).toBe(true);
     expect(JSON.stringify(r.body)).not.toContain('s3cret-pw');
     expect(r.body.data).not.toHaveProperty('git_password');
     const id = r.body.data._id;
-    const row = await m.master.store.db.selectFrom('spiders').select('git_password_enc').where('id', '=', id).executeTakeFirstOrThrow();
+    const row = await m.master.store.db
+      .selectFrom('spiders')
+      .select('git_password_enc')
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow();
     expect(row.git_password_enc).not.toContain('s3cret-pw');
     expect(decryptSecret(m.dataDir, row.git_password_enc)).toBe('s3cret-pw');
     expect(statSync(path.join(m.dataDir, 'secret-key')).mode & 0o777).toBe(0o600);
     // '' (a form that never saw the password) keeps it; a value replaces it; null clears it.
     await m.api('POST', `/spiders/${id}`, { body: { git_password: '', git_branch: 'dev' } });
-    const kept = await m.master.store.db.selectFrom('spiders').select('git_password_enc').where('id', '=', id).executeTakeFirstOrThrow();
+    const kept = await m.master.store.db
+      .selectFrom('spiders')
+      .select('git_password_enc')
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow();
     expect(decryptSecret(m.dataDir, kept.git_password_enc)).toBe('s3cret-pw');
     await m.api('POST', `/spiders/${id}`, { body: { git_password: 'other-pw' } });
-    const changed = await m.master.store.db.selectFrom('spiders').select('git_password_enc').where('id', '=', id).executeTakeFirstOrThrow();
+    const changed = await m.master.store.db
+      .selectFrom('spiders')
+      .select('git_password_enc')
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow();
     expect(decryptSecret(m.dataDir, changed.git_password_enc)).toBe('other-pw');
     const cleared = await m.api('POST', `/spiders/${id}`, { body: { git_password: null } });
     expect(cleared.body.data.git_password_set).toBe(false);
-    expect(JSON.stringify((await m.api('GET', '/spiders', { query: { keyword: 'gitty' } })).body)).not.toMatch(/other-pw|git_password_enc/);
+    expect(JSON.stringify((await m.api('GET', '/spiders', { query: { keyword: 'gitty' } })).body)).not.toMatch(
+      /other-pw|git_password_enc/,
+    );
   });
 
   it('updates a spider, refusing duplicate names and dedupe without field', async () => {
     const id = (await create({ name: 'upd' })).body.data._id;
-    const r = await m.api('POST', `/spiders/${id}`, { body: { display_name: 'Updated', cmd: 'scrapy crawl x', is_public: true, envs: [{ name: 'A', value: '1' }] } });
+    const r = await m.api('POST', `/spiders/${id}`, {
+      body: { display_name: 'Updated', cmd: 'scrapy crawl x', is_public: true, envs: [{ name: 'A', value: '1' }] },
+    });
     expect(r.status).toBe(200);
-    expect(r.body.data).toMatchObject({ display_name: 'Updated', cmd: 'scrapy crawl x', is_public: true, envs: [{ name: 'A', value: '1' }], name: 'upd' });
-    const before = await m.master.store.db.selectFrom('spiders').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+    expect(r.body.data).toMatchObject({
+      display_name: 'Updated',
+      cmd: 'scrapy crawl x',
+      is_public: true,
+      envs: [{ name: 'A', value: '1' }],
+      name: 'upd',
+    });
+    const before = await m.master.store.db
+      .selectFrom('spiders')
+      .selectAll()
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow();
     expect((await m.api('POST', `/spiders/${id}`, { body: { name: 'news' } })).status).toBe(409);
     const dd = await m.api('POST', `/spiders/${id}`, { body: { is_dedup: true } });
     expect(dd.status).toBe(400);
     expect(dd.body.error).toBe('dedupe field is required when dedupe is on');
     expect((await m.api('POST', `/spiders/${id}`, { body: { retries: -1 } })).status).toBe(400);
-    expect(await m.master.store.db.selectFrom('spiders').selectAll().where('id', '=', id).executeTakeFirstOrThrow()).toEqual(before);
+    expect(
+      await m.master.store.db.selectFrom('spiders').selectAll().where('id', '=', id).executeTakeFirstOrThrow(),
+    ).toEqual(before);
     expect((await m.api('GET', '/spiders/aaaaaaaaaaaaaaaaaaaaaaaa')).status).toBe(404);
     expect((await m.api('POST', '/spiders/aaaaaaaaaaaaaaaaaaaaaaaa', { body: { cmd: 'x' } })).status).toBe(404);
   });
@@ -124,7 +208,10 @@ describe('spiders: who sees and changes what', () => {
   });
 
   it('shows a normal user own and public spiders, an admin all', async () => {
-    const names = async (token: string) => ((await m.api('GET', '/spiders', { token, query: { page_size: 99999999 } })).body.data.list as { name: string }[]).map((s) => s.name);
+    const names = async (token: string) =>
+      (
+        (await m.api('GET', '/spiders', { token, query: { page_size: 99999999 } })).body.data.list as { name: string }[]
+      ).map((s) => s.name);
     const bobSees = await names(bob);
     expect(bobSees).toContain('b-own');
     expect(bobSees).toContain('a-public');
@@ -137,24 +224,44 @@ describe('spiders: who sees and changes what', () => {
   });
 
   it("refuses a normal user changing or deleting another's spider (403) and changes nothing", async () => {
-    const snapshot = async () => m.master.store.db.selectFrom('spiders').selectAll().where('owner_id', '!=', '').orderBy('id').execute();
+    const snapshot = async () =>
+      m.master.store.db.selectFrom('spiders').selectAll().where('owner_id', '!=', '').orderBy('id').execute();
     const before = await snapshot();
     for (const id of [alicePrivate, alicePublic]) {
       const upd = await m.api('POST', `/spiders/${id}`, { token: bob, body: { cmd: 'rm -rf /' } });
       expect(upd.status).toBe(403);
       expect((await m.api('DELETE', `/spiders/${id}`, { token: bob })).status).toBe(403);
-      expect((await multipart(m, 'POST', `/spiders/${id}/upload`, {}, await makeZip([{ name: 'main.py', content: 'x' }]), bob)).status).toBe(403);
+      expect(
+        (
+          await multipart(
+            m,
+            'POST',
+            `/spiders/${id}/upload`,
+            {},
+            await makeZip([{ name: 'main.py', content: 'x' }]),
+            bob,
+          )
+        ).status,
+      ).toBe(403);
     }
     expect(await snapshot()).toEqual(before);
     // an admin may change anyone's spider
-    expect((await m.api('POST', `/spiders/${alicePrivate}`, { body: { cmd: 'python run.py' } })).body.data.cmd).toBe('python run.py');
+    expect((await m.api('POST', `/spiders/${alicePrivate}`, { body: { cmd: 'python run.py' } })).body.data.cmd).toBe(
+      'python run.py',
+    );
   });
 });
 
 describe('spiders: list', () => {
   beforeAll(async () => {
     const proj = await m.api('PUT', '/projects', { body: { name: 'list-proj' } });
-    for (let i = 0; i < 5; i++) await create({ name: `lst-${i}`, display_name: `Listed ${i}`, type: i % 2 ? 'configurable' : 'customized', project_id: i < 2 ? proj.body.data._id : undefined });
+    for (let i = 0; i < 5; i++)
+      await create({
+        name: `lst-${i}`,
+        display_name: `Listed ${i}`,
+        type: i % 2 ? 'configurable' : 'customized',
+        project_id: i < 2 ? proj.body.data._id : undefined,
+      });
   });
 
   it('pages, filters by keyword/project/type, sorts, and returns data.list, data.total and total', async () => {
@@ -162,8 +269,16 @@ describe('spiders: list', () => {
     expect(all.status).toBe(200);
     expect(all.body.data.total).toBe(5);
     expect(all.body.total).toBe(5);
-    expect(all.body.data.list.map((s: { name: string }) => s.name)).toEqual(['lst-4', 'lst-3', 'lst-2', 'lst-1', 'lst-0']);
-    const page2 = await m.api('GET', '/spiders', { query: { page_num: 2, page_size: 2, keyword: 'LST', sort_key: 'name', sort_direction: 'asc' } });
+    expect(all.body.data.list.map((s: { name: string }) => s.name)).toEqual([
+      'lst-4',
+      'lst-3',
+      'lst-2',
+      'lst-1',
+      'lst-0',
+    ]);
+    const page2 = await m.api('GET', '/spiders', {
+      query: { page_num: 2, page_size: 2, keyword: 'LST', sort_key: 'name', sort_direction: 'asc' },
+    });
     expect(page2.body.data.list.map((s: { name: string }) => s.name)).toEqual(['lst-2', 'lst-3']);
     expect(page2.body.total).toBe(5);
     const byDisplay = await m.api('GET', '/spiders', { query: { keyword: 'listed 3' } });
@@ -171,11 +286,15 @@ describe('spiders: list', () => {
     const projectId = (await m.api('GET', '/projects', { query: { keyword: 'list-proj' } })).body.data[0]._id;
     const inProj = await m.api('GET', '/spiders', { query: { project_id: projectId, page_size: 100 } });
     expect(inProj.body.data.list.map((s: { name: string }) => s.name).sort()).toEqual(['lst-0', 'lst-1']);
-    const unassigned = await m.api('GET', '/spiders', { query: { project_id: '000000000000000000000000', keyword: 'lst-' } });
+    const unassigned = await m.api('GET', '/spiders', {
+      query: { project_id: '000000000000000000000000', keyword: 'lst-' },
+    });
     expect(unassigned.body.total).toBe(3);
     const configurable = await m.api('GET', '/spiders', { query: { type: 'configurable', keyword: 'lst-' } });
     expect(configurable.body.data.list.map((s: { name: string }) => s.name).sort()).toEqual(['lst-1', 'lst-3']);
-    const desc = await m.api('GET', '/spiders', { query: { keyword: 'lst-', sort_key: 'name', sort_direction: 'descending' } });
+    const desc = await m.api('GET', '/spiders', {
+      query: { keyword: 'lst-', sort_key: 'name', sort_direction: 'descending' },
+    });
     expect(desc.body.data.list[0].name).toBe('lst-4');
     // LIKE wildcards in the keyword are literal
     expect((await m.api('GET', '/spiders', { query: { keyword: 'lst%' } })).body.total).toBe(0);
@@ -193,9 +312,26 @@ describe('spiders: zip uploads', () => {
       { name: 'demo/spiders/', dir: true },
       { name: 'empty/', dir: true },
     ]);
-    const r = await multipart(m, 'PUT', '/spiders', { name: 'zipped', cmd: 'scrapy crawl demo', is_public: 'true', envs: JSON.stringify([{ name: 'X', value: '1' }]) }, zip);
+    const r = await multipart(
+      m,
+      'PUT',
+      '/spiders',
+      {
+        name: 'zipped',
+        cmd: 'scrapy crawl demo',
+        is_public: 'true',
+        envs: JSON.stringify([{ name: 'X', value: '1' }]),
+      },
+      zip,
+    );
     expect(r.status).toBe(200);
-    expect(r.body.data).toMatchObject({ name: 'zipped', is_scrapy: true, is_public: true, envs: [{ name: 'X', value: '1' }], upload: { files: 2, stripped_folder: null, is_scrapy: true } });
+    expect(r.body.data).toMatchObject({
+      name: 'zipped',
+      is_scrapy: true,
+      is_public: true,
+      envs: [{ name: 'X', value: '1' }],
+      upload: { files: 2, stripped_folder: null, is_scrapy: true },
+    });
     const files = await listFiles(m.master.store.db, r.body.data._id);
     expect(files.map((f) => [f.path, f.is_dir])).toEqual([
       ['demo', 1],
@@ -204,7 +340,9 @@ describe('spiders: zip uploads', () => {
       ['empty', 1],
       ['scrapy.cfg', 0],
     ]);
-    expect((await readFile(m.master.store.db, r.body.data._id, 'demo/settings.py'))!.toString()).toBe('BOT_NAME = "demo"\n');
+    expect((await readFile(m.master.store.db, r.body.data._id, 'demo/settings.py'))!.toString()).toBe(
+      'BOT_NAME = "demo"\n',
+    );
   });
 
   it('strips a single top-level folder (and __MACOSX) and says so', async () => {
@@ -221,7 +359,16 @@ describe('spiders: zip uploads', () => {
 
   it('replaces files with POST /upload and collects blobs no file uses any more', async () => {
     const id = (await create({ name: 'reupload' })).body.data._id;
-    const first = await multipart(m, 'POST', `/spiders/${id}/upload`, {}, await makeZip([{ name: 'main.py', content: 'unique-v1-content' }, { name: 'shared.txt', content: 'print("hi")' }]));
+    const first = await multipart(
+      m,
+      'POST',
+      `/spiders/${id}/upload`,
+      {},
+      await makeZip([
+        { name: 'main.py', content: 'unique-v1-content' },
+        { name: 'shared.txt', content: 'print("hi")' },
+      ]),
+    );
     expect(first.status).toBe(200);
     expect(first.body.data).toEqual({ files: 2, stripped_folder: null, is_scrapy: false, cmd: 'python3 main.py' });
     const db = m.master.store.db;
@@ -231,7 +378,13 @@ describe('spiders: zip uploads', () => {
       return !!(await db.selectFrom('blobs').select('hash').where('hash', '=', h).executeTakeFirst());
     };
     expect(await blobExists('unique-v1-content')).toBe(true);
-    const second = await multipart(m, 'POST', `/spiders/${id}/upload`, {}, await makeZip([{ name: 'run.py', content: 'v2' }]));
+    const second = await multipart(
+      m,
+      'POST',
+      `/spiders/${id}/upload`,
+      {},
+      await makeZip([{ name: 'run.py', content: 'v2' }]),
+    );
     expect(second.status).toBe(200);
     expect((await fileSnapshot(m, id)).map((f) => f.path)).toEqual(['run.py']);
     expect(await blobExists('unique-v1-content')).toBe(false);
@@ -248,7 +401,14 @@ describe('spiders: zip uploads', () => {
       ['absolute', await makeEvilZip('/etc/evil.py'), /escapes|relative/],
       ['backslash', await makeEvilZip('..\\evil.py'), /escapes|backslash/],
       ['drive', await makeEvilZip('C:/evil.py'), /escapes|drive|relative/],
-      ['symlink', await makeZip([{ name: 'main.py', content: 'x' }, { name: 'link', content: '/etc/passwd', mode: 0o120777 }]), /symbolic link/],
+      [
+        'symlink',
+        await makeZip([
+          { name: 'main.py', content: 'x' },
+          { name: 'link', content: '/etc/passwd', mode: 0o120777 },
+        ]),
+        /symbolic link/,
+      ],
       ['not a zip', Buffer.from('this is not a zip file at all'), /not a valid zip/],
       ['empty', await makeZip([{ name: 'only/', dir: true }]), /no files/],
     ];
@@ -304,7 +464,13 @@ describe('spiders: zip limits', () => {
 
 describe('spiders: delete', () => {
   it('deletes a spider with its files and unused blobs, emitting spider.deleted', async () => {
-    const r = await multipart(m, 'PUT', '/spiders', { name: 'doomed' }, await makeZip([{ name: 'only-here.py', content: 'doomed-unique-content' }]));
+    const r = await multipart(
+      m,
+      'PUT',
+      '/spiders',
+      { name: 'doomed' },
+      await makeZip([{ name: 'only-here.py', content: 'doomed-unique-content' }]),
+    );
     const id = r.body.data._id;
     const events: string[] = [];
     m.master.ctx.events.on('spider.deleted', (x: string) => events.push(x));
@@ -321,7 +487,9 @@ describe('spiders: delete', () => {
   });
 
   it('refuses with 409 and the reason while a guard objects, deleting nothing', async () => {
-    const id = (await multipart(m, 'PUT', '/spiders', { name: 'busy' }, await makeZip([{ name: 'a.py', content: 'busy' }]))).body.data._id;
+    const id = (
+      await multipart(m, 'PUT', '/spiders', { name: 'busy' }, await makeZip([{ name: 'a.py', content: 'busy' }]))
+    ).body.data._id;
     blocked.add(id);
     const before = await counts(m);
     const r = await m.api('DELETE', `/spiders/${id}`);

@@ -33,16 +33,40 @@ describe('dashboard stats', () => {
   it('equals the store’s counts with tasks, nodes and deploys present', async () => {
     const db = m.master.store.db;
     if (!(await tableExists(db, 'tasks'))) return; // the tasks feature has not landed: zeros are checked above
-    const owner = (await db.selectFrom('users').select('id').where('username', '=', 'admin').executeTakeFirstOrThrow()).id;
+    const owner = (await db.selectFrom('users').select('id').where('username', '=', 'admin').executeTakeFirstOrThrow())
+      .id;
     const spiders = [newId(), newId()];
     for (const id of spiders) await insertRow(db, 'spiders', { id, owner_id: owner });
     if (await tableExists(db, 'projects')) await insertRow(db, 'projects', { id: newId() });
-    for (const status of ['online', 'online', 'offline', 'unavailable']) await insertRow(db, 'nodes', { id: newId(), status, type: 'worker' });
+    for (const status of ['online', 'online', 'offline', 'unavailable'])
+      await insertRow(db, 'nodes', { id: newId(), status, type: 'worker' });
     const now = Date.now();
     // A few tasks on fixed days plus one older than the 30-day window.
-    const plan: [number, string][] = [[0, 'finished'], [0, 'running'], [1, 'finished'], [5, 'error'], [29, 'pending'], [45, 'finished']];
-    for (const [daysAgo, status] of plan) await insertRow(db, 'tasks', { id: newId(), spider_id: spiders[0], node_id: '000000000000000000000000', status, run_type: 'random', create_ts: now - daysAgo * DAY });
-    for (let i = 0; i < 3; i++) await insertRow(db, 'deploys', { id: newId(), spider_id: spiders[1], node_id: 'n', create_ts: now, finish_ts: now });
+    const plan: [number, string][] = [
+      [0, 'finished'],
+      [0, 'running'],
+      [1, 'finished'],
+      [5, 'error'],
+      [29, 'pending'],
+      [45, 'finished'],
+    ];
+    for (const [daysAgo, status] of plan)
+      await insertRow(db, 'tasks', {
+        id: newId(),
+        spider_id: spiders[0],
+        node_id: '000000000000000000000000',
+        status,
+        run_type: 'random',
+        create_ts: now - daysAgo * DAY,
+      });
+    for (let i = 0; i < 3; i++)
+      await insertRow(db, 'deploys', {
+        id: newId(),
+        spider_id: spiders[1],
+        node_id: 'n',
+        create_ts: now,
+        finish_ts: now,
+      });
 
     const r = (await m.api('GET', '/stats/home')).body.data;
     expect(r.tasks).toBe(await storeCount('SELECT COUNT(*) AS n FROM tasks'));
@@ -57,7 +81,14 @@ describe('dashboard stats', () => {
     expect(daily.at(-1)!.tasks).toBe(2);
     expect(daily.at(-2)!.tasks).toBe(1);
     expect(daily[0].tasks).toBe(1);
-    expect(r.status).toEqual(expect.arrayContaining([{ status: 'finished', count: 3 }, { status: 'running', count: 1 }, { status: 'error', count: 1 }, { status: 'pending', count: 1 }]));
+    expect(r.status).toEqual(
+      expect.arrayContaining([
+        { status: 'finished', count: 3 },
+        { status: 'running', count: 1 },
+        { status: 'error', count: 1 },
+        { status: 'pending', count: 1 },
+      ]),
+    );
   });
 
   it('stays fast with many tasks', async () => {
@@ -65,7 +96,9 @@ describe('dashboard stats', () => {
     if (!(await tableExists(db, 'tasks'))) return;
     let spider = (await sql<{ id: string }>`SELECT id FROM spiders LIMIT 1`.execute(db)).rows[0]?.id;
     if (!spider) {
-      const owner = (await db.selectFrom('users').select('id').where('username', '=', 'admin').executeTakeFirstOrThrow()).id;
+      const owner = (
+        await db.selectFrom('users').select('id').where('username', '=', 'admin').executeTakeFirstOrThrow()
+      ).id;
       await insertRow(db, 'spiders', { id: (spider = newId()), owner_id: owner });
     }
     const before = await storeCount('SELECT COUNT(*) AS n FROM tasks');
@@ -73,7 +106,12 @@ describe('dashboard stats', () => {
     const now = Date.now();
     const statuses = ['finished', 'finished', 'finished', 'error', 'cancelled'];
     const rows = Array.from({ length: n }, (_, i) => ({
-      id: newId() + '', spider_id: spider, node_id: 'n', status: statuses[i % 5], run_type: 'random', create_ts: now - (i % 90) * DAY - (i % 1000),
+      id: newId() + '',
+      spider_id: spider,
+      node_id: 'n',
+      status: statuses[i % 5],
+      run_type: 'random',
+      create_ts: now - (i % 90) * DAY - (i % 1000),
     }));
     await insertRows(db, 'tasks', rows, 1000);
     if (m.master.store.engine === 'postgres') await sql`ANALYZE tasks`.execute(db);

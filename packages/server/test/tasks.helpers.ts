@@ -20,13 +20,23 @@ export async function makeSpider(
   return id;
 }
 
-export async function runSpider(m: TestMaster, spiderId: string, body: Record<string, unknown> = {}, token?: string): Promise<string[]> {
+export async function runSpider(
+  m: TestMaster,
+  spiderId: string,
+  body: Record<string, unknown> = {},
+  token?: string,
+): Promise<string[]> {
   const r = await m.api('PUT', '/tasks', { token, body: { spider_id: spiderId, run_type: 'random', ...body } });
   if (r.status !== 200) throw new Error(`run: ${r.status} ${r.body.error}`);
   return r.body.data as string[];
 }
 
-export async function waitFor<T>(what: string, fn: () => Promise<T | undefined | false>, timeoutMs = 20_000, stepMs = 50): Promise<T> {
+export async function waitFor<T>(
+  what: string,
+  fn: () => Promise<T | undefined | false>,
+  timeoutMs = 20_000,
+  stepMs = 50,
+): Promise<T> {
   const end = Date.now() + timeoutMs;
   for (;;) {
     const v = await fn();
@@ -48,11 +58,15 @@ export async function waitTask(m: TestMaster, id: string, statuses: string[], ti
 }
 
 export async function waitNodes(m: TestMaster, count: number, timeoutMs = 20_000) {
-  return waitFor(`${count} online nodes`, async () => {
-    const r = await m.api('GET', '/nodes');
-    const online = (r.body.data as { status: string }[]).filter((n) => n.status === 'online');
-    return online.length >= count ? r.body.data : undefined;
-  }, timeoutMs);
+  return waitFor(
+    `${count} online nodes`,
+    async () => {
+      const r = await m.api('GET', '/nodes');
+      const online = (r.body.data as { status: string }[]).filter((n) => n.status === 'online');
+      return online.length >= count ? r.body.data : undefined;
+    },
+    timeoutMs,
+  );
 }
 
 export function pidAlive(pid: number): boolean {
@@ -64,7 +78,10 @@ export function pidAlive(pid: number): boolean {
   }
 }
 
-export async function allLog(m: TestMaster, taskId: string): Promise<{ line_no: number; msg: string; is_error: boolean }[]> {
+export async function allLog(
+  m: TestMaster,
+  taskId: string,
+): Promise<{ line_no: number; msg: string; is_error: boolean }[]> {
   const r = await m.api('GET', `/tasks/${taskId}/log`, { query: { page_size: 100000 } });
   expect(r.status).toBe(200);
   return r.body.data;

@@ -33,7 +33,9 @@ describe('tasks on the embedded node', () => {
     const node = r.body.data[0];
     expect(node).toMatchObject({ type: 'master', is_master: true, status: 'online', enabled: true, max_runners: 8 });
     expect(node.systemInfo.num_cpu).toBeGreaterThan(0);
-    expect(node.systemInfo.executables.map((e: { name: string }) => e.name)).toEqual(expect.arrayContaining(['node', 'git']));
+    expect(node.systemInfo.executables.map((e: { name: string }) => e.name)).toEqual(
+      expect.arrayContaining(['node', 'git']),
+    );
     const sys = await waitFor('metrics', async () => {
       const s = await m.api('GET', `/nodes/${node._id}/system`);
       return s.body.data.metrics.length ? s.body.data : undefined;
@@ -42,11 +44,24 @@ describe('tasks on the embedded node', () => {
   });
 
   it('runs a python spider: statuses, durations, env, logs with error flags, items', async () => {
-    const spiderId = await makeSpider(m, 'py-basic', 'python3 main.py', { 'main.py': PY_SPIDER }, { envs: [{ name: 'SPIDER_ENV', value: 'yes' }] });
+    const spiderId = await makeSpider(
+      m,
+      'py-basic',
+      'python3 main.py',
+      { 'main.py': PY_SPIDER },
+      { envs: [{ name: 'SPIDER_ENV', value: 'yes' }] },
+    );
     const [taskId] = await runSpider(m, spiderId, { param: '--depth 2' });
     const t = await waitTask(m, taskId, ['finished', 'error']);
     expect(t.status).toBe('finished');
-    expect(t).toMatchObject({ spider_id: spiderId, spider_name: 'py-basic', run_type: 'random', exit_code: 0, result_count: 3, type: 'spider' });
+    expect(t).toMatchObject({
+      spider_id: spiderId,
+      spider_name: 'py-basic',
+      run_type: 'random',
+      exit_code: 0,
+      result_count: 3,
+      type: 'spider',
+    });
     expect(t.node_id).not.toBe(EMPTY_ID);
     expect(t.node).toMatchObject({ type: 'master' });
     expect(t.spider).toMatchObject({ _id: spiderId, name: 'py-basic' });
@@ -73,13 +88,19 @@ describe('tasks on the embedded node', () => {
     expect(results.body.data[0]).toMatchObject({ title: 'a', n: 1, task_id: taskId });
     expect(typeof results.body.data[0]._id).toBe('string');
 
-    const csv = await fetch(`${m.url}/api/tasks/${taskId}/results/download`, { headers: { authorization: m.adminToken } });
+    const csv = await fetch(`${m.url}/api/tasks/${taskId}/results/download`, {
+      headers: { authorization: m.adminToken },
+    });
     expect(csv.headers.get('content-disposition')).toBe('attachment; filename="data.csv"');
     const text = await csv.text();
     expect(text.split('\n')[0]).toBe('title,n,extra');
     expect(text).toContain('"b, with comma",2,');
     expect(text).toContain('"quote ""q""",3,true');
-    const bom = Buffer.from(await (await fetch(`${m.url}/api/tasks/${taskId}/results/download?bom=1`, { headers: { authorization: m.adminToken } })).arrayBuffer());
+    const bom = Buffer.from(
+      await (
+        await fetch(`${m.url}/api/tasks/${taskId}/results/download?bom=1`, { headers: { authorization: m.adminToken } })
+      ).arrayBuffer(),
+    );
     expect([...bom.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
 
     const search = await m.api('GET', `/tasks/${taskId}/log`, { query: { keyword: 'error' } });
@@ -98,22 +119,42 @@ describe('tasks on the embedded node', () => {
 saveItems([{ url: 'u1', v: 1 }, { url: 'u2', v: 1 }, { url: 'u1', v: 2 }]);
 saveItem({ url: 'u3', v: process.argv[2] });
 console.log('ok');`;
-    const ignoreId = await makeSpider(m, 'js-dedup', 'node main.js', { 'main.js': js }, { is_dedup: true, dedup_field: 'url', dedup_method: 'ignore', col: 'dedup_col' });
+    const ignoreId = await makeSpider(
+      m,
+      'js-dedup',
+      'node main.js',
+      { 'main.js': js },
+      { is_dedup: true, dedup_field: 'url', dedup_method: 'ignore', col: 'dedup_col' },
+    );
     const [t1] = await runSpider(m, ignoreId, { param: 'x' });
     expect((await waitTask(m, t1, ['finished', 'error'])).status).toBe('finished');
     let r = await m.api('GET', `/tasks/${t1}/results`, { query: { page_size: 10 } });
-    expect(r.body.data.map((d: { url: string; v: number }) => [d.url, d.v])).toEqual([['u1', 1], ['u2', 1], ['u3', 'x']]);
+    expect(r.body.data.map((d: { url: string; v: number }) => [d.url, d.v])).toEqual([
+      ['u1', 1],
+      ['u2', 1],
+      ['u3', 'x'],
+    ]);
     // A second run stores nothing new under ignore.
     const [t2] = await runSpider(m, ignoreId, { param: 'y' });
     await waitTask(m, t2, ['finished']);
     r = await m.api('GET', `/tasks/${t2}/results`);
     expect(r.body.total).toBe(0);
 
-    const owId = await makeSpider(m, 'js-overwrite', 'node main.js', { 'main.js': js }, { is_dedup: true, dedup_field: 'url', dedup_method: 'overwrite' });
+    const owId = await makeSpider(
+      m,
+      'js-overwrite',
+      'node main.js',
+      { 'main.js': js },
+      { is_dedup: true, dedup_field: 'url', dedup_method: 'overwrite' },
+    );
     const [t3] = await runSpider(m, owId, { param: 'x' });
     await waitTask(m, t3, ['finished']);
     r = await m.api('GET', `/tasks/${t3}/results`);
-    expect(r.body.data.map((d: { url: string; v: number }) => [d.url, d.v]).sort()).toEqual([['u1', 2], ['u2', 1], ['u3', 'x']]);
+    expect(r.body.data.map((d: { url: string; v: number }) => [d.url, d.v]).sort()).toEqual([
+      ['u1', 2],
+      ['u2', 1],
+      ['u3', 'x'],
+    ]);
     const [t4] = await runSpider(m, owId, { param: 'z' });
     await waitTask(m, t4, ['finished']);
     r = await m.api('GET', `/tasks/${t4}/results`);
@@ -122,7 +163,9 @@ console.log('ok');`;
   });
 
   it('cuts a very long line with a marker instead of hanging', async () => {
-    const id = await makeSpider(m, 'py-long', 'python3 main.py', { 'main.py': 'print("z" * 300000)\nprint("after")\n' });
+    const id = await makeSpider(m, 'py-long', 'python3 main.py', {
+      'main.py': 'print("z" * 300000)\nprint("after")\n',
+    });
     const [t] = await runSpider(m, id);
     await waitTask(m, t, ['finished']);
     const lines = await allLog(m, t);
@@ -208,16 +251,22 @@ console.log('ok');`;
     expect((await m.api('GET', '/tasks/0123456789abcdef01234567')).status).toBe(404);
     expect((await m.api('PUT', '/tasks', { body: { spider_id: '0123456789abcdef01234567' } })).status).toBe(404);
     expect((await m.api('PUT', '/tasks', { body: { spider_id: 'nope' } })).status).toBe(400);
-    expect((await m.api('PUT', '/tasks', { body: { spider_id: id, run_type: 'selected-nodes', node_ids: [] } })).status).toBe(400);
+    expect(
+      (await m.api('PUT', '/tasks', { body: { spider_id: id, run_type: 'selected-nodes', node_ids: [] } })).status,
+    ).toBe(400);
     expect((await m.api('GET', '/tasks/0123456789abcdef01234567/log')).status).toBe(404);
     const join = await m.api('GET', '/nodes-join');
-    expect(join.body.data.command).toMatch(/^curl -fsSL http:\/\/.+\/api\/node-install\/install\.sh \| sh && .+ --master http:\/\/\S+ --key-file \S+$/);
+    expect(join.body.data.command).toMatch(
+      /^curl -fsSL http:\/\/.+\/api\/node-install\/install\.sh \| sh && .+ --master http:\/\/\S+ --key-file \S+$/,
+    );
   });
 
   it('runs several spiders at once with spiders-run and batch-restarts them', async () => {
     const a = await makeSpider(m, 'multi-a', 'echo a');
     const b = await makeSpider(m, 'multi-b', 'echo b');
-    const r = await m.api('POST', '/spiders-run', { body: { task_params: [{ spider_id: a }, { spider_id: b, param: 'x' }], run_type: 'all-nodes' } });
+    const r = await m.api('POST', '/spiders-run', {
+      body: { task_params: [{ spider_id: a }, { spider_id: b, param: 'x' }], run_type: 'all-nodes' },
+    });
     expect(r.status).toBe(200);
     expect(r.body.data).toHaveLength(2);
     for (const t of r.body.data) await waitTask(m, t, ['finished']);
@@ -228,7 +277,9 @@ console.log('ok');`;
 
   it('edits a node: disabled → unavailable and nothing is dispatched until enabled again', async () => {
     const node = (await m.api('GET', '/nodes')).body.data[0];
-    const e = await m.api('POST', `/nodes/${node._id}`, { body: { enabled: false, description: 'local', name: 'main' } });
+    const e = await m.api('POST', `/nodes/${node._id}`, {
+      body: { enabled: false, description: 'local', name: 'main' },
+    });
     expect(e.body.data).toMatchObject({ status: 'unavailable', enabled: false, description: 'local', name: 'main' });
     const id = await makeSpider(m, 'sh-wait', 'echo later');
     const [t] = await runSpider(m, id);
@@ -248,7 +299,9 @@ console.log('ok');`;
     expect((await m.api('GET', `/nodes/${node._id}`)).body.data.status).toBe('unavailable');
     let maxRunning = 0;
     for (;;) {
-      const list = (await m.api('GET', '/tasks', { query: { spider_id: id, page_size: 10 } })).body.data as { status: string }[];
+      const list = (await m.api('GET', '/tasks', { query: { spider_id: id, page_size: 10 } })).body.data as {
+        status: string;
+      }[];
       maxRunning = Math.max(maxRunning, list.filter((t) => t.status === 'running').length);
       if (list.every((t) => t.status === 'finished')) break;
       await new Promise((r) => setTimeout(r, 30));

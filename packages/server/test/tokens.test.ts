@@ -26,7 +26,11 @@ describe('API tokens', () => {
     expect(list.body.data[0].last_used_ts).not.toBeNull();
     expect(JSON.stringify(list.body)).not.toContain(raw);
     // Session tokens are not listed as API tokens.
-    const stored = await m.master.store.db.selectFrom('tokens').select(['token_hash']).where('kind', '=', 'api').execute();
+    const stored = await m.master.store.db
+      .selectFrom('tokens')
+      .select(['token_hash'])
+      .where('kind', '=', 'api')
+      .execute();
     expect(stored.map((s) => s.token_hash)).not.toContain(raw);
 
     expect((await m.api('DELETE', `/tokens/${created.body.data._id}`)).status).toBe(200);
@@ -56,7 +60,11 @@ describe('API tokens', () => {
 
   it('refuses an expired token', async () => {
     const t = await m.api('PUT', '/tokens', { body: { name: 'old', expire_days: 1 } });
-    await m.master.store.db.updateTable('tokens').set({ expire_ts: Date.now() - 1000 }).where('id', '=', t.body.data._id).execute();
+    await m.master.store.db
+      .updateTable('tokens')
+      .set({ expire_ts: Date.now() - 1000 })
+      .where('id', '=', t.body.data._id)
+      .execute();
     expect((await m.api('GET', '/me', { token: t.body.data.token })).status).toBe(401);
   });
 });

@@ -11,7 +11,9 @@ afterAll(async () => {
   await m?.close();
 });
 
-const idOf = async (username: string) => (await m.master.store.db.selectFrom('users').select('id').where('username', '=', username).executeTakeFirstOrThrow()).id;
+const idOf = async (username: string) =>
+  (await m.master.store.db.selectFrom('users').select('id').where('username', '=', username).executeTakeFirstOrThrow())
+    .id;
 
 describe('users administration', () => {
   it('refuses every users call to a normal user with 403 and without a token with 401', async () => {
@@ -27,7 +29,9 @@ describe('users administration', () => {
       expect(r.status, `${method} ${route}`).toBe(403);
       expect((await m.api(method, route, { token: null, body })).status).toBe(401);
     }
-    expect(await m.master.store.db.selectFrom('users').select('id').where('username', '=', 'x1').executeTakeFirst()).toBeUndefined();
+    expect(
+      await m.master.store.db.selectFrom('users').select('id').where('username', '=', 'x1').executeTakeFirst(),
+    ).toBeUndefined();
   });
 
   it('adds users with the username and password rules and lists them with pagination', async () => {
@@ -41,9 +45,13 @@ describe('users administration', () => {
       expect(r.status).toBe(400);
       expect(r.body.error).toBe(msg);
     }
-    expect((await m.api('PUT', '/users-add', { body: { username: 'u1', password: '12345', role: 'bogus' } })).status).toBe(400);
+    expect(
+      (await m.api('PUT', '/users-add', { body: { username: 'u1', password: '12345', role: 'bogus' } })).status,
+    ).toBe(400);
     for (let i = 1; i <= 11; i++) {
-      const r = await m.api('PUT', '/users-add', { body: { username: `u${i}`, password: '12345', role: i === 1 ? 'admin' : 'normal', email: `u${i}@example.com` } });
+      const r = await m.api('PUT', '/users-add', {
+        body: { username: `u${i}`, password: '12345', role: i === 1 ? 'admin' : 'normal', email: `u${i}@example.com` },
+      });
       expect(r.status).toBe(200);
       expect(JSON.stringify(r.body)).not.toContain('scrypt');
     }
@@ -82,7 +90,8 @@ describe('users administration', () => {
     expect(self.status).toBe(400);
     expect(self.body.error).toBe('you cannot delete your own account');
     // Make admin the only admin: demote u1 and u2.
-    for (const u of ['u1', 'u2']) expect((await m.api('POST', `/users/${await idOf(u)}`, { body: { role: 'normal' } })).status).toBe(200);
+    for (const u of ['u1', 'u2'])
+      expect((await m.api('POST', `/users/${await idOf(u)}`, { body: { role: 'normal' } })).status).toBe(200);
     const demote = await m.api('POST', `/users/${adminId}`, { body: { role: 'normal' } });
     expect(demote.status).toBe(409);
     expect(demote.body.error).toBe('the last administrator cannot be deleted or demoted');
@@ -117,8 +126,13 @@ describe('users administration', () => {
     const a = await m.createUser('race_a', 'password1', 'admin');
     const b = await m.createUser('race_b', 'password1', 'admin');
     // Demote every other admin first so exactly race_a and race_b remain.
-    for (const u of await m.master.store.db.selectFrom('users').select(['id', 'username']).where('role', '=', 'admin').execute()) {
-      if (!u.username.startsWith('race_')) expect((await m.api('POST', `/users/${u.id}`, { token: a, body: { role: 'normal' } })).status).toBe(200);
+    for (const u of await m.master.store.db
+      .selectFrom('users')
+      .select(['id', 'username'])
+      .where('role', '=', 'admin')
+      .execute()) {
+      if (!u.username.startsWith('race_'))
+        expect((await m.api('POST', `/users/${u.id}`, { token: a, body: { role: 'normal' } })).status).toBe(200);
     }
     const [ra, rb] = await Promise.all([
       m.api('POST', `/users/${await idOf('race_b')}`, { token: a, body: { role: 'normal' } }),

@@ -47,8 +47,13 @@ describe('global variables', () => {
     expect(dup.body.error).toBe('a variable with key "_other1" already exists');
     const other = await m.api('PUT', '/variable', { body: { key: 'SECOND', value: 'x' } });
     const before2 = await counts(m);
-    expect((await m.api('PUT', '/variable', { body: { _id: other.body.data._id, key: '_other1', value: 'x' } })).status).toBe(409);
-    expect((await m.api('PUT', '/variable', { body: { _id: 'aaaaaaaaaaaaaaaaaaaaaaaa', key: 'NEW_ONE', value: 'x' } })).status).toBe(404);
+    expect(
+      (await m.api('PUT', '/variable', { body: { _id: other.body.data._id, key: '_other1', value: 'x' } })).status,
+    ).toBe(409);
+    expect(
+      (await m.api('PUT', '/variable', { body: { _id: 'aaaaaaaaaaaaaaaaaaaaaaaa', key: 'NEW_ONE', value: 'x' } }))
+        .status,
+    ).toBe(404);
     expect(await counts(m)).toEqual(before2);
     expect(before2.variables).toBe(before.variables + 1);
   });
@@ -58,7 +63,9 @@ describe('global variables', () => {
     const before = await rows();
     const id = before[0].id;
     expect((await m.api('PUT', '/variable', { token: bob, body: { key: 'BOB', value: 'x' } })).status).toBe(403);
-    expect((await m.api('PUT', '/variable', { token: bob, body: { _id: id, key: 'BOB', value: 'x' } })).status).toBe(403);
+    expect((await m.api('PUT', '/variable', { token: bob, body: { _id: id, key: 'BOB', value: 'x' } })).status).toBe(
+      403,
+    );
     expect((await m.api('DELETE', `/variable/${id}`, { token: bob })).status).toBe(403);
     expect((await m.api('GET', '/variables', { token: null })).status).toBe(401);
     expect(await rows()).toEqual(before);

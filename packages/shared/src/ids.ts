@@ -5,7 +5,9 @@
 export const EMPTY_ID = '000000000000000000000000';
 
 export function newId(now: number = Date.now()): string {
-  const ts = Math.floor(now / 1000).toString(16).padStart(8, '0');
+  const ts = Math.floor(now / 1000)
+    .toString(16)
+    .padStart(8, '0');
   const bytes = globalThis.crypto.getRandomValues(new Uint8Array(8));
   return ts + Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
 }

@@ -3,7 +3,13 @@ import { Id, Str } from './bounds.ts';
 import { IsoTime, Nullable } from './responses.ts';
 
 /** Notification webhooks: Settings → Notifications, the events they deliver, their bodies and signatures. */
-export const WEBHOOK_EVENTS = ['task_finished', 'task_error', 'task_cancelled', 'node_offline', 'task_suspicious'] as const;
+export const WEBHOOK_EVENTS = [
+  'task_finished',
+  'task_error',
+  'task_cancelled',
+  'node_offline',
+  'task_suspicious',
+] as const;
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
 
 export const WEBHOOK_ERRORS = {

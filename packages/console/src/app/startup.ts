@@ -60,7 +60,8 @@ export async function loadLatestRelease(): Promise<void> {
     // Without a configured release source the master answers `configured: false`: nothing to show.
     const res = await get<LatestReleaseAnswer>('/releases/latest', undefined, { silent: true });
     const answer = res.data;
-    if (answer?.configured && answer.name) useAppStore.getState().setLatestRelease({ name: answer.name, body: answer.body ?? '' });
+    if (answer?.configured && answer.name)
+      useAppStore.getState().setLatestRelease({ name: answer.name, body: answer.body ?? '' });
   } catch {
     // no release information: store nothing
   }

@@ -23,7 +23,8 @@ describe('locales', () => {
       const keys = Object.fromEntries(LANGUAGES.map((l) => [l, new Set(flatten(resources[l]?.[area] ?? {}))]));
       for (const lang of LANGUAGES) {
         for (const key of keys[lang]) {
-          for (const other of LANGUAGES) if (!keys[other].has(key)) problems.push(`${area}:${key} exists in ${lang} but not in ${other}`);
+          for (const other of LANGUAGES)
+            if (!keys[other].has(key)) problems.push(`${area}:${key} exists in ${lang} but not in ${other}`);
         }
       }
     }
@@ -34,7 +35,9 @@ describe('locales', () => {
     const empty = LANGUAGES.flatMap((l) =>
       Object.entries(resources[l]).flatMap(([area, msgs]) => {
         const walk = (o: Messages, p: string): string[] =>
-          Object.entries(o).flatMap(([k, v]) => (typeof v === 'string' ? (v.trim() ? [] : [`${l}/${area}:${p}${k}`]) : walk(v, `${p}${k}.`)));
+          Object.entries(o).flatMap(([k, v]) =>
+            typeof v === 'string' ? (v.trim() ? [] : [`${l}/${area}:${p}${k}`]) : walk(v, `${p}${k}.`),
+          );
         return walk(msgs, '');
       }),
     );

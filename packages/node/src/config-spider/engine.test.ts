@@ -29,7 +29,13 @@ const listDetail = (over: Partial<Spiderfile> = {}): Spiderfile => ({
         { name: 'url', css: 'h2 a', attr: 'href', next_stage: 'detail' },
       ],
     },
-    { name: 'detail', fields: [{ name: 'description', css: 'p.desc' }, { name: 'sku', xpath: '//td[@class="sku"]' }] },
+    {
+      name: 'detail',
+      fields: [
+        { name: 'description', css: 'p.desc' },
+        { name: 'sku', xpath: '//td[@class="sku"]' },
+      ],
+    },
   ],
   ...over,
 });
@@ -53,7 +59,15 @@ describe('config spider engine', () => {
 
   it('stops pagination at MAX_PAGES and supports list_xpath without detail', async () => {
     const sf = listDetail({ settings: { MAX_PAGES: 2 } });
-    sf.stages = [{ name: 'list', is_list: true, list_xpath: '//ul[@id="list"]/li', page_xpath: '//a[@class="next"]/@href', fields: [{ name: 'title', css: 'h2' }] }];
+    sf.stages = [
+      {
+        name: 'list',
+        is_list: true,
+        list_xpath: '//ul[@id="list"]/li',
+        page_xpath: '//a[@class="next"]/@href',
+        fields: [{ name: 'title', css: 'h2' }],
+      },
+    ];
     const rows: Record<string, string>[] = [];
     await crawl(sf, { onItem: (r) => void rows.push(r) });
     expect(rows).toHaveLength(2 * PER_PAGE);
@@ -61,7 +75,11 @@ describe('config spider engine', () => {
   });
 
   it('respects robots.txt unless ROBOTSTXT_OBEY is false, and waits DOWNLOAD_DELAY between requests', async () => {
-    const sf = listDetail({ start_url: `${site.url}/private/list`, stages: [{ name: 'l', is_list: true, list_css: 'li', fields: [{ name: 't' }] }], start_stage: 'l' });
+    const sf = listDetail({
+      start_url: `${site.url}/private/list`,
+      stages: [{ name: 'l', is_list: true, list_css: 'li', fields: [{ name: 't' }] }],
+      start_stage: 'l',
+    });
     const blocked: Record<string, string>[] = [];
     const s1 = await crawl(sf, { onItem: (r) => void blocked.push(r) });
     expect(blocked).toHaveLength(0);
@@ -71,7 +89,10 @@ describe('config spider engine', () => {
     expect(allowed).toEqual([{ t: 'secret' }]);
 
     const t0 = Date.now();
-    await crawl(listDetail({ settings: { DOWNLOAD_DELAY: 0.1, MAX_PAGES: 1 } }), { onItem: () => undefined, maxItems: 2 });
+    await crawl(listDetail({ settings: { DOWNLOAD_DELAY: 0.1, MAX_PAGES: 1 } }), {
+      onItem: () => undefined,
+      maxItems: 2,
+    });
     // robots.txt, list, detail 1, detail 2: three waits of 100 ms
     expect(Date.now() - t0).toBeGreaterThanOrEqual(290);
   });
@@ -90,7 +111,10 @@ describe('config spider engine', () => {
   });
 
   it('parses robots.txt groups, wildcards and longest match', () => {
-    const r = parseRobots('User-agent: other\nDisallow: /\n\nUser-agent: *\nDisallow: /a\nAllow: /a/ok\nDisallow: /*.pdf$\n', 'Crawldeck/4');
+    const r = parseRobots(
+      'User-agent: other\nDisallow: /\n\nUser-agent: *\nDisallow: /a\nAllow: /a/ok\nDisallow: /*.pdf$\n',
+      'Crawldeck/4',
+    );
     expect(r.allows('/')).toBe(true);
     expect(r.allows('/a/x')).toBe(false);
     expect(r.allows('/a/ok/1')).toBe(true);
@@ -100,13 +124,24 @@ describe('config spider engine', () => {
   });
 
   it('validates Spiderfiles with line numbers', () => {
-    const bad = parseSpiderfile('name: x\nstart_url: http://a/\nstages:\n  - name: list\n    fields:\n      - name: t\n        next_stage: detial\n');
+    const bad = parseSpiderfile(
+      'name: x\nstart_url: http://a/\nstages:\n  - name: list\n    fields:\n      - name: t\n        next_stage: detial\n',
+    );
     expect(bad.ok).toBe(false);
-    if (!bad.ok) expect(bad.problems[0]).toEqual({ line: 7, message: expect.stringMatching(/next_stage "detial" is not a stage/) });
+    if (!bad.ok)
+      expect(bad.problems[0]).toEqual({
+        line: 7,
+        message: expect.stringMatching(/next_stage "detial" is not a stage/),
+      });
     const yamlErr = parseSpiderfile('name: x\nstages: [\n  - a: b\n   c: d');
     expect(yamlErr.ok).toBe(false);
     if (!yamlErr.ok) expect(yamlErr.problems[0].line).toBeGreaterThan(1);
-    const unknownStart = parseSpiderfile('name: x\nstart_url: http://a/\nstart_stage: nope\nstages:\n  - name: list\n    fields: [{name: t}]\n');
-    expect(!unknownStart.ok && unknownStart.problems[0]).toEqual({ line: 3, message: expect.stringMatching(/start_stage "nope"/) });
+    const unknownStart = parseSpiderfile(
+      'name: x\nstart_url: http://a/\nstart_stage: nope\nstages:\n  - name: list\n    fields: [{name: t}]\n',
+    );
+    expect(!unknownStart.ok && unknownStart.problems[0]).toEqual({
+      line: 3,
+      message: expect.stringMatching(/start_stage "nope"/),
+    });
   });
 });

@@ -153,10 +153,13 @@ export class Page {
     if (f.xpath) {
       const first = this.xpath(f.xpath, context)[0];
       if (first === undefined) return '';
-      if (typeof first === 'string') return f.attr && URL_ATTRS.has(f.attr) ? this.absolute(collapse(first)) : collapse(first);
+      if (typeof first === 'string')
+        return f.attr && URL_ATTRS.has(f.attr) ? this.absolute(collapse(first)) : collapse(first);
       return this.valueOf(first, f.attr);
     }
-    const node = f.css ? this.select({ css: f.css }, context)[0] : (context ?? (this.$('body')[0] as AnyNode | undefined) ?? (this.$.root()[0] as AnyNode));
+    const node = f.css
+      ? this.select({ css: f.css }, context)[0]
+      : (context ?? (this.$('body')[0] as AnyNode | undefined) ?? (this.$.root()[0] as AnyNode));
     return node ? this.valueOf(node, f.attr) : '';
   }
 
@@ -172,7 +175,10 @@ export class Page {
 }
 
 export interface Fetcher {
-  (url: string, opts: { userAgent: string; timeoutMs: number; signal?: AbortSignal }): Promise<{ status: number; url: string; body: string; contentType: string }>;
+  (
+    url: string,
+    opts: { userAgent: string; timeoutMs: number; signal?: AbortSignal },
+  ): Promise<{ status: number; url: string; body: string; contentType: string }>;
 }
 
 export const httpFetcher: Fetcher = async (url, { userAgent, timeoutMs, signal }) => {
@@ -239,7 +245,11 @@ export class ConfigCrawler {
     try {
       await this.politeWait();
       this.stats.requests++;
-      const res = await this.fetcher(`${origin}/robots.txt`, { userAgent: this.settings.userAgent, timeoutMs: this.settings.timeoutMs, signal: this.opts.signal });
+      const res = await this.fetcher(`${origin}/robots.txt`, {
+        userAgent: this.settings.userAgent,
+        timeoutMs: this.settings.timeoutMs,
+        signal: this.opts.signal,
+      });
       if (res.status >= 500) rules = DISALLOW_ALL;
       else if (res.status < 400) rules = parseRobots(res.body, this.settings.userAgent);
     } catch {
@@ -260,7 +270,8 @@ export class ConfigCrawler {
   private checkBudget() {
     if (this.opts.signal?.aborted) throw new Stop('aborted');
     if (this.opts.deadline && Date.now() >= this.opts.deadline) throw new Stop('deadline');
-    if (this.opts.maxRequests !== undefined && this.stats.requests >= this.opts.maxRequests) throw new Stop('maxRequests');
+    if (this.opts.maxRequests !== undefined && this.stats.requests >= this.opts.maxRequests)
+      throw new Stop('maxRequests');
   }
 
   /** Fetches and parses a page; null when robots.txt forbids it or the fetch failed (logged, counted). */
@@ -280,7 +291,8 @@ export class ConfigCrawler {
     }
     if (this.settings.obeyRobots) {
       const rules = await this.robotsFor(u);
-      if (rules.crawlDelay && rules.crawlDelay * 1000 > this.settings.delayMs) this.settings.delayMs = rules.crawlDelay * 1000;
+      if (rules.crawlDelay && rules.crawlDelay * 1000 > this.settings.delayMs)
+        this.settings.delayMs = rules.crawlDelay * 1000;
       if (!rules.allows(u.pathname + u.search)) {
         this.stats.skippedByRobots++;
         this.log(`skipped ${url}: disallowed by robots.txt (set settings.ROBOTSTXT_OBEY: false to ignore it)`);
@@ -291,7 +303,11 @@ export class ConfigCrawler {
     await this.politeWait();
     this.stats.requests++;
     try {
-      const res = await this.fetcher(url, { userAgent: this.settings.userAgent, timeoutMs: this.settings.timeoutMs, signal: this.opts.signal });
+      const res = await this.fetcher(url, {
+        userAgent: this.settings.userAgent,
+        timeoutMs: this.settings.timeoutMs,
+        signal: this.opts.signal,
+      });
       this.log(`GET ${url} → ${res.status}`);
       if (res.status >= 400) {
         this.stats.errors++;
@@ -348,7 +364,12 @@ export class ConfigCrawler {
         await this.row(stage, page, undefined, base);
       }
       if (!(stage.page_css || stage.page_xpath) || pages >= this.settings.maxPages) break;
-      const nextUrl = page.field({ name: '_page', css: stage.page_css, xpath: stage.page_xpath, attr: stage.page_attr || 'href' });
+      const nextUrl = page.field({
+        name: '_page',
+        css: stage.page_css,
+        xpath: stage.page_xpath,
+        attr: stage.page_attr || 'href',
+      });
       if (!nextUrl) break;
       const abs = page.absolute(nextUrl);
       if (this.seenPages.has(abs)) break;

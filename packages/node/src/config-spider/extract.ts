@@ -38,9 +38,12 @@ function leafPaths(page: Page, item: Element): Map<string, { path: string; attr?
       if (!isEl(c) || SKIP.has(c.name)) continue;
       const p = [...rel, cssOf(c)];
       const key = p.join(' > ');
-      const hasElementChildren = c.children.some((x) => isEl(x) && !SKIP.has(x.name) && !['b', 'i', 'em', 'strong', 'span'].includes(x.name));
+      const hasElementChildren = c.children.some(
+        (x) => isEl(x) && !SKIP.has(x.name) && !['b', 'i', 'em', 'strong', 'span'].includes(x.name),
+      );
       if (c.name === 'a' && c.attribs.href) out.set(key + '@href', { path: key, attr: 'href', kind: 'link' });
-      if (c.name === 'img' && (c.attribs.src || c.attribs['data-src'])) out.set(key + '@src', { path: key, attr: c.attribs.src ? 'src' : 'data-src', kind: 'image' });
+      if (c.name === 'img' && (c.attribs.src || c.attribs['data-src']))
+        out.set(key + '@src', { path: key, attr: c.attribs.src ? 'src' : 'data-src', kind: 'image' });
       const text = page.$(c).text().replace(/\s+/g, ' ').trim();
       if (!hasElementChildren && text) out.set(key, { path: key, kind: c.name === 'a' ? 'title' : 'text' });
       if (hasElementChildren) walk(c, p);
@@ -57,10 +60,15 @@ export function extractFields(page: Page): ExtractFieldsResult | null {
     const el = node as Element;
     if (SKIP.has(el.name)) return;
     const groups = new Map<string, Element[]>();
-    for (const c of el.children) if (isEl(c) && !SKIP.has(c.name)) groups.set(sig(c), [...(groups.get(sig(c)) ?? []), c]);
+    for (const c of el.children)
+      if (isEl(c) && !SKIP.has(c.name)) groups.set(sig(c), [...(groups.get(sig(c)) ?? []), c]);
     for (const children of groups.values()) {
       if (children.length < 3) continue;
-      const richness = children.slice(0, 10).reduce((n, c) => n + Math.min(8, $(c).find('*').length + ($(c).text().trim() ? 1 : 0)), 0) / Math.min(children.length, 10);
+      const richness =
+        children
+          .slice(0, 10)
+          .reduce((n, c) => n + Math.min(8, $(c).find('*').length + ($(c).text().trim() ? 1 : 0)), 0) /
+        Math.min(children.length, 10);
       if (richness < 1) continue;
       const score = children.length * richness;
       if (!best || score > best.score) best = { parent: el, children, score };
@@ -78,8 +86,20 @@ export function extractFields(page: Page): ExtractFieldsResult | null {
   const used = new Set<string>();
   const nameFor = (v: { path: string; attr?: string; kind: string }) => {
     const last = v.path.split(' > ').pop()!;
-    const cls = last.split('.').slice(1).find((c) => !/^(col|row|item|clearfix|d-|mt-|mb-|p-|m-)/.test(c));
-    let base = v.attr === 'href' ? (cls ? `${cls}_url` : 'url') : v.attr ? (cls ? `${cls}_${v.attr}` : 'image') : (cls ?? (v.kind === 'title' ? 'title' : last.split('.')[0]));
+    const cls = last
+      .split('.')
+      .slice(1)
+      .find((c) => !/^(col|row|item|clearfix|d-|mt-|mb-|p-|m-)/.test(c));
+    let base =
+      v.attr === 'href'
+        ? cls
+          ? `${cls}_url`
+          : 'url'
+        : v.attr
+          ? cls
+            ? `${cls}_${v.attr}`
+            : 'image'
+          : (cls ?? (v.kind === 'title' ? 'title' : last.split('.')[0]));
     base = base.replace(/[^A-Za-z0-9_]/g, '_');
     let name = base;
     for (let i = 2; used.has(name); i++) name = `${base}_${i}`;
@@ -92,7 +112,11 @@ export function extractFields(page: Page): ExtractFieldsResult | null {
   if (!fields.length) fields.push({ name: 'text' });
   const nextLink = $('a')
     .toArray()
-    .find((a) => /^(next|next page|下一页|›|»|>)$/i.test($(a).text().trim()) || /\bnext\b/i.test(($(a).attr('class') ?? '') + ' ' + ($(a).attr('rel') ?? '')));
+    .find(
+      (a) =>
+        /^(next|next page|下一页|›|»|>)$/i.test($(a).text().trim()) ||
+        /\bnext\b/i.test(($(a).attr('class') ?? '') + ' ' + ($(a).attr('rel') ?? '')),
+    );
   const result: ExtractFieldsResult = { list_css: listCss, count: $(listCss).length, fields };
   if (nextLink) result.page_css = selectorFor(nextLink as Element);
   return result;

@@ -75,7 +75,8 @@ export function parseRobots(text: string, agent: string): RobotsRules {
       let best: Rule | undefined;
       for (const r of rules) {
         if (!r.re.test(p)) continue;
-        if (!best || r.pattern.length > best.pattern.length || (r.pattern.length === best.pattern.length && r.allow)) best = r;
+        if (!best || r.pattern.length > best.pattern.length || (r.pattern.length === best.pattern.length && r.allow))
+          best = r;
       }
       return best ? best.allow : true;
     },

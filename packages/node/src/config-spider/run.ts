@@ -37,7 +37,9 @@ async function main(): Promise<number> {
       else process.stdout.write(line);
     },
   });
-  console.log(`done: ${stats.items} items, ${stats.requests} requests, ${stats.errors} errors, ${stats.skippedByRobots} skipped by robots.txt${stats.stoppedBy ? `, stopped: ${stats.stoppedBy}` : ''}`);
+  console.log(
+    `done: ${stats.items} items, ${stats.requests} requests, ${stats.errors} errors, ${stats.skippedByRobots} skipped by robots.txt${stats.stoppedBy ? `, stopped: ${stats.stoppedBy}` : ''}`,
+  );
   if (stats.stoppedBy === 'aborted') return 143;
   return stats.items === 0 && stats.errors > 0 ? 2 : 0;
 }

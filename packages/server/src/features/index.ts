@@ -29,4 +29,33 @@ import { nodeInstallFeature } from './node-install/node-install.routes.ts';
 import { docsFeature } from './docs/docs.routes.ts';
 
 /** Every feature of the master, registered in this order. Add one line per feature. */
-export const features: Feature[] = [sessionFeature, systemFeature, spidersFeature, projectsFeature, variablesFeature, usersFeature, tokensFeature, settingsFeature, databaseFeature, feedbackFeature, sitesFeature, statsFeature, nodesFeature, tasksFeature, scrapyFeature, gitFeature, schedulesFeature, webhooksFeature, configSpiderFeature, spiderStatsFeature, scrapyStatsFeature, metricsFeature, suspiciousFeature, deploysFeature, dataSourcesFeature, environmentsFeature, nodeInstallFeature, docsFeature];
+export const features: Feature[] = [
+  sessionFeature,
+  systemFeature,
+  spidersFeature,
+  projectsFeature,
+  variablesFeature,
+  usersFeature,
+  tokensFeature,
+  settingsFeature,
+  databaseFeature,
+  feedbackFeature,
+  sitesFeature,
+  statsFeature,
+  nodesFeature,
+  tasksFeature,
+  scrapyFeature,
+  gitFeature,
+  schedulesFeature,
+  webhooksFeature,
+  configSpiderFeature,
+  spiderStatsFeature,
+  scrapyStatsFeature,
+  metricsFeature,
+  suspiciousFeature,
+  deploysFeature,
+  dataSourcesFeature,
+  environmentsFeature,
+  nodeInstallFeature,
+  docsFeature,
+];

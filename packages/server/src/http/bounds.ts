@@ -28,7 +28,10 @@ export async function refuseNonFiniteNumbers(req: FastifyRequest, _reply: Fastif
   ] as const) {
     const path = nonFinitePath(value);
     if (path !== null) {
-      const params = { where: where === 'querystring' ? 'query' : where === 'params' ? 'path' : where, field: path || '(root)' };
+      const params = {
+        where: where === 'querystring' ? 'query' : where === 'params' ? 'path' : where,
+        field: path || '(root)',
+      };
       throw badRequest(errorText('validation.finite', params), { code: 'validation.finite', params });
     }
   }

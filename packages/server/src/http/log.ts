@@ -40,11 +40,21 @@ export function loggerOptions(config: MasterConfig) {
       ],
       censor: REDACTED,
     },
-    ...(config.logPretty ? { stream: prettyStream(config.logStream) } : config.logStream ? { stream: config.logStream } : {}),
+    ...(config.logPretty
+      ? { stream: prettyStream(config.logStream) }
+      : config.logStream
+        ? { stream: config.logStream }
+        : {}),
   };
 }
 
 /** Readable log lines on a terminal: time, level and message in colour, the request fields after them. */
 function prettyStream(destination?: NodeJS.WritableStream) {
-  return pretty({ colorize: !destination, sync: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname', ...(destination ? { destination } : {}) });
+  return pretty({
+    colorize: !destination,
+    sync: true,
+    translateTime: 'SYS:HH:MM:ss.l',
+    ignore: 'pid,hostname',
+    ...(destination ? { destination } : {}),
+  });
 }

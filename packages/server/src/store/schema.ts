@@ -45,12 +45,26 @@ export interface SitesTables {
     update_ts: number;
   };
   collected_urls: { id: string; url: string; region_code: string; title: string; create_ts: number; update_ts: number };
-  feedback: { id: string; user_id: string | null; email: string; chat_account: string; content: string; create_ts: number };
+  feedback: {
+    id: string;
+    user_id: string | null;
+    email: string;
+    chat_account: string;
+    content: string;
+    create_ts: number;
+  };
 }
 
 /** Spiders, their files (content-addressed blobs), projects and global variables. */
 export interface SpiderTables {
-  projects: { id: string; name: string; description: string; owner_id: string | null; create_ts: number; update_ts: number };
+  projects: {
+    id: string;
+    name: string;
+    description: string;
+    owner_id: string | null;
+    create_ts: number;
+    update_ts: number;
+  };
   project_tags: { project_id: string; tag: string };
   spiders: {
     id: string;
@@ -84,7 +98,14 @@ export interface SpiderTables {
   /** Content-addressed: hash = sha256 hex of content; shared between spiders and files. */
   blobs: { hash: string; size: number; content: Buffer; create_ts: number };
   /** path: normalised relative POSIX path; hash null for directories. */
-  spider_files: { spider_id: string; path: string; is_dir: number; hash: string | null; size: number; update_ts: number };
+  spider_files: {
+    spider_id: string;
+    path: string;
+    is_dir: number;
+    hash: string | null;
+    size: number;
+    update_ts: number;
+  };
   variables: { id: string; key: string; value: string; remark: string; create_ts: number; update_ts: number };
 }
 
@@ -239,4 +260,5 @@ export interface ScheduleTables {
   };
 }
 
-export interface DB extends SessionTables, SpiderTables, SitesTables, GitTables, TaskTables, ScheduleTables, EnvironmentTables {}
+export interface DB
+  extends SessionTables, SpiderTables, SitesTables, GitTables, TaskTables, ScheduleTables, EnvironmentTables {}

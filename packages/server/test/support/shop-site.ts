@@ -14,7 +14,8 @@ export interface ShopSite {
   close(): Promise<void>;
 }
 
-const layout = (body: string) => `<!doctype html><html><head><title>Shop</title><style>.x{}</style></head><body><header><nav><a href="/">Home</a> <a href="/about">About</a></nav></header>${body}<footer><p>© Shop</p></footer></body></html>`;
+const layout = (body: string) =>
+  `<!doctype html><html><head><title>Shop</title><style>.x{}</style></head><body><header><nav><a href="/">Home</a> <a href="/about">About</a></nav></header>${body}<footer><p>© Shop</p></footer></body></html>`;
 
 function product(id: number) {
   return `<li class="product"><h2 class="title"><a href="/product/${id}">Product ${id}</a></h2><span class="price">$${id}.99</span><img src="/img/${id}.png"></li>`;
@@ -37,12 +38,19 @@ export async function startShopSite(): Promise<ShopSite> {
       const page = Number(u.searchParams.get('page') ?? 1);
       const items = Array.from({ length: PER_PAGE }, (_, i) => product((page - 1) * PER_PAGE + i + 1)).join('');
       const next = page < PAGES ? `<a class="next" href="/products?page=${page + 1}">Next</a>` : '';
-      return html(`<main><h1>Products page ${page}</h1><ul id="list">${items}</ul><div class="pager">${next}</div></main>`);
+      return html(
+        `<main><h1>Products page ${page}</h1><ul id="list">${items}</ul><div class="pager">${next}</div></main>`,
+      );
     }
     const m = /^\/product\/(\d+)$/.exec(u.pathname);
-    if (m) return html(`<main><h1 class="name">Product ${m[1]}</h1><p class="desc">Description of product ${m[1]}</p><table><tr><th>SKU</th><td class="sku">SKU-${m[1]}</td></tr></table></main>`);
+    if (m)
+      return html(
+        `<main><h1 class="name">Product ${m[1]}</h1><p class="desc">Description of product ${m[1]}</p><table><tr><th>SKU</th><td class="sku">SKU-${m[1]}</td></tr></table></main>`,
+      );
     if (u.pathname === '/plain') {
-      return html(`<div class="sidebar"><p>Filters</p></div><div class="content"><div class="grid">${Array.from({ length: 6 }, (_, i) => `<div class="card"><h3 class="name">Item ${i + 1}</h3><span class="cost">${10 + i} EUR</span><a class="more" href="/product/${i + 1}">more</a></div>`).join('')}</div></div>`);
+      return html(
+        `<div class="sidebar"><p>Filters</p></div><div class="content"><div class="grid">${Array.from({ length: 6 }, (_, i) => `<div class="card"><h3 class="name">Item ${i + 1}</h3><span class="cost">${10 + i} EUR</span><a class="more" href="/product/${i + 1}">more</a></div>`).join('')}</div></div>`,
+      );
     }
     if (u.pathname.startsWith('/private')) return html('<ul><li class="secret">secret</li></ul>');
     res.writeHead(404);

@@ -6,7 +6,15 @@ export default function NotFoundPage() {
   const { t } = useTranslation(['layout']);
   const navigate = useNavigate();
   return (
-    <div style={{ minHeight: '100vh', display: 'flex', alignItems: 'center', justifyContent: 'center', background: '#f0f2f5' }}>
+    <div
+      style={{
+        minHeight: '100vh',
+        display: 'flex',
+        alignItems: 'center',
+        justifyContent: 'center',
+        background: '#f0f2f5',
+      }}
+    >
       <Result
         status="404"
         title={t('layout:notFound.title')}

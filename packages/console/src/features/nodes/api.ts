@@ -102,7 +102,8 @@ export function useNodeJoin(enabled: boolean) {
 export function useUpdateNode() {
   const qc = useQueryClient();
   return useMutation({
-    mutationFn: async ({ id, body }: { id: string; body: NodeEditBody }) => (await api.post<NodeInfo>(`/nodes/${id}`, body)).data,
+    mutationFn: async ({ id, body }: { id: string; body: NodeEditBody }) =>
+      (await api.post<NodeInfo>(`/nodes/${id}`, body)).data,
     onSuccess: (n) => {
       if (n) qc.setQueryData(nodeKeys.detail(n._id), n);
       void qc.invalidateQueries({ queryKey: nodeKeys.list });

@@ -76,7 +76,9 @@ export default function ReleaseDialogPanel() {
     >
       {latest && (
         <Typography.Paragraph type="secondary" className="release-versions">
-          {upgradable ? t('available', { current: version, latest: latest.name }) : t('upToDate', { current: version ?? '-' })}
+          {upgradable
+            ? t('available', { current: version, latest: latest.name })
+            : t('upToDate', { current: version ?? '-' })}
         </Typography.Paragraph>
       )}
       <Tabs

@@ -3,11 +3,28 @@ import { safeUrl } from './markdown.ts';
 
 describe('release note URL policy', () => {
   it('keeps http(s), mailto, tel and relative links', () => {
-    for (const u of ['https://example.com/x', 'http://a.b', 'mailto:a@b.c', 'tel:+1', '/docs', 'notes.html', '#top', '?q=1', 'a/b:c'])
+    for (const u of [
+      'https://example.com/x',
+      'http://a.b',
+      'mailto:a@b.c',
+      'tel:+1',
+      '/docs',
+      'notes.html',
+      '#top',
+      '?q=1',
+      'a/b:c',
+    ])
       expect(safeUrl(u, 'href')).toBe(u);
   });
   it('drops javascript:, data:, vbscript: and obfuscated schemes', () => {
-    for (const u of ['javascript:alert(1)', 'JavaScript:alert(1)', 'data:text/html,<script>', 'vbscript:x', 'java\tscript:alert(1)', 'file:///etc/passwd'])
+    for (const u of [
+      'javascript:alert(1)',
+      'JavaScript:alert(1)',
+      'data:text/html,<script>',
+      'vbscript:x',
+      'java\tscript:alert(1)',
+      'file:///etc/passwd',
+    ])
       expect(safeUrl(u, 'href')).toBe('');
   });
   it('allows images over http(s) only', () => {

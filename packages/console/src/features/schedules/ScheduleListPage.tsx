@@ -42,7 +42,13 @@ export default function ScheduleListPage() {
             <Button icon={<ReloadOutlined />} onClick={() => void schedules.refetch()}>
               {t('refresh')}
             </Button>
-            <Button type="primary" icon={<PlusOutlined />} className="schedule-add" data-tour="schedule-list-add" onClick={() => setEditing(null)}>
+            <Button
+              type="primary"
+              icon={<PlusOutlined />}
+              className="schedule-add"
+              data-tour="schedule-list-add"
+              onClick={() => setEditing(null)}
+            >
               {t('add')}
             </Button>
           </Space>

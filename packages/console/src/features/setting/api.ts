@@ -16,7 +16,11 @@ import { api } from '../../api/request.ts';
 import { loadSetting } from '../../app/startup.ts';
 
 export function useAdminSetting(enabled: boolean) {
-  return useQuery({ queryKey: ['system-setting'], enabled, queryFn: async () => (await api.get<AdminSetting>('/system/setting')).data });
+  return useQuery({
+    queryKey: ['system-setting'],
+    enabled,
+    queryFn: async () => (await api.get<AdminSetting>('/system/setting')).data,
+  });
 }
 
 export function useSaveSetting() {
@@ -31,11 +35,18 @@ export function useSaveSetting() {
 }
 
 export function useActionSummary(enabled: boolean) {
-  return useQuery({ queryKey: ['actions-summary'], enabled, queryFn: async () => (await api.get<ActionSummaryRow[]>('/actions/summary', { days: 30 })).data ?? [] });
+  return useQuery({
+    queryKey: ['actions-summary'],
+    enabled,
+    queryFn: async () => (await api.get<ActionSummaryRow[]>('/actions/summary', { days: 30 })).data ?? [],
+  });
 }
 
 export function useVariables() {
-  return useQuery({ queryKey: ['variables'], queryFn: async () => (await api.get<Variable[]>('/variables')).data ?? [] });
+  return useQuery({
+    queryKey: ['variables'],
+    queryFn: async () => (await api.get<Variable[]>('/variables')).data ?? [],
+  });
 }
 
 export function useSaveVariable() {
@@ -55,13 +66,18 @@ export function useDeleteVariable() {
 }
 
 export function useDatabaseInfo(enabled: boolean) {
-  return useQuery({ queryKey: ['system-database'], enabled, queryFn: async () => (await api.get<DatabaseInfo>('/system/database')).data });
+  return useQuery({
+    queryKey: ['system-database'],
+    enabled,
+    queryFn: async () => (await api.get<DatabaseInfo>('/system/database')).data,
+  });
 }
 
 export function useSaveRetention() {
   const qc = useQueryClient();
   return useMutation({
-    mutationFn: async (days: number) => (await api.post<DatabaseInfo>('/system/database', { log_retention_days: days })).data,
+    mutationFn: async (days: number) =>
+      (await api.post<DatabaseInfo>('/system/database', { log_retention_days: days })).data,
     onSuccess: (data) => qc.setQueryData(['system-database'], data),
   });
 }
@@ -96,6 +112,7 @@ export function useRevokeToken() {
 
 export function useChangePassword() {
   return useMutation({
-    mutationFn: async (body: { password: string; current_password: string; revoke_tokens: boolean }) => (await api.post('/me', body)).data,
+    mutationFn: async (body: { password: string; current_password: string; revoke_tokens: boolean }) =>
+      (await api.post('/me', body)).data,
   });
 }

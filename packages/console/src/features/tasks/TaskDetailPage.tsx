@@ -28,7 +28,6 @@ import TourFor from '../tours/TourFor.tsx';
 const TABS = ['overview', 'log', 'results', 'stats'] as const;
 const LIVE_KEEP = 20_000;
 
-
 /** The task's tab title: its spider and the end of its id (the random part, which tells tasks apart). */
 function taskLabel(task: TaskDetail): string {
   return `${task.spider?.display_name || task.spider_name || ''} #${task._id.slice(-6)}`.trim();
@@ -110,10 +109,15 @@ export default function TaskDetailPage() {
     done: () => void qc.invalidateQueries({ queryKey: taskKeys.detail(id) }),
   });
 
-
   if (!task.data) {
     return (
-      <DetailFallback page="taskDetail" loading={task.isLoading} notFound={t('tasks:detail.notFound')} backTo="/tasks" backLabel={t('tasks:detail.backToList')} />
+      <DetailFallback
+        page="taskDetail"
+        loading={task.isLoading}
+        notFound={t('tasks:detail.notFound')}
+        backTo="/tasks"
+        backLabel={t('tasks:detail.backToList')}
+      />
     );
   }
   const d = task.data;
@@ -123,7 +127,13 @@ export default function TaskDetailPage() {
     <div className="app-page task-detail-page" data-page="taskDetail" data-task-id={d._id}>
       <TourFor name="task-detail" />
       <div className="task-detail-header">
-        <Button type="text" icon={<ArrowLeftOutlined />} onClick={() => navigate('/tasks')} data-tour="task-detail-back" aria-label={t('tasks:detail.backToList')} />
+        <Button
+          type="text"
+          icon={<ArrowLeftOutlined />}
+          onClick={() => navigate('/tasks')}
+          data-tour="task-detail-back"
+          aria-label={t('tasks:detail.backToList')}
+        />
         <Typography.Title level={4} className="app-page-title" data-tour="task-detail-title">
           {d.spider?.display_name || d.spider_name || t('route:taskDetail')}
         </Typography.Title>
@@ -137,10 +147,22 @@ export default function TaskDetailPage() {
               {t('tasks:cancel')}
             </Button>
           )}
-          <Button icon={<RedoOutlined />} onClick={() => actions.restart([d._id])} data-testid="task-restart" data-tour="task-detail-restart">
+          <Button
+            icon={<RedoOutlined />}
+            onClick={() => actions.restart([d._id])}
+            data-testid="task-restart"
+            data-tour="task-detail-restart"
+          >
             {t('tasks:restart')}
           </Button>
-          <Button danger type="text" icon={<DeleteOutlined />} onClick={() => actions.remove([d._id])} data-testid="task-delete" data-tour="task-detail-delete">
+          <Button
+            danger
+            type="text"
+            icon={<DeleteOutlined />}
+            onClick={() => actions.remove([d._id])}
+            data-testid="task-delete"
+            data-tour="task-detail-delete"
+          >
             {t('tasks:delete')}
           </Button>
         </Space>
@@ -151,18 +173,36 @@ export default function TaskDetailPage() {
           onChange={selectTab}
           className="task-detail-tabs"
           items={[
-            { key: 'overview', label: <span data-testid="tab-overview" data-tour="task-detail-tab-overview">{t('tasks:detail.tabs.overview')}</span>, children: <OverviewView task={d} /> },
+            {
+              key: 'overview',
+              label: (
+                <span data-testid="tab-overview" data-tour="task-detail-tab-overview">
+                  {t('tasks:detail.tabs.overview')}
+                </span>
+              ),
+              children: <OverviewView task={d} />,
+            },
             {
               key: 'log',
-              label: <span data-testid="tab-log" data-tour="task-detail-tab-log">{t('tasks:detail.tabs.log')}</span>,
+              label: (
+                <span data-testid="tab-log" data-tour="task-detail-tab-log">
+                  {t('tasks:detail.tabs.log')}
+                </span>
+              ),
               children: <LogView task={d} live={live} active={active && tab === 'log'} />,
             },
             {
               key: 'results',
-              label: <span data-testid="tab-results" data-tour="task-detail-tab-results">{t('tasks:detail.tabs.results')}</span>,
+              label: (
+                <span data-testid="tab-results" data-tour="task-detail-tab-results">
+                  {t('tasks:detail.tabs.results')}
+                </span>
+              ),
               children: <ResultsView task={d} active={active && tab === 'results'} />,
             },
-            ...(d.spider?.is_scrapy ? [ScrapyStatsTab({ taskId: d._id, active: active && tab === 'stats', running })] : []),
+            ...(d.spider?.is_scrapy
+              ? [ScrapyStatsTab({ taskId: d._id, active: active && tab === 'stats', running })]
+              : []),
           ]}
         />
       </Card>

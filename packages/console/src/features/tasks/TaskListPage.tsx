@@ -23,7 +23,11 @@ export default function TaskListPage() {
   const { t } = useTranslation(['tasks', 'route']);
   const location = useLocation();
   const active = location.pathname === '/tasks';
-  const [query, setQuery] = useState<TaskQuery>(() => ({ page_num: 1, page_size: getDefaultPageSize(TASK_PAGE_SIZE), type: 'spider' }));
+  const [query, setQuery] = useState<TaskQuery>(() => ({
+    page_num: 1,
+    page_size: getDefaultPageSize(TASK_PAGE_SIZE),
+    type: 'spider',
+  }));
   const [selected, setSelected] = useState<string[]>([]);
   const tasks = useTasks(query);
   const { spiders, nodes, schedules } = useFilterOptions();
@@ -111,20 +115,38 @@ export default function TaskListPage() {
               aria-label={t('tasks:filters.type')}
             />
             <Tooltip title={t('tasks:refresh')}>
-              <Button data-tour="task-list-refresh" icon={<ReloadOutlined />} onClick={() => void tasks.refetch()} loading={tasks.isFetching} />
+              <Button
+                data-tour="task-list-refresh"
+                icon={<ReloadOutlined />}
+                onClick={() => void tasks.refetch()}
+                loading={tasks.isFetching}
+              />
             </Tooltip>
           </Space>
           <Space wrap size={8}>
             {selected.length > 0 && (
               <>
                 <Typography.Text type="secondary">{t('tasks:selected', { count: selected.length })}</Typography.Text>
-                <Button icon={<StopOutlined />} onClick={() => actions.cancel(selected)} data-testid="task-batch-cancel">
+                <Button
+                  icon={<StopOutlined />}
+                  onClick={() => actions.cancel(selected)}
+                  data-testid="task-batch-cancel"
+                >
                   {t('tasks:cancel')}
                 </Button>
-                <Button icon={<RedoOutlined />} onClick={() => actions.restart(selected)} data-testid="task-batch-restart">
+                <Button
+                  icon={<RedoOutlined />}
+                  onClick={() => actions.restart(selected)}
+                  data-testid="task-batch-restart"
+                >
                   {t('tasks:restart')}
                 </Button>
-                <Button danger icon={<DeleteOutlined />} onClick={() => actions.remove(selected)} data-testid="task-batch-delete">
+                <Button
+                  danger
+                  icon={<DeleteOutlined />}
+                  onClick={() => actions.remove(selected)}
+                  data-testid="task-batch-delete"
+                >
                   {t('tasks:delete')}
                 </Button>
               </>

@@ -235,7 +235,10 @@ export function useDeleteTasks() {
  */
 export async function downloadResultsCsv(id: string, options: { bom?: boolean } = {}): Promise<void> {
   const params = options.bom ? { bom: 1 } : undefined;
-  const r = await api.get<Blob>(`/tasks/${id}/results/download`, params, { responseType: 'blob', timeout: 10 * 60_000 });
+  const r = await api.get<Blob>(`/tasks/${id}/results/download`, params, {
+    responseType: 'blob',
+    timeout: 10 * 60_000,
+  });
   const url = URL.createObjectURL(r.data);
   const a = document.createElement('a');
   a.href = url;

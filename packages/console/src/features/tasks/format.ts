@@ -38,8 +38,12 @@ export function formatDuration(ms: number | null | undefined): string {
 }
 
 /** Durations of a task, recomputed against `now` for tasks that are still waiting or running. */
-export function durations(t: TaskInfo, now: number): { wait: number | null; runtime: number | null; total: number | null } {
-  if (!ACTIVE_STATUSES.includes(t.status)) return { wait: t.wait_duration, runtime: t.runtime_duration, total: t.total_duration };
+export function durations(
+  t: TaskInfo,
+  now: number,
+): { wait: number | null; runtime: number | null; total: number | null } {
+  if (!ACTIVE_STATUSES.includes(t.status))
+    return { wait: t.wait_duration, runtime: t.runtime_duration, total: t.total_duration };
   const create = t.create_ts ? Date.parse(t.create_ts) : NaN;
   const start = t.start_ts ? Date.parse(t.start_ts) : NaN;
   return {

@@ -13,7 +13,12 @@ export function scrapyMode(cmd: string | undefined): { mode: 'none' | 'name' | '
   return { mode: 'none' };
 }
 
-export function buildParam(cmd: string | undefined, scrapy: boolean, name: string | undefined, flags: string | undefined): string {
+export function buildParam(
+  cmd: string | undefined,
+  scrapy: boolean,
+  name: string | undefined,
+  flags: string | undefined,
+): string {
   const f = (flags ?? '').trim();
   if (!scrapy) return f;
   const { mode } = scrapyMode(cmd);
@@ -22,4 +27,3 @@ export function buildParam(cmd: string | undefined, scrapy: boolean, name: strin
   if (mode === 'full') return join(name ? `scrapy crawl ${name}` : undefined, f);
   return f;
 }
-

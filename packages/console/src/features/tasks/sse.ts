@@ -26,7 +26,11 @@ export function openSse(path: () => string, handlers: SseHandlers): () => void {
     const token = getToken();
     if (token) headers.Authorization = token;
     try {
-      const res = await fetch(`${API_BASE.replace(/\/+$/, '')}${path()}`, { headers, signal: controller.signal, cache: 'no-store' });
+      const res = await fetch(`${API_BASE.replace(/\/+$/, '')}${path()}`, {
+        headers,
+        signal: controller.signal,
+        cache: 'no-store',
+      });
       if (!res.ok || !res.body) throw new Error(`SSE ${res.status}`);
       failures = 0;
       handlers.onOpen?.();

@@ -11,7 +11,16 @@ import { useEffect, useRef, useState } from 'react';
 import { Tour, type TourProps } from 'antd';
 import { useTranslation } from 'react-i18next';
 import { sendEvent } from '../../app/stats.ts';
-import { markTourFinished, shouldShowTour, stepTarget, stepText, TOUR_STEPS, tourEndResult, type TourName, type TourStepDef } from './tours.ts';
+import {
+  markTourFinished,
+  shouldShowTour,
+  stepTarget,
+  stepText,
+  TOUR_STEPS,
+  tourEndResult,
+  type TourName,
+  type TourStepDef,
+} from './tours.ts';
 
 /** Delay before looking for targets (lets tables, modals and lazy tabs render and animate in). */
 const SETTLE_MS = 500;

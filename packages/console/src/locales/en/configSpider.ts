@@ -6,14 +6,16 @@ export default {
   invalidStored: 'The stored Spiderfile has problems; fix them in the Config tab',
   openConfig: 'Open the Config tab',
   submitErrors: 'Unable to submit because of some errors',
-  rulesIntro: 'The crawl as a form: start at the start URL, extract the fields of each stage, follow links to other stages and the next page.',
+  rulesIntro:
+    'The crawl as a form: start at the start URL, extract the fields of each stage, follow links to other stages and the next page.',
   saved: 'Spiderfile saved',
   saveFailed: 'The Spiderfile was not saved',
   unsaved: 'Unsaved changes',
   savedHint: 'Saved to the Spiderfile; the Config tab shows the same file as YAML',
   reset: 'Discard changes',
   changedElsewhere: 'The Spiderfile was changed in the Config tab while this form has unsaved edits.',
-  changedElsewhereText: 'The Spiderfile was changed in the Rules tab while this text has unsaved edits. Discard the edits to see it.',
+  changedElsewhereText:
+    'The Spiderfile was changed in the Rules tab while this text has unsaved edits. Discard the edits to see it.',
   loadSaved: 'Load the saved version',
   extract: 'Extract fields',
   extractHint: 'Loads the start URL and suggests the list selector, fields and next-page link',
@@ -80,7 +82,8 @@ export default {
   valid: 'valid',
   problemsTitle: 'The Spiderfile has problems',
   line: 'Line {{line}}:',
-  configHint: 'Ctrl/Cmd+S saves. Keys: name, display_name, col, start_url, start_stage, engine, settings, stages[] with name, is_list, list_css | list_xpath, page_css | page_xpath, page_attr, fields[] {name, css | xpath, attr, next_stage, remark}.',
+  configHint:
+    'Ctrl/Cmd+S saves. Keys: name, display_name, col, start_url, start_stage, engine, settings, stages[] with name, is_list, list_css | list_xpath, page_css | page_xpath, page_attr, fields[] {name, css | xpath, attr, next_stage, remark}.',
   template: 'Template',
   templateHint: 'The Spiderfile the spider starts with; change it later in the Rules tab',
 };

@@ -14,7 +14,8 @@ export default {
     warranty:
       'The software is provided “as is”, without warranty of any kind, express or implied, including fitness for a particular purpose and non-infringement. The authors and contributors are not liable for any claim, damage or other liability arising from the software or its use, including data loss, service interruption or legal consequences of crawling.',
     thirdTitle: '5. Third-party content',
-    third: 'Content collected by your spiders belongs to its owners. Crawldeck neither owns nor endorses it and is not responsible for its accuracy or legality.',
+    third:
+      'Content collected by your spiders belongs to its owners. Crawldeck neither owns nor endorses it and is not responsible for its accuracy or legality.',
     acceptTitle: '6. Acceptance',
     accept: 'By using Crawldeck you accept this disclaimer. If you do not agree, do not use the software.',
   },

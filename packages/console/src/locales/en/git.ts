@@ -1,7 +1,8 @@
 export default {
   title: 'Git repository',
   connectTitle: 'Connect a Git repository',
-  connectHint: 'Files of this spider can come from a Git repository (GitHub, GitLab, Gitee or any Git server): enter its URL and sync.',
+  connectHint:
+    'Files of this spider can come from a Git repository (GitHub, GitLab, Gitee or any Git server): enter its URL and sync.',
   url: 'Repository URL',
   urlRequired: 'Enter the repository URL',
   branch: 'Branch',
@@ -23,7 +24,8 @@ export default {
   reset: 'Reset',
   resetHint: 'Make the files exactly the remote branch',
   resetTitle: 'Reset to the remote repository?',
-  resetText: 'The files of this spider become exactly those of the remote branch. Every change made in the console (edited, added or deleted files) is discarded and cannot be recovered.',
+  resetText:
+    'The files of this spider become exactly those of the remote branch. Every change made in the console (edited, added or deleted files) is discarded and cannot be recovered.',
   resetDone: 'Files reset to the remote branch',
   cancel: 'Cancel',
   failed: 'Git operation failed',
@@ -48,11 +50,16 @@ export default {
     deleted: 'Deleted upstream',
     kept: 'Console edits kept',
     conflictsHint_one: '{{count}} file was changed both here and upstream: it was left as it is here. Choose per file.',
-    conflictsHint_other: '{{count}} files were changed both here and upstream: they were left as they are here. Choose per file.',
+    conflictsHint_other:
+      '{{count}} files were changed both here and upstream: they were left as they are here. Choose per file.',
     file: 'File',
     kind: 'Conflict',
     choice: 'Choice',
-    kinds: { both: 'changed on both sides', 'deleted-upstream': 'changed here, deleted upstream', 'deleted-here': 'deleted here, changed upstream' },
+    kinds: {
+      both: 'changed on both sides',
+      'deleted-upstream': 'changed here, deleted upstream',
+      'deleted-here': 'deleted here, changed upstream',
+    },
     keepMine: 'Keep mine',
     takeTheirs: 'Take theirs',
     keptMine: 'Kept mine',

@@ -6,7 +6,8 @@ export default {
   superAdmin: 'Super Admin',
   normalUser: 'Normal User',
   joinGroup: 'Join the discussion group',
-  joinGroupText: 'Scan the QR code below with the chat app to join the Crawldeck discussion group and talk with other users and the developers.',
+  joinGroupText:
+    'Scan the QR code below with the chat app to join the Crawldeck discussion group and talk with other users and the developers.',
   qrAlt: 'Discussion group QR code',
   tags: {
     refresh: 'Refresh',

@@ -50,10 +50,17 @@ export default {
   detail: {
     notFound: 'This node does not exist (it may have been deleted)',
     backToList: 'Back to the node list',
-    tabs: { overview: 'Overview', installation: 'Installation', monitor: 'Monitor', network: 'Network', tasks: 'Tasks' },
+    tabs: {
+      overview: 'Overview',
+      installation: 'Installation',
+      monitor: 'Monitor',
+      network: 'Network',
+      tasks: 'Tasks',
+    },
   },
   installation: {
-    intro: 'Executables found on the node\u2019s PATH when the node service started (restart the node service to look again).',
+    intro:
+      'Executables found on the node\u2019s PATH when the node service started (restart the node service to look again).',
     installed: 'Installed',
     notInstalled: 'Not Installed',
     name: 'Executable',

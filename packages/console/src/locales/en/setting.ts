@@ -18,9 +18,11 @@ export default {
     pageSize: 'Default page size',
     pageSizeHint: 'First page size of the spider, task and user lists; kept in this browser.',
     statsEndpoint: 'Usage statistics endpoint',
-    statsEndpointHint: 'Optional http(s) URL. When set, the master forwards usage events to it; the browser never contacts it. Leave empty to keep statistics on this master only.',
+    statsEndpointHint:
+      'Optional http(s) URL. When set, the master forwards usage events to it; the browser never contacts it. Leave empty to keep statistics on this master only.',
     userTasksOnMaster: "Normal users' tasks on the master node",
-    userTasksOnMasterHint: "Off: while a worker node exists, tasks started by normal users run only on worker nodes, never on the master's own node (it shares the master's host). With no worker node they run on the master node. Every task runs isolated as an unprivileged user either way.",
+    userTasksOnMasterHint:
+      "Off: while a worker node exists, tasks started by normal users run only on worker nodes, never on the master's own node (it shares the master's host). With no worker node they run on the master node. Every task runs isolated as an unprivileged user either way.",
     useStats: 'Send usage statistics from this browser',
     outboundAllow: 'Outbound allow-list',
     outboundAllowHint:
@@ -108,7 +110,8 @@ export default {
     noExpiry: 'Never expires',
     nameRequired: 'Please enter a name',
     createdTitle: 'Token created',
-    createdText: 'Copy the token now: it is shown only once. Send it in the Authorization header (with or without "Bearer ").',
+    createdText:
+      'Copy the token now: it is shown only once. Send it in the Authorization header (with or without "Bearer ").',
     copy: 'Copy',
     copied: 'Copied',
     hint: 'API tokens act as you in every API call (scripts, CI, the CLI).',

@@ -13,7 +13,8 @@ export default {
   allMainCategories: 'All main categories',
   allCategories: 'All categories',
   import: 'Import CSV',
-  importHint: 'CSV with the header domain,main_category,category,rank,name,description. The whole file is checked first; nothing is imported if any row is wrong.',
+  importHint:
+    'CSV with the header domain,main_category,category,rank,name,description. The whole file is checked first; nothing is imported if any row is wrong.',
   imported: '{{imported}} sites imported ({{created}} new, {{updated}} updated)',
   saved: 'Saved',
   empty: 'No sites yet. Import a CSV to start.',

@@ -27,7 +27,8 @@ export default {
   previewLog: '抓取日志',
   convert: '转换为自定义爬虫',
   convertTitle: '转换为自定义爬虫？',
-  convertText: '将在该爬虫的文件中生成等效的 Scrapy 项目，并将其变为自定义爬虫（scrapy crawl）。之后"规则"和"配置"标签页不再适用。',
+  convertText:
+    '将在该爬虫的文件中生成等效的 Scrapy 项目，并将其变为自定义爬虫（scrapy crawl）。之后"规则"和"配置"标签页不再适用。',
   converted_one: '转换成功：生成了 {{count}} 个文件',
   converted_other: '转换成功：生成了 {{count}} 个文件',
   convertFailed: '转换失败',
@@ -79,7 +80,8 @@ export default {
   valid: '有效',
   problemsTitle: 'Spiderfile 有错误',
   line: '第 {{line}} 行：',
-  configHint: 'Ctrl/Cmd+S 保存。键：name、display_name、col、start_url、start_stage、engine、settings、stages[]（name、is_list、list_css | list_xpath、page_css | page_xpath、page_attr、fields[] {name、css | xpath、attr、next_stage、remark}）。',
+  configHint:
+    'Ctrl/Cmd+S 保存。键：name、display_name、col、start_url、start_stage、engine、settings、stages[]（name、is_list、list_css | list_xpath、page_css | page_xpath、page_attr、fields[] {name、css | xpath、attr、next_stage、remark}）。',
   template: '模板',
   templateHint: '爬虫初始使用的 Spiderfile；之后可在"规则"标签页中修改',
 };

@@ -19,8 +19,10 @@ export default {
     pageSizeHint: '爬虫、任务和用户列表的初始每页条数；保存在此浏览器中。',
     statsEndpoint: '使用统计上报地址',
     userTasksOnMaster: '普通用户的任务可在主节点运行',
-    userTasksOnMasterHint: '关闭时：只要存在工作节点，普通用户启动的任务只在工作节点上运行，不在主节点自带的节点上运行（它与主节点共用主机）。没有工作节点时在主节点运行。任何任务都以非特权用户隔离运行。',
-    statsEndpointHint: '可选的 http(s) 地址。设置后由主节点转发使用事件，浏览器从不直接访问。留空则统计仅保存在本主节点。',
+    userTasksOnMasterHint:
+      '关闭时：只要存在工作节点，普通用户启动的任务只在工作节点上运行，不在主节点自带的节点上运行（它与主节点共用主机）。没有工作节点时在主节点运行。任何任务都以非特权用户隔离运行。',
+    statsEndpointHint:
+      '可选的 http(s) 地址。设置后由主节点转发使用事件，浏览器从不直接访问。留空则统计仅保存在本主节点。',
     useStats: '从此浏览器发送使用统计',
     outboundAllow: '出站地址白名单',
     outboundAllowHint:

@@ -13,7 +13,8 @@ export default {
   allMainCategories: '全部主类别',
   allCategories: '全部类别',
   import: '导入 CSV',
-  importHint: 'CSV 表头为 domain,main_category,category,rank,name,description。会先校验整个文件，任何一行有误都不会导入。',
+  importHint:
+    'CSV 表头为 domain,main_category,category,rank,name,description。会先校验整个文件，任何一行有误都不会导入。',
   imported: '已导入 {{imported}} 个网站（新增 {{created}}，更新 {{updated}}）',
   saved: '已保存',
   empty: '暂无网站。导入 CSV 开始使用。',

@@ -1,15 +1,24 @@
 /** 引导教程步骤：每个 data-tour 目标一项，见 src/features/tours/tours.ts。 */
 export default {
   // spider-list
-  'spider-list-search': { title: '搜索爬虫', desc: '输入爬虫名称的一部分并回车即可筛选列表。旁边的下拉框可按项目和类型筛选。' },
-  'spider-list-table': { title: '爬虫列表', desc: '每个爬虫的类型、项目、执行命令和更新时间。点击名称进入详情页；勾选多行可批量删除。' },
+  'spider-list-search': {
+    title: '搜索爬虫',
+    desc: '输入爬虫名称的一部分并回车即可筛选列表。旁边的下拉框可按项目和类型筛选。',
+  },
+  'spider-list-table': {
+    title: '爬虫列表',
+    desc: '每个爬虫的类型、项目、执行命令和更新时间。点击名称进入详情页；勾选多行可批量删除。',
+  },
   'spider-list-import': { title: '从 URL 导入', desc: '从公开的代码托管地址（例如 GitHub 仓库）导入爬虫。' },
   'spider-list-add': { title: '添加爬虫', desc: '创建自定义爬虫或可配置爬虫，可同时上传 zip 格式的爬虫文件。' },
   // spider-list-add
   'spider-add-name': { title: '名称', desc: '爬虫的唯一名称：字母、数字、点、短横线和下划线。' },
   'spider-add-display-name': { title: '显示名称', desc: '列表中显示的友好名称，留空则使用名称。' },
   'spider-add-type': { title: '类型', desc: '自定义爬虫运行你自己的命令和代码；可配置爬虫由“配置”标签中的规则描述。' },
-  'spider-add-cmd': { title: '执行命令', desc: '节点运行任务时执行的命令，例如 “python main.py” 或 “scrapy crawl quotes”。' },
+  'spider-add-cmd': {
+    title: '执行命令',
+    desc: '节点运行任务时执行的命令，例如 “python main.py” 或 “scrapy crawl quotes”。',
+  },
   'spider-add-col': { title: '结果集', desc: '保存该爬虫结果的位置，默认为 results_<名称>。' },
   'spider-add-project': { title: '项目', desc: '可选：把爬虫归入某个项目。' },
   'spider-add-public': { title: '公开', desc: '公开的爬虫所有用户可见，私有爬虫仅所有者和管理员可见。' },
@@ -22,7 +31,10 @@ export default {
   'spider-detail-tab-environment': { title: '环境', desc: '传给该爬虫每个任务的环境变量。' },
   'spider-detail-tab-analytics': { title: '数据分析', desc: '每天的任务数、成功率、运行时长和结果数。' },
   'spider-detail-tab-rules': { title: '规则', desc: '应用于结果的规则，例如去重。' },
-  'spider-detail-tab-config': { title: '配置', desc: '可配置爬虫：阶段、选择器和字段；Scrapy 爬虫：设置、Items 和 Pipelines。' },
+  'spider-detail-tab-config': {
+    title: '配置',
+    desc: '可配置爬虫：阶段、选择器和字段；Scrapy 爬虫：设置、Items 和 Pipelines。',
+  },
   'spider-detail-tab-deploys': { title: '部署', desc: '爬虫何时部署到了哪些节点，最新的在前。' },
   'spider-detail-tab-tasks': { title: '任务', desc: '该爬虫的任务及其状态，最新的在前。' },
   'spider-detail-tab-schedules': { title: '定时任务', desc: '运行该爬虫的 cron 定时任务，可在这里添加或修改。' },
@@ -45,19 +57,28 @@ export default {
   'task-list-live': { title: '实时', desc: '列表会实时跟随任务变化，无需刷新页面。' },
   'task-list-filter': { title: '筛选', desc: '按节点、爬虫、状态和定时任务筛选任务。' },
   'task-list-refresh': { title: '刷新', desc: '立即重新加载列表。' },
-  'task-list-table': { title: '任务列表', desc: '任务的爬虫、节点、状态、时间和结果数。点击任务查看日志和结果；勾选多行可批量取消、重新运行或删除。' },
+  'task-list-table': {
+    title: '任务列表',
+    desc: '任务的爬虫、节点、状态、时间和结果数。点击任务查看日志和结果；勾选多行可批量取消、重新运行或删除。',
+  },
   // task-detail
   'task-detail-back': { title: '返回', desc: '回到任务列表。' },
   'task-detail-title': { title: '任务详情', desc: '该任务的爬虫及其当前状态。' },
   'task-detail-id': { title: '任务 ID', desc: '任务的 ID，在 API 和日志中使用。' },
-  'task-detail-restart': { title: '重新运行', desc: '用相同的设置再次运行该任务。任务运行中时这里还会出现“取消”按钮。' },
+  'task-detail-restart': {
+    title: '重新运行',
+    desc: '用相同的设置再次运行该任务。任务运行中时这里还会出现“取消”按钮。',
+  },
   'task-detail-delete': { title: '删除', desc: '删除该任务及其日志和结果。' },
   'task-detail-tab-overview': { title: '概览', desc: '状态、等待时长、运行时长、总时长、错误信息、爬虫和节点。' },
   'task-detail-tab-log': { title: '日志', desc: '任务日志，运行中实时更新，支持搜索、跳到下一个错误行和自动滚动。' },
   'task-detail-tab-results': { title: '结果', desc: '任务抓取到的数据，分页显示，可下载为 CSV 文件。' },
   // node-detail
   'node-detail-title': { title: '节点详情', desc: '节点名称及其类型（主节点或工作节点）和状态。' },
-  'node-detail-tab-overview': { title: '概览', desc: 'ID、类型、状态、IP、主机名、操作系统、CPU 和运行中的任务；管理员可在此修改名称和描述。' },
+  'node-detail-tab-overview': {
+    title: '概览',
+    desc: 'ID、类型、状态、IP、主机名、操作系统、CPU 和运行中的任务；管理员可在此修改名称和描述。',
+  },
   'node-detail-tab-installation': { title: '安装', desc: '在该节点上安装依赖和语言环境。' },
   'node-detail-tab-monitor': { title: '监控', desc: '节点资源使用情况随时间变化的图表。' },
   'node-detail-tab-network': { title: '网络', desc: '主节点和工作节点的关系图及其连接状态。' },

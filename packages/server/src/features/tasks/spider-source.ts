@@ -25,7 +25,8 @@ export async function spiderForTask(db: Kysely<DB>, id: string): Promise<SpiderF
   if (!s) return undefined;
   const env: Record<string, string> = {};
   try {
-    for (const e of JSON.parse(s.envs || '[]') as { name?: string; value?: string }[]) if (e?.name) env[e.name] = String(e.value ?? '');
+    for (const e of JSON.parse(s.envs || '[]') as { name?: string; value?: string }[])
+      if (e?.name) env[e.name] = String(e.value ?? '');
   } catch {
     /* no envs */
   }
@@ -42,7 +43,10 @@ export async function spiderForTask(db: Kysely<DB>, id: string): Promise<SpiderF
   };
 }
 
-export async function spiderManifest(db: Kysely<DB>, spiderId: string): Promise<{ path: string; hash: string; size: number }[]> {
+export async function spiderManifest(
+  db: Kysely<DB>,
+  spiderId: string,
+): Promise<{ path: string; hash: string; size: number }[]> {
   const files = await listFiles(db, spiderId);
   return files.filter((f) => !f.is_dir && f.hash).map((f) => ({ path: f.path, hash: f.hash!, size: f.size }));
 }

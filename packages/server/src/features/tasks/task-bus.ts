@@ -12,7 +12,10 @@ import { notifyChannel } from './task-bus.store.ts';
  */
 export const TASK_CHANNEL = 'crawldeck_tasks';
 
-export type BusMessage = { type: 'dispatch' } | { type: 'cancel'; taskId: string; nodeId: string } | { type: 'drop'; taskId: string; nodeId: string };
+export type BusMessage =
+  | { type: 'dispatch' }
+  | { type: 'cancel'; taskId: string; nodeId: string }
+  | { type: 'drop'; taskId: string; nodeId: string };
 
 const RECONNECT_MS = 1000;
 const CONNECT_TIMEOUT_MS = 10_000;
@@ -38,12 +41,19 @@ export class TaskBus {
   }
 
   private async connect(): Promise<void> {
-    const client = new pg.Client({ connectionString: this.ctx.config.databaseUrl, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, keepAlive: true });
+    const client = new pg.Client({
+      connectionString: this.ctx.config.databaseUrl,
+      connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+      keepAlive: true,
+    });
     const lost = () => {
       if (this.client !== client || this.closed) return;
       this.client = undefined;
       void client.end().catch(() => undefined);
-      this.retry = setTimeout(() => void this.connect().catch((err: unknown) => this.ctx.log.warn({ err }, 'task bus reconnect failed')), RECONNECT_MS);
+      this.retry = setTimeout(
+        () => void this.connect().catch((err: unknown) => this.ctx.log.warn({ err }, 'task bus reconnect failed')),
+        RECONNECT_MS,
+      );
       this.retry.unref();
     };
     client.on('error', (err) => {

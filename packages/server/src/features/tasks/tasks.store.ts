@@ -26,7 +26,12 @@ async function lockTask(trx: Transaction<DB>, engine: Engine, id: string) {
 
 async function lastStoredLine(trx: Transaction<DB>, taskId: string, lineNo: number): Promise<string> {
   if (lineNo < 1) return '';
-  const row = await trx.selectFrom('task_logs').select('msg').where('task_id', '=', taskId).where('line_no', '=', lineNo).executeTakeFirst();
+  const row = await trx
+    .selectFrom('task_logs')
+    .select('msg')
+    .where('task_id', '=', taskId)
+    .where('line_no', '=', lineNo)
+    .executeTakeFirst();
   return row?.msg ?? '';
 }
 

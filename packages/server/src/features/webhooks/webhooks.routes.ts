@@ -127,7 +127,12 @@ export const webhooksFeature: Feature = (app, ctx) => {
   ctx.events.on('task.suspicious', (ev) =>
     dispatcher.emit('task_suspicious', async () => {
       const built = await dispatcher.taskVars('task_suspicious', ev.taskId);
-      const suspicious = { reasons: ev.reasons.join(','), error_lines: ev.errorLines, results: ev.results, usual_results: ev.usualResults };
+      const suspicious = {
+        reasons: ev.reasons.join(','),
+        error_lines: ev.errorLines,
+        results: ev.results,
+        usual_results: ev.usualResults,
+      };
       return built && { ...built, vars: { ...built.vars, suspicious } };
     }),
   );

@@ -71,7 +71,11 @@ export const m2026112203_tasks: EngineMigration = {
       .addColumn('is_error', 'integer', (c) => c.notNull().defaultTo(0))
       .addPrimaryKeyConstraint('task_logs_pk', ['task_id', 'line_no'])
       .execute();
-    await db.schema.createIndex('task_logs_error_idx').on('task_logs').columns(['task_id', 'is_error', 'line_no']).execute();
+    await db.schema
+      .createIndex('task_logs_error_idx')
+      .on('task_logs')
+      .columns(['task_id', 'is_error', 'line_no'])
+      .execute();
     await db.schema
       .createTable('results')
       .addColumn('id', sql.raw(t.serial), (c) => c.primaryKey())

@@ -29,7 +29,11 @@ export const m2026112204_sites: EngineMigration = {
       .addColumn('create_ts', t.ts, (c) => c.notNull())
       .addColumn('update_ts', t.ts, (c) => c.notNull())
       .execute();
-    await db.schema.createIndex('collected_urls_region_idx').on('collected_urls').columns(['region_code', 'create_ts']).execute();
+    await db.schema
+      .createIndex('collected_urls_region_idx')
+      .on('collected_urls')
+      .columns(['region_code', 'create_ts'])
+      .execute();
     await db.schema.createIndex('collected_urls_ts_idx').on('collected_urls').column('create_ts').execute();
     await db.schema
       .createTable('feedback')

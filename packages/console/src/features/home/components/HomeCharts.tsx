@@ -26,7 +26,9 @@ export function DailyChart({ daily, label }: { daily: HomeStats['daily']; label:
         tooltip: { trigger: 'axis' },
         xAxis: { type: 'category', data: daily.map((d) => d.date.slice(5)), boundaryGap: false },
         yAxis: { type: 'value', minInterval: 1 },
-        series: [{ name: label, type: 'line', smooth: false, areaStyle: { opacity: 0.15 }, data: daily.map((d) => d.tasks) }],
+        series: [
+          { name: label, type: 'line', smooth: false, areaStyle: { opacity: 0.15 }, data: daily.map((d) => d.tasks) },
+        ],
       }}
     />
   );
@@ -46,7 +48,11 @@ export function StatusChart({ status, labelOf }: { status: HomeStats['status']; 
             center: ['50%', '45%'],
             label: { show: true, position: 'inside', formatter: '{c}', color: '#fff', fontWeight: 600 },
             labelLine: { show: false },
-            data: status.map((s) => ({ name: labelOf(s.status), value: s.count, itemStyle: { color: STATUS_COLORS[s.status.toLowerCase()] } })),
+            data: status.map((s) => ({
+              name: labelOf(s.status),
+              value: s.count,
+              itemStyle: { color: STATUS_COLORS[s.status.toLowerCase()] },
+            })),
           },
         ],
       }}

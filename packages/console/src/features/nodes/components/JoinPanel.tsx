@@ -30,7 +30,12 @@ export default function JoinPanel() {
           <Typography.Text type="secondary" style={{ marginRight: 16 }}>
             {t('join.offline', { seconds: join.data.offline_seconds })}
           </Typography.Text>
-          <a href={docsHref(join.data.docs_url, i18n.language)} target="_blank" rel="noreferrer" className="node-join-docs">
+          <a
+            href={docsHref(join.data.docs_url, i18n.language)}
+            target="_blank"
+            rel="noreferrer"
+            className="node-join-docs"
+          >
             <BookOutlined /> {t('join.docs')}
           </a>
         </div>

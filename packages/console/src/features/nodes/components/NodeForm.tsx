@@ -8,7 +8,13 @@ import { useUpdateNode } from '../api.ts';
 export function useNodeForm(node: NodeInfo | null | undefined) {
   const [form] = Form.useForm<NodeEditBody>();
   useEffect(() => {
-    if (node) form.setFieldsValue({ name: node.name, description: node.description, enabled: node.enabled, max_runners: node.max_runners });
+    if (node)
+      form.setFieldsValue({
+        name: node.name,
+        description: node.description,
+        enabled: node.enabled,
+        max_runners: node.max_runners,
+      });
   }, [node, form]);
   return form;
 }
@@ -17,7 +23,11 @@ export function NodeFormFields({ readOnly }: { readOnly?: boolean }) {
   const { t } = useTranslation('nodes');
   return (
     <>
-      <Form.Item name="name" label={t('fields.name')} rules={[{ required: true, whitespace: true, message: t('nameRequired') }]}>
+      <Form.Item
+        name="name"
+        label={t('fields.name')}
+        rules={[{ required: true, whitespace: true, message: t('nameRequired') }]}
+      >
         <Input maxLength={200} disabled={readOnly} className="node-form-name" />
       </Form.Item>
       <Form.Item name="description" label={t('fields.description')}>
@@ -53,7 +63,14 @@ export default function NodeForm({ node, readOnly }: { node: NodeInfo; readOnly:
   const form = useNodeForm(node);
   const { save, pending } = useSaveNode(node._id);
   return (
-    <Form form={form} layout="vertical" className="node-form" style={{ maxWidth: 560 }} onFinish={(v) => void save(v)} disabled={readOnly}>
+    <Form
+      form={form}
+      layout="vertical"
+      className="node-form"
+      style={{ maxWidth: 560 }}
+      onFinish={(v) => void save(v)}
+      disabled={readOnly}
+    >
       <NodeFormFields readOnly={readOnly} />
       {!readOnly && (
         <Button type="primary" htmlType="submit" loading={pending} className="node-form-save">

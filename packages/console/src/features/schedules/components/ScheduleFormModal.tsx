@@ -207,7 +207,12 @@ export default function ScheduleFormModal({ open, schedule, spiderId, onClose }:
         <Form.Item name="param" data-tour="schedule-add-param" label={t('form.param')}>
           <Input placeholder={t('form.paramPlaceholder')} maxLength={10000} />
         </Form.Item>
-        <Form.Item name="retries" data-tour="schedule-add-retries" label={t('form.retries')} extra={t('form.retriesHelp', { max: RETRY_MAX })}>
+        <Form.Item
+          name="retries"
+          data-tour="schedule-add-retries"
+          label={t('form.retries')}
+          extra={t('form.retriesHelp', { max: RETRY_MAX })}
+        >
           <InputNumber min={0} max={RETRY_MAX} precision={0} />
         </Form.Item>
         <Form.Item name="description" data-tour="schedule-add-description" label={t('form.description')}>

@@ -33,9 +33,27 @@ export function DatabaseTab({ isAdmin }: { isAdmin: boolean }) {
           </Button>
         }
         items={[
-          { key: 'engine', label: t('database.engine'), children: d ? <span data-testid="db-engine">{t(`database.engines.${d.engine}`)}</span> : '…' },
-          { key: 'location', label: t('database.location'), children: d ? <Typography.Text code copyable>{d.location}</Typography.Text> : '…' },
-          { key: 'size', label: t('database.size'), children: d ? `${formatBytes(d.size_bytes)} (${d.size_bytes.toLocaleString()} B)` : '…' },
+          {
+            key: 'engine',
+            label: t('database.engine'),
+            children: d ? <span data-testid="db-engine">{t(`database.engines.${d.engine}`)}</span> : '…',
+          },
+          {
+            key: 'location',
+            label: t('database.location'),
+            children: d ? (
+              <Typography.Text code copyable>
+                {d.location}
+              </Typography.Text>
+            ) : (
+              '…'
+            ),
+          },
+          {
+            key: 'size',
+            label: t('database.size'),
+            children: d ? `${formatBytes(d.size_bytes)} (${d.size_bytes.toLocaleString()} B)` : '…',
+          },
           {
             key: 'health',
             label: t('database.health'),
@@ -55,7 +73,14 @@ export function DatabaseTab({ isAdmin }: { isAdmin: boolean }) {
             children: (
               <Space direction="vertical" size={4}>
                 <Space wrap>
-                  <InputNumber min={0} max={36500} precision={0} value={days} onChange={(v) => setDays(v)} data-testid="retention-days" />
+                  <InputNumber
+                    min={0}
+                    max={36500}
+                    precision={0}
+                    value={days}
+                    onChange={(v) => setDays(v)}
+                    data-testid="retention-days"
+                  />
                   <Button
                     type="primary"
                     loading={saveRetention.isPending}
@@ -71,7 +96,9 @@ export function DatabaseTab({ isAdmin }: { isAdmin: boolean }) {
                     loading={cleanup.isPending}
                     onClick={async () => {
                       const r = await cleanup.mutateAsync();
-                      void message.info(r.ran ? t('database.cleanupDone', { count: r.deleted }) : t('database.cleanupSkipped'));
+                      void message.info(
+                        r.ran ? t('database.cleanupDone', { count: r.deleted }) : t('database.cleanupSkipped'),
+                      );
                     }}
                   >
                     {t('database.cleanup')}
@@ -85,7 +112,10 @@ export function DatabaseTab({ isAdmin }: { isAdmin: boolean }) {
             key: 'last',
             label: t('database.lastCleanup'),
             children: d?.last_cleanup
-              ? t('database.lastCleanupValue', { at: dayjs(d.last_cleanup.at).format('YYYY-MM-DD HH:mm:ss'), count: d.last_cleanup.deleted })
+              ? t('database.lastCleanupValue', {
+                  at: dayjs(d.last_cleanup.at).format('YYYY-MM-DD HH:mm:ss'),
+                  count: d.last_cleanup.deleted,
+                })
               : t('database.never'),
           },
         ]}
@@ -98,7 +128,11 @@ export function DatabaseTab({ isAdmin }: { isAdmin: boolean }) {
         dataSource={d?.tables ?? []}
         pagination={false}
         columns={[
-          { title: t('database.table'), dataIndex: 'table', render: (v: string) => <Typography.Text code>{v}</Typography.Text> },
+          {
+            title: t('database.table'),
+            dataIndex: 'table',
+            render: (v: string) => <Typography.Text code>{v}</Typography.Text>,
+          },
           {
             title: t('database.rows'),
             dataIndex: 'rows',

@@ -44,7 +44,10 @@ export function GeneralTab({ isAdmin }: { isAdmin: boolean }) {
             data-testid="enable-tutorial"
           />
         </Form.Item>
-        <Form.Item label={t('general.allowSignup')} extra={isAdmin ? t('general.allowSignupHint') : t('general.adminOnly')}>
+        <Form.Item
+          label={t('general.allowSignup')}
+          extra={isAdmin ? t('general.allowSignupHint') : t('general.adminOnly')}
+        >
           <Switch
             checked={allowSignup}
             disabled={!isAdmin || save.isPending}

@@ -18,18 +18,31 @@ export function PasswordTab() {
       style={{ maxWidth: 420 }}
       data-panel="password"
       onFinish={async (v) => {
-        await change.mutateAsync({ password: v.password, current_password: v.current, revoke_tokens: v.revokeTokens === true });
+        await change.mutateAsync({
+          password: v.password,
+          current_password: v.current,
+          revoke_tokens: v.revokeTokens === true,
+        });
         form.resetFields();
         void message.success(t('password.done'));
       }}
     >
-      <Form.Item name="current" label={t('password.current')} rules={[{ required: true, message: t('password.currentRequired') }]}>
+      <Form.Item
+        name="current"
+        label={t('password.current')}
+        rules={[{ required: true, message: t('password.currentRequired') }]}
+      >
         <Input.Password autoComplete="current-password" data-testid="current-password" />
       </Form.Item>
       <Form.Item
         name="password"
         label={t('password.password')}
-        rules={[{ validator: (_, v: string | undefined) => (isValidPassword(v ?? '') ? Promise.resolve() : Promise.reject(new Error(t('password.length')))) }]}
+        rules={[
+          {
+            validator: (_, v: string | undefined) =>
+              isValidPassword(v ?? '') ? Promise.resolve() : Promise.reject(new Error(t('password.length'))),
+          },
+        ]}
       >
         <Input.Password autoComplete="new-password" data-testid="new-password" />
       </Form.Item>
@@ -39,7 +52,10 @@ export function PasswordTab() {
         dependencies={['password']}
         rules={[
           ({ getFieldValue }) => ({
-            validator: (_, v: string | undefined) => ((v ?? '') === (getFieldValue('password') ?? '') ? Promise.resolve() : Promise.reject(new Error(t('password.mismatch')))),
+            validator: (_, v: string | undefined) =>
+              (v ?? '') === (getFieldValue('password') ?? '')
+                ? Promise.resolve()
+                : Promise.reject(new Error(t('password.mismatch'))),
           }),
         ]}
       >

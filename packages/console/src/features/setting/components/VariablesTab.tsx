@@ -24,7 +24,12 @@ export function VariablesTab({ isAdmin }: { isAdmin: boolean }) {
 
   const submit = async () => {
     const values = await form.validateFields();
-    await save.mutateAsync({ ...(editing ? { _id: editing._id } : {}), key: values.key.trim(), value: values.value, remark: values.remark ?? '' });
+    await save.mutateAsync({
+      ...(editing ? { _id: editing._id } : {}),
+      key: values.key.trim(),
+      value: values.value,
+      remark: values.remark ?? '',
+    });
     void message.success(t('variables.saved'));
     setEditing(undefined);
   };
@@ -47,7 +52,11 @@ export function VariablesTab({ isAdmin }: { isAdmin: boolean }) {
         pagination={false}
         locale={{ emptyText: t('variables.empty') }}
         columns={[
-          { title: t('variables.key'), dataIndex: 'key', render: (v: string) => <Typography.Text code>{v}</Typography.Text> },
+          {
+            title: t('variables.key'),
+            dataIndex: 'key',
+            render: (v: string) => <Typography.Text code>{v}</Typography.Text>,
+          },
           { title: t('variables.value'), dataIndex: 'value', ellipsis: true },
           { title: t('variables.remark'), dataIndex: 'remark', ellipsis: true },
           ...(isAdmin
@@ -80,7 +89,14 @@ export function VariablesTab({ isAdmin }: { isAdmin: boolean }) {
             : []),
         ]}
       />
-      <Modal open={editing !== undefined} title={editing ? t('variables.edit') : t('variables.add')} onCancel={() => setEditing(undefined)} onOk={submit} confirmLoading={save.isPending} destroyOnHidden>
+      <Modal
+        open={editing !== undefined}
+        title={editing ? t('variables.edit') : t('variables.add')}
+        onCancel={() => setEditing(undefined)}
+        onOk={submit}
+        confirmLoading={save.isPending}
+        destroyOnHidden
+      >
         <Form form={form} layout="vertical">
           <Form.Item
             name="key"
@@ -92,7 +108,11 @@ export function VariablesTab({ isAdmin }: { isAdmin: boolean }) {
           >
             <Input autoComplete="off" maxLength={255} />
           </Form.Item>
-          <Form.Item name="value" label={t('variables.value')} rules={[{ required: true, message: t('variables.required') }]}>
+          <Form.Item
+            name="value"
+            label={t('variables.value')}
+            rules={[{ required: true, message: t('variables.required') }]}
+          >
             <Input.TextArea autoSize={{ minRows: 2, maxRows: 8 }} />
           </Form.Item>
           <Form.Item name="remark" label={t('variables.remark')}>

@@ -5,7 +5,23 @@
  * "connect a repository" form. Errors show the server's message (git's `fatal:` line).
  */
 import { useEffect, useMemo, useState } from 'react';
-import { Alert, App, AutoComplete, Button, Card, Col, Descriptions, Form, Input, Row, Space, Switch, Tag, Tooltip, Typography } from 'antd';
+import {
+  Alert,
+  App,
+  AutoComplete,
+  Button,
+  Card,
+  Col,
+  Descriptions,
+  Form,
+  Input,
+  Row,
+  Space,
+  Switch,
+  Tag,
+  Tooltip,
+  Typography,
+} from 'antd';
 import { BranchesOutlined, CloudSyncOutlined, LinkOutlined, RollbackOutlined, SaveOutlined } from '@ant-design/icons';
 import { useQueryClient } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
@@ -166,7 +182,12 @@ export default function GitPanel({ spider }: { spider: Spider }) {
                 },
               ]}
             >
-              <Input className="mono-input" prefix={<LinkOutlined />} placeholder="https://github.com/owner/repo.git" data-testid="git-url" />
+              <Input
+                className="mono-input"
+                prefix={<LinkOutlined />}
+                placeholder="https://github.com/owner/repo.git"
+                data-testid="git-url"
+              />
             </Form.Item>
           </Col>
           <Col xs={24} md={10}>
@@ -198,8 +219,17 @@ export default function GitPanel({ spider }: { spider: Spider }) {
             </Form.Item>
           </Col>
           <Col xs={24} md={8}>
-            <Form.Item name="git_password" label={t('password')} extra={spider.git_password_set ? t('passwordSet') : t('passwordHint')} rules={[{ max: 1000 }]}>
-              <Input.Password autoComplete="new-password" placeholder={spider.git_password_set ? '••••••' : ''} data-testid="git-password" />
+            <Form.Item
+              name="git_password"
+              label={t('password')}
+              extra={spider.git_password_set ? t('passwordSet') : t('passwordHint')}
+              rules={[{ max: 1000 }]}
+            >
+              <Input.Password
+                autoComplete="new-password"
+                placeholder={spider.git_password_set ? '••••••' : ''}
+                data-testid="git-password"
+              />
             </Form.Item>
           </Col>
           <Col xs={24} md={8}>
@@ -210,18 +240,38 @@ export default function GitPanel({ spider }: { spider: Spider }) {
         </Row>
         <div className="git-actions">
           {connected && (
-            <Button icon={<SaveOutlined />} onClick={() => void onSave()} loading={busy === 'save'} disabled={!!busy && busy !== 'save'} data-testid="git-save">
+            <Button
+              icon={<SaveOutlined />}
+              onClick={() => void onSave()}
+              loading={busy === 'save'}
+              disabled={!!busy && busy !== 'save'}
+              data-testid="git-save"
+            >
               {t('save')}
             </Button>
           )}
           {connected && (
             <Tooltip title={t('resetHint')}>
-              <Button danger icon={<RollbackOutlined />} onClick={confirmReset} loading={busy === 'reset'} disabled={!!busy && busy !== 'reset'} data-testid="git-reset">
+              <Button
+                danger
+                icon={<RollbackOutlined />}
+                onClick={confirmReset}
+                loading={busy === 'reset'}
+                disabled={!!busy && busy !== 'reset'}
+                data-testid="git-reset"
+              >
                 {t('reset')}
               </Button>
             </Tooltip>
           )}
-          <Button type="primary" icon={<CloudSyncOutlined />} onClick={() => void run('sync')} loading={busy === 'sync'} disabled={!!busy && busy !== 'sync'} data-testid="git-sync">
+          <Button
+            type="primary"
+            icon={<CloudSyncOutlined />}
+            onClick={() => void run('sync')}
+            loading={busy === 'sync'}
+            disabled={!!busy && busy !== 'sync'}
+            data-testid="git-sync"
+          >
             {connected ? t('sync') : t('connect')}
           </Button>
         </div>

@@ -147,7 +147,12 @@ export default function SpiderAddModal({ open, defaultProjectId, onClose, onCrea
             </Form.Item>
           </Col>
         </Row>
-        <Form.Item name="type" data-tour="spider-add-type" label={t('spiders:fields.type')} rules={[{ required: true }]}>
+        <Form.Item
+          name="type"
+          data-tour="spider-add-type"
+          label={t('spiders:fields.type')}
+          rules={[{ required: true }]}
+        >
           <Radio.Group optionType="button" buttonStyle="solid" data-testid="spider-type">
             <Radio.Button value="customized">{t('spiders:types.customized')}</Radio.Button>
             <Radio.Button value="configurable">{t('spiders:types.configurable')}</Radio.Button>
@@ -166,7 +171,12 @@ export default function SpiderAddModal({ open, defaultProjectId, onClose, onCrea
             </Form.Item>
           </Col>
           <Col span={12}>
-            <Form.Item name="col" data-tour="spider-add-col" label={t('spiders:fields.col')} tooltip={t('spiders:hints.col')}>
+            <Form.Item
+              name="col"
+              data-tour="spider-add-col"
+              label={t('spiders:fields.col')}
+              tooltip={t('spiders:hints.col')}
+            >
               <Input placeholder="results_<name>" className="mono-input" data-testid="spider-col" />
             </Form.Item>
           </Col>

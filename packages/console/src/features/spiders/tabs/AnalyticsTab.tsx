@@ -33,17 +33,26 @@ export default function AnalyticsTab({ spider, active }: SpiderTabProps) {
   const ended = o ? o.finished + o.error + o.cancelled + o.abnormal : 0;
   const loading = stats.isLoading;
   const chart = (node: ReactNode) => (
-    <Suspense fallback={<Skeleton active paragraph={{ rows: 6 }} />}>{d ? node : <Skeleton active paragraph={{ rows: 6 }} />}</Suspense>
+    <Suspense fallback={<Skeleton active paragraph={{ rows: 6 }} />}>
+      {d ? node : <Skeleton active paragraph={{ rows: 6 }} />}
+    </Suspense>
   );
 
-  if (stats.isError && !d) return <Alert type="error" showIcon message={t('loadFailed')} data-testid="spider-stats-error" />;
+  if (stats.isError && !d)
+    return <Alert type="error" showIcon message={t('loadFailed')} data-testid="spider-stats-error" />;
 
   return (
     <div data-testid="spider-stats">
       <Row gutter={[16, 16]}>
         <Col xs={24} sm={12} xl={6}>
           <Card data-metric="tasks">
-            <Statistic title={t('cards.tasks')} value={o?.tasks ?? 0} loading={loading} prefix={<UnorderedListOutlined style={{ color: '#1677ff', marginRight: 4 }} />} valueStyle={{ fontWeight: 600 }} />
+            <Statistic
+              title={t('cards.tasks')}
+              value={o?.tasks ?? 0}
+              loading={loading}
+              prefix={<UnorderedListOutlined style={{ color: '#1677ff', marginRight: 4 }} />}
+              valueStyle={{ fontWeight: 600 }}
+            />
             <Space size={[4, 4]} wrap style={{ marginTop: 8 }}>
               {STATUSES.filter((s) => (o?.[s] ?? 0) > 0).map((s) => (
                 <Tag key={s} color={STATUS_COLORS[s]} data-status={s}>
@@ -85,7 +94,13 @@ export default function AnalyticsTab({ spider, active }: SpiderTabProps) {
         </Col>
         <Col xs={24} sm={12} xl={6}>
           <Card data-metric="results">
-            <Statistic title={t('cards.results')} value={o?.results ?? 0} loading={loading} prefix={<DatabaseOutlined style={{ color: '#722ed1', marginRight: 4 }} />} valueStyle={{ fontWeight: 600 }} />
+            <Statistic
+              title={t('cards.results')}
+              value={o?.results ?? 0}
+              loading={loading}
+              prefix={<DatabaseOutlined style={{ color: '#722ed1', marginRight: 4 }} />}
+              valueStyle={{ fontWeight: 600 }}
+            />
           </Card>
         </Col>
 
@@ -114,7 +129,9 @@ export default function AnalyticsTab({ spider, active }: SpiderTabProps) {
           <>
             <Col xs={24} xl={12}>
               <Card title={t('charts.tasks')} data-chart="tasks">
-                {chart(d && <TasksChart daily={d.daily} labels={{ tasks: t('series.tasks'), errors: t('series.errors') }} />)}
+                {chart(
+                  d && <TasksChart daily={d.daily} labels={{ tasks: t('series.tasks'), errors: t('series.errors') }} />,
+                )}
               </Card>
             </Col>
             <Col xs={24} xl={12}>

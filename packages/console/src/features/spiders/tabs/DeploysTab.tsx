@@ -19,22 +19,45 @@ export default function DeploysTab({ spider, active }: SpiderTabProps) {
       loading={deploys.isLoading}
       dataSource={deploys.data?.list ?? []}
       locale={{ emptyText: <Empty description={t('deploys.empty')} /> }}
-      pagination={{ current: page, pageSize: 10, total: deploys.data?.total ?? 0, onChange: setPage, showSizeChanger: false }}
+      pagination={{
+        current: page,
+        pageSize: 10,
+        total: deploys.data?.total ?? 0,
+        onChange: setPage,
+        showSizeChanger: false,
+      }}
       columns={[
         { title: t('deploys.finishTs'), dataIndex: 'finish_ts', width: 180, render: formatTs },
-        { title: t('deploys.node'), dataIndex: 'node_name', render: (n: string, r) => <Link to={`/nodes/${r.node_id}`}>{n || r.node_id.slice(-8)}</Link> },
+        {
+          title: t('deploys.node'),
+          dataIndex: 'node_name',
+          render: (n: string, r) => <Link to={`/nodes/${r.node_id}`}>{n || r.node_id.slice(-8)}</Link>,
+        },
         {
           title: t('deploys.task'),
           dataIndex: 'task_id',
           width: 140,
-          render: (id: string | null) => (id ? <Link to={`/tasks/${id}`} className="mono">{id.slice(-8)}</Link> : '-'),
+          render: (id: string | null) =>
+            id ? (
+              <Link to={`/tasks/${id}`} className="mono">
+                {id.slice(-8)}
+              </Link>
+            ) : (
+              '-'
+            ),
         },
-        { title: t('deploys.files'), key: 'files', width: 170, render: (_: unknown, r) => `${r.files_changed} / ${r.files_total}` },
+        {
+          title: t('deploys.files'),
+          key: 'files',
+          width: 170,
+          render: (_: unknown, r) => `${r.files_changed} / ${r.files_total}`,
+        },
         { title: t('deploys.bytes'), dataIndex: 'bytes', width: 120, render: (b: number) => formatBytes(b) },
         {
           title: t('deploys.error'),
           dataIndex: 'error',
-          render: (e: string) => (e ? <Typography.Text type="danger">{e}</Typography.Text> : <Tag color="success">{t('deploys.ok')}</Tag>),
+          render: (e: string) =>
+            e ? <Typography.Text type="danger">{e}</Typography.Text> : <Tag color="success">{t('deploys.ok')}</Tag>,
         },
       ]}
     />

@@ -23,7 +23,16 @@ export default function TasksTab({ spider, active }: SpiderTabProps) {
         </Link>
         <RunSpiderButton spiders={[spider]} type="primary" />
       </Space>
-      <TaskTable rows={tasks.data?.list ?? []} total={tasks.data?.total ?? 0} page={page} pageSize={TASK_PAGE_SIZE} onPage={setPage} loading={tasks.isLoading} hide={['spider']} testId="spider-task-table" />
+      <TaskTable
+        rows={tasks.data?.list ?? []}
+        total={tasks.data?.total ?? 0}
+        page={page}
+        pageSize={TASK_PAGE_SIZE}
+        onPage={setPage}
+        loading={tasks.isLoading}
+        hide={['spider']}
+        testId="spider-task-table"
+      />
     </div>
   );
 }

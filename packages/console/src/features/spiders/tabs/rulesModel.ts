@@ -46,27 +46,23 @@ export function toRulesValues(sf: Spiderfile): RulesValues {
     delay: s.DOWNLOAD_DELAY === undefined ? 0 : Number(s.DOWNLOAD_DELAY),
     max_pages: s.MAX_PAGES === undefined ? DEFAULT_MAX_PAGES : Number(s.MAX_PAGES),
     user_agent: typeof s.USER_AGENT === 'string' ? s.USER_AGENT : undefined,
-    stages: sf.stages.map(
-      (st): RulesStage => ({
-        name: st.name,
-        is_list: !!st.is_list,
-        list_sel: st.list_xpath ? 'xpath' : 'css',
-        list_selector: st.list_xpath || st.list_css || undefined,
-        page_sel: st.page_xpath ? 'xpath' : 'css',
-        page_selector: st.page_xpath || st.page_css || undefined,
-        page_attr: st.page_attr || undefined,
-        fields: st.fields.map(
-          (f): RulesField => ({
-            name: f.name,
-            sel: f.xpath ? 'xpath' : 'css',
-            selector: f.xpath || f.css || undefined,
-            attr: f.attr || undefined,
-            next_stage: f.next_stage || undefined,
-            remark: f.remark || undefined,
-          }),
-        ),
-      }),
-    ),
+    stages: sf.stages.map((st): RulesStage => ({
+      name: st.name,
+      is_list: !!st.is_list,
+      list_sel: st.list_xpath ? 'xpath' : 'css',
+      list_selector: st.list_xpath || st.list_css || undefined,
+      page_sel: st.page_xpath ? 'xpath' : 'css',
+      page_selector: st.page_xpath || st.page_css || undefined,
+      page_attr: st.page_attr || undefined,
+      fields: st.fields.map((f): RulesField => ({
+        name: f.name,
+        sel: f.xpath ? 'xpath' : 'css',
+        selector: f.xpath || f.css || undefined,
+        attr: f.attr || undefined,
+        next_stage: f.next_stage || undefined,
+        remark: f.remark || undefined,
+      })),
+    })),
   };
 }
 

@@ -34,7 +34,11 @@ function highlight(msg: string, keyword: string) {
 
 const Line = memo(function Line({ line, keyword, current }: { line: LiveLine; keyword: string; current: boolean }) {
   return (
-    <div className={`log-line${line.is_error ? ' is-error' : ''}${current ? ' is-current' : ''}`} data-line={line.line_no} data-error={line.is_error ? '1' : undefined}>
+    <div
+      className={`log-line${line.is_error ? ' is-error' : ''}${current ? ' is-current' : ''}`}
+      data-line={line.line_no}
+      data-error={line.is_error ? '1' : undefined}
+    >
       <span className="log-line-no">{line.line_no}</span>
       <span className="log-line-msg">{highlight(line.msg, keyword)}</span>
     </div>
@@ -61,7 +65,10 @@ export default function LogView({ task, live, active }: { task: TaskDetail; live
     const lastBase = base.length ? base[base.length - 1].line_no : (page - 1) * LOG_PAGE_SIZE;
     const extra = live.filter((l) => l.line_no > lastBase && l.line_no <= page * LOG_PAGE_SIZE);
     const lastLive = live.length ? live[live.length - 1].line_no : 0;
-    return { lines: [...(base as LiveLine[]), ...extra], total: Math.max(log.data?.total ?? 0, task.log_count ?? 0, lastLive) };
+    return {
+      lines: [...(base as LiveLine[]), ...extra],
+      total: Math.max(log.data?.total ?? 0, task.log_count ?? 0, lastLive),
+    };
   }, [log.data, log.isPlaceholderData, live, keyword, page, task.log_count]);
   const pages = Math.max(1, Math.ceil(total / LOG_PAGE_SIZE));
 
@@ -83,8 +90,14 @@ export default function LogView({ task, live, active }: { task: TaskDetail; live
   }, [target, lines]);
 
   const errorList = errors.data?.list ?? [];
-  const liveErrors = useMemo(() => live.filter((l) => l.is_error && !errorList.some((e) => e.line_no === l.line_no)), [live, errorList]);
-  const errorLines = useMemo(() => [...errorList.map((e) => e.line_no), ...liveErrors.map((l) => l.line_no)].sort((a, b) => a - b), [errorList, liveErrors]);
+  const liveErrors = useMemo(
+    () => live.filter((l) => l.is_error && !errorList.some((e) => e.line_no === l.line_no)),
+    [live, errorList],
+  );
+  const errorLines = useMemo(
+    () => [...errorList.map((e) => e.line_no), ...liveErrors.map((l) => l.line_no)].sort((a, b) => a - b),
+    [errorList, liveErrors],
+  );
   const errorCount = Math.max(errors.data?.total ?? 0, task.error_log_count ?? 0) + liveErrors.length;
 
   const nextError = () => {
@@ -125,7 +138,13 @@ export default function LogView({ task, live, active }: { task: TaskDetail; live
             data-testid="log-search"
           />
           <Tooltip title={errorCount ? undefined : t('log.noErrors')}>
-            <Button icon={<WarningOutlined />} danger={errorCount > 0} disabled={!errorLines.length} onClick={nextError} data-testid="log-next-error">
+            <Button
+              icon={<WarningOutlined />}
+              danger={errorCount > 0}
+              disabled={!errorLines.length}
+              onClick={nextError}
+              data-testid="log-next-error"
+            >
               {t('log.nextError')}
             </Button>
           </Tooltip>
@@ -138,25 +157,44 @@ export default function LogView({ task, live, active }: { task: TaskDetail; live
           <Space size={6}>
             <ArrowDownOutlined />
             <span>{t('log.autoScroll')}</span>
-            <Switch size="small" checked={autoScroll} onChange={(v) => { setAutoScroll(v); if (v) setTarget(null); }} data-testid="log-autoscroll" />
+            <Switch
+              size="small"
+              checked={autoScroll}
+              onChange={(v) => {
+                setAutoScroll(v);
+                if (v) setTarget(null);
+              }}
+              data-testid="log-autoscroll"
+            />
           </Space>
         </Space>
       </div>
-      <div className="log-view" ref={box} data-testid="log-view" onWheel={(e) => { if (e.deltaY < 0 && autoScroll) setAutoScroll(false); }}>
+      <div
+        className="log-view"
+        ref={box}
+        data-testid="log-view"
+        onWheel={(e) => {
+          if (e.deltaY < 0 && autoScroll) setAutoScroll(false);
+        }}
+      >
         {lines.length === 0 && !running && <div className="log-empty">{log.isLoading ? '…' : t('log.empty')}</div>}
         {lines.map((l) => (
           <Line key={l.line_no} line={l} keyword={keyword} current={l.line_no === target} />
         ))}
-        {!keyword && page === pages && (
-          running ? (
+        {!keyword &&
+          page === pages &&
+          (running ? (
             <>
-              <div className="log-end" data-testid="log-end-marker" data-state="running">{t('log.endRunning')}</div>
+              <div className="log-end" data-testid="log-end-marker" data-state="running">
+                {t('log.endRunning')}
+              </div>
               <div className="log-end-blank" />
             </>
           ) : (
-            <div className="log-end" data-testid="log-end-marker" data-state="ended">{t('log.endFinished')}</div>
-          )
-        )}
+            <div className="log-end" data-testid="log-end-marker" data-state="ended">
+              {t('log.endFinished')}
+            </div>
+          ))}
       </div>
       <div className="log-footer">
         <Typography.Text type="secondary" data-testid="log-total">

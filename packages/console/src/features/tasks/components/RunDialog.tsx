@@ -263,7 +263,9 @@ export function RunSpiderButton({
   const { t } = useTranslation('tasks');
   const [open, setOpen] = useState(false);
   const noCommand = spiders.filter(cannotRun);
-  const reason = noCommand.length ? t('run.noCommand', { names: noCommand.map((s) => s.display_name || s.name).join(', ') }) : undefined;
+  const reason = noCommand.length
+    ? t('run.noCommand', { names: noCommand.map((s) => s.display_name || s.name).join(', ') })
+    : undefined;
   return (
     <>
       <Tooltip title={reason}>

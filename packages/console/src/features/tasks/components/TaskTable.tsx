@@ -30,7 +30,19 @@ export interface TaskTableProps {
   testId?: string;
 }
 
-export default function TaskTable({ rows, total, page, pageSize, onPage, loading, hide = [], selected, onSelect, scheduleNames, testId = 'task-table' }: TaskTableProps) {
+export default function TaskTable({
+  rows,
+  total,
+  page,
+  pageSize,
+  onPage,
+  loading,
+  hide = [],
+  selected,
+  onSelect,
+  scheduleNames,
+  testId = 'task-table',
+}: TaskTableProps) {
   const { t } = useTranslation('tasks');
   const navigate = useNavigate();
   const actions = useTaskActions({ deleted: (ids) => onSelect?.((selected ?? []).filter((x) => !ids.includes(x))) });
@@ -76,7 +88,11 @@ export default function TaskTable({ rows, total, page, pageSize, onPage, loading
             width: 120,
             ellipsis: true,
             render: (n: string | undefined, r: TaskInfo) =>
-              isEmptyId(r.node_id) ? <Typography.Text type="secondary">{t('none')}</Typography.Text> : <Link to={`/nodes/${r.node_id}`}>{n || r.node_id.slice(-8)}</Link>,
+              isEmptyId(r.node_id) ? (
+                <Typography.Text type="secondary">{t('none')}</Typography.Text>
+              ) : (
+                <Link to={`/nodes/${r.node_id}`}>{n || r.node_id.slice(-8)}</Link>
+              ),
           },
         ]),
     ...(hide.includes('schedule')
@@ -88,15 +104,54 @@ export default function TaskTable({ rows, total, page, pageSize, onPage, loading
             key: 'schedule',
             width: 110,
             ellipsis: true,
-            render: (id: string | null) => (id && !isEmptyId(id) ? scheduleNames?.get(id) ?? id.slice(-8) : <Typography.Text type="secondary">-</Typography.Text>),
+            render: (id: string | null) =>
+              id && !isEmptyId(id) ? (
+                (scheduleNames?.get(id) ?? id.slice(-8))
+              ) : (
+                <Typography.Text type="secondary">-</Typography.Text>
+              ),
           },
         ]),
     { title: t('fields.createTs'), dataIndex: 'create_ts', key: 'create_ts', width: 160, render: formatTs },
-    { title: t('fields.startTs'), dataIndex: 'start_ts', key: 'start_ts', width: 160, responsive: WIDE, render: formatTs },
-    { title: t('fields.finishTs'), dataIndex: 'finish_ts', key: 'finish_ts', width: 160, responsive: WIDE, render: formatTs },
-    { title: t('fields.waitDuration'), key: 'wait', width: 100, align: 'right', responsive: WIDE, render: (_: unknown, r) => formatDuration(durations(r, now).wait) },
-    { title: t('fields.runtimeDuration'), key: 'runtime', width: 100, align: 'right', render: (_: unknown, r) => formatDuration(durations(r, now).runtime) },
-    { title: t('fields.totalDuration'), key: 'total', width: 100, align: 'right', responsive: WIDE, render: (_: unknown, r) => formatDuration(durations(r, now).total) },
+    {
+      title: t('fields.startTs'),
+      dataIndex: 'start_ts',
+      key: 'start_ts',
+      width: 160,
+      responsive: WIDE,
+      render: formatTs,
+    },
+    {
+      title: t('fields.finishTs'),
+      dataIndex: 'finish_ts',
+      key: 'finish_ts',
+      width: 160,
+      responsive: WIDE,
+      render: formatTs,
+    },
+    {
+      title: t('fields.waitDuration'),
+      key: 'wait',
+      width: 100,
+      align: 'right',
+      responsive: WIDE,
+      render: (_: unknown, r) => formatDuration(durations(r, now).wait),
+    },
+    {
+      title: t('fields.runtimeDuration'),
+      key: 'runtime',
+      width: 100,
+      align: 'right',
+      render: (_: unknown, r) => formatDuration(durations(r, now).runtime),
+    },
+    {
+      title: t('fields.totalDuration'),
+      key: 'total',
+      width: 100,
+      align: 'right',
+      responsive: WIDE,
+      render: (_: unknown, r) => formatDuration(durations(r, now).total),
+    },
     {
       title: t('fields.resultCount'),
       dataIndex: 'result_count',
@@ -125,19 +180,48 @@ export default function TaskTable({ rows, total, page, pageSize, onPage, loading
       render: (_: unknown, r) => (
         <Space size={0}>
           <Tooltip title={t('view')}>
-            <Button type="text" size="small" icon={<EyeOutlined />} onClick={() => navigate(`/tasks/${r._id}`)} aria-label={t('view')} />
+            <Button
+              type="text"
+              size="small"
+              icon={<EyeOutlined />}
+              onClick={() => navigate(`/tasks/${r._id}`)}
+              aria-label={t('view')}
+            />
           </Tooltip>
           {ACTIVE_STATUSES.includes(r.status) ? (
             <Tooltip title={t('cancel')}>
-              <Button type="text" size="small" danger icon={<StopOutlined />} onClick={() => actions.cancel([r._id])} aria-label={t('cancel')} className="task-row-cancel" />
+              <Button
+                type="text"
+                size="small"
+                danger
+                icon={<StopOutlined />}
+                onClick={() => actions.cancel([r._id])}
+                aria-label={t('cancel')}
+                className="task-row-cancel"
+              />
             </Tooltip>
           ) : (
             <Tooltip title={t('restart')}>
-              <Button type="text" size="small" icon={<RedoOutlined />} onClick={() => actions.restart([r._id])} aria-label={t('restart')} className="task-row-restart" />
+              <Button
+                type="text"
+                size="small"
+                icon={<RedoOutlined />}
+                onClick={() => actions.restart([r._id])}
+                aria-label={t('restart')}
+                className="task-row-restart"
+              />
             </Tooltip>
           )}
           <Tooltip title={t('delete')}>
-            <Button type="text" size="small" danger icon={<DeleteOutlined />} onClick={() => actions.remove([r._id])} aria-label={t('delete')} className="task-row-delete" />
+            <Button
+              type="text"
+              size="small"
+              danger
+              icon={<DeleteOutlined />}
+              onClick={() => actions.remove([r._id])}
+              aria-label={t('delete')}
+              className="task-row-delete"
+            />
           </Tooltip>
         </Space>
       ),
@@ -157,8 +241,17 @@ export default function TaskTable({ rows, total, page, pageSize, onPage, loading
       // A number, not 'max-content': with 'max-content' a row's checkbox stopped taking clicks while the list
       // refreshed live.
       scroll={{ x: 1000 }}
-      rowSelection={onSelect ? { selectedRowKeys: selected ?? [], onChange: (keys) => onSelect(keys as string[]) } : undefined}
-      pagination={{ current: page, pageSize, total, onChange: onPage, showSizeChanger: false, showTotal: (n) => t('total', { count: n }) }}
+      rowSelection={
+        onSelect ? { selectedRowKeys: selected ?? [], onChange: (keys) => onSelect(keys as string[]) } : undefined
+      }
+      pagination={{
+        current: page,
+        pageSize,
+        total,
+        onChange: onPage,
+        showSizeChanger: false,
+        showTotal: (n) => t('total', { count: n }),
+      }}
     />
   );
 }
