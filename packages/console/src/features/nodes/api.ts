@@ -1,7 +1,7 @@
 /** Nodes: TanStack Query hooks over the request helper (list, detail, system metrics, how to join a node, edit). */
 import { useEffect } from 'react';
 import { useMutation, useQuery, useQueryClient, type QueryKey } from '@tanstack/react-query';
-import type { NodeEditBody, NodeInfo, NodeMetrics, SystemInfo } from '@crawldeck/shared';
+import type { NodeEditBody, NodeInfo, NodeJoin, NodeSystem } from '@crawldeck/shared';
 import { api } from '../../api/request.ts';
 import { subscribeEvents } from '../tasks/sse.ts';
 
@@ -33,27 +33,8 @@ function useNodeEventRefresh(enabled: boolean, queryKey: QueryKey, nodeId?: stri
   }, [enabled, key, nodeId, qc]);
 }
 
-export interface NodeJoin {
-  master_url: string;
-  key: string;
-  command: string;
-  docs_url: string;
-  offline_seconds: number;
-}
-
-export interface MetricSample {
-  ts: string;
-  cpu: number;
-  mem: number;
-  disk: number;
-  running: number;
-}
-
-export interface NodeSystem extends Partial<SystemInfo> {
-  systemInfo: SystemInfo | Record<string, never>;
-  metrics: MetricSample[];
-  current: NodeMetrics | null;
-}
+/** Shapes of the join panel, a metrics sample and the system view: the server's own response schemas. */
+export type { MetricSample, NodeJoin, NodeSystem } from '@crawldeck/shared';
 
 export const nodeKeys = {
   all: ['nodes'] as const,

@@ -50,7 +50,7 @@ export default function MonitorCharts({ nodeId, active }: { nodeId: string; acti
         lineStyle: { width: 2 },
         itemStyle: { color: s.color },
         areaStyle: s.key === 'cpu' ? { opacity: 0.08 } : undefined,
-        data: samples.map((m) => [Date.parse(m.ts), m[s.key]]),
+        data: samples.filter((m) => m.ts).map((m) => [Date.parse(m.ts ?? ''), m[s.key]]),
       })),
     };
   }, [samples, t, minutes]);
