@@ -1,7 +1,8 @@
 import { createPool } from 'mysql2';
-import { Kysely, MysqlDialect, sql, type Transaction } from 'kysely';
+import { Kysely, MysqlDialect, sql, type RawBuilder, type Transaction } from 'kysely';
 import { asText, INTERNAL_COLUMNS, type ColumnKind } from './columns.ts';
-import type { DedupMode, StoredRow, TargetRow, TargetWriter } from './target.ts';
+import type { DedupMode, TargetRow, TargetWriter } from './target.ts';
+import { TargetRows } from './target-rows.store.ts';
 import { type ConnectionSettings, CONNECT_TIMEOUT_MS, LOCK_TIMEOUT_MS, POOL_SIZE, tlsOptions } from './connection.ts';
 
 /** MariaDB has no JSON type of its own (JSON is LONGTEXT with a check), so our JSON columns carry this comment. */
@@ -33,7 +34,7 @@ function cell(kind: ColumnKind, value: unknown): unknown {
   return value;
 }
 
-function readCell(kind: ColumnKind, value: unknown): unknown {
+function readStoredCell(kind: ColumnKind, value: unknown): unknown {
   if (value === null || value === undefined) return value;
   if (kind === 'json' && typeof value === 'string') return JSON.parse(value);
   if (kind === 'boolean') return !!value;
@@ -41,10 +42,19 @@ function readCell(kind: ColumnKind, value: unknown): unknown {
 }
 
 /** Results tables in a MySQL or MariaDB database (utf8mb4, InnoDB). Column names compare without case there. */
-export class MysqlWriter implements TargetWriter {
+export class MysqlWriter extends TargetRows implements TargetWriter {
   readonly db: Kysely<any>;
 
+  protected tableRef(name: string): RawBuilder<unknown> {
+    return sql.table(name);
+  }
+
+  protected override readCell(kind: ColumnKind, value: unknown): unknown {
+    return readStoredCell(kind, value);
+  }
+
   constructor(s: ConnectionSettings) {
+    super();
     const ssl = tlsOptions(s);
     const pool = createPool({
       host: s.host,
@@ -146,39 +156,6 @@ export class MysqlWriter implements TargetWriter {
       });
       await sql`INSERT INTO ${sql.table(table)} (${targets}) VALUES ${sql.join(values)} ${onDuplicate}`.execute(trx);
     }
-  }
-
-  async countSeqs(trx: Transaction<any>, table: string, taskId: string, from: number, to: number): Promise<number> {
-    const { rows } = await sql<{ n: number }>`SELECT COUNT(*) AS n FROM ${sql.table(table)}
-      WHERE task_id = ${taskId} AND _seq >= ${from} AND _seq < ${to}`.execute(trx);
-    return Number(rows[0]?.n ?? 0);
-  }
-
-  async countTask(table: string, taskId: string): Promise<number> {
-    const { rows } = await sql<{
-      n: number;
-    }>`SELECT COUNT(*) AS n FROM ${sql.table(table)} WHERE task_id = ${taskId}`.execute(this.db);
-    return Number(rows[0]?.n ?? 0);
-  }
-
-  async rows(
-    table: string,
-    columns: Map<string, ColumnKind>,
-    taskId: string,
-    page: { limit: number; offset?: number; afterId?: number },
-  ): Promise<StoredRow[]> {
-    const after = page.afterId !== undefined ? sql`AND _id > ${page.afterId}` : sql``;
-    const offset = page.offset ? sql`OFFSET ${page.offset}` : sql``;
-    const { rows } = await sql<Record<string, unknown>>`SELECT * FROM ${sql.table(table)}
-      WHERE task_id = ${taskId} ${after} ORDER BY _id LIMIT ${page.limit} ${offset}`.execute(this.db);
-    return rows.map((r) => {
-      const { _id, task_id, _seq, _dedup, ...raw } = r;
-      void _seq;
-      void _dedup;
-      const fields: Record<string, unknown> = {};
-      for (const [k, v] of Object.entries(raw)) fields[k] = readCell(columns.get(k) ?? 'text', v);
-      return { id: Number(_id), taskId: String(task_id), fields };
-    });
   }
 
   async version(): Promise<string> {

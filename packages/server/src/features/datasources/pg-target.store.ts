@@ -1,7 +1,8 @@
 import pg from 'pg';
 import { Kysely, PostgresDialect, sql, type RawBuilder, type Transaction } from 'kysely';
 import { DEDUP_COLUMN, INTERNAL_COLUMNS, SEQ_COLUMN, TASK_COLUMN, type ColumnKind } from './columns.ts';
-import type { DedupMode, StoredRow, TargetRow, TargetWriter } from './target.ts';
+import type { DedupMode, TargetRow, TargetWriter } from './target.ts';
+import { TargetRows } from './target-rows.store.ts';
 import { type ConnectionSettings, CONNECT_TIMEOUT_MS, LOCK_TIMEOUT_MS, POOL_SIZE, tlsOptions } from './connection.ts';
 
 const PG_TYPES: Record<ColumnKind, string> = {
@@ -33,11 +34,12 @@ function kindOfPgType(dataType: string): ColumnKind {
 }
 
 /** Results tables in a PostgreSQL database: one jsonb parameter carries a whole batch (jsonb_to_recordset). */
-export class PostgresWriter implements TargetWriter {
+export class PostgresWriter extends TargetRows implements TargetWriter {
   readonly db: Kysely<any>;
   private readonly schema: string;
 
   constructor(s: ConnectionSettings) {
+    super();
     const pool = new pg.Pool({
       host: s.host,
       port: s.port,
@@ -56,6 +58,10 @@ export class PostgresWriter implements TargetWriter {
     pool.on('connect', (client) => client.on('error', () => undefined));
     this.db = new Kysely<any>({ dialect: new PostgresDialect({ pool }) });
     this.schema = s.schema || 'public';
+  }
+
+  protected tableRef(name: string): RawBuilder<unknown> {
+    return this.table(name);
   }
 
   private table(name: string): RawBuilder<unknown> {
@@ -130,37 +136,6 @@ export class PostgresWriter implements TargetWriter {
     await sql`INSERT INTO ${this.table(table)} (${sql.join(targets)})
       SELECT ${sql.join(picks)} FROM jsonb_to_recordset(${JSON.stringify(records)}::jsonb) AS x(${sql.join(defs)})
       ORDER BY x._seq ${onConflict}`.execute(trx);
-  }
-
-  async countSeqs(trx: Transaction<any>, table: string, taskId: string, from: number, to: number): Promise<number> {
-    const { rows } = await sql<{ n: number }>`SELECT COUNT(*) AS n FROM ${this.table(table)}
-      WHERE task_id = ${taskId} AND _seq >= ${from} AND _seq < ${to}`.execute(trx);
-    return Number(rows[0]?.n ?? 0);
-  }
-
-  async countTask(table: string, taskId: string): Promise<number> {
-    const { rows } = await sql<{
-      n: number;
-    }>`SELECT COUNT(*) AS n FROM ${this.table(table)} WHERE task_id = ${taskId}`.execute(this.db);
-    return Number(rows[0]?.n ?? 0);
-  }
-
-  async rows(
-    table: string,
-    _columns: Map<string, ColumnKind>,
-    taskId: string,
-    page: { limit: number; offset?: number; afterId?: number },
-  ): Promise<StoredRow[]> {
-    const after = page.afterId !== undefined ? sql`AND _id > ${page.afterId}` : sql``;
-    const offset = page.offset ? sql`OFFSET ${page.offset}` : sql``;
-    const { rows } = await sql<Record<string, unknown>>`SELECT * FROM ${this.table(table)}
-      WHERE task_id = ${taskId} ${after} ORDER BY _id LIMIT ${page.limit} ${offset}`.execute(this.db);
-    return rows.map((r) => {
-      const { _id, task_id, _seq, _dedup, ...fields } = r;
-      void _seq;
-      void _dedup;
-      return { id: Number(_id), taskId: String(task_id), fields };
-    });
   }
 
   async version(): Promise<string> {
