@@ -74,6 +74,15 @@ export const MASTER_VARIABLES = {
       "interpreter for Scrapy project introspection and configurable-spider checks; the embedded node's spiders use it too (there the default is `/usr/bin/python3` when it has Scrapy, else `python3`)",
   },
   CRAWLDECK_SCRAPY_TIMEOUT_MS: { default: '`60000`', description: 'time limit of one Scrapy introspection call' },
+  CRAWLDECK_LOG_SEARCH_BUDGET_MS: {
+    default: '`2000`',
+    description:
+      'time budget of one keyword search in a task log: when it runs out the page found so far is answered and `total` is a lower bound (`total_partial: true`)',
+  },
+  CRAWLDECK_LOG_SEARCH_WORKERS: {
+    default: '`2`',
+    description: 'worker threads that run log searches on SQLite, each with its own read-only connection',
+  },
   CRAWLDECK_TASK_USER: {
     default: '`crawldeck-task`',
     description:
@@ -189,6 +198,9 @@ export interface MasterConfig {
   /** Python of the master's own Scrapy introspection and Spiderfile checks. */
   python: string;
   scrapyTimeoutMs: number;
+  /** Time budget of one keyword search in a task log, and the SQLite search worker threads. */
+  logSearchBudgetMs: number;
+  logSearchWorkers: number;
   /** Unprivileged user that untrusted processes run as when the master runs as root. */
   taskUser: string;
   /** Working folder of the embedded node's task processes; empty: one in the system temp dir. */
@@ -352,6 +364,8 @@ function processSettings(env: EnvReader) {
     nodeOfflineMs: env.positiveNumber('CRAWLDECK_NODE_OFFLINE_SECONDS', 10) * 1000,
     python: env.text('CRAWLDECK_PYTHON', '/usr/bin/python3'),
     scrapyTimeoutMs: env.positiveNumber('CRAWLDECK_SCRAPY_TIMEOUT_MS', 60_000),
+    logSearchBudgetMs: env.positiveNumber('CRAWLDECK_LOG_SEARCH_BUDGET_MS', 2000),
+    logSearchWorkers: env.positiveInt('CRAWLDECK_LOG_SEARCH_WORKERS', 2),
     taskUser: env.text('CRAWLDECK_TASK_USER', 'crawldeck-task'),
     nodeWorkDir: env.text('CRAWLDECK_NODE_WORK_DIR', ''),
     gitTimeoutMs: env.positiveNumber('CRAWLDECK_GIT_TIMEOUT_MS', 120_000),

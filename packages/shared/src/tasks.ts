@@ -173,5 +173,14 @@ export const TaskIdsResponse = Envelope(Type.Array(Type.String()));
 export const DeletedResponse = Envelope(Type.Object({ deleted: Type.Number() }));
 export const CancelledResponse = Envelope(Type.Object({ cancelled: Type.Number() }));
 export const LogLineListResponse = EnvelopeList(LogLine);
+/**
+ * GET /tasks/{id}/log: a page of lines. With a keyword `total` counts the matching lines; `total_partial: true`
+ * says the search ran out of time before counting them all, so `total` is only a lower bound ("at least").
+ */
+export const LogPageResponse = Type.Object({
+  ...EnvelopeList(LogLine).properties,
+  total_partial: Type.Optional(Type.Boolean()),
+});
+export type LogPageResponse = Static<typeof LogPageResponse>;
 export const TaskResultListResponse = EnvelopeList(TaskResult);
 export const DeployListResponse = EnvelopeList(DeployInfo);

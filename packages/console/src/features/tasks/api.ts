@@ -8,6 +8,7 @@ import {
   TASK_PAGE_SIZE,
   type DeployInfo,
   type LogLine,
+  type LogPageResponse,
   type NodeInfo,
   type RunType,
   type ScheduleInfo,
@@ -45,7 +46,9 @@ export function useTasks(q: TaskQuery) {
     queryKey: taskKeys.list(q),
     queryFn: async () => {
       const r = await api.get<TaskInfo[]>('/tasks', { ...q, type: q.type ?? 'spider' });
-      return { list: r.data ?? [], total: r.total ?? 0 };
+      // A search that ran out of time counted only part of the matches: its total is a lower bound.
+      const partial = (r as Partial<LogPageResponse>).total_partial === true;
+      return { list: r.data ?? [], total: r.total ?? 0, partial };
     },
     placeholderData: keepPreviousData,
   });

@@ -90,6 +90,8 @@ export default {
     lines_other: '{{count}} lines',
     matches_one: '{{count}} matching line',
     matches_other: '{{count}} matching lines',
+    matchesAtLeast_one: 'at least {{count}} matching line (the search ran out of time before counting all)',
+    matchesAtLeast_other: 'at least {{count}} matching lines (the search ran out of time before counting all)',
     endRunning: '—— end of the log so far · the task is running, new lines appear here ——',
     endFinished: '—— end of the log ——',
     live: 'Live tail',

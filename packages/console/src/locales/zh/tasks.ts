@@ -90,6 +90,8 @@ export default {
     lines_other: '{{count}} 行',
     matches_one: '{{count}} 行匹配',
     matches_other: '{{count}} 行匹配',
+    matchesAtLeast_one: '至少 {{count}} 行匹配（搜索超时，未能全部计数）',
+    matchesAtLeast_other: '至少 {{count}} 行匹配（搜索超时，未能全部计数）',
     endRunning: '—— 目前的日志到此为止 · 任务运行中，新的日志行会显示在这里 ——',
     endFinished: '—— 日志结束 ——',
     live: '实时跟踪',

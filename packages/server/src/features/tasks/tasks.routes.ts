@@ -5,6 +5,7 @@ import {
   IdsBody,
   LOG_PAGE_SIZE,
   LogLineListResponse,
+  LogPageResponse,
   LogQuery,
   NullResponse,
   ResultsExportQuery,
@@ -46,12 +47,12 @@ import {
   tasksToChange,
 } from './tasks.service.ts';
 import { openSse, streamEvents, streamTask } from './tasks.stream.ts';
+import { createLogSearch, type LogSearch } from './log-search.ts';
 import {
   errorLines,
   getTask,
   logLinesAfter,
   nodeSummary,
-  searchLog,
   spiderHasLiveTask,
   type TaskListFilter,
   type TaskRow,
@@ -117,7 +118,7 @@ async function runSpiders(ctx: AppContext, user: AuthUser, body: RunSpidersBody)
   return ids;
 }
 
-async function logPage(ctx: AppContext, t: TaskRow, q: LogQuery) {
+async function logPage(ctx: AppContext, logSearch: LogSearch, t: TaskRow, q: LogQuery) {
   const page = paging(q, LOG_PAGE_SIZE);
   const keyword = q.keyword?.trim();
   if (!keyword)
@@ -125,11 +126,14 @@ async function logPage(ctx: AppContext, t: TaskRow, q: LogQuery) {
       (await logLinesAfter(ctx.store.db, t.id, page.offset, page.limit)).map((r) => toLogLine(t.id, r)),
       t.log_lines,
     );
-  const { rows, total } = await searchLog(ctx.store.db, ctx.store.engine, t.id, keyword, page);
-  return ok(
-    rows.map((r) => toLogLine(t.id, r)),
-    total,
-  );
+  const found = await logSearch.search(t, keyword, page);
+  return {
+    ...ok(
+      found.rows.map((r) => toLogLine(t.id, r)),
+      found.total,
+    ),
+    total_partial: found.partial,
+  };
 }
 
 /** The first error lines of a task, as many as the caller's "max error log" setting allows. */
@@ -259,13 +263,13 @@ function manageRoutes(app: TypedApp, ctx: AppContext): void {
 }
 
 /** What a task printed and yielded: log pages, error lines, items, the items as CSV. */
-function outputRoutes(app: TypedApp, ctx: AppContext): void {
+function outputRoutes(app: TypedApp, ctx: AppContext, logSearch: LogSearch): void {
   const { db } = ctx.store;
   const user = { access: 'user' } as const;
   app.get(
     '/api/tasks/:id/log',
-    { config: user, schema: { params: IdParams, querystring: LogQuery, response: { 200: LogLineListResponse } } },
-    async (req) => logPage(ctx, await taskFor(db, req.user, req.params.id), req.query),
+    { config: user, schema: { params: IdParams, querystring: LogQuery, response: { 200: LogPageResponse } } },
+    async (req) => logPage(ctx, logSearch, await taskFor(db, req.user, req.params.id), req.query),
   );
   app.get(
     '/api/tasks/:id/error-log',
@@ -321,6 +325,6 @@ function streamRoutes(app: TypedApp, ctx: AppContext): void {
 export const tasksFeature: Feature = (app, ctx) => {
   runRoutes(app, ctx);
   manageRoutes(app, ctx);
-  outputRoutes(app, ctx);
+  outputRoutes(app, ctx, createLogSearch(ctx));
   streamRoutes(app, ctx);
 };

@@ -285,15 +285,6 @@ export function logLinesAfter(db: Kysely<DB>, taskId: string, after: number, lim
     .execute();
 }
 
-/** Log lines containing `keyword` (any case, taken literally), one page of them and how many there are. */
-export function searchLog(db: Kysely<DB>, engine: Engine, taskId: string, keyword: string, page: PageWindow) {
-  const pattern = `%${escapeLike(keyword)}%`;
-  const cond =
-    engine === 'postgres' ? sql<boolean>`msg ilike ${pattern}` : sql<boolean>`msg like ${pattern} escape '\\'`;
-  const q = db.selectFrom('task_logs').where('task_id', '=', taskId).where(cond);
-  return pageWithCount(q, (b) => b.select(['line_no', 'msg', 'is_error']).orderBy('line_no'), page);
-}
-
 /** The first `max` error lines of a task. */
 export function errorLines(db: Kysely<DB>, taskId: string, max: number) {
   return db

@@ -198,7 +198,11 @@ export default function LogView({ task, live, active }: { task: TaskDetail; live
       </div>
       <div className="log-footer">
         <Typography.Text type="secondary" data-testid="log-total">
-          {keyword ? t('log.matches', { count: total }) : t('log.lines', { count: total })}
+          {!keyword
+            ? t('log.lines', { count: total })
+            : log.data?.partial
+              ? t('log.matchesAtLeast', { count: total })
+              : t('log.matches', { count: total })}
         </Typography.Text>
         <Pagination
           size="small"

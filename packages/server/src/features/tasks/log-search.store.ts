@@ -1,0 +1,186 @@
+import Database from 'better-sqlite3';
+import { sql, type Kysely } from 'kysely';
+import type { DB } from '../../store/schema.ts';
+import type { StoredLogLine } from './tasks.store.ts';
+
+/** One keyword search in one task's log: which lines, which page of the matches, and until when to work. */
+export interface LogSearchJob {
+  taskId: string;
+  keyword: string;
+  /** The task's last stored line number when the search started. */
+  lastLine: number;
+  offset: number;
+  limit: number;
+  /** How long the search may work, from when it starts, before it answers what it knows. */
+  budgetMs: number;
+}
+
+/** The page of matches, how many matches there are, and whether that number is only a lower bound. */
+export interface LogSearchAnswer {
+  rows: StoredLogLine[];
+  total: number;
+  partial: boolean;
+}
+
+/** A LIKE pattern that takes the keyword literally (\, % and _ escaped with \). */
+export function containsPattern(keyword: string): string {
+  return `%${keyword.replace(/[\\%_]/g, (c) => '\\' + c)}%`;
+}
+
+/** Trigrams serve keywords of three characters or more; shorter ones are found by reading the lines. */
+export const trigramsServe = (keyword: string): boolean => [...keyword].length >= 3;
+
+/** The index keys of one task: its search number in the high 32 bits, the line number in the low ones. */
+const LINE_BITS = 32n;
+const FIRST_SPAN = 16_384;
+const MAX_SPAN = 1 << 24;
+/** A slice of lines should take about this long, so the clock is looked at often but queries stay few. */
+const SLICE_MS = { fast: 20, slow: 80 };
+
+/** Opens the read-only connection a search worker thread uses beside the master's own (WAL lets both read). */
+export function openLogReader(file: string): Database.Database {
+  const conn = new Database(file, { readonly: true, fileMustExist: true });
+  conn.pragma('busy_timeout = 5000');
+  return conn;
+}
+
+interface Statements {
+  seqOf: Database.Statement<[string], { seq: number }>;
+  indexedCount: Database.Statement<unknown[], { n: number }>;
+  indexedRows: Database.Statement<unknown[], StoredLogLine>;
+  scanCount: Database.Statement<unknown[], { n: number }>;
+  scanRows: Database.Statement<unknown[], StoredLogLine>;
+}
+
+const prepared = new WeakMap<Database.Database, Statements>();
+
+function statements(conn: Database.Database): Statements {
+  let st = prepared.get(conn);
+  if (st) return st;
+  // The trigram index narrows the lines; LIKE on the stored line keeps exactly the matches a plain scan finds
+  // (the index folds the case of every alphabet, LIKE only of ASCII letters).
+  const indexedFrom = `FROM task_log_fts CROSS JOIN task_logs l ON l.task_id = @task AND l.line_no = task_log_fts.rowid - @base
+    WHERE task_log_fts MATCH @phrase AND task_log_fts.rowid BETWEEN @lo AND @hi AND l.msg LIKE @pattern ESCAPE '\\'`;
+  const scanFrom = `FROM task_logs WHERE task_id = @task AND line_no BETWEEN @lo AND @hi AND msg LIKE @pattern ESCAPE '\\'`;
+  st = {
+    seqOf: conn.prepare('SELECT seq FROM task_log_search WHERE task_id = ?'),
+    indexedCount: conn.prepare(`SELECT count(*) AS n ${indexedFrom}`),
+    indexedRows: conn.prepare(
+      `SELECT l.line_no, l.msg, l.is_error ${indexedFrom} ORDER BY task_log_fts.rowid LIMIT @take OFFSET @skip`,
+    ),
+    scanCount: conn.prepare(`SELECT count(*) AS n ${scanFrom}`),
+    scanRows: conn.prepare(`SELECT line_no, msg, is_error ${scanFrom} ORDER BY line_no LIMIT @take OFFSET @skip`),
+  };
+  prepared.set(conn, st);
+  return st;
+}
+
+/** How to count and read the matches among lines lo…hi of the task. */
+interface Slicer {
+  count(lo: number, hi: number): number;
+  rows(lo: number, hi: number, skip: number, take: number): StoredLogLine[];
+}
+
+function slicer(st: Statements, job: LogSearchJob): Slicer | undefined {
+  const common = { task: job.taskId, pattern: containsPattern(job.keyword) };
+  if (!trigramsServe(job.keyword)) {
+    return {
+      count: (lo, hi) => st.scanCount.get({ ...common, lo, hi })!.n,
+      rows: (lo, hi, skip, take) => st.scanRows.all({ ...common, lo, hi, skip, take }),
+    };
+  }
+  const seq = st.seqOf.get(job.taskId)?.seq;
+  if (seq === undefined) return undefined;
+  const base = BigInt(seq) << LINE_BITS;
+  const keyed = { ...common, base, phrase: `"${job.keyword.replaceAll('"', '""')}"` };
+  const range = (lo: number, hi: number) => ({ ...keyed, lo: base + BigInt(lo), hi: base + BigInt(hi) });
+  return {
+    count: (lo, hi) => st.indexedCount.get(range(lo, hi))!.n,
+    rows: (lo, hi, skip, take) => st.indexedRows.all({ ...range(lo, hi), skip, take }),
+  };
+}
+
+const nextSpan = (span: number, ms: number) =>
+  ms < SLICE_MS.fast ? Math.min(MAX_SPAN, span * 2) : ms > SLICE_MS.slow ? Math.max(1024, span >> 1) : span;
+
+/**
+ * Searches one task's log on SQLite in slices of lines, in line order: each slice is counted, the slices that hold
+ * the asked page are also read. Between slices the clock decides whether to go on; when the deadline has passed the
+ * answer holds the page as far as found and the matches counted so far, marked partial.
+ */
+export function searchSqliteLog(conn: Database.Database, job: LogSearchJob): LogSearchAnswer {
+  const deadline = Date.now() + job.budgetMs;
+  const slices = slicer(statements(conn), job);
+  const rows: StoredLogLine[] = [];
+  let total = 0;
+  let lo = 1;
+  let span = FIRST_SPAN;
+  while (slices && lo <= job.lastLine) {
+    const started = performance.now();
+    const hi = Math.min(job.lastLine, lo + span - 1);
+    const n = slices.count(lo, hi);
+    if (rows.length < job.limit && total + n > job.offset) {
+      rows.push(...slices.rows(lo, hi, Math.max(0, job.offset - total), job.limit - rows.length));
+    }
+    total += n;
+    lo = hi + 1;
+    span = nextSpan(span, performance.now() - started);
+    if (Date.now() >= deadline) break;
+  }
+  return { rows, total, partial: !!slices && lo <= job.lastLine };
+}
+
+const QUERY_CANCELED = '57014';
+const cancelled = (err: unknown) => (err as { code?: unknown } | null)?.code === QUERY_CANCELED;
+
+/** Runs one statement under PostgreSQL's statement timeout; undefined when the timeout cancelled it. */
+async function withinTimeout<T>(db: Kysely<DB>, ms: number, run: (trx: Kysely<DB>) => Promise<T>) {
+  try {
+    return await db.transaction().execute(async (trx) => {
+      await sql`SET LOCAL statement_timeout = ${sql.lit(Math.max(1, Math.ceil(ms)))}`.execute(trx);
+      return { value: await run(trx) };
+    });
+  } catch (err) {
+    if (cancelled(err)) return undefined;
+    throw err;
+  }
+}
+
+/**
+ * Searches one task's log on PostgreSQL (ILIKE, served by the trigram index when it exists): the page and the count
+ * run side by side, each under a statement timeout of the budget. A count cut short answers the
+ * matches known to exist (those before and on the page), marked partial.
+ */
+export async function searchPostgresLog(db: Kysely<DB>, job: LogSearchJob): Promise<LogSearchAnswer> {
+  const ms = job.budgetMs;
+  const matches = (trx: Kysely<DB>) =>
+    trx
+      .selectFrom('task_logs')
+      .where('task_id', '=', job.taskId)
+      .where(sql<boolean>`msg ilike ${containsPattern(job.keyword)}`);
+  const [page, count] = await Promise.all([
+    withinTimeout(db, ms, (trx) =>
+      matches(trx)
+        .select(['line_no', 'msg', 'is_error'])
+        .orderBy('line_no')
+        .limit(job.limit)
+        .offset(job.offset)
+        .execute(),
+    ),
+    withinTimeout(db, ms, (trx) =>
+      matches(trx)
+        .select(sql<number>`count(*)`.as('n'))
+        .executeTakeFirstOrThrow(),
+    ),
+  ]);
+  const rows = page?.value ?? [];
+  if (count) return { rows, total: Number(count.value.n), partial: !page };
+  return { rows, total: rows.length ? job.offset + rows.length : 0, partial: true };
+}
+
+/** Whether the trigram index of log messages exists (the pg_trgm extension may have been unavailable). */
+export async function postgresTrigramIndexExists(db: Kysely<DB>): Promise<boolean> {
+  const { rows } = await sql`SELECT 1 FROM pg_indexes
+    WHERE schemaname = current_schema() AND indexname = 'task_logs_msg_trgm_idx'`.execute(db);
+  return rows.length > 0;
+}

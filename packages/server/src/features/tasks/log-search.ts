@@ -1,0 +1,44 @@
+import type { AppContext } from '../../context.ts';
+import type { PageWindow } from '../../store/page.ts';
+import { LogSearchPool } from './log-search.pool.ts';
+import { postgresTrigramIndexExists, searchPostgresLog, type LogSearchAnswer } from './log-search.store.ts';
+
+/** Keyword search over one task's log, with a time budget per search. */
+export interface LogSearch {
+  search(task: { id: string; log_lines: number }, keyword: string, page: PageWindow): Promise<LogSearchAnswer>;
+}
+
+/**
+ * The master's log search. On SQLite searches run in worker threads with their own read-only connections; on
+ * PostgreSQL the query runs in the database server under a statement timeout. Either way a search stops at the
+ * configured budget and answers the page and count it has, marked partial.
+ */
+export function createLogSearch(ctx: AppContext): LogSearch {
+  const budgetMs = ctx.config.logSearchBudgetMs;
+  const jobOf = (task: { id: string; log_lines: number }, keyword: string, page: PageWindow) => ({
+    taskId: task.id,
+    keyword,
+    lastLine: task.log_lines,
+    offset: page.offset,
+    limit: page.limit,
+    budgetMs,
+  });
+  const { store } = ctx;
+  if (store.engine === 'postgres') {
+    warnWithoutTrigramIndex(ctx);
+    return { search: (task, keyword, page) => searchPostgresLog(store.db, jobOf(task, keyword, page)) };
+  }
+  const pool = new LogSearchPool(store.location, ctx.config.logSearchWorkers);
+  ctx.onClose(() => pool.close());
+  return { search: (task, keyword, page) => pool.search(jobOf(task, keyword, page)) };
+}
+
+/** Says once, at start-up, when PostgreSQL searches must read every line of a task for want of pg_trgm. */
+function warnWithoutTrigramIndex(ctx: AppContext): void {
+  postgresTrigramIndexExists(ctx.store.db).then(
+    (exists) => {
+      if (!exists) ctx.log.warn('pg_trgm is not available: task log searches read every line of the task');
+    },
+    (err: unknown) => ctx.log.warn({ err }, 'could not check the trigram index of task logs'),
+  );
+}
