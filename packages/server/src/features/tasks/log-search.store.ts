@@ -36,6 +36,11 @@ const FIRST_SPAN = 16_384;
 const MAX_SPAN = 1 << 24;
 /** A slice of lines should take about this long, so the clock is looked at often but queries stay few. */
 const SLICE_MS = { fast: 20, slow: 80 };
+/**
+ * Above this share of matching lines reading the lines beats the index: the index pays per match (its lists, then
+ * the stored line to confirm the match), a read of the lines pays per line, and both find the same lines.
+ */
+const DENSE_SHARE = 0.05;
 
 /** Opens the read-only connection a search worker thread uses beside the master's own (WAL lets both read). */
 export function openLogReader(file: string): Database.Database {
@@ -81,18 +86,25 @@ interface Slicer {
   rows(lo: number, hi: number, skip: number, take: number): StoredLogLine[];
 }
 
-function slicer(st: Statements, job: LogSearchJob): Slicer | undefined {
+function scanSlicer(st: Statements, job: LogSearchJob): Slicer {
   const common = { task: job.taskId, pattern: containsPattern(job.keyword) };
-  if (!trigramsServe(job.keyword)) {
-    return {
-      count: (lo, hi) => st.scanCount.get({ ...common, lo, hi })!.n,
-      rows: (lo, hi, skip, take) => st.scanRows.all({ ...common, lo, hi, skip, take }),
-    };
-  }
+  return {
+    count: (lo, hi) => st.scanCount.get({ ...common, lo, hi })!.n,
+    rows: (lo, hi, skip, take) => st.scanRows.all({ ...common, lo, hi, skip, take }),
+  };
+}
+
+/** Undefined when the task has no indexed line (then it has no line at all). */
+function indexSlicer(st: Statements, job: LogSearchJob): Slicer | undefined {
   const seq = st.seqOf.get(job.taskId)?.seq;
   if (seq === undefined) return undefined;
   const base = BigInt(seq) << LINE_BITS;
-  const keyed = { ...common, base, phrase: `"${job.keyword.replaceAll('"', '""')}"` };
+  const keyed = {
+    task: job.taskId,
+    pattern: containsPattern(job.keyword),
+    base,
+    phrase: `"${job.keyword.replaceAll('"', '""')}"`,
+  };
   const range = (lo: number, hi: number) => ({ ...keyed, lo: base + BigInt(lo), hi: base + BigInt(hi) });
   return {
     count: (lo, hi) => st.indexedCount.get(range(lo, hi))!.n,
@@ -105,19 +117,23 @@ const nextSpan = (span: number, ms: number) =>
 
 /**
  * Searches one task's log on SQLite in slices of lines, in line order: each slice is counted, the slices that hold
- * the asked page are also read. Between slices the clock decides whether to go on; when the deadline has passed the
+ * the asked page are also read; through the index while matches are sparse, by reading the lines once they are not. Between slices the clock decides whether to go on; when the deadline has passed the
  * answer holds the page as far as found and the matches counted so far, marked partial.
  */
 export function searchSqliteLog(conn: Database.Database, job: LogSearchJob): LogSearchAnswer {
   const deadline = Date.now() + job.budgetMs;
-  const slices = slicer(statements(conn), job);
+  const st = statements(conn);
+  const scan = scanSlicer(st, job);
+  const index = trigramsServe(job.keyword) ? indexSlicer(st, job) : undefined;
+  if (trigramsServe(job.keyword) && !index) return { rows: [], total: 0, partial: false };
   const rows: StoredLogLine[] = [];
   let total = 0;
   let lo = 1;
   let span = FIRST_SPAN;
-  while (slices && lo <= job.lastLine) {
+  while (lo <= job.lastLine) {
     const started = performance.now();
     const hi = Math.min(job.lastLine, lo + span - 1);
+    const slices = index && total <= (lo - 1) * DENSE_SHARE ? index : scan;
     const n = slices.count(lo, hi);
     if (rows.length < job.limit && total + n > job.offset) {
       rows.push(...slices.rows(lo, hi, Math.max(0, job.offset - total), job.limit - rows.length));
@@ -127,7 +143,7 @@ export function searchSqliteLog(conn: Database.Database, job: LogSearchJob): Log
     span = nextSpan(span, performance.now() - started);
     if (Date.now() >= deadline) break;
   }
-  return { rows, total, partial: !!slices && lo <= job.lastLine };
+  return { rows, total, partial: lo <= job.lastLine };
 }
 
 const QUERY_CANCELED = '57014';
