@@ -7,6 +7,7 @@
  *     page 1 and a later page, median of 3; against the bare SQL the master ran before the index (LIKE / ILIKE for
  *     the page plus a count) on the same store in the same run.
  *  3. While a slow search runs, GET /api/version from a second client: its worst and median latency.
+ *  4. Deleting the task (its lines go by cascade, and with them their index entries), with and without the index.
  * Prints ratios to the bare SQL and growth ×10 / ×100 across sizes.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -17,7 +18,7 @@ import pg from 'pg';
 import { sql } from 'kysely';
 import { newId } from '@crawldeck/shared';
 import { startMaster, type RunningMaster } from '../packages/server/src/master.ts';
-import { ingestLogs } from '../packages/server/src/features/tasks/tasks.store.ts';
+import { deleteTaskRows, ingestLogs } from '../packages/server/src/features/tasks/tasks.store.ts';
 import { createTestDatabase } from '../packages/server/test/harness.ts';
 import { insertRow } from '../packages/server/test/seed-rows.ts';
 
@@ -180,6 +181,8 @@ async function searches(engine: 'sqlite' | 'postgres', size: number, rows: Row[]
       total: 0,
       partial: false,
     });
+    const [del] = await timed(() => deleteTaskRows(b.m.store.db, [taskId]));
+    ingestRates.push(`${engine} ${size} lines with index: task deleted in ${ms(del)} ms`);
   } finally {
     await b.close();
   }
@@ -189,8 +192,10 @@ async function ingestWithout(engine: 'sqlite' | 'postgres', size: number, out: s
   const b = await boot(engine);
   try {
     await dropIndex(b.m);
-    const { rate } = await ingest(b.m, size);
+    const { taskId, rate } = await ingest(b.m, size);
     out.push(`${engine} ${size} lines without index: ${Math.round(rate)} lines/s`);
+    const [del] = await timed(() => deleteTaskRows(b.m.store.db, [taskId]));
+    out.push(`${engine} ${size} lines without index: task deleted in ${ms(del)} ms`);
   } finally {
     await b.close();
   }

@@ -38,6 +38,11 @@ export class LogSearchPool {
     });
   }
 
+  /** Starts one worker ahead of the first search (starting one takes a moment), when none runs yet. */
+  warm(): void {
+    if (!this.closed && !this.slots.length) this.spawn();
+  }
+
   async close(): Promise<void> {
     this.closed = true;
     for (const p of this.queue.splice(0)) p.reject(new Error('log search is shut down'));

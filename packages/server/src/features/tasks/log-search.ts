@@ -6,6 +6,8 @@ import { postgresTrigramIndexExists, searchPostgresLog, type LogSearchAnswer } f
 /** Keyword search over one task's log, with a time budget per search. */
 export interface LogSearch {
   search(task: { id: string; log_lines: number }, keyword: string, page: PageWindow): Promise<LogSearchAnswer>;
+  /** Told when someone opens a task's log: a search may follow, so the search worker is started now. */
+  warm(): void;
 }
 
 /**
@@ -26,11 +28,11 @@ export function createLogSearch(ctx: AppContext): LogSearch {
   const { store } = ctx;
   if (store.engine === 'postgres') {
     warnWithoutTrigramIndex(ctx);
-    return { search: (task, keyword, page) => searchPostgresLog(store.db, jobOf(task, keyword, page)) };
+    return { search: (task, keyword, page) => searchPostgresLog(store.db, jobOf(task, keyword, page)), warm: () => {} };
   }
   const pool = new LogSearchPool(store.location, ctx.config.logSearchWorkers);
   ctx.onClose(() => pool.close());
-  return { search: (task, keyword, page) => pool.search(jobOf(task, keyword, page)) };
+  return { search: (task, keyword, page) => pool.search(jobOf(task, keyword, page)), warm: () => pool.warm() };
 }
 
 /** Says once, at start-up, when PostgreSQL searches must read every line of a task for want of pg_trgm. */

@@ -121,11 +121,15 @@ async function runSpiders(ctx: AppContext, user: AuthUser, body: RunSpidersBody)
 async function logPage(ctx: AppContext, logSearch: LogSearch, t: TaskRow, q: LogQuery) {
   const page = paging(q, LOG_PAGE_SIZE);
   const keyword = q.keyword?.trim();
-  if (!keyword)
+  if (!keyword) {
+    // Whoever reads a log may search it next: the search worker starts now rather than on the first search.
+    logSearch.warm();
+    const lines = await logLinesAfter(ctx.store.db, t.id, page.offset, page.limit);
     return ok(
-      (await logLinesAfter(ctx.store.db, t.id, page.offset, page.limit)).map((r) => toLogLine(t.id, r)),
+      lines.map((r) => toLogLine(t.id, r)),
       t.log_lines,
     );
+  }
   const found = await logSearch.search(t, keyword, page);
   return {
     ...ok(
