@@ -98,7 +98,7 @@ async function dropIndex(m: RunningMaster): Promise<void> {
   const db = m.store.db;
   if (m.store.engine === 'postgres') await sql`DROP INDEX IF EXISTS task_logs_msg_trgm_idx`.execute(db);
   else
-    for (const t of ['task_logs_search_insert', 'task_logs_search_delete'])
+    for (const t of ['task_logs_search_insert', 'task_logs_search_retire'])
       await sql`DROP TRIGGER ${sql.raw(t)}`.execute(db);
 }
 

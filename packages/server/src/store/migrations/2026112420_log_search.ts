@@ -2,8 +2,8 @@ import { sql, type Kysely } from 'kysely';
 import type { EngineMigration } from '../migrate.ts';
 
 /**
- * Substring search over task logs. SQLite: an FTS5 trigram index without its own copy of the text, kept in step
- * with task_logs by triggers; a row's index key packs a small per-task number (high 32 bits) and the line number
+ * Substring search over task logs. SQLite: an FTS5 trigram index without its own copy of the text, filled by a
+ * trigger on task_logs; a row's index key packs a per-task number (high 32 bits, never reused) and the line number
  * (low 32 bits), so one task's matches are a key range read in line order. PostgreSQL: a pg_trgm GIN index on the
  * message, when the extension can be created; without it searches scan the task's lines as before.
  */
@@ -33,16 +33,23 @@ async function sqliteTrigramIndex(db: Kysely<any>): Promise<void> {
   await sql`CREATE VIRTUAL TABLE task_log_fts USING fts5(msg, content='', contentless_delete=1, tokenize='trigram')`.execute(
     db,
   );
+  // Insert-or-replace: a line number stored again (after its line was deleted) replaces its old index entry.
   await sql`CREATE TRIGGER task_logs_search_insert AFTER INSERT ON task_logs BEGIN
     INSERT OR IGNORE INTO task_log_search (task_id) VALUES (new.task_id);
-    INSERT INTO task_log_fts (rowid, msg)
+    INSERT OR REPLACE INTO task_log_fts (rowid, msg)
       VALUES ((SELECT seq FROM task_log_search WHERE task_id = new.task_id) * 4294967296 + new.line_no, new.msg);
   END`.execute(db);
-  await sql`CREATE TRIGGER task_logs_search_delete AFTER DELETE ON task_logs BEGIN
-    DELETE FROM task_log_fts
-      WHERE rowid = (SELECT seq FROM task_log_search WHERE task_id = old.task_id) * 4294967296 + old.line_no;
+  // Removing index entries line by line costs ten times the delete itself (a 1M-line task: seconds on the
+  // master's only writer). Instead, when a task's last line goes, its number is retired: searches only ever read
+  // the key range of a live number, so the retired entries are never seen; their numbers are kept for a purge.
+  await sql`CREATE TABLE task_log_search_retired (seq INTEGER PRIMARY KEY)`.execute(db);
+  await sql`CREATE TRIGGER task_logs_search_retire AFTER DELETE ON task_logs
+    WHEN NOT EXISTS (SELECT 1 FROM task_logs WHERE task_id = old.task_id) BEGIN
+    INSERT OR IGNORE INTO task_log_search_retired (seq) SELECT seq FROM task_log_search WHERE task_id = old.task_id;
+    DELETE FROM task_log_search WHERE task_id = old.task_id;
   END`.execute(db);
-  await sql`CREATE TRIGGER tasks_search_delete AFTER DELETE ON tasks BEGIN
+  await sql`CREATE TRIGGER tasks_search_retire AFTER DELETE ON tasks BEGIN
+    INSERT OR IGNORE INTO task_log_search_retired (seq) SELECT seq FROM task_log_search WHERE task_id = old.id;
     DELETE FROM task_log_search WHERE task_id = old.id;
   END`.execute(db);
   // Lines stored before this index existed.
