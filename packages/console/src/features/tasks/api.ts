@@ -46,9 +46,7 @@ export function useTasks(q: TaskQuery) {
     queryKey: taskKeys.list(q),
     queryFn: async () => {
       const r = await api.get<TaskInfo[]>('/tasks', { ...q, type: q.type ?? 'spider' });
-      // A search that ran out of time counted only part of the matches: its total is a lower bound.
-      const partial = (r as Partial<LogPageResponse>).total_partial === true;
-      return { list: r.data ?? [], total: r.total ?? 0, partial };
+      return { list: r.data ?? [], total: r.total ?? 0 };
     },
     placeholderData: keepPreviousData,
   });
@@ -83,12 +81,13 @@ export function useTaskLog(id: string, page: number, keyword: string, enabled = 
     queryKey: taskKeys.log(id, page, keyword),
     enabled: enabled && !!id,
     queryFn: async () => {
-      const r = await api.get<LogLine[]>(`/tasks/${id}/log`, {
+      const r: Partial<LogPageResponse> = await api.get<LogLine[]>(`/tasks/${id}/log`, {
         page_num: page,
         page_size: LOG_PAGE_SIZE,
         keyword: keyword || undefined,
       });
-      return { list: r.data ?? [], total: r.total ?? 0 };
+      // A search that ran out of time counted only part of the matches: its total is a lower bound.
+      return { list: r.data ?? [], total: r.total ?? 0, partial: r.total_partial === true };
     },
     placeholderData: keepPreviousData,
     staleTime: 0,
