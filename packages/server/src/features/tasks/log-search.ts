@@ -27,15 +27,20 @@ export function createLogSearch(ctx: AppContext): LogSearch {
   });
   const { store } = ctx;
   if (store.engine === 'postgres') {
-    warnWithoutTrigramIndex(ctx);
-    return { search: (task, keyword, page) => searchPostgresLog(store.db, jobOf(task, keyword, page)), warm: () => {} };
+    let checked = false;
+    const search: LogSearch['search'] = (task, keyword, page) => {
+      if (!checked) warnWithoutTrigramIndex(ctx);
+      checked = true;
+      return searchPostgresLog(store.db, jobOf(task, keyword, page));
+    };
+    return { search, warm: () => {} };
   }
   const pool = new LogSearchPool(store.location, ctx.config.logSearchWorkers);
   ctx.onClose(() => pool.close());
   return { search: (task, keyword, page) => pool.search(jobOf(task, keyword, page)), warm: () => pool.warm() };
 }
 
-/** Says once, at start-up, when PostgreSQL searches must read every line of a task for want of pg_trgm. */
+/** Says once, on the first search, when PostgreSQL searches must read every line of a task for want of pg_trgm. */
 function warnWithoutTrigramIndex(ctx: AppContext): void {
   postgresTrigramIndexExists(ctx.store.db).then(
     (exists) => {

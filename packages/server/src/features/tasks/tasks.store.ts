@@ -187,10 +187,6 @@ export async function ingestItems(
   });
 }
 
-export function escapeLike(s: string): string {
-  return s.replace(/[\\%_]/g, (c) => '\\' + c);
-}
-
 /** Conditions of a task list beyond what the caller may read; all optional. */
 export interface TaskListFilter {
   node_id?: string;
