@@ -99,7 +99,7 @@ async function dropIndex(m: RunningMaster): Promise<void> {
   if (m.store.engine === 'postgres') await sql`DROP INDEX IF EXISTS task_logs_msg_trgm_idx`.execute(db);
   else
     for (const t of ['task_logs_search_insert', 'task_logs_search_retire'])
-      await sql`DROP TRIGGER ${sql.raw(t)}`.execute(db);
+      await sql`DROP TRIGGER IF EXISTS ${sql.raw(t)}`.execute(db);
 }
 
 /** The query the master ran before the index: a page of LIKE / ILIKE matches plus their count. */

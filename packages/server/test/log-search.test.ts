@@ -133,17 +133,6 @@ describe('log search', () => {
     expect((await search(taskId, 'fetched')).total).toBe(all.length);
   });
 
-  it.runIf(ENGINE === 'postgres')('searches by reading the lines when the trigram index is missing', async () => {
-    const taskId = await seedTask(SAMPLE);
-    await sql`DROP INDEX task_logs_msg_trgm_idx`.execute(m.master.store.db);
-    for (const keyword of ['hello', 'größe', '0%', 'k']) {
-      const expected = await scanned(taskId, keyword);
-      expect((await search(taskId, keyword)).lines).toEqual(expected);
-      expect(expected.length).toBeGreaterThan(0);
-    }
-    await sql`CREATE INDEX task_logs_msg_trgm_idx ON task_logs USING gin (msg gin_trgm_ops)`.execute(m.master.store.db);
-  });
-
   describe('on a long log', () => {
     let bigTask = '';
     const LINES = 120_000;

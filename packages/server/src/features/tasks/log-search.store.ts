@@ -50,7 +50,7 @@ export function openLogReader(file: string): Database.Database {
 }
 
 interface Statements {
-  seqOf: Database.Statement<[string], { seq: number }>;
+  progressOf: Database.Statement<[string], { seq: number; indexed_line: number }>;
   indexedCount: Database.Statement<unknown[], { n: number }>;
   indexedRows: Database.Statement<unknown[], StoredLogLine>;
   scanCount: Database.Statement<unknown[], { n: number }>;
@@ -68,7 +68,7 @@ function statements(conn: Database.Database): Statements {
     WHERE task_log_fts MATCH @phrase AND task_log_fts.rowid BETWEEN @lo AND @hi AND l.msg LIKE @pattern ESCAPE '\\'`;
   const scanFrom = `FROM task_logs WHERE task_id = @task AND line_no BETWEEN @lo AND @hi AND msg LIKE @pattern ESCAPE '\\'`;
   st = {
-    seqOf: conn.prepare('SELECT seq FROM task_log_search WHERE task_id = ?'),
+    progressOf: conn.prepare('SELECT seq, indexed_line FROM task_log_search WHERE task_id = ?'),
     indexedCount: conn.prepare(`SELECT count(*) AS n ${indexedFrom}`),
     indexedRows: conn.prepare(
       `SELECT l.line_no, l.msg, l.is_error ${indexedFrom} ORDER BY task_log_fts.rowid LIMIT @take OFFSET @skip`,
@@ -94,11 +94,11 @@ function scanSlicer(st: Statements, job: LogSearchJob): Slicer {
   };
 }
 
-/** Undefined when the task has no indexed line (then it has no line at all). */
-function indexSlicer(st: Statements, job: LogSearchJob): Slicer | undefined {
-  const seq = st.seqOf.get(job.taskId)?.seq;
-  if (seq === undefined) return undefined;
-  const base = BigInt(seq) << LINE_BITS;
+/** The index over the task's lines 1…indexedLine; undefined when none of its lines is indexed yet. */
+function indexSlicer(st: Statements, job: LogSearchJob): (Slicer & { indexedLine: number }) | undefined {
+  const progress = st.progressOf.get(job.taskId);
+  if (!progress || progress.indexed_line < 1) return undefined;
+  const base = BigInt(progress.seq) << LINE_BITS;
   const keyed = {
     task: job.taskId,
     pattern: containsPattern(job.keyword),
@@ -107,6 +107,7 @@ function indexSlicer(st: Statements, job: LogSearchJob): Slicer | undefined {
   };
   const range = (lo: number, hi: number) => ({ ...keyed, lo: base + BigInt(lo), hi: base + BigInt(hi) });
   return {
+    indexedLine: progress.indexed_line,
     count: (lo, hi) => st.indexedCount.get(range(lo, hi))!.n,
     rows: (lo, hi, skip, take) => st.indexedRows.all({ ...range(lo, hi), skip, take }),
   };
@@ -117,23 +118,26 @@ const nextSpan = (span: number, ms: number) =>
 
 /**
  * Searches one task's log on SQLite in slices of lines, in line order: each slice is counted, the slices that hold
- * the asked page are also read; through the index while matches are sparse, by reading the lines once they are not. Between slices the clock decides whether to go on; when the deadline has passed the
- * answer holds the page as far as found and the matches counted so far, marked partial.
+ * the asked page are also read. Lines the background indexer has reached go through the index while matches are
+ * sparse; the rest (the unindexed tail, short keywords, dense matches) are read line by line. Between slices the
+ * clock decides whether to go on; when the deadline has passed the answer holds the page as far as found and the
+ * matches counted so far, marked partial.
  */
 export function searchSqliteLog(conn: Database.Database, job: LogSearchJob): LogSearchAnswer {
   const deadline = Date.now() + job.budgetMs;
   const st = statements(conn);
   const scan = scanSlicer(st, job);
   const index = trigramsServe(job.keyword) ? indexSlicer(st, job) : undefined;
-  if (trigramsServe(job.keyword) && !index) return { rows: [], total: 0, partial: false };
   const rows: StoredLogLine[] = [];
   let total = 0;
   let lo = 1;
   let span = FIRST_SPAN;
   while (lo <= job.lastLine) {
     const started = performance.now();
-    const hi = Math.min(job.lastLine, lo + span - 1);
-    const slices = index && total <= (lo - 1) * DENSE_SHARE ? index : scan;
+    const inIndex = index !== undefined && lo <= index.indexedLine;
+    // A slice never straddles the end of the index: the indexed part and the tail are read each their own way.
+    const hi = Math.min(job.lastLine, inIndex ? index.indexedLine : job.lastLine, lo + span - 1);
+    const slices = inIndex && total <= (lo - 1) * DENSE_SHARE ? index : scan;
     const n = slices.count(lo, hi);
     if (rows.length < job.limit && total + n > job.offset) {
       rows.push(...slices.rows(lo, hi, Math.max(0, job.offset - total), job.limit - rows.length));
@@ -163,7 +167,7 @@ async function withinTimeout<T>(db: Kysely<DB>, ms: number, run: (trx: Kysely<DB
 }
 
 /**
- * Searches one task's log on PostgreSQL (ILIKE, served by the trigram index when it exists): the page and the count
+ * Searches one task's log on PostgreSQL (ILIKE over the task's lines, in the database server): the page and the count
  * run side by side, each under a statement timeout of the budget. A count cut short answers the
  * matches known to exist (those before and on the page), marked partial.
  */
@@ -192,11 +196,4 @@ export async function searchPostgresLog(db: Kysely<DB>, job: LogSearchJob): Prom
   const rows = page?.value ?? [];
   if (count) return { rows, total: Number(count.value.n), partial: !page };
   return { rows, total: rows.length ? job.offset + rows.length : 0, partial: true };
-}
-
-/** Whether the trigram index of log messages exists (the pg_trgm extension may have been unavailable). */
-export async function postgresTrigramIndexExists(db: Kysely<DB>): Promise<boolean> {
-  const { rows } = await sql`SELECT 1 FROM pg_indexes
-    WHERE schemaname = current_schema() AND indexname = 'task_logs_msg_trgm_idx'`.execute(db);
-  return rows.length > 0;
 }

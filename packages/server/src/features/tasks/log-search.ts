@@ -1,7 +1,7 @@
 import type { AppContext } from '../../context.ts';
 import type { PageWindow } from '../../store/page.ts';
 import { LogSearchPool } from './log-search.pool.ts';
-import { postgresTrigramIndexExists, searchPostgresLog, type LogSearchAnswer } from './log-search.store.ts';
+import { searchPostgresLog, type LogSearchAnswer } from './log-search.store.ts';
 
 /** Keyword search over one task's log, with a time budget per search. */
 export interface LogSearch {
@@ -27,25 +27,11 @@ export function createLogSearch(ctx: AppContext): LogSearch {
   });
   const { store } = ctx;
   if (store.engine === 'postgres') {
-    let checked = false;
-    const search: LogSearch['search'] = (task, keyword, page) => {
-      if (!checked) warnWithoutTrigramIndex(ctx);
-      checked = true;
-      return searchPostgresLog(store.db, jobOf(task, keyword, page));
-    };
+    const search: LogSearch['search'] = (task, keyword, page) =>
+      searchPostgresLog(store.db, jobOf(task, keyword, page));
     return { search, warm: () => {} };
   }
   const pool = new LogSearchPool(store.location, ctx.config.logSearchWorkers);
   ctx.onClose(() => pool.close());
   return { search: (task, keyword, page) => pool.search(jobOf(task, keyword, page)), warm: () => pool.warm() };
-}
-
-/** Says once, on the first search, when PostgreSQL searches must read every line of a task for want of pg_trgm. */
-function warnWithoutTrigramIndex(ctx: AppContext): void {
-  postgresTrigramIndexExists(ctx.store.db).then(
-    (exists) => {
-      if (!exists) ctx.log.warn('pg_trgm is not available: task log searches read every line of the task');
-    },
-    (err: unknown) => ctx.log.warn({ err }, 'could not check the trigram index of task logs'),
-  );
 }
