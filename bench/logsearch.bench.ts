@@ -1,14 +1,15 @@
 /**
  * Log search benchmark. Run: `node --import tsx bench/logsearch.bench.ts` (BENCH_PG=1 adds PostgreSQL at
  * CRAWLDECK_TEST_PG_URL; BENCH_LOGSEARCH_10M=1 adds the 10M-line size). For each engine and size:
- *  1. Ingest cost: lines/s of `ingestLogs` (the master's own ingest statement, 5 000-line batches) into a store with
- *     the search index, and into the same kind of store with the index dropped.
+ *  1. Ingest: lines/s of `ingestLogs` (the master's own ingest statement, 5 000-line batches) into a master whose
+ *     background log indexer is off (the baseline: the bare ingest) and into one whose indexer runs meanwhile
+ *     (SQLite); then how long the indexer takes to catch up, and GET /api/version while it does.
  *  2. GET /api/tasks/{id}/log?keyword=… on a task of N lines: a rare keyword, a frequent one and a 2-character one,
- *     page 1 and a later page, median of 3; against the bare SQL the master ran before the index (LIKE / ILIKE for
- *     the page plus a count) on the same store in the same run.
+ *     page 1 and page 3, median of 3, on a log not indexed, half indexed and fully indexed (SQLite); against the
+ *     bare SQL of a plain scan (LIKE / ILIKE for the page plus a count) on the same store in the same run.
  *  3. While a slow search runs, GET /api/version from a second client: its worst and median latency.
- *  4. Deleting the task (its lines go by cascade, and with them their index entries), with and without the index.
- * Prints ratios to the bare SQL and growth ×10 / ×100 across sizes.
+ *  4. SQLite: deleting the task, then the indexer's removal of its entries in chunks.
+ * Prints ratios to the baselines and growth ×10 / ×100 across sizes.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -19,6 +20,11 @@ import { sql } from 'kysely';
 import { newId } from '@crawldeck/shared';
 import { startMaster, type RunningMaster } from '../packages/server/src/master.ts';
 import { deleteTaskRows, ingestLogs } from '../packages/server/src/features/tasks/tasks.store.ts';
+import {
+  indexNextLines,
+  openLogIndexWriter,
+  purgeRetired,
+} from '../packages/server/src/features/tasks/log-index.store.ts';
 import { createTestDatabase } from '../packages/server/test/harness.ts';
 import { insertRow } from '../packages/server/test/seed-rows.ts';
 
@@ -52,7 +58,7 @@ async function api(m: RunningMaster, token: string, route: string): Promise<any>
   return json;
 }
 
-async function boot(engine: 'sqlite' | 'postgres') {
+async function boot(engine: 'sqlite' | 'postgres', indexer: boolean) {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'wt-logsearch-bench-'));
   const db = engine === 'postgres' ? await createTestDatabase() : undefined;
   const m = await startMaster({
@@ -63,6 +69,7 @@ async function boot(engine: 'sqlite' | 'postgres') {
     adminPassword: PASSWORD,
     embeddedNode: false,
     logLevel: 'warn',
+    logIndexIdleMs: indexer ? 1000 : 0,
   });
   const login = await fetch(m.url + '/api/login', {
     method: 'POST',
@@ -94,12 +101,37 @@ async function ingest(m: RunningMaster, n: number): Promise<{ taskId: string; ra
   return { taskId, rate: n / ((performance.now() - t0) / 1000) };
 }
 
-async function dropIndex(m: RunningMaster): Promise<void> {
-  const db = m.store.db;
-  if (m.store.engine === 'postgres') await sql`DROP INDEX IF EXISTS task_logs_msg_trgm_idx`.execute(db);
-  else
-    for (const t of ['task_logs_search_insert', 'task_logs_search_retire'])
-      await sql`DROP TRIGGER IF EXISTS ${sql.raw(t)}`.execute(db);
+/** Indexes the task's lines up to `upTo` as the background indexer does (2 000-line chunks); lines/s. */
+function indexTo(file: string, taskId: string, upTo: number): number {
+  const conn = openLogIndexWriter(file);
+  const t0 = performance.now();
+  let n = 0;
+  for (let done; (done = indexNextLines(conn, taskId, 2000, upTo)) > 0;) n += done;
+  conn.close();
+  return n / ((performance.now() - t0) / 1000);
+}
+
+/** Removes a deleted task's index entries as the indexer does (2 000 per chunk); ms. */
+function purgeAll(file: string): number {
+  const conn = openLogIndexWriter(file);
+  const t0 = performance.now();
+  while (purgeRetired(conn, 2000) > 0);
+  conn.close();
+  return performance.now() - t0;
+}
+
+async function indexedLine(m: RunningMaster, taskId: string): Promise<number> {
+  const { rows } = await sql<{
+    n: number;
+  }>`SELECT indexed_line AS n FROM task_log_search WHERE task_id = ${taskId}`.execute(m.store.db);
+  return rows[0]?.n ?? 0;
+}
+
+/** GET /api/version from a second client until `done()`: the count, median and worst latency. */
+async function versionWhile(b: { m: RunningMaster; token: string }, done: () => boolean | Promise<boolean>) {
+  const lat: number[] = [];
+  while (!(await done())) lat.push((await timed(() => api(b.m, b.token, '/version')))[0]);
+  return lat.length ? `${lat.length} calls, p50 ${ms(median(lat))} ms, max ${ms(Math.max(...lat))} ms` : 'no call';
 }
 
 /** The query the master ran before the index: a page of LIKE / ILIKE matches plus their count. */
@@ -136,96 +168,131 @@ function bareSearch(engine: 'sqlite' | 'postgres', conn: { file: string; url?: s
 }
 
 type Row = { size: number; what: string; api: number; bare: number; total: number; partial: boolean };
+type Booted = Awaited<ReturnType<typeof boot>>;
 
-async function searches(engine: 'sqlite' | 'postgres', size: number, rows: Row[], ingestRates: string[]) {
-  const b = await boot(engine);
+/** The keyword searches on one task, each against the bare scan, labelled with the state of the index. */
+async function searchSet(
+  engine: 'sqlite' | 'postgres',
+  b: Booted,
+  taskId: string,
+  size: number,
+  label: string,
+  rows: Row[],
+) {
+  const bare = bareSearch(engine, b);
+  for (const [kind, k] of Object.entries(KEYWORDS)) {
+    for (const pageNum of [1, 3]) {
+      const q = `/tasks/${taskId}/log?keyword=${encodeURIComponent(k)}&page_size=50&page_num=${pageNum}`;
+      const apiTimes: number[] = [];
+      const bareTimes: number[] = [];
+      let last: any;
+      for (let i = 0; i < 3; i++) {
+        const [t, r] = await timed(() => api(b.m, b.token, q));
+        apiTimes.push(t);
+        last = r;
+        bareTimes.push((await timed(() => bare.run(taskId, k, (pageNum - 1) * 50)))[0]);
+      }
+      const what = `${label}: ${kind} "${k}" page ${pageNum}`;
+      rows.push({
+        size,
+        what,
+        api: median(apiTimes),
+        bare: median(bareTimes),
+        total: last.total,
+        partial: !!last.total_partial,
+      });
+    }
+  }
+  await bare.close();
+}
+
+/** A slow search (the 2-character keyword reads every line) and GET /api/version from a second client meanwhile. */
+async function versionDuringSearch(b: Booted, taskId: string): Promise<string> {
+  let done = false;
+  const slow = api(b.m, b.token, `/tasks/${taskId}/log?keyword=${KEYWORDS.short}&page_size=50&page_num=2000`);
+  void slow.finally(() => (done = true));
+  return versionWhile(b, () => done);
+}
+
+/** SQLite: searches on a log not indexed, half indexed and indexed; then deletion and the purge of its entries. */
+async function sqliteSearches(size: number, rows: Row[], notes: string[]) {
+  const b = await boot('sqlite', false);
   try {
     const { taskId, rate } = await ingest(b.m, size);
-    ingestRates.push(`${engine} ${size} lines with index: ${Math.round(rate)} lines/s`);
-    if (engine === 'postgres') await sql`ANALYZE task_logs`.execute(b.m.store.db);
-    const bare = bareSearch(engine, b);
-    for (const [kind, k] of Object.entries(KEYWORDS)) {
-      for (const pageNum of [1, 3]) {
-        const q = `/tasks/${taskId}/log?keyword=${encodeURIComponent(k)}&page_size=50&page_num=${pageNum}`;
-        const apiTimes: number[] = [];
-        const bareTimes: number[] = [];
-        let last: any;
-        for (let i = 0; i < 3; i++) {
-          const [t, r] = await timed(() => api(b.m, b.token, q));
-          apiTimes.push(t);
-          last = r;
-          bareTimes.push((await timed(() => bare.run(taskId, k, (pageNum - 1) * 50)))[0]);
-        }
-        rows.push({
-          size,
-          what: `${kind} "${k}" page ${pageNum}`,
-          api: median(apiTimes),
-          bare: median(bareTimes),
-          total: last.total,
-          partial: !!last.total_partial,
-        });
-      }
-    }
-    await bare.close();
-    // A slow search (the 2-character keyword reads every line; the frequent one counts half of them) and a second client.
-    const slow = api(b.m, b.token, `/tasks/${taskId}/log?keyword=${KEYWORDS.short}&page_size=50&page_num=2000`);
-    let done = false;
-    void slow.finally(() => (done = true));
-    const lat: number[] = [];
-    while (!done) lat.push((await timed(() => api(b.m, b.token, '/version')))[0]);
-    rows.push({
-      size,
-      what: `GET /api/version during a search: ${lat.length} calls, p50 ${ms(median(lat))} ms, max ${ms(Math.max(...lat))} ms`,
-      api: Math.max(...lat),
-      bare: 0,
-      total: 0,
-      partial: false,
-    });
+    notes.push(`ingest ${size} lines, indexer off: ${Math.round(rate)} lines/s`);
+    await searchSet('sqlite', b, taskId, size, 'not indexed', rows);
+    const half = indexTo(b.file, taskId, size / 2);
+    await searchSet('sqlite', b, taskId, size, 'half indexed', rows);
+    const rest = indexTo(b.file, taskId, size);
+    notes.push(`indexing ${size} lines in 2000-line chunks: ${Math.round((half + rest) / 2)} lines/s`);
+    await searchSet('sqlite', b, taskId, size, 'indexed', rows);
+    notes.push(`${size} lines indexed: GET /api/version during a slow search: ${await versionDuringSearch(b, taskId)}`);
     const [del] = await timed(() => deleteTaskRows(b.m.store.db, [taskId]));
-    ingestRates.push(`${engine} ${size} lines with index: task deleted in ${ms(del)} ms`);
+    notes.push(`${size} lines: task deleted in ${ms(del)} ms, its index entries purged in ${ms(purgeAll(b.file))} ms`);
   } finally {
     await b.close();
   }
 }
 
-async function ingestWithout(engine: 'sqlite' | 'postgres', size: number, out: string[]) {
-  const b = await boot(engine);
+/** SQLite: ingest while the background indexer runs, then its catch-up and GET /api/version meanwhile. */
+async function sqliteIngestWithIndexer(size: number, notes: string[]) {
+  const b = await boot('sqlite', true);
   try {
-    await dropIndex(b.m);
     const { taskId, rate } = await ingest(b.m, size);
-    out.push(`${engine} ${size} lines without index: ${Math.round(rate)} lines/s`);
-    const [del] = await timed(() => deleteTaskRows(b.m.store.db, [taskId]));
-    out.push(`${engine} ${size} lines without index: task deleted in ${ms(del)} ms`);
+    notes.push(`ingest ${size} lines, indexer running: ${Math.round(rate)} lines/s`);
+    const t0 = performance.now();
+    const during = await versionWhile(b, async () => (await indexedLine(b.m, taskId)) >= size);
+    notes.push(
+      `${size} lines: indexer caught up ${ms((performance.now() - t0) / 1000)} s after the ingest; GET /api/version meanwhile: ${during}`,
+    );
   } finally {
     await b.close();
+  }
+}
+
+async function postgresSearches(size: number, rows: Row[], notes: string[]) {
+  const b = await boot('postgres', false);
+  try {
+    const { taskId, rate } = await ingest(b.m, size);
+    notes.push(`ingest ${size} lines: ${Math.round(rate)} lines/s`);
+    await sql`ANALYZE task_logs`.execute(b.m.store.db);
+    await searchSet('postgres', b, taskId, size, 'scan', rows);
+    notes.push(`${size} lines: GET /api/version during a slow search: ${await versionDuringSearch(b, taskId)}`);
+  } finally {
+    await b.close();
+  }
+}
+
+function print(engine: string, rows: Row[], notes: string[]) {
+  console.log(`\n== ${engine} ==`);
+  for (const r of notes) console.log(r);
+  console.log('size | search | API ms | bare SQL ms | API/bare | total | partial');
+  for (const r of rows)
+    console.log(
+      `${r.size} | ${r.what} | ${ms(r.api)} | ${ms(r.bare)} | ${(r.api / r.bare).toFixed(2)} | ${r.total} | ${r.partial}`,
+    );
+  console.log('growth of the API time against the smallest size:');
+  for (const r of rows.filter((x) => x.size !== SIZES[0])) {
+    const base = rows.find((x) => x.size === SIZES[0] && x.what === r.what)!;
+    console.log(
+      `  ${r.what} x${r.size / SIZES[0]} lines: API x${(r.api / base.api).toFixed(2)}, bare SQL x${(r.bare / base.bare).toFixed(2)}`,
+    );
   }
 }
 
 async function main() {
-  const engines: ('sqlite' | 'postgres')[] = ['sqlite', ...(process.env.BENCH_PG === '1' ? ['postgres' as const] : [])];
-  for (const engine of engines) {
-    const rows: Row[] = [];
-    const ingestRates: string[] = [];
-    await ingestWithout(engine, SIZES[0], ingestRates);
-    for (const size of SIZES) await searches(engine, size, rows, ingestRates);
-    console.log(`\n== ${engine} ==`);
-    for (const r of ingestRates) console.log('ingest', r);
-    console.log('size | search | API ms | bare SQL ms | API/bare | total | partial');
-    for (const r of rows) {
-      if (!r.bare) console.log(`${r.size} | ${r.what}`);
-      else
-        console.log(
-          `${r.size} | ${r.what} | ${ms(r.api)} | ${ms(r.bare)} | ${(r.api / r.bare).toFixed(2)} | ${r.total} | ${r.partial}`,
-        );
-    }
-    console.log('growth of the API time against the smallest size:');
-    for (const r of rows.filter((x) => x.size !== SIZES[0] && x.bare)) {
-      const base = rows.find((x) => x.size === SIZES[0] && x.what === r.what)!;
-      console.log(
-        `  ${r.what} x${r.size / SIZES[0]} lines: API x${(r.api / base.api).toFixed(2)}, bare SQL x${(r.bare / base.bare).toFixed(2)}`,
-      );
-    }
+  const rows: Row[] = [];
+  const notes: string[] = [];
+  for (const size of SIZES) {
+    await sqliteSearches(size, rows, notes);
+    await sqliteIngestWithIndexer(size, notes);
   }
+  print('sqlite', rows, notes);
+  if (process.env.BENCH_PG !== '1') return;
+  const pgRows: Row[] = [];
+  const pgNotes: string[] = [];
+  for (const size of SIZES) await postgresSearches(size, pgRows, pgNotes);
+  print('postgres', pgRows, pgNotes);
 }
 
 await main();

@@ -83,6 +83,11 @@ export const MASTER_VARIABLES = {
     default: '`2`',
     description: 'worker threads that run log searches on SQLite, each with its own read-only connection',
   },
+  CRAWLDECK_LOG_INDEX_IDLE_MS: {
+    default: '`1000`',
+    description:
+      'SQLite: how long the background indexer of task logs waits, once every log is indexed, before it looks for new lines again; `0` turns it off (searches then read the lines)',
+  },
   CRAWLDECK_TASK_USER: {
     default: '`crawldeck-task`',
     description:
@@ -201,6 +206,8 @@ export interface MasterConfig {
   /** Time budget of one keyword search in a task log, and the SQLite search worker threads. */
   logSearchBudgetMs: number;
   logSearchWorkers: number;
+  /** Pause of the background log indexer when it has caught up; 0: no indexer. */
+  logIndexIdleMs: number;
   /** Unprivileged user that untrusted processes run as when the master runs as root. */
   taskUser: string;
   /** Working folder of the embedded node's task processes; empty: one in the system temp dir. */
@@ -366,11 +373,18 @@ function processSettings(env: EnvReader) {
     scrapyTimeoutMs: env.positiveNumber('CRAWLDECK_SCRAPY_TIMEOUT_MS', 60_000),
     logSearchBudgetMs: env.positiveNumber('CRAWLDECK_LOG_SEARCH_BUDGET_MS', 2000),
     logSearchWorkers: env.positiveInt('CRAWLDECK_LOG_SEARCH_WORKERS', 2),
+    logIndexIdleMs: logIndexIdle(env.raw('CRAWLDECK_LOG_INDEX_IDLE_MS')),
     taskUser: env.text('CRAWLDECK_TASK_USER', 'crawldeck-task'),
     nodeWorkDir: env.text('CRAWLDECK_NODE_WORK_DIR', ''),
     gitTimeoutMs: env.positiveNumber('CRAWLDECK_GIT_TIMEOUT_MS', 120_000),
     gitAutoSyncMs: Number.isFinite(autoSyncS) && autoSyncS > 0 ? autoSyncS * 1000 : 0,
   };
+}
+
+/** A pause in ms, or 0 (off); anything else falls back to the default. */
+function logIndexIdle(raw: string | undefined): number {
+  const ms = Number(raw ?? 1000);
+  return Number.isFinite(ms) && ms >= 0 ? ms : 1000;
 }
 
 function scheduleSettings(env: EnvReader, processEnv: NodeJS.ProcessEnv) {

@@ -1,13 +1,15 @@
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { newId } from '@crawldeck/shared';
 import { ENGINE, startTestMaster, type TestMaster } from './harness.ts';
 import { insertRow, insertRows } from './seed-rows.ts';
+import { indexNextLines, openLogIndexWriter } from '../src/features/tasks/log-index.store.ts';
 
 /**
- * GET /api/tasks/:id/log?keyword=…: matches served by the trigram index must equal what a plain scan of the
- * task's lines finds (LIKE on SQLite, ILIKE on PostgreSQL), page by page; a search past its budget says its total
- * is a lower bound; on SQLite a search runs off the main thread.
+ * GET /api/tasks/:id/log?keyword=…: matches must equal what a plain scan of the task's lines finds (LIKE on SQLite,
+ * ILIKE on PostgreSQL), page by page, whether the SQLite background indexer has indexed the whole log, part of it or
+ * none; a deleted task's index entries are removed; a search past its budget says its total is a lower bound; on
+ * SQLite a search runs off the main thread.
  */
 let m: TestMaster;
 let spiderId = '';
@@ -64,6 +66,28 @@ async function scanned(taskId: string, keyword: string): Promise<number[]> {
   return rows.map((r) => Number(r.line_no));
 }
 
+/** SQLite: how far the background indexer has indexed the task's log (0: not at all). */
+async function indexedLine(taskId: string): Promise<number> {
+  const { rows } = await sql<{
+    indexed_line: number;
+  }>`SELECT indexed_line FROM task_log_search WHERE task_id = ${taskId}`.execute(m.master.store.db);
+  return rows[0]?.indexed_line ?? 0;
+}
+
+/** SQLite: waits until the background indexer has indexed every line of the task. */
+async function untilIndexed(taskId: string, lines: number): Promise<void> {
+  if (ENGINE !== 'sqlite') return;
+  await vi.waitFor(async () => expect(await indexedLine(taskId)).toBe(lines), { timeout: 30_000, interval: 50 });
+}
+
+/** SQLite: the index entries under a task's search number. */
+async function indexEntries(seq: number): Promise<number> {
+  const base = BigInt(seq) << 32n;
+  const { rows } = await sql<{ n: number }>`SELECT count(*) AS n FROM task_log_fts
+    WHERE rowid BETWEEN ${base} AND ${base + (1n << 32n) - 1n}`.execute(m.master.store.db);
+  return Number(rows[0].n);
+}
+
 async function search(taskId: string, keyword: string, page_num = 1, page_size = 1000) {
   const r = await m.api('GET', `/tasks/${taskId}/log`, { query: { keyword, page_num, page_size } });
   expect(r.status, JSON.stringify(r.body)).toBe(200);
@@ -78,6 +102,7 @@ describe('log search', () => {
   it('finds exactly the lines a plain scan finds: case, LIKE metacharacters, short keywords, multibyte text', async () => {
     const lines = Array.from({ length: 30 }, (_, i) => SAMPLE[i % SAMPLE.length] + ` #${i}`);
     const taskId = await seedTask(lines);
+    await untilIndexed(taskId, lines.length);
     const keywords = [
       'hello',
       'HeLLo',
@@ -116,6 +141,7 @@ describe('log search', () => {
   it('pages through the matches in line order, each page as the whole list cut', async () => {
     const lines = Array.from({ length: 5000 }, (_, i) => (i % 7 === 0 ? `Fetched page ${i}` : `parsed item ${i}`));
     const taskId = await seedTask(lines);
+    await untilIndexed(taskId, lines.length);
     const all = await scanned(taskId, 'fetched');
     expect(all.length).toBe(715);
     const pages: number[] = [];
@@ -128,9 +154,56 @@ describe('log search', () => {
     expect((await search(taskId, 'fetched', 99, 100)).lines).toEqual([]);
     // A keyword on both sides of a deleted task stays with its own task.
     const other = await seedTask(lines.slice(0, 50));
+    await untilIndexed(other, 50);
     expect((await search(other, 'fetched')).total).toBe(8);
     await m.api('DELETE', `/tasks/${other}`);
     expect((await search(taskId, 'fetched')).total).toBe(all.length);
+  });
+
+  it.runIf(ENGINE === 'sqlite')('removes the index entries of a deleted task in the background', async () => {
+    const taskId = await seedTask(Array.from({ length: 3000 }, (_, i) => `line ${i}`));
+    await untilIndexed(taskId, 3000);
+    const { rows } = await sql<{ seq: number }>`SELECT seq FROM task_log_search WHERE task_id = ${taskId}`.execute(
+      m.master.store.db,
+    );
+    const seq = rows[0].seq;
+    expect(await indexEntries(seq)).toBe(3000);
+    expect((await m.api('DELETE', `/tasks/${taskId}`)).status).toBe(200);
+    await vi.waitFor(async () => expect(await indexEntries(seq)).toBe(0), { timeout: 30_000, interval: 50 });
+    expect(await indexedLine(taskId)).toBe(0);
+  });
+
+  it.runIf(ENGINE === 'sqlite')('finds the same lines when only the first part of the log is indexed', async () => {
+    await m.restart({ logIndexIdleMs: 0 }); // no background indexer: this test decides how far the index goes
+    try {
+      const lines = Array.from({ length: 5000 }, (_, i) =>
+        i % 7 === 0 ? `Fetched page ${i}` : i % 11 === 0 ? `FETCHED again ${i}` : `parsed item ${i}`,
+      );
+      const taskId = await seedTask(lines);
+      const conn = openLogIndexWriter(m.master.store.location);
+      try {
+        while (indexNextLines(conn, taskId, 500, 2345) > 0);
+      } finally {
+        conn.close();
+      }
+      expect(await indexedLine(taskId)).toBe(2345);
+      for (const keyword of ['fetched', 'Fetched page 23', 'page 2345', 'again', 'ed', 'item 4999']) {
+        const expected = await scanned(taskId, keyword);
+        const pages: number[] = [];
+        for (let p = 1; p <= Math.max(1, Math.ceil(expected.length / 100)); p++) {
+          const got = await search(taskId, keyword, p, 100);
+          expect({ keyword, total: got.total, partial: got.partial }).toEqual({
+            keyword,
+            total: expected.length,
+            partial: false,
+          });
+          pages.push(...got.lines);
+        }
+        expect({ keyword, lines: pages }).toEqual({ keyword, lines: expected });
+      }
+    } finally {
+      await m.restart();
+    }
   });
 
   describe('on a long log', () => {

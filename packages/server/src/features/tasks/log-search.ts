@@ -1,5 +1,6 @@
 import type { AppContext } from '../../context.ts';
 import type { PageWindow } from '../../store/page.ts';
+import { startLogIndexer } from './log-index.ts';
 import { LogSearchPool } from './log-search.pool.ts';
 import { searchPostgresLog, type LogSearchAnswer } from './log-search.store.ts';
 
@@ -11,7 +12,8 @@ export interface LogSearch {
 }
 
 /**
- * The master's log search. On SQLite searches run in worker threads with their own read-only connections; on
+ * The master's log search. On SQLite searches run in worker threads with their own read-only connections, through
+ * the trigram index as far as the background indexer has reached and by reading the lines after that; on
  * PostgreSQL the query runs in the database server under a statement timeout. Either way a search stops at the
  * configured budget and answers the page and count it has, marked partial.
  */
@@ -31,6 +33,7 @@ export function createLogSearch(ctx: AppContext): LogSearch {
       searchPostgresLog(store.db, jobOf(task, keyword, page));
     return { search, warm: () => {} };
   }
+  startLogIndexer(ctx);
   const pool = new LogSearchPool(store.location, ctx.config.logSearchWorkers);
   ctx.onClose(() => pool.close());
   return { search: (task, keyword, page) => pool.search(jobOf(task, keyword, page)), warm: () => pool.warm() };

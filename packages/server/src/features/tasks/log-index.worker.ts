@@ -1,0 +1,53 @@
+/**
+ * The log indexer's worker thread: its own writable SQLite connection, so adding lines to the trigram index never
+ * runs on the master's main thread. It works in chunks sized to keep each write transaction to a few milliseconds
+ * (the master's writes wait for the lock meanwhile), removes retired entries first, then catches up on stored
+ * lines task by task, and rests for the idle pause once nothing is left.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { parentPort, workerData } from 'node:worker_threads';
+import { indexNextLines, openLogIndexWriter, purgeRetired, tasksBehind } from './log-index.store.ts';
+
+const { file, idleMs } = workerData as { file: string; idleMs: number };
+const conn = openLogIndexWriter(file);
+
+/** A write transaction should hold the lock about this long. */
+const TARGET_MS = 10;
+const CHUNK = { min: 100, start: 1000, max: 5000 };
+let chunk = CHUNK.start;
+const stop = new AbortController();
+parentPort?.on('message', (msg: string) => {
+  if (msg === 'stop') stop.abort();
+});
+
+/** Runs one chunk and resizes the next one so it takes about TARGET_MS. */
+function timedChunk(work: (size: number) => number): number {
+  const t0 = performance.now();
+  const done = work(chunk);
+  const ms = performance.now() - t0;
+  if (done >= chunk)
+    chunk = Math.min(CHUNK.max, Math.max(CHUNK.min, Math.round((chunk * TARGET_MS) / Math.max(ms, 1))));
+  return done;
+}
+
+/** One chunk of whatever work there is; false when there was none. */
+function step(): boolean {
+  if (timedChunk((size) => purgeRetired(conn, size)) > 0) return true;
+  for (const t of tasksBehind(conn, 16)) {
+    if (timedChunk((size) => indexNextLines(conn, t.taskId, size)) > 0) return true;
+  }
+  return false;
+}
+
+while (!stop.signal.aborted) {
+  let worked = false;
+  try {
+    worked = step();
+  } catch (err) {
+    parentPort?.postMessage({ error: err instanceof Error ? err.message : String(err) });
+  }
+  // Between chunks the thread yields, so the stop message and the master's writers get their turn.
+  await sleep(worked ? 0 : idleMs, undefined, { signal: stop.signal }).catch(() => undefined);
+}
+conn.close();
+parentPort?.close();
