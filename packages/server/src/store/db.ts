@@ -2,7 +2,17 @@ import { chmodSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import pg from 'pg';
-import { Kysely, PostgresDialect, SqliteDialect, type PostgresPool } from 'kysely';
+import {
+  CompiledQuery,
+  Kysely,
+  PostgresDialect,
+  SqliteDialect,
+  SqliteDriver,
+  type DatabaseConnection,
+  type Driver,
+  type PostgresPool,
+  type SqliteDialectConfig,
+} from 'kysely';
 import type { DB } from './schema.ts';
 
 export type Engine = 'sqlite' | 'postgres';
@@ -95,6 +105,27 @@ function openPostgres(url: string): Store {
   return store;
 }
 
+/**
+ * SQLite transactions that take the write lock when they begin. The background log indexer writes through its own
+ * connection; a transaction that read first and only then wrote would fail at once (SQLite cannot upgrade a read
+ * snapshot another writer has moved past) instead of waiting its turn under the busy timeout.
+ */
+class ImmediateSqliteDriver extends SqliteDriver {
+  override async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+  }
+}
+
+class ImmediateSqliteDialect extends SqliteDialect {
+  constructor(private readonly settings: SqliteDialectConfig) {
+    super(settings);
+  }
+
+  override createDriver(): Driver {
+    return new ImmediateSqliteDriver(this.settings);
+  }
+}
+
 export function openStore(opts: { dataDir: string; databaseUrl?: string }): Store {
   if (opts.databaseUrl) return openPostgres(opts.databaseUrl);
   const file = path.join(opts.dataDir, 'crawldeck.db');
@@ -105,6 +136,6 @@ export function openStore(opts: { dataDir: string; databaseUrl?: string }): Stor
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
-  const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: sqlite }) });
+  const db = new Kysely<DB>({ dialect: new ImmediateSqliteDialect({ database: sqlite }) });
   return { db, engine: 'sqlite', location: file, close: () => db.destroy(), onConnectionError: () => undefined };
 }
