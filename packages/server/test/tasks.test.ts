@@ -366,29 +366,6 @@ console.log('ok');`;
     expect(text).not.toContain(h);
   });
 
-  it('pushes node heartbeats and status changes on GET /api/events to every signed-in user', async () => {
-    const viewer = await m.createUser('node-events-viewer');
-    const res = await fetch(`${m.url}/api/events`, { headers: { authorization: viewer } });
-    const node = (await m.api('GET', '/nodes')).body.data[0];
-    const reader = res.body!.getReader();
-    const dec = new TextDecoder();
-    let text = '';
-    const readUntil = async (re: RegExp) => {
-      while (!re.test(text)) {
-        const { value, done } = await reader.read();
-        if (done) break;
-        text += dec.decode(value);
-      }
-    };
-    await readUntil(/event: node\.heartbeat\ndata: .*"metrics"/);
-    expect(text).toContain(`"nodeId":"${node._id}"`);
-    expect((await m.api('POST', `/nodes/${node._id}`, { body: { enabled: false } })).status).toBe(200);
-    await readUntil(/event: node\.status\ndata: \{[^}]*"status":"unavailable"/);
-    expect((await m.api('POST', `/nodes/${node._id}`, { body: { enabled: true } })).status).toBe(200);
-    await readUntil(/event: node\.status\ndata: \{[^}]*"status":"online"/);
-    await reader.cancel();
-  });
-
   it('streams status and log lines over SSE with ?token=', async () => {
     const id = await makeSpider(m, 'sh-stream', "sh -c 'for i in 1 2 3; do echo line$i; sleep 0.2; done'");
     const [t] = await runSpider(m, id);
