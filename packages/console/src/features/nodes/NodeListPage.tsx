@@ -168,7 +168,13 @@ export default function NodeListPage() {
       width: 80,
       render: (v: boolean) => <Tag color={v ? 'blue' : 'default'}>{v ? t('nodes:yes') : t('nodes:no')}</Tag>,
     },
-    { title: t('nodes:fields.lastSeen'), dataIndex: 'last_seen_ts', key: 'last_seen_ts', width: 170, render: formatTs },
+    {
+      title: t('nodes:fields.lastSeen'),
+      dataIndex: 'last_seen_ts',
+      key: 'last_seen_ts',
+      width: 170,
+      render: (v: string | null) => <span className="node-last-seen">{formatTs(v)}</span>,
+    },
     {
       title: t('nodes:actions'),
       key: 'actions',
