@@ -4,8 +4,8 @@
  * deleted, changes status, or at the periodic last-seen flush; what changes between those (status, running count,
  * metrics, last heard) is taken from the live sessions at request time for the rows answered.
  *
- * - An edit, a deletion or a node not in the list yet marks it dirty: the next request waits for a fresh read.
- * - A status change of a listed node is applied in place (during a read, the list is read again after it).
+ * - An edit, a deletion or a node not in the list yet asks for a fresh read, which the next request waits for.
+ * - A status change of a listed node is applied in place (also to the result of a read running meanwhile).
  * - Older than `maxAgeMs` (what other masters sharing the store wrote): answered as it is while a fresh read runs.
  */
 import type { FastifyBaseLogger } from 'fastify';
@@ -42,8 +42,12 @@ export class NodeList {
   private nodes: ListedNode[] = [];
   private byId = new Map<string, ListedNode>();
   private builtAt = 0;
-  private dirty = true;
+  /** Reads asked for (each change to the stored rows asks for one) and the one the list reflects. */
+  private wanted = 1;
+  private built = 0;
   private building: Promise<void> | undefined;
+  /** Status changes heard while a read runs: applied to its result, which may predate them. */
+  private heardDuringRead: NodeStatusEvent[] = [];
 
   constructor(
     private readonly db: Kysely<DB>,
@@ -54,15 +58,21 @@ export class NodeList {
 
   /** The stored rows changed (edit, deletion): the next request reads them again. */
   markDirty(): void {
-    this.dirty = true;
+    this.wanted++;
   }
 
   readonly onStatus = (ev: NodeStatusEvent): void => {
-    const n = this.byId.get(ev.nodeId);
-    if (!n || this.building) this.dirty = true;
-    if (!n) return;
-    n.item = { ...n.item, status: ev.status, ...(ev.status === 'offline' ? { running: 0 } : {}) };
+    if (this.building) this.heardDuringRead.push(ev);
+    if (!this.apply(ev)) this.wanted++;
   };
+
+  /** Applies a status change in place; false when the node is not listed (yet). */
+  private apply(ev: NodeStatusEvent): boolean {
+    const n = this.byId.get(ev.nodeId);
+    if (!n) return false;
+    n.item = { ...n.item, status: ev.status, ...(ev.status === 'offline' ? { running: 0 } : {}) };
+    return true;
+  }
 
   /** The rows matching the query (one page of them when it asks for one) and how many match in all. */
   async query(q: NodeListQuery): Promise<{ rows: NodeListItem[]; total: number }> {
@@ -96,28 +106,31 @@ export class NodeList {
     };
   }
 
+  /** Waits only for the reads asked for before this request (at most two), never for later ones. */
   private async current(): Promise<ListedNode[]> {
-    while (this.dirty) await this.rebuild();
+    const need = this.wanted;
+    while (this.built < need) await this.rebuild();
     if (Date.now() - this.builtAt > this.maxAgeMs && !this.building) {
       this.rebuild().catch((err: unknown) => this.log.warn({ err }, 'reading the node list failed'));
     }
     return this.nodes;
   }
 
-  /** One read at a time; a change during a read leaves the list dirty for the next. */
+  /** One read at a time. */
   private rebuild(): Promise<void> {
     this.building ??= (async () => {
-      this.dirty = false;
+      const generation = this.wanted;
       const startedAt = Date.now();
+      this.heardDuringRead = [];
       try {
         const nodes = (await listNodes(this.db)).map(listed);
         this.nodes = nodes;
         this.byId = new Map(nodes.map((n) => [n.item._id, n]));
         this.builtAt = startedAt;
-      } catch (err) {
-        this.dirty = true;
-        throw err;
+        this.built = Math.max(this.built, generation);
+        for (const ev of this.heardDuringRead) this.apply(ev);
       } finally {
+        this.heardDuringRead = [];
         this.building = undefined;
       }
     })();
