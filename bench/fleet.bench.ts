@@ -168,7 +168,7 @@ async function runFleet(port: number, size: number): Promise<string[]> {
       const hbCpuS = (hb.cpuPct / 100) * LOAD_S;
       const msPerTask = ((ld.cpuS - hbCpuS) / ld.created) * 1000;
       lines.push(
-        `${engine} | ${size} nodes | load ${f1(ld.tasksPerSec)} tasks/s: master CPU ${f1(ld.cpuPct)} % (${msPerTask.toFixed(2)} ms/task over heartbeats, bare SQL ${bare.toFixed(2)} ms/task) | GET /tasks p50 ${f1(pct(ld.tasks, 50))} p99 ${f1(pct(ld.tasks, 99))} ms (bare SQL p50 ${pct(ld.bareTasks, 50).toFixed(2)} ms) | GET /nodes paged p99 ${f1(pct(ld.nodes, 99))} ms | ${eventsLine('events', ld.events)}`,
+        `${engine} | ${size} nodes | load ${f1(ld.tasksPerSec)} tasks/s: master CPU ${f1(ld.cpuPct)} % (${msPerTask.toFixed(2)} ms/task over heartbeats, bare SQL ${bare.toFixed(2)} ms/task) | GET /tasks p50 ${f1(pct(ld.tasks, 50))} p99 ${f1(pct(ld.tasks, 99))} ms (bare SQL p50 ${pct(ld.bareTasks, 50).toFixed(2)} ms) | GET /nodes paged p50 ${f1(pct(ld.nodes, 50))} p99 ${f1(pct(ld.nodes, 99))} ms | ${eventsLine('events', ld.events)}`,
       );
     }
     beating.stop();
