@@ -4,6 +4,8 @@ import { waitFor } from './tasks.helpers.ts';
 import { SimNode } from './support/sim-node.ts';
 import { SseReader, type SseEvent } from './support/sse-reader.ts';
 import { NODE_FEED_INTERVAL_MS } from '../src/features/nodes/node-feed.ts';
+import { nodeListFor } from '../src/features/nodes/node-list.ts';
+import { getRuntime } from '../src/features/nodes/runtime.ts';
 
 // The console's node feed: node changes gathered per interval, each console hearing only what its screen shows.
 let m: TestMaster;
@@ -12,7 +14,8 @@ const KEY = 'feed-key';
 const sims: SimNode[] = [];
 
 beforeAll(async () => {
-  m = await startTestMaster({ embeddedNode: false, nodeKey: KEY, nodeOfflineMs: 600_000 });
+  // A long heartbeat flush: the node list's periodic re-read stays out of the counted window.
+  m = await startTestMaster({ embeddedNode: false, nodeKey: KEY, nodeHeartbeatMs: 60_000, nodeOfflineMs: 600_000 });
   viewer = await m.createUser('feed-viewer');
   for (let i = 0; i < 5; i++) sims.push(new SimNode({ master: m.url, key: KEY, name: `feed-${i}` }));
   await Promise.all(sims.map((s) => s.connect()));
@@ -148,6 +151,28 @@ describe('GET /api/nodes list parameters', () => {
     expect(on.body.total).toBe(sims.length - 1);
     await m.api('POST', `/nodes/${target.nodeId}`, { body: { enabled: true } });
     expect((await m.api('GET', '/nodes', { query: { status: 'unavailable' } })).body.total).toBe(0);
+  });
+
+  it('answers from memory between changes: heartbeats and requests read no rows, an edit reads them once', async () => {
+    const ctx = m.master.ctx;
+    const list = nodeListFor(ctx, getRuntime(ctx));
+    await m.api('GET', '/nodes');
+    const reads = list.reads;
+    for (let i = 0; i < 10; i++) {
+      for (const s of sims) s.heartbeat({ cpu: 70 + i });
+      await m.api('GET', '/nodes', { query: { page_num: 1, page_size: 2 } });
+    }
+    // The latest heartbeat shows through the live sessions, without a read of the stored rows.
+    await waitFor('the last beat in the list', async () => {
+      const rows = (await m.api('GET', '/nodes')).body.data as { metrics: { cpu: number } | null }[];
+      return rows.every((n) => n.metrics?.cpu === 79);
+    });
+    expect(list.reads - reads).toBe(0);
+    const before = list.reads;
+    await m.api('POST', `/nodes/${sims[2].nodeId}`, { body: { description: 'edited' } });
+    const rows = (await m.api('GET', '/nodes')).body.data as { _id: string; description: string }[];
+    expect(rows.find((n) => n._id === sims[2].nodeId)?.description).toBe('edited');
+    expect(list.reads - before).toBeGreaterThanOrEqual(1);
   });
 
   it('refuses out-of-bounds paging and unknown filters with 400 and a message', async () => {

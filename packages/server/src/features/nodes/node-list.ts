@@ -13,10 +13,12 @@ import type { Kysely } from 'kysely';
 import type { NodeListItem, NodeListQuery } from '@crawldeck/shared';
 import type { NodeStatusEvent } from '../../events.ts';
 import { iso, paging } from '../../http/envelope.ts';
+import type { AppContext } from '../../context.ts';
 import type { DB } from '../../store/schema.ts';
 import { listNodes } from './nodes.store.ts';
 import { presentNode } from './nodes.service.ts';
 import { statusOf, type Session } from './sessions.ts';
+import type { TaskRuntime } from './runtime.ts';
 
 interface ListedNode {
   item: NodeListItem;
@@ -48,6 +50,8 @@ export class NodeList {
   private building: Promise<void> | undefined;
   /** Status changes heard while a read runs: applied to its result, which may predate them. */
   private heardDuringRead: NodeStatusEvent[] = [];
+  /** Reads of the stored rows so far (tests check that requests and heartbeats cause none). */
+  reads = 0;
 
   constructor(
     private readonly db: Kysely<DB>,
@@ -122,6 +126,7 @@ export class NodeList {
       const generation = this.wanted;
       const startedAt = Date.now();
       this.heardDuringRead = [];
+      this.reads++;
       try {
         const nodes = (await listNodes(this.db)).map(listed);
         this.nodes = nodes;
@@ -136,4 +141,21 @@ export class NodeList {
     })();
     return this.building;
   }
+}
+
+const lists = new WeakMap<AppContext, NodeList>();
+
+/** The node list of an app (one per app, following its runtime's sessions and the node status events). */
+export function nodeListFor(ctx: AppContext, rt: TaskRuntime): NodeList {
+  let list = lists.get(ctx);
+  if (!list) {
+    const created = new NodeList(ctx.store.db, (id) => rt.liveSession(id), ctx.log, rt.heartbeats.flushMs);
+    ctx.events.on('node.status', created.onStatus);
+    ctx.onClose(() => {
+      ctx.events.off('node.status', created.onStatus);
+    });
+    lists.set(ctx, created);
+    list = created;
+  }
+  return list;
 }

@@ -19,7 +19,7 @@ import { registerIngestRoutes } from './ingest.routes.ts';
 import { deleteNode, metricsSince, nodeTasksPage, updateNode } from './nodes.store.ts';
 import { forgetNode, presentNode } from './nodes.service.ts';
 import { getRuntime } from './runtime.ts';
-import { NodeList } from './node-list.ts';
+import { nodeListFor } from './node-list.ts';
 import { joinCommand, masterUrl } from '../node-install/node-install.service.ts';
 
 const IdParams = Type.Object({ id: Type.String({ pattern: '^[0-9a-f]{24}$' }) });
@@ -33,11 +33,7 @@ export const nodesFeature: Feature = async (app, ctx) => {
   ctx.onClose(() => rt.close());
   registerIngestRoutes(app, ctx, rt);
 
-  const list = new NodeList(db, (id) => rt.liveSession(id), ctx.log, rt.heartbeats.flushMs);
-  ctx.events.on('node.status', list.onStatus);
-  ctx.onClose(() => {
-    ctx.events.off('node.status', list.onStatus);
-  });
+  const list = nodeListFor(ctx, rt);
 
   app.get(
     '/api/nodes',
