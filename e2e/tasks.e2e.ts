@@ -306,6 +306,18 @@ describe('tasks and nodes', () => {
         const master = table.locator('tr.ant-table-row', { has: page.locator('.node-type-master') });
         await master.locator('.node-status-online').waitFor({ timeout: 20_000 });
         expect(await master.locator('.node-status-online').innerText()).toBe(tx.online);
+        // The rows shown are watched: the master's last heartbeat moves on without a reload.
+        const seen = master.locator('.node-last-seen');
+        const firstSeen = await seen.innerText();
+        await expect.poll(() => seen.innerText(), { timeout: 15_000 }).not.toBe(firstSeen);
+        // The master filters the list: a keyword no node has empties it, clearing it brings the master back.
+        const search = view(page).locator('input[data-testid=node-search]');
+        await search.fill('no-such-node');
+        await search.press('Enter');
+        await expect.poll(() => table.locator('tr.ant-table-row').count()).toBe(0);
+        await search.fill('');
+        await search.press('Enter');
+        await master.locator('.node-status-online').waitFor();
         const join = view(page).locator('[data-testid=node-join]');
         expect(await join.innerText()).toContain(tx.join);
         expect(await join.locator('[data-testid=node-join-cmd]').innerText()).toMatch(

@@ -265,7 +265,9 @@ export function useTaskEvents(enabled = true, onStatus?: (ev: { taskId: string; 
       void qc.invalidateQueries({ queryKey: ['tasks', 'list'] });
       void qc.invalidateQueries({ queryKey: ['tasks', 'spider'] });
       void qc.invalidateQueries({ queryKey: ['tasks', 'node'] });
-      void qc.invalidateQueries({ queryKey: ['nodes'] });
+      // Running counts: the node list page and node details show them (the whole fleet, for selectors, does not).
+      void qc.invalidateQueries({ queryKey: ['nodes', 'list', 'page'] });
+      void qc.invalidateQueries({ queryKey: ['nodes', 'detail'] });
     };
     // Becoming active (or a kept-alive view shown again): resync once, events may have been missed meanwhile.
     timer = setTimeout(flush, 0);

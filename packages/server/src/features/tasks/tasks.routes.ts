@@ -1,4 +1,5 @@
 import {
+  EventStreamQuery,
   DEFAULT_MAX_ERROR_LOG,
   DeletedResponse,
   CancelledResponse,
@@ -312,9 +313,15 @@ function streamRoutes(app: TypedApp, ctx: AppContext): void {
       await streamTask(ctx, t, req.query.from, openSse(req, reply));
     },
   );
-  app.get('/api/events', { config: user, schema: { response: { 200: EventStreamResponse } } }, async (req, reply) => {
-    streamEvents(ctx, req.user, openSse(req, reply), (err) => req.log.warn({ err }, 'task event filter failed'));
-  });
+  app.get(
+    '/api/events',
+    { config: user, schema: { querystring: EventStreamQuery, response: { 200: EventStreamResponse } } },
+    async (req, reply) => {
+      const watched = new Set(req.query.nodes ? req.query.nodes.split(',') : []);
+      const sse = openSse(req, reply);
+      streamEvents(ctx, req.user, watched, sse, (err) => req.log.warn({ err }, 'task event filter failed'));
+    },
+  );
 }
 
 /** Tasks: run, list, detail, delete, cancel, restart, logs, results, CSV and the live streams. */
