@@ -8,7 +8,7 @@ import { cp, rmdir } from 'node:fs/promises';
 import { lchownSync, mkdirSync, readdirSync, readFileSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { FinalStatus } from '@crawldeck/shared';
-import type { ShipperState } from './spool.ts';
+import type { ShipperState } from './shipper.ts';
 import { giveTree, passThroughDir, removeUserTree, removeUserTreeAsync, type TaskIdentity } from './sandbox.ts';
 
 /** What the node keeps of a task in `<data dir>/tasks/<id>/state.json`, so a later run of the node takes over. */

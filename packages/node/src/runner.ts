@@ -6,7 +6,8 @@ import type { ChildProcess } from 'node:child_process';
 import { rmSync, watch, type FSWatcher } from 'node:fs';
 import path from 'node:path';
 import type { FinalStatus, ShipAck, ShipBatch, TaskAssignment } from '@crawldeck/shared';
-import { Shipper, appendLines, diskFaultMessage, probeSpool, writeJson } from './spool.ts';
+import { appendLines, diskFaultMessage, probeSpool, writeJson } from './spool.ts';
+import { Shipper } from './shipper.ts';
 import { groupAlive, procStartTime, sameProcess } from './proc.ts';
 import {
   exitCodeOf,

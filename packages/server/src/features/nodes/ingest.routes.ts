@@ -1,6 +1,7 @@
 /**
  * What nodes call with the node key: the control socket (one per node, carrying the protocol of node-protocol.ts),
- * spider file blobs, and the exactly-once ingest of a task's log lines and result rows. The key of the HTTP
+ * spider file blobs, and the exactly-once ingest of a task's log lines and result rows (several batches of a task
+ * may be in flight; ingest-order.ts puts them in order). The key of the HTTP
  * endpoints is checked by the access hook (access 'node'); the socket checks it itself to close with a code.
  */
 import { Type } from '@sinclair/typebox';
@@ -11,7 +12,8 @@ import { ok } from '../../http/envelope.ts';
 import { HttpError, conflict, notFound } from '../../http/errors.ts';
 import { nodeKeyMatches } from '../../http/auth.ts';
 import { blobContent, spiderForTask } from '../tasks/spider-source.ts';
-import { ingestItems, ingestLogs } from '../tasks/tasks.store.ts';
+import { ingestItems, ingestLogs } from '../tasks/ingest.store.ts';
+import { ingestOrderOf } from '../tasks/ingest-order.ts';
 import { taskForIngest } from './nodes.store.ts';
 import { ingestIntoDataSource } from '../datasources/ingest.service.ts';
 import type { TaskRuntime } from './runtime.ts';
@@ -27,6 +29,7 @@ function callerNodeId(req: FastifyRequest): string {
 
 export function registerIngestRoutes(app: TypedApp, ctx: AppContext, rt: TaskRuntime): void {
   const { db } = ctx.store;
+  const order = ingestOrderOf(ctx);
 
   app.get('/api/nodes/connect', { websocket: true, config: { access: 'node' } }, (socket, req) => {
     if (!nodeKeyMatches(ctx.config.nodeKey, req.headers[NODE_KEY_HEADER])) {
@@ -58,7 +61,10 @@ export function registerIngestRoutes(app: TypedApp, ctx: AppContext, rt: TaskRun
 
   app.post('/api/node-api/tasks/:id/logs', { config: { access: 'node' }, schema: shipSchema }, async (req) => {
     await taskForNode(req, req.params.id);
-    const r = await ingestLogs(db, ctx.store.engine, req.params.id, req.body);
+    const taskId = req.params.id;
+    const r = await order.inOrder(`${taskId}:logs`, req.body.from, () =>
+      ingestLogs(db, ctx.store.engine, taskId, req.body),
+    );
     if (!r) throw new HttpError(410, 'task gone');
     if (r.event) ctx.events.emit('task.log', r.event);
     return ok({ acked: r.acked });
@@ -74,9 +80,14 @@ export function registerIngestRoutes(app: TypedApp, ctx: AppContext, rt: TaskRun
       field: spider.dedupField,
       method: spider.dedupMethod,
     };
-    const r =
-      (await ingestIntoDataSource(ctx, req.params.id, req.body, dedup)) ??
-      (await ingestItems(db, ctx.store.engine, req.params.id, req.body, dedup));
+    const taskId = req.params.id;
+    const r = await order.inOrder(
+      `${taskId}:items`,
+      req.body.from,
+      async () =>
+        (await ingestIntoDataSource(ctx, taskId, req.body, dedup)) ??
+        (await ingestItems(db, ctx.store.engine, taskId, req.body, dedup)),
+    );
     if (!r) throw new HttpError(410, 'task gone');
     if (r.stored) ctx.events.emit('task.items', { taskId: req.params.id, stored: r.stored });
     return ok({ acked: r.acked });
