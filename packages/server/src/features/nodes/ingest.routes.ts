@@ -58,38 +58,61 @@ export function registerIngestRoutes(app: TypedApp, ctx: AppContext, rt: TaskRun
   }
 
   const shipSchema = { params: IdParams, body: ShipBody, response: { 200: ShipAckEnvelope } };
+  /** Counts a task's batches at the master from their first byte to their answer (ingest-order.ts). */
+  const counted = new WeakSet<FastifyRequest>();
+  const streamOf = (req: FastifyRequest) =>
+    `${(req.params as { id?: string }).id}:${req.url.endsWith('/logs') ? 'logs' : 'items'}`;
+  const answered = async (req: FastifyRequest) => {
+    if (counted.delete(req)) order.answered(streamOf(req));
+  };
+  const counting = {
+    onRequest: async (req: FastifyRequest) => {
+      counted.add(req);
+      order.arrived(streamOf(req));
+    },
+    onResponse: answered,
+    onRequestAbort: answered,
+  };
 
-  app.post('/api/node-api/tasks/:id/logs', { config: { access: 'node' }, schema: shipSchema }, async (req) => {
-    await taskForNode(req, req.params.id);
-    const taskId = req.params.id;
-    const r = await order.inOrder(`${taskId}:logs`, req.body.from, () =>
-      ingestLogs(db, ctx.store.engine, taskId, req.body),
-    );
-    if (!r) throw new HttpError(410, 'task gone');
-    if (r.event) ctx.events.emit('task.log', r.event);
-    return ok({ acked: r.acked });
-  });
+  app.post(
+    '/api/node-api/tasks/:id/logs',
+    { config: { access: 'node' }, schema: shipSchema, ...counting },
+    async (req) => {
+      await taskForNode(req, req.params.id);
+      const taskId = req.params.id;
+      const r = await order.inOrder(`${taskId}:logs`, req.body.from, () =>
+        ingestLogs(db, ctx.store.engine, taskId, req.body),
+      );
+      if (!r) throw new HttpError(410, 'task gone');
+      if (r.event) ctx.events.emit('task.log', r.event);
+      return ok({ acked: r.acked });
+    },
+  );
 
-  app.post('/api/node-api/tasks/:id/items', { config: { access: 'node' }, schema: shipSchema }, async (req) => {
-    const t = await taskForNode(req, req.params.id);
-    const spider = await spiderForTask(db, t.spider_id);
-    if (!spider) throw new HttpError(410, 'spider gone');
-    const dedup = {
-      collection: spider.collection,
-      isDedup: spider.isDedup,
-      field: spider.dedupField,
-      method: spider.dedupMethod,
-    };
-    const taskId = req.params.id;
-    const r = await order.inOrder(
-      `${taskId}:items`,
-      req.body.from,
-      async () =>
-        (await ingestIntoDataSource(ctx, taskId, req.body, dedup)) ??
-        (await ingestItems(db, ctx.store.engine, taskId, req.body, dedup)),
-    );
-    if (!r) throw new HttpError(410, 'task gone');
-    if (r.stored) ctx.events.emit('task.items', { taskId: req.params.id, stored: r.stored });
-    return ok({ acked: r.acked });
-  });
+  app.post(
+    '/api/node-api/tasks/:id/items',
+    { config: { access: 'node' }, schema: shipSchema, ...counting },
+    async (req) => {
+      const t = await taskForNode(req, req.params.id);
+      const spider = await spiderForTask(db, t.spider_id);
+      if (!spider) throw new HttpError(410, 'spider gone');
+      const dedup = {
+        collection: spider.collection,
+        isDedup: spider.isDedup,
+        field: spider.dedupField,
+        method: spider.dedupMethod,
+      };
+      const taskId = req.params.id;
+      const r = await order.inOrder(
+        `${taskId}:items`,
+        req.body.from,
+        async () =>
+          (await ingestIntoDataSource(ctx, taskId, req.body, dedup)) ??
+          (await ingestItems(db, ctx.store.engine, taskId, req.body, dedup)),
+      );
+      if (!r) throw new HttpError(410, 'task gone');
+      if (r.stored) ctx.events.emit('task.items', { taskId: req.params.id, stored: r.stored });
+      return ok({ acked: r.acked });
+    },
+  );
 }

@@ -25,14 +25,14 @@ export interface IngestOrderStats {
   refused: number;
 }
 
-/** How long a batch waits for its predecessor before it is answered with the stored offset. */
-export const PREDECESSOR_WAIT_MS = 2000;
-
 export class IngestOrder {
   private lanes = new Map<string, Lane>();
+  /** Batches per stream that began to arrive and are not answered yet. */
+  private arriving = new Map<string, number>();
   readonly stats: IngestOrderStats = { maxInFlight: 0, waited: 0, refused: 0 };
 
-  constructor(private waitMs = PREDECESSOR_WAIT_MS) {}
+  /** `waitMs`: how long a batch waits for its predecessor before it is answered with the stored offset. */
+  constructor(private waitMs: number) {}
 
   /**
    * Runs `store` for a batch starting at `from`; when the store answers with an offset below `from` (the
@@ -65,6 +65,22 @@ export class IngestOrder {
     }
   }
 
+  /**
+   * A batch of `stream` began to arrive (its body may still be on its way): counted until it is answered, so the
+   * batches a node keeps in flight show here even where storing one takes a single turn of the event loop.
+   */
+  arrived(stream: string): void {
+    const n = (this.arriving.get(stream) ?? 0) + 1;
+    this.arriving.set(stream, n);
+    this.stats.maxInFlight = Math.max(this.stats.maxInFlight, n);
+  }
+
+  answered(stream: string): void {
+    const n = (this.arriving.get(stream) ?? 1) - 1;
+    if (n > 0) this.arriving.set(stream, n);
+    else this.arriving.delete(stream);
+  }
+
   private enter(stream: string): Lane {
     let lane = this.lanes.get(stream);
     if (!lane) {
@@ -72,7 +88,6 @@ export class IngestOrder {
       this.lanes.set(stream, lane);
     }
     lane.inFlight++;
-    this.stats.maxInFlight = Math.max(this.stats.maxInFlight, lane.inFlight);
     return lane;
   }
 
@@ -115,7 +130,7 @@ const orders = new WeakMap<AppContext, IngestOrder>();
 export function ingestOrderOf(ctx: AppContext): IngestOrder {
   let order = orders.get(ctx);
   if (!order) {
-    order = new IngestOrder();
+    order = new IngestOrder(ctx.config.ingestWaitMs);
     orders.set(ctx, order);
   }
   return order;
