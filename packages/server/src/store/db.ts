@@ -2,6 +2,7 @@ import { chmodSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import pg from 'pg';
+import Cursor from 'pg-cursor';
 import { Kysely, PostgresDialect, SqliteDialect, type PostgresPool } from 'kysely';
 import type { DB } from './schema.ts';
 
@@ -80,7 +81,8 @@ function openPostgres(url: string): Store {
       }),
     end: () => pool.end(),
   };
-  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: marked }) });
+  // The cursor lets long reads (results exports) stream from one server-side cursor instead of pages.
+  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: marked, cursor: Cursor }) });
   const store: Store = {
     db,
     engine: 'postgres',

@@ -4,7 +4,15 @@ import type { DB } from '../../store/schema.ts';
 import type { Engine } from '../../store/db.ts';
 import type { LogEvent } from '../../events.ts';
 import type { Filter } from '../../policies/types.ts';
-import { pageWithCount, type PageWindow } from '../../store/page.ts';
+import {
+  cappedCount,
+  keysetPage,
+  offsetPage,
+  pageWithCount,
+  type Keyset,
+  type ListOrder,
+  type PageWindow,
+} from '../../store/page.ts';
 
 export type TaskRow = Selectable<DB['tasks']>;
 
@@ -200,15 +208,40 @@ export interface TaskListFilter {
   type?: string;
 }
 
-/** Tasks the caller may read (`readable`, from the task policy) matching `f`, newest first. */
-export function listTasks(db: Kysely<DB>, readable: Filter<'tasks'>, f: TaskListFilter, page: PageWindow) {
+/** Newest first; the id orders tasks created in the same millisecond. */
+const TASK_ORDER: ListOrder = { columns: ['create_ts', 'id'], desc: true };
+const taskKey = (t: TaskRow): [number, string] => [Number(t.create_ts), t.id];
+
+/** Where a page of tasks starts: a cursor of an earlier page, or a page number within the counted window. */
+export type TaskListAt = { cursor: Keyset } | PageWindow;
+
+/**
+ * One page of the tasks the caller may read (`readable`, from the task policy) matching `f`, newest first, with
+ * the cursors of the pages around it and a total counted up to `countCap`. Every statement is a range walk of one
+ * of the indexes ending on (create_ts, id): its cost does not grow with the number of tasks.
+ */
+export async function listTasks(
+  db: Kysely<DB>,
+  readable: Filter<'tasks'>,
+  f: TaskListFilter,
+  at: TaskListAt,
+  limit: number,
+  countCap: number,
+) {
   let q = db.selectFrom('tasks').where(readable);
   if (f.node_id) q = q.where('node_id', '=', f.node_id);
   if (f.spider_id) q = q.where('spider_id', '=', f.spider_id);
   if (f.statuses) q = q.where('status', 'in', f.statuses);
   if (f.schedule_id) q = q.where('schedule_id', '=', f.schedule_id);
   if (f.type) q = q.where('type', '=', f.type);
-  return pageWithCount(q, (b) => b.selectAll().orderBy('create_ts', 'desc').orderBy('id', 'desc'), page);
+  const rows = q.selectAll();
+  const [page, count] = await Promise.all([
+    'cursor' in at
+      ? keysetPage(rows, TASK_ORDER, at.cursor, limit, taskKey)
+      : offsetPage(rows, TASK_ORDER, { limit, offset: at.offset }, taskKey),
+    cappedCount(db, q, countCap),
+  ]);
+  return { ...page, ...count };
 }
 
 export function tasksByIds(db: Kysely<DB>, ids: string[]): Promise<TaskRow[]> {
