@@ -55,7 +55,9 @@ async function timed(fn: () => Promise<unknown>, repeat = REPEAT): Promise<numbe
 }
 
 async function getJson(m: RunningMaster, token: string, route: string): Promise<any> {
-  const res = await fetch(m.url + '/api' + route, { headers: { authorization: token } });
+  const call = () => fetch(m.url + '/api' + route, { headers: { authorization: token } });
+  // A kept-alive connection the server closed while rows were being inserted fails once; a new one does not.
+  const res = await call().catch(call);
   const body = (await res.json()) as any;
   if (res.status !== 200) throw new Error(`GET ${route}: ${res.status} ${body.error}`);
   return body;
@@ -145,7 +147,7 @@ async function downloadCsv(m: RunningMaster, token: string): Promise<number> {
     headers: { authorization: token },
   });
   let bytes = 0;
-  for await (const chunk of res.body!) bytes += (chunk as Uint8Array).length;
+  for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) bytes += chunk.length;
   return bytes;
 }
 

@@ -15,7 +15,22 @@ let aliceId: string;
 const T = 1_700_000_000_000;
 
 type Row = { _id: string; create_ts: string; spider_id: string };
-type Page = { status: number; body: { data: Row[]; total?: number; next?: string | null; prev?: string | null } };
+type Page = {
+  status: number;
+  body: {
+    data: any[];
+    total?: number;
+    total_capped?: boolean;
+    next?: string | null;
+    prev?: string | null;
+    last?: string | null;
+    error?: string;
+  };
+};
+
+/** One GET of a list with the keyset fields typed. */
+const list = (route: string, query: Record<string, unknown>, token?: string): Promise<Page> =>
+  m.api('GET', route, { token, query }) as Promise<Page>;
 
 async function seedTasks(spiderId: string, n: number, ts: (i: number) => number, owner: string | null = null) {
   const rows = Array.from({ length: n }, (_, i) => ({
@@ -82,7 +97,7 @@ afterAll(async () => {
 
 describe('the task list by cursor', () => {
   it('walks every task once, in the order of create_ts then id, ties included', async () => {
-    const whole = await m.api('GET', '/tasks', { query: { page_size: 100, type: 'spider' } });
+    const whole = await list('/tasks', { page_size: 100, type: 'spider' });
     expect(whole.body.total).toBe(65);
     const { seen, pages } = await walk('/tasks', { page_size: 7 });
     expect(pages.length).toBe(10);
@@ -93,21 +108,21 @@ describe('the task list by cursor', () => {
   });
 
   it('goes back with prev and reaches the last page with last', async () => {
-    const first = await m.api('GET', '/tasks', { query: { page_size: 10 } });
-    const second = await m.api('GET', '/tasks', { query: { page_size: 10, cursor: first.body.next } });
-    const back = await m.api('GET', '/tasks', { query: { page_size: 10, cursor: second.body.prev } });
+    const first = await list('/tasks', { page_size: 10 });
+    const second = await list('/tasks', { page_size: 10, cursor: first.body.next });
+    const back = await list('/tasks', { page_size: 10, cursor: second.body.prev });
     expect(back.body.data.map((t: Row) => t._id)).toEqual(first.body.data.map((t: Row) => t._id));
     expect(back.body.prev).toBeNull();
-    const all = (await m.api('GET', '/tasks', { query: { page_size: 100 } })).body.data.map((t: Row) => t._id);
-    const last = await m.api('GET', '/tasks', { query: { page_size: 10, cursor: first.body.last } });
+    const all = (await list('/tasks', { page_size: 100 })).body.data.map((t: Row) => t._id);
+    const last = await list('/tasks', { page_size: 10, cursor: first.body.last });
     expect(last.body.data.map((t: Row) => t._id)).toEqual(all.slice(-10));
     expect(last.body.next).toBeNull();
-    const beforeLast = await m.api('GET', '/tasks', { query: { page_size: 10, cursor: last.body.prev } });
+    const beforeLast = await list('/tasks', { page_size: 10, cursor: last.body.prev });
     expect(beforeLast.body.data.map((t: Row) => t._id)).toEqual(all.slice(-20, -10));
   });
 
   it('neither repeats nor skips a task while new tasks arrive between pages', async () => {
-    const before = (await m.api('GET', '/tasks', { query: { page_size: 100 } })).body.data.map((t: Row) => t._id);
+    const before = (await list('/tasks', { page_size: 100 })).body.data.map((t: Row) => t._id);
     let added = 0;
     const { seen } = await walk('/tasks', { page_size: 6 }, undefined, async () => {
       await seedTasks(publicSpider, 2, () => Date.now() + added++);
@@ -126,16 +141,25 @@ describe('the task list by cursor', () => {
     expect(seen.length).toBe(readableByAlice.size);
     expect(pages.every((p) => p.total === readableByAlice.size)).toBe(true);
     expect(seen.some((t) => t.spider_id === privateSpider)).toBe(true);
+    const all = seen.map((t) => t._id);
+    const ids = (p: Page) => p.body.data.map((t: Row) => t._id);
+    const last = await list('/tasks', { page_size: 4, cursor: pages[0].last }, alice);
+    expect(ids(last)).toEqual(all.slice(-4));
+    expect(ids(await list('/tasks', { page_size: 4, cursor: last.body.prev }, alice))).toEqual(all.slice(-8, -4));
+    expect(ids(await list('/tasks', { page_size: 4, page_num: 3 }, alice))).toEqual(all.slice(8, 12));
+    const own = await list('/tasks', { spider_id: privateSpider, page_size: 100 }, alice);
+    expect(own.body.total).toBe(10);
+    expect(ids(own).every((id) => readableByAlice.has(id))).toBe(true);
   });
 
   it('refuses a cursor it did not give and page numbers past the counted rows, with a message', async () => {
     const b64 = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64url');
     for (const cursor of ['not a cursor', b64(['a', 'x', 'y']), b64(['z']), b64(['a', 1]), b64({ a: 1 })]) {
-      const r = await m.api('GET', '/tasks', { query: { cursor } });
+      const r = await list('/tasks', { cursor });
       expect(r.status, cursor).toBe(400);
       expect(r.body.error).toMatch(/cursor is not valid/);
     }
-    const deep = await m.api('GET', '/tasks', { query: { page_num: LIST_COUNT_CAP / 10 + 1, page_size: 10 } });
+    const deep = await list('/tasks', { page_num: LIST_COUNT_CAP / 10 + 1, page_size: 10 });
     expect(deep.status).toBe(400);
     expect(deep.body.error).toMatch(/page_num reaches past/);
   });
@@ -143,11 +167,11 @@ describe('the task list by cursor', () => {
   it('counts up to the cap and says so beyond it', async () => {
     const big = await seedSpider(adminId, false);
     await seedTasks(big, LIST_COUNT_CAP + 5, (i) => T - 10_000_000 - i, null);
-    const r = await m.api('GET', '/tasks', { query: { spider_id: big, page_size: 10 } });
+    const r = await list('/tasks', { spider_id: big, page_size: 10 });
     expect(r.body).toMatchObject({ total: LIST_COUNT_CAP, total_capped: true });
-    const last = await m.api('GET', '/tasks', { query: { spider_id: big, page_size: 10, cursor: r.body.last } });
+    const last = await list('/tasks', { spider_id: big, page_size: 10, cursor: r.body.last });
     expect(last.body.data.at(-1).create_ts).toBe(new Date(T - 10_000_000 - LIST_COUNT_CAP - 4).toISOString());
-    const small = await m.api('GET', '/tasks', { query: { spider_id: aliceSpider } });
+    const small = await list('/tasks', { spider_id: aliceSpider });
     expect(small.body).toMatchObject({ total: 5, total_capped: false });
     expect((await m.api('GET', '/tasks', { token: alice })).body.total).toBe(readableByAlice.size);
   });
@@ -169,7 +193,7 @@ describe("a task's items by cursor and as exports", () => {
   });
 
   it('pages the items forward and back by cursor', async () => {
-    const first = await m.api('GET', `/tasks/${taskId}/results`, { query: { page_size: 1000 } });
+    const first = await list(`/tasks/${taskId}/results`, { page_size: 1000 });
     expect(first.body.total).toBe(LIST_COUNT_CAP);
     expect(first.body.total_capped).toBe(true);
     const { seen } = await walk(`/tasks/${taskId}/results`, { page_size: 1000 });

@@ -1,6 +1,6 @@
 import { Nullable } from './responses.ts';
 import { Int, MAX_PAGE_NUM } from './bounds.ts';
-import { Type, type TSchema } from '@sinclair/typebox';
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
 
 /**
  * The `page_num` / `page_size` pair of every list call (1-based page), as TypeBox fields to spread into a query schema.
@@ -50,12 +50,19 @@ export function KeysetEnvelopeList<T extends TSchema>(item: T) {
     message: Type.String(),
     data: Type.Array(item),
     total: Type.Optional(Type.Number()),
-    total_capped: Type.Optional(Type.Boolean()),
-    next: Type.Optional(Nullable(Type.String())),
-    prev: Type.Optional(Nullable(Type.String())),
-    last: Type.Optional(Nullable(Type.String())),
+    ...keysetFields,
   });
 }
+
+const keysetFields = {
+  total_capped: Type.Optional(Type.Boolean()),
+  next: Type.Optional(Nullable(Type.String())),
+  prev: Type.Optional(Nullable(Type.String())),
+  last: Type.Optional(Nullable(Type.String())),
+};
+const KeysetFields = Type.Object(keysetFields);
+/** What a keyset list answers besides `data` and `total`: whether the total is capped, and the cursors. */
+export type KeysetFields = Static<typeof KeysetFields>;
 
 /** Answers without data (`data: null`). */
 export const NullResponse = Envelope(Type.Null());

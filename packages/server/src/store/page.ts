@@ -63,21 +63,63 @@ function ordered<DB, TB extends keyof DB, O>(q: SelectQueryBuilder<DB, TB, O>, o
 }
 
 /**
- * One page of `q` (filters and selection, no order) from a cursor: the rows after or before a key, or the last
- * page. Each page is one index range walk of `limit + 1` rows, whatever the size of the list.
+ * A list's rows as one query, or as the union of disjoint parts (sources a caller may read, each an index range):
+ * the parts give sort keys only, `load` reads the rows of one page by their ids (the last key column).
  */
-export async function keysetPage<DB, TB extends keyof DB, O>(
-  q: SelectQueryBuilder<DB, TB, O>,
+export type RowSource<O> =
+  | SelectQueryBuilder<any, any, O>
+  | { db: Kysely<any>; parts: SelectQueryBuilder<any, any, object>[]; load(ids: unknown[]): Promise<O[]> };
+
+/**
+ * The first `n` rows after skipping `offset`, in the list's order (`forward`) or against it, beyond `from` when
+ * given. A union walks each part's own index range for at most `offset + n` keys, orders and cuts the keys, then
+ * reads the page's rows: the cost follows the number of parts and the page, never the size of the table.
+ */
+async function fetchRows<O>(
+  source: RowSource<O>,
+  order: ListOrder,
+  forward: boolean,
+  from: unknown[] | undefined,
+  n: number,
+  offset: number,
+): Promise<O[]> {
+  const shape = <Q extends SelectQueryBuilder<any, any, any>>(q: Q): Q =>
+    ordered(from ? q.where(beyond(order.columns, from, order.desc === forward ? '<' : '>')) : q, order, forward) as Q;
+  if (!('parts' in source)) return shape(source).limit(n).offset(offset).execute();
+  const [head, ...rest] = source.parts.map((q, i) =>
+    source.db
+      .selectFrom(
+        shape(q.select(order.columns.map((c) => sql.ref(c).as(c))))
+          .limit(offset + n)
+          .as(`part${i}`),
+      )
+      .selectAll(),
+  );
+  const union = rest.reduce((u, q) => u.unionAll(q), head);
+  const keys = await ordered(source.db.selectFrom(union.as('merged')).selectAll(), order, forward)
+    .limit(n)
+    .offset(offset)
+    .execute();
+  const idCol = order.columns[order.columns.length - 1];
+  const ids = keys.map((k: Record<string, unknown>) => k[idCol]);
+  const byId = new Map((await source.load(ids)).map((r) => [(r as Record<string, unknown>)[idCol], r]));
+  return ids.flatMap((id) => byId.get(id) ?? []);
+}
+
+/**
+ * One page of `source` (filters and selection, no order) from a cursor: the rows after or before a key, or the
+ * last page. Each page is one index range walk of `limit + 1` rows (per part), whatever the size of the list.
+ */
+export async function keysetPage<O>(
+  source: RowSource<O>,
   order: ListOrder,
   at: Keyset | undefined,
   limit: number,
   keyOf: (row: O) => unknown[],
 ): Promise<KeysetPage<O>> {
   const forward = !at || at.dir === 'after';
-  if (at && at.dir !== 'last') q = q.where(beyond(order.columns, at.key, order.desc === forward ? '<' : '>'));
-  const got = await ordered(q, order, forward)
-    .limit(limit + 1)
-    .execute();
+  const from = at && at.dir !== 'last' ? at.key : undefined;
+  const got = await fetchRows(source, order, forward, from, limit + 1, 0);
   const more = got.length > limit;
   const rows = forward ? got.slice(0, limit) : got.slice(0, limit).reverse();
   const first = rows[0];
@@ -89,16 +131,13 @@ export async function keysetPage<DB, TB extends keyof DB, O>(
 }
 
 /** A page by number (`offset` rows in), with the cursors of the pages next to it; for the first pages of a list. */
-export async function offsetPage<DB, TB extends keyof DB, O>(
-  q: SelectQueryBuilder<DB, TB, O>,
+export async function offsetPage<O>(
+  source: RowSource<O>,
   order: ListOrder,
   page: PageWindow,
   keyOf: (row: O) => unknown[],
 ): Promise<KeysetPage<O>> {
-  const got = await ordered(q, order, true)
-    .limit(page.limit + 1)
-    .offset(page.offset)
-    .execute();
+  const got = await fetchRows(source, order, true, undefined, page.limit + 1, page.offset);
   const rows = got.slice(0, page.limit);
   const next = got.length > page.limit ? { dir: 'after' as const, key: keyOf(rows[rows.length - 1]) } : null;
   const prev = page.offset > 0 && rows.length ? { dir: 'before' as const, key: keyOf(rows[0]) } : null;
@@ -122,4 +161,22 @@ export async function cappedCount<DB, TB extends keyof DB, O>(
     .executeTakeFirst();
   const n = Number(row?.n ?? 0);
   return n > cap ? { total: cap, capped: true } : { total: n, capped: false };
+}
+
+/**
+ * How many rows several disjoint queries have together, counted up to `cap`: each is counted up to what the cap
+ * leaves, and counting stops as soon as the sum passes it.
+ */
+export async function disjointCappedCount<DB>(
+  db: Kysely<DB>,
+  parts: SelectQueryBuilder<DB, any, unknown>[],
+  cap: number,
+): Promise<{ total: number; capped: boolean }> {
+  let total = 0;
+  for (const part of parts) {
+    const c = await cappedCount(db, part, cap - total);
+    total += c.total;
+    if (c.capped) return { total: cap, capped: true };
+  }
+  return { total, capped: false };
 }

@@ -10,7 +10,7 @@ import { spiderForTask } from './spider-source.ts';
 import type { Kysely } from 'kysely';
 import type { DB } from '../../store/schema.ts';
 import type { AuthUser } from '../../http/auth.ts';
-import { assertTaskChange, taskReadFilter } from '../../policies/index.ts';
+import { assertTaskChange, taskReadSources } from '../../policies/index.ts';
 import type { Keyset, PageWindow } from '../../store/page.ts';
 import { decodeCursor, encodeCursor, type KeyPart } from '../../http/cursor.ts';
 import {
@@ -276,6 +276,6 @@ export async function readableTasks(
   req: ListRequest,
 ): Promise<KeysetAnswer<TaskInfo>> {
   const at = listStart(req, ['int', 'id']);
-  const page = await listTasks(ctx.store.db, taskReadFilter(user), f, at, req.limit, LIST_COUNT_CAP);
+  const page = await listTasks(ctx.store.db, taskReadSources(user), f, at, req.limit, LIST_COUNT_CAP);
   return keysetAnswer(await presentTasks(ctx.store.db, page.rows), page);
 }
