@@ -60,7 +60,7 @@ const keysetFields = {
   prev: Type.Optional(Nullable(Type.String())),
   last: Type.Optional(Nullable(Type.String())),
 };
-const KeysetFields = Type.Object(keysetFields);
+export const KeysetFields = Type.Object(keysetFields);
 /** What a keyset list answers besides `data` and `total`: whether the total is capped, and the cursors. */
 export type KeysetFields = Static<typeof KeysetFields>;
 
