@@ -3,6 +3,7 @@ import type { Kysely } from 'kysely';
 import { LIST_COUNT_CAP, newId } from '@crawldeck/shared';
 import { startTestMaster, type TestMaster } from './harness.ts';
 import { insertRow, insertRows } from './seed-rows.ts';
+import { stringify } from 'csv-stringify/sync';
 
 /**
  * Keyset pages of the task list and of a task's items: cursors walk every row once in a stable order (ties in one
@@ -177,8 +178,15 @@ describe('the task list by cursor', () => {
   });
 });
 
+/** Item i: plain, or with the characters CSV quotes and COPY escapes (quote, comma, backslash, tab, line break). */
+const itemOf = (i: number) => ({
+  n: i,
+  title: i % 7 ? `item ${i}` : i % 2 ? `quote "${i}", comma` : `back\\slash\ttab\nline ${i} 标题`,
+});
+
 describe("a task's items by cursor and as exports", () => {
   const ITEMS = 12_345;
+  const expected = Array.from({ length: ITEMS }, (_, i) => itemOf(i));
   let taskId: string;
   beforeAll(async () => {
     [taskId] = await seedTasks(publicSpider, 1, () => T - 1);
@@ -186,7 +194,7 @@ describe("a task's items by cursor and as exports", () => {
       collection: 'results_lists',
       task_id: taskId,
       spider_id: publicSpider,
-      data: JSON.stringify({ n: i, title: i % 7 ? `item ${i}` : `quote "${i}", comma` }),
+      data: JSON.stringify(itemOf(i)),
       create_ts: T,
     }));
     await insertRows(db, 'results', items);
@@ -216,13 +224,8 @@ describe("a task's items by cursor and as exports", () => {
 
   it('exports every item once, in order, as CSV and JSON', async () => {
     const csv = await download('csv');
-    const lines = csv.trimEnd().split('\n');
-    expect(lines[0]).toBe('n,title');
-    expect(lines.length).toBe(ITEMS + 1);
-    expect(lines[8]).toBe('7,"quote ""7"", comma"');
-    expect(lines.at(-1)).toBe(`${ITEMS - 1},item ${ITEMS - 1}`);
-    const json = JSON.parse(await download('json')) as { n: number }[];
-    expect(json.map((x) => x.n)).toEqual(Array.from({ length: ITEMS }, (_, i) => i));
+    expect(csv).toBe(stringify([['n', 'title'], ...expected.map((x) => [x.n, x.title])]));
+    expect(JSON.parse(await download('json'))).toEqual(expected);
     const several = await Promise.all([download('jsonl'), download('jsonl'), download('jsonl'), download('jsonl')]);
     for (const text of several) expect(text.trimEnd().split('\n').length).toBe(ITEMS);
   });

@@ -7,7 +7,7 @@ import type { StoredRow, TargetWriter } from '../datasources/target.ts';
 import { writerCache } from '../datasources/writers.ts';
 import { badRequest } from '../../http/errors.ts';
 import type { Keyset, KeysetPage, PageWindow } from '../../store/page.ts';
-import { builtinResultsCount, builtinResultsList, builtinResultsPage, builtinResultsStream } from './results.store.ts';
+import { builtinResultsCopy, builtinResultsCount, builtinResultsList, builtinResultsPage } from './results.store.ts';
 
 /** An item as stored: its id and fields (without _id and task_id). */
 export interface ResultItem {
@@ -31,7 +31,7 @@ export interface ResultsReader {
 
 const HEAD_ROWS = 100;
 /**
- * Exports streaming from a server-side cursor at once: each holds a pooled connection while its client downloads,
+ * Exports streaming from a PostgreSQL COPY at once: each holds a pooled connection while its client downloads,
  * so beyond these the next exports read page by page (short statements) and leave the pool to the API.
  */
 const MAX_STREAMED_EXPORTS = 3;
@@ -54,18 +54,11 @@ async function* keysetPages(ctx: AppContext, taskId: string, size: number): Asyn
   }
 }
 
-/** Items from one PostgreSQL cursor, `size` per fetch; the next fetch waits until the download asks for more. */
-async function* cursorPages(ctx: AppContext, taskId: string, size: number): AsyncGenerator<ResultItem[]> {
+/** Items from one PostgreSQL COPY, `size` per page; the COPY is read on only when the download asks for more. */
+async function* copyPages(ctx: AppContext, taskId: string, size: number): AsyncGenerator<ResultItem[]> {
   streamedExports++;
   try {
-    let page: ResultItem[] = [];
-    for await (const row of builtinResultsStream(ctx.store.db, taskId, size)) {
-      page.push(parse(row));
-      if (page.length < size) continue;
-      yield page;
-      page = [];
-    }
-    if (page.length) yield page;
+    for await (const rows of builtinResultsCopy(ctx.store.copyOut!, taskId, size)) yield rows.map(parse);
   } finally {
     streamedExports--;
   }
@@ -87,8 +80,8 @@ function builtinReader(ctx: AppContext, taskId: string): ResultsReader {
       return columns;
     },
     pages(size) {
-      const stream = ctx.store.engine === 'postgres' && streamedExports < MAX_STREAMED_EXPORTS;
-      return stream ? cursorPages(ctx, taskId, size) : keysetPages(ctx, taskId, size);
+      const stream = !!ctx.store.copyOut && streamedExports < MAX_STREAMED_EXPORTS;
+      return stream ? copyPages(ctx, taskId, size) : keysetPages(ctx, taskId, size);
     },
   };
 }

@@ -1,4 +1,6 @@
+import { StringDecoder } from 'node:string_decoder';
 import type { Kysely } from 'kysely';
+import type { Store } from '../../store/db.ts';
 import type { DB } from '../../store/schema.ts';
 import { cappedCount, keysetPage, offsetPage, type Keyset, type ListOrder, type PageWindow } from '../../store/page.ts';
 
@@ -24,12 +26,38 @@ export function builtinResultsList(db: Kysely<DB>, taskId: string, at: { cursor:
     : offsetPage(q, ITEM_ORDER, { limit, offset: at.offset }, itemKey);
 }
 
+/** The escapes of COPY's text format: a backslash before the letter of a control character or before itself. */
+const COPY_ESCAPES: Record<string, string> = { b: '\b', f: '\f', n: '\n', r: '\r', t: '\t', v: '\v' };
+const copyField = (field: string) =>
+  field.includes('\\') ? field.replace(/\\(.)/g, (_, c: string) => COPY_ESCAPES[c] ?? c) : field;
+
 /**
- * Every item of a task in id order from one server-side cursor (PostgreSQL), `chunk` rows per fetch: one plan
- * and one index walk for the whole export instead of a statement per page.
+ * Every item of a task in id order as PostgreSQL's COPY writes them (one statement, no row-by-row protocol), in
+ * pages of at least `size` rows, each read only when the caller asks for it.
  */
-export function builtinResultsStream(db: Kysely<DB>, taskId: string, chunk: number) {
-  return taskItems(db, taskId).orderBy('task_id').orderBy('id').stream(chunk);
+export async function* builtinResultsCopy(
+  copyOut: NonNullable<Store['copyOut']>,
+  taskId: string,
+  size: number,
+): AsyncGenerator<Array<{ id: number; data: string }>> {
+  const literal = `'${taskId.replaceAll("'", "''")}'`;
+  const decoder = new StringDecoder('utf8');
+  let rest = '';
+  let page: Array<{ id: number; data: string }> = [];
+  for await (const chunk of copyOut(
+    `COPY (SELECT id, data FROM results WHERE task_id = ${literal} ORDER BY id) TO STDOUT`,
+  )) {
+    const lines = (rest + decoder.write(chunk)).split('\n');
+    rest = lines.pop() ?? '';
+    for (const line of lines) {
+      const tab = line.indexOf('\t');
+      page.push({ id: Number(line.slice(0, tab)), data: copyField(line.slice(tab + 1)) });
+    }
+    if (page.length < size) continue;
+    yield page;
+    page = [];
+  }
+  if (page.length) yield page;
 }
 
 /** How many items a task has, counted up to `cap`. */
