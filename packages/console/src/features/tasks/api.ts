@@ -6,7 +6,9 @@ import {
   LOG_PAGE_SIZE,
   RESULTS_PAGE_SIZE,
   TASK_PAGE_SIZE,
+  type ApiOk,
   type DeployInfo,
+  type KeysetFields,
   type LogLine,
   type NodeInfo,
   type RunType,
@@ -20,9 +22,9 @@ import {
 import { api } from '../../api/request.ts';
 import { subscribeEvents } from './sse.ts';
 
-/** GET /tasks query as the list screen keeps it: page fields always set, one status at a time. */
+/** GET /tasks query as the list screen keeps it: page size always set, a cursor past the first page, one status. */
 export type TaskQuery = Omit<TaskListQuery, 'page_num' | 'page_size' | 'status'> &
-  Required<Pick<TaskListQuery, 'page_num' | 'page_size'>> & { status?: TaskStatus };
+  Required<Pick<TaskListQuery, 'page_size'>> & { status?: TaskStatus };
 
 export type { TaskDetail };
 
@@ -40,12 +42,21 @@ export const taskKeys = {
   deploys: (spiderId: string, page: number) => ['deploys', spiderId, page] as const,
 };
 
+/** GET /tasks by keyset cursor (`next`, `prev`, `last` of the answer); the first page has none. */
 export function useTasks(q: TaskQuery) {
   return useQuery({
     queryKey: taskKeys.list(q),
     queryFn: async () => {
-      const r = await api.get<TaskInfo[]>('/tasks', { ...q, type: q.type ?? 'spider' });
-      return { list: r.data ?? [], total: r.total ?? 0 };
+      const r = (await api.get<TaskInfo[]>('/tasks', { ...q, type: q.type ?? 'spider' })) as ApiOk<TaskInfo[]> &
+        KeysetFields;
+      return {
+        list: r.data ?? [],
+        total: r.total ?? 0,
+        capped: r.total_capped ?? false,
+        next: r.next ?? null,
+        prev: r.prev ?? null,
+        last: r.last ?? null,
+      };
     },
     placeholderData: keepPreviousData,
   });

@@ -1,8 +1,17 @@
 import { sql, type Insertable, type Kysely, type Selectable } from 'kysely';
 import type { DB } from '../../store/schema.ts';
 import type { Engine } from '../../store/db.ts';
-import type { Filter } from '../../policies/types.ts';
-import { pageWithCount, type PageWindow } from '../../store/page.ts';
+import type { TaskReadSources } from '../../policies/task.policy.ts';
+import {
+  disjointCappedCount,
+  keysetPage,
+  offsetPage,
+  pageWithCount,
+  type Keyset,
+  type ListOrder,
+  type PageWindow,
+  type RowSource,
+} from '../../store/page.ts';
 
 export type TaskRow = Selectable<DB['tasks']>;
 export type { DedupConfig } from './ingest.store.ts';
@@ -24,18 +33,65 @@ export interface TaskListFilter {
   type?: string;
 }
 
-/** Tasks the caller may read (`readable`, from the task policy) matching `f`, newest first. */
-export function listTasks(db: Kysely<DB>, readable: Filter<'tasks'>, f: TaskListFilter, page: PageWindow) {
-  let q = db.selectFrom('tasks').where(readable);
+/** Newest first; the id orders tasks created in the same millisecond. */
+const TASK_ORDER: ListOrder = { columns: ['create_ts', 'id'], desc: true };
+const taskKey = (t: TaskRow): [number, string] => [Number(t.create_ts), t.id];
+
+/** Where a page of tasks starts: a cursor of an earlier page, or a page number within the counted window. */
+export type TaskListAt = { cursor: Keyset } | PageWindow;
+
+function filtered(db: Kysely<DB>, f: TaskListFilter) {
+  let q = db.selectFrom('tasks');
   if (f.node_id) q = q.where('node_id', '=', f.node_id);
   if (f.spider_id) q = q.where('spider_id', '=', f.spider_id);
   if (f.statuses) q = q.where('status', 'in', f.statuses);
   if (f.schedule_id) q = q.where('schedule_id', '=', f.schedule_id);
   if (f.type) q = q.where('type', '=', f.type);
-  return pageWithCount(q, (b) => b.selectAll().orderBy('create_ts', 'desc').orderBy('id', 'desc'), page);
+  return q;
 }
 
-export function tasksByIds(db: Kysely<DB>, ids: string[]): Promise<TaskRow[]> {
+/**
+ * The tasks matching `f` a normal user may read, as disjoint parts: the tasks of each spider they may read, and
+ * their own tasks of the other spiders. Each part is one range of an index ending on (create_ts, id).
+ */
+async function readableParts(db: Kysely<DB>, sources: Extract<TaskReadSources, { all: false }>, f: TaskListFilter) {
+  let spiders = db.selectFrom('spiders').select('id').where(sources.spiders);
+  if (f.spider_id) spiders = spiders.where('id', '=', f.spider_id);
+  const ids = (await spiders.execute()).map((r) => r.id);
+  const own = filtered(db, f).where('owner_id', '=', sources.ownerId);
+  return [
+    ...ids.map((id) => filtered(db, f).where('spider_id', '=', id)),
+    ids.length ? own.where('spider_id', 'not in', ids) : own,
+  ];
+}
+
+/**
+ * One page of the tasks the caller may read (`sources`, from the task policy) matching `f`, newest first, with
+ * the cursors of the pages around it and a total counted up to `countCap`. Every statement walks index ranges
+ * ending on (create_ts, id) for at most a page (or the counted window): the cost does not grow with the table.
+ */
+export async function listTasks(
+  db: Kysely<DB>,
+  sources: TaskReadSources,
+  f: TaskListFilter,
+  at: TaskListAt,
+  limit: number,
+  countCap: number,
+) {
+  const parts = sources.all ? [filtered(db, f)] : await readableParts(db, sources, f);
+  const rows: RowSource<TaskRow> =
+    parts.length === 1 ? parts[0].selectAll() : { db, parts, load: (ids) => tasksByIds(db, ids as string[]) };
+  const [page, count] = await Promise.all([
+    'cursor' in at
+      ? keysetPage(rows, TASK_ORDER, at.cursor, limit, taskKey)
+      : offsetPage(rows, TASK_ORDER, { limit, offset: at.offset }, taskKey),
+    disjointCappedCount(db, parts, countCap),
+  ]);
+  return { ...page, ...count };
+}
+
+export async function tasksByIds(db: Kysely<DB>, ids: string[]): Promise<TaskRow[]> {
+  if (!ids.length) return [];
   return db.selectFrom('tasks').selectAll().where('id', 'in', ids).execute();
 }
 
