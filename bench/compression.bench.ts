@@ -1,6 +1,8 @@
 // What a browser really moves to open the console's /home screen, measured in Chromium against a started master:
 // bytes on the wire (encodedDataLength) for every request of the page load, once with compression and once with
-// the browser refusing it (Accept-Encoding: identity), plus the same page reloaded with a warm cache.
+// the browser refusing it (Accept-Encoding: identity), plus the same page reloaded with a warm cache. It also
+// tells who asked for the language chunk: the page itself (a preload index.html names, fetched alongside the entry)
+// or a script once it ran (one more round trip before the first screen).
 // Run after `npm run build`: node --import tsx bench/compression.bench.ts
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -32,15 +34,22 @@ const token = (
 const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
 
 /** Loads /home signed in and sums the bytes received for every request (headers and bodies) until the network is idle. */
-async function measure(page: Page): Promise<{ requests: number; kB: number; js: number }> {
+type Load = { requests: number; kB: number; js: number; languageChunk: string };
+
+async function measure(page: Page): Promise<Load> {
   const cdp = await page.context().newCDPSession(page);
   await cdp.send('Network.enable');
   const urls = new Map<string, string>();
   let bytes = 0;
   let js = 0;
   let requests = 0;
-  cdp.on('Network.requestWillBeSent', (e: { requestId: string; request: { url: string } }) =>
-    urls.set(e.requestId, e.request.url),
+  const initiators: string[] = [];
+  cdp.on(
+    'Network.requestWillBeSent',
+    (e: { requestId: string; request: { url: string }; initiator: { type: string } }) => {
+      urls.set(e.requestId, e.request.url);
+      if (/\/assets\/bundle-[a-z]+-/.test(e.request.url)) initiators.push(e.initiator.type);
+    },
   );
   cdp.on('Network.loadingFinished', (e: { requestId: string; encodedDataLength: number }) => {
     requests++;
@@ -50,18 +59,25 @@ async function measure(page: Page): Promise<{ requests: number; kB: number; js: 
   await page.goto(`${master.url}/home`, { waitUntil: 'networkidle' });
   await page.locator('.app-wrapper').waitFor();
   await cdp.detach();
-  return { requests, kB: bytes / 1024, js: js / 1024 };
+  const languageChunk = initiators.length ? `requested by ${initiators.join(', ')}` : 'from the cache';
+  return { requests, kB: bytes / 1024, js: js / 1024, languageChunk };
 }
 
-const results: Record<string, { requests: number; kB: number; js: number }> = {};
-for (const mode of ['compressed', 'identity'] as const) {
+const results: Record<string, Load> = {};
+for (const mode of ['compressed', 'identity', 'compressed, zh'] as const) {
+  const lang = mode === 'compressed, zh' ? 'zh' : 'en';
   const context = await browser.newContext(
     mode === 'identity' ? { extraHTTPHeaders: { 'accept-encoding': 'identity' } } : {},
   );
-  await context.addInitScript((t) => {
-    localStorage.setItem('token', t);
-    localStorage.setItem('lang', 'en');
-  }, token);
+  // a returning user: the language stored by the console, and the cookie it keeps for the master
+  await context.addCookies([{ name: 'lang', value: lang, url: master.url }]);
+  await context.addInitScript(
+    ([t, l]) => {
+      localStorage.setItem('token', t);
+      localStorage.setItem('lang', l);
+    },
+    [token, lang] as const,
+  );
   const page = await context.newPage();
   results[mode] = await measure(page);
   if (mode === 'compressed') results['compressed, reload (warm cache)'] = await measure(page);
@@ -69,7 +85,7 @@ for (const mode of ['compressed', 'identity'] as const) {
 }
 for (const [mode, r] of Object.entries(results))
   console.log(
-    `${mode.padEnd(34)} ${String(r.requests).padStart(3)} requests ${r.kB.toFixed(1).padStart(8)} kB on the wire (JS+CSS ${r.js.toFixed(1)} kB)`,
+    `${mode.padEnd(34)} ${String(r.requests).padStart(3)} requests ${r.kB.toFixed(1).padStart(8)} kB on the wire (JS+CSS ${r.js.toFixed(1)} kB), language chunk ${r.languageChunk}`,
   );
 await browser.close();
 await master.close();

@@ -19,7 +19,8 @@ import pg from 'pg';
 import { sql } from 'kysely';
 import { newId } from '@crawldeck/shared';
 import { startMaster, type RunningMaster } from '../packages/server/src/master.ts';
-import { deleteTaskRows, ingestLogs } from '../packages/server/src/features/tasks/tasks.store.ts';
+import { deleteTaskRows } from '../packages/server/src/features/tasks/tasks.store.ts';
+import { ingestLogs } from '../packages/server/src/features/tasks/ingest.store.ts';
 import {
   indexNextLines,
   openLogIndexWriter,

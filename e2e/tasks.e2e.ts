@@ -76,6 +76,7 @@ const TEXT = {
     results: 'Results',
     join: 'How to add a node',
     notInstalled: 'Not Installed',
+    pageOf: (page: number, pages: number) => `Page ${page} of ${pages}`,
   },
   zh: {
     running: '进行中',
@@ -86,6 +87,7 @@ const TEXT = {
     results: '结果',
     join: '如何添加节点',
     notInstalled: '未安装',
+    pageOf: (page: number, pages: number) => `第 ${page} / ${pages} 页`,
   },
 } as const;
 
@@ -297,6 +299,41 @@ describe('tasks and nodes', () => {
     );
 
     e2eTest(
+      `${lang}: the task list pages by cursor: next, previous, last, with the total`,
+      async ({ page }) => {
+        const token = await loginByApi(page, lang);
+        await page.evaluate(() => localStorage.setItem('enableTutorial', '0'));
+        const spiderId = await createSpider(token, `e2e-pages-${lang}`);
+        for (let i = 0; i < 12; i++)
+          await call<string[]>(token, 'PUT', '/tasks', { spider_id: spiderId, run_type: 'random', param: '1 0' });
+        const all = await call<{ _id: string }[]>(token, 'GET', '/tasks?page_size=100');
+        const total = all.length;
+        const pages = Math.ceil(total / 10);
+        await page.goto(`${env.url}/tasks`);
+        const list = view(page).locator('[data-testid=task-table]');
+        const pager = view(page).locator('[data-testid=task-pager]');
+        const shownIds = () =>
+          list.locator('.task-link').evaluateAll((ls) => ls.map((l) => l.getAttribute('data-task-id')));
+        await expect.poll(shownIds, { timeout: 15_000 }).toEqual(all.slice(0, 10).map((t) => t._id));
+        await expect.poll(() => pager.locator('[data-testid=task-pager-total]').innerText()).toContain(String(total));
+        expect(await pager.locator('[data-testid=task-pager-page]').innerText()).toBe(tx.pageOf(1, pages));
+        expect(await pager.locator('[data-testid=task-pager-prev]').isDisabled()).toBe(true);
+
+        await pager.locator('[data-testid=task-pager-next]').click();
+        await expect.poll(shownIds).toEqual(all.slice(10, 20).map((t) => t._id));
+        expect(await pager.locator('[data-testid=task-pager-page]').innerText()).toBe(tx.pageOf(2, pages));
+        await pager.locator('[data-testid=task-pager-prev]').click();
+        await expect.poll(shownIds).toEqual(all.slice(0, 10).map((t) => t._id));
+        await pager.locator('[data-testid=task-pager-last]').click();
+        await expect.poll(shownIds).toEqual(all.slice(-10).map((t) => t._id));
+        expect(await pager.locator('[data-testid=task-pager-page]').innerText()).toBe(tx.pageOf(pages, pages));
+        expect(await pager.locator('[data-testid=task-pager-next]').isDisabled()).toBe(true);
+        await shot(page, `tasks-last-page-${lang}`);
+      },
+      { timeout: 120_000 },
+    );
+
+    e2eTest(
       `${lang}: node list shows the master online, join panel, network, node detail`,
       async ({ page }) => {
         await loginByApi(page, lang);
@@ -306,6 +343,18 @@ describe('tasks and nodes', () => {
         const master = table.locator('tr.ant-table-row', { has: page.locator('.node-type-master') });
         await master.locator('.node-status-online').waitFor({ timeout: 20_000 });
         expect(await master.locator('.node-status-online').innerText()).toBe(tx.online);
+        // The rows shown are watched: the master's last heartbeat moves on without a reload.
+        const seen = master.locator('.node-last-seen');
+        const firstSeen = await seen.innerText();
+        await expect.poll(() => seen.innerText(), { timeout: 15_000 }).not.toBe(firstSeen);
+        // The master filters the list: a keyword no node has empties it, clearing it brings the master back.
+        const search = view(page).locator('input[data-testid=node-search]');
+        await search.fill('no-such-node');
+        await search.press('Enter');
+        await expect.poll(() => table.locator('tr.ant-table-row').count()).toBe(0);
+        await search.fill('');
+        await search.press('Enter');
+        await master.locator('.node-status-online').waitFor();
         const join = view(page).locator('[data-testid=node-join]');
         expect(await join.innerText()).toContain(tx.join);
         expect(await join.locator('[data-testid=node-join-cmd]').innerText()).toMatch(

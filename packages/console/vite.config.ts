@@ -48,6 +48,40 @@ function precompress(): Plugin {
   };
 }
 
+/** Where the build lists each language's chunk for the master (which reads this name): `{ "en": ["assets/…js"], … }`. */
+const LANGUAGE_CHUNKS_FILE = 'language-chunks.json';
+
+/**
+ * Lists the files of each language's chunk (`src/locales/bundle-<lang>.ts` and the chunks it imports that the
+ * entry does not already bring), so the master can name them in index.html as preloads for the language in use.
+ */
+function languageChunks(): Plugin {
+  return {
+    name: 'crawldeck-language-chunks',
+    apply: 'build',
+    generateBundle(_options, bundle) {
+      const chunks = new Map(
+        Object.values(bundle).flatMap((c) => (c.type === 'chunk' ? [[c.fileName, c] as const] : [])),
+      );
+      // a chunk with every chunk it imports statically, directly or not
+      const closure = (fileName: string, seen = new Set<string>()): Set<string> => {
+        if (seen.has(fileName)) return seen;
+        seen.add(fileName);
+        for (const f of chunks.get(fileName)?.imports ?? []) closure(f, seen);
+        return seen;
+      };
+      const entry = [...chunks.values()].find((c) => c.isEntry);
+      const inEntry = entry ? closure(entry.fileName) : new Set<string>();
+      const byLanguage: Record<string, string[]> = {};
+      for (const chunk of chunks.values()) {
+        const lang = /[/\\]locales[/\\]bundle-([a-z]+)\.ts$/.exec(chunk.facadeModuleId ?? '')?.[1];
+        if (lang) byLanguage[lang] = [...closure(chunk.fileName)].filter((f) => !inEntry.has(f));
+      }
+      this.emitFile({ type: 'asset', fileName: LANGUAGE_CHUNKS_FILE, source: JSON.stringify(byLanguage) });
+    },
+  };
+}
+
 // The console is a static SPA served by the master from packages/console/dist (see @crawldeck/server).
 // VITE_API_BASE (deploy-time) overrides the API root; default '/api'.
 // react-router publishes its production build (no development warnings) but its package exports always name the
@@ -55,7 +89,7 @@ function precompress(): Plugin {
 const reactRouterDist = path.resolve(import.meta.dirname, '../../node_modules/react-router/dist/production');
 
 export default defineConfig({
-  plugins: [react(), precompress()],
+  plugins: [react(), languageChunks(), precompress()],
   base: '/',
   resolve: {
     alias: [

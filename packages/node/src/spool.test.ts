@@ -2,8 +2,16 @@ import { describe, expect, it } from 'vitest';
 import { appendFileSync, mkdtempSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { MAX_LINE_BYTES, Shipper } from './spool.ts';
+import { MAX_BATCH_LINES, MAX_LINE_BYTES } from './spool.ts';
+import { Shipper } from './shipper.ts';
+import type { ShipBatch } from '@crawldeck/shared';
 import { resolveCommand } from './runner.ts';
+
+/** Ingest as the master's store does it: the part below what it has is skipped, a gap is refused. */
+function storeLikeTheMaster(stored: string[], b: ShipBatch): { acked: number } {
+  if (b.from <= stored.length) stored.push(...b.lines.slice(stored.length - b.from));
+  return { acked: stored.length };
+}
 
 /** Ships `content` (written in the given pieces while shipping) and returns the lines the master got. */
 async function ship(pieces: (string | Buffer)[], maxBatchBytes?: number): Promise<string[]> {
@@ -14,11 +22,7 @@ async function ship(pieces: (string | Buffer)[], maxBatchBytes?: number): Promis
   const shipper = new Shipper(
     file,
     state,
-    async (b) => {
-      expect(b.from).toBe(got.length);
-      got.push(...b.lines);
-      return { acked: got.length };
-    },
+    async (b) => storeLikeTheMaster(got, b),
     () => undefined,
     () => undefined,
     maxBatchBytes,
@@ -62,7 +66,6 @@ describe('resolveCommand', () => {
 
 describe('Shipper', () => {
   it('ships a spool file in capped batches from the acknowledged offset, retrying failures, until drained', async () => {
-    const { MAX_BATCH_LINES } = await import('./spool.ts');
     const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'shipper-')), 'log.txt');
     const n = MAX_BATCH_LINES * 2 + 5;
     writeFileSync(file, Array.from({ length: n }, (_, i) => (i % 3 ? '' : `l${i}`)).join('\n') + '\ntail-no-newline');
@@ -74,10 +77,8 @@ describe('Shipper', () => {
       async (b) => {
         calls++;
         if (calls === 2) throw new Error('network down');
-        expect(b.from).toBe(got.length);
         expect(b.lines.length).toBeLessThanOrEqual(MAX_BATCH_LINES);
-        got.push(...b.lines);
-        return { acked: got.length };
+        return storeLikeTheMaster(got, b);
       },
       () => undefined,
       () => undefined,
@@ -98,16 +99,70 @@ describe('Shipper after a lost answer', () => {
     const shipper = new Shipper(
       file,
       state,
-      async (b) => {
-        // Ingest as the master does it: the part below what it has is skipped.
-        stored.push(...b.lines.slice(stored.length - b.from));
-        return { acked: stored.length };
-      },
+      async (b) => storeLikeTheMaster(stored, b),
       () => undefined,
       () => undefined,
     );
     await shipper.drain();
     expect(stored).toEqual(Array.from({ length: 10 }, (_, i) => `l${i}`));
     expect(state).toEqual({ bytes: 30, lines: 10 });
+  });
+});
+
+describe('Shipper with several batches in flight', () => {
+  const lines = Array.from({ length: 5000 }, (_, i) => `line ${i}`);
+  function spool(): string {
+    const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'shipper-')), 'log.txt');
+    writeFileSync(file, lines.join('\n') + '\n');
+    return file;
+  }
+  const delay = () => new Promise((r) => setTimeout(r, Math.floor(Math.random() * 5)));
+
+  it('keeps several batches in flight and stores every line once when answers come out of order', async () => {
+    const stored: string[] = [];
+    let inFlight = 0;
+    let maxInFlight = 0;
+    const state = { bytes: 0, lines: 0 };
+    const shipper = new Shipper(
+      spool(),
+      state,
+      async (b) => {
+        maxInFlight = Math.max(maxInFlight, ++inFlight);
+        // Like the master: a batch whose predecessor is not stored yet waits for it.
+        while (b.from > stored.length) await delay();
+        await delay();
+        inFlight--;
+        return storeLikeTheMaster(stored, b);
+      },
+      () => undefined,
+      () => undefined,
+      4096,
+    );
+    await shipper.drain();
+    expect(maxInFlight).toBe(4);
+    expect(stored).toEqual(lines);
+    expect(state.lines).toBe(lines.length);
+  });
+
+  it('ships again from the acknowledged offset when the master refuses a gap or drops a batch', async () => {
+    const stored: string[] = [];
+    let calls = 0;
+    const state = { bytes: 0, lines: 0 };
+    const shipper = new Shipper(
+      spool(),
+      state,
+      async (b) => {
+        await delay();
+        if (++calls % 7 === 0) throw new Error('connection reset');
+        // No waiting here: a batch that arrives before its predecessor is answered with the stored offset.
+        return storeLikeTheMaster(stored, b);
+      },
+      () => undefined,
+      () => undefined,
+      4096,
+    );
+    await shipper.drain();
+    expect(stored).toEqual(lines);
+    expect(state.lines).toBe(lines.length);
   });
 });

@@ -13,6 +13,7 @@ import { isStoreUnavailable, type Store } from './store/db.ts';
 import { authPlugin, registerWithAccess } from './http/auth.ts';
 import { registerSecurityHeaders } from './http/security-headers.ts';
 import { consoleStaticOptions, registerCompression } from './http/compression.ts';
+import { INDEX_FILES, consoleIndex } from './http/console-index.ts';
 import { fail } from './http/envelope.ts';
 import { loggerOptions } from './http/log.ts';
 import { HttpError, type Coded } from './http/errors.ts';
@@ -98,13 +99,16 @@ export async function buildApp(config: MasterConfig, store: Store): Promise<Buil
   for (const feature of features) await feature(app, ctx);
 
   const hasConsole = existsSync(`${config.consoleDir}/index.html`);
+  const indexPage = hasConsole ? consoleIndex(config.consoleDir) : undefined;
   // The console's files are public; the not-found handler below is public too (the auth hook lets 404s through).
+  // index.html is left to that handler: it names the chunk of the visitor's language as a preload.
   if (hasConsole)
     await registerWithAccess(app, 'public', (pub) =>
       pub.register(fastifyStatic, {
         root: config.consoleDir,
         wildcard: false,
-        index: ['index.html'],
+        index: false,
+        globIgnore: INDEX_FILES,
         ...consoleStaticOptions(),
       }),
     );
@@ -112,14 +116,22 @@ export async function buildApp(config: MasterConfig, store: Store): Promise<Buil
   // Unknown API paths (also encoded, doubled-slash or other-case spellings) answer JSON; any other GET serves the
   // SPA so deep links work after a reload.
   app.setNotFoundHandler((req, reply) => {
-    if (looksLikeApi(req.url) || req.method !== 'GET') {
+    if (looksLikeApi(req.url) || (req.method !== 'GET' && req.method !== 'HEAD')) {
       const route = { method: req.method, path: req.url.split('?')[0] };
       return reply
         .status(404)
         .send(fail(errorText('route.not_found', route), { code: 'route.not_found', params: route }));
     }
-    if (!hasConsole) return reply.status(404).type('text/plain').send('The console is not built: run `npm run build`.');
-    return reply.type('text/html').sendFile('index.html');
+    if (!indexPage) return reply.status(404).type('text/plain').send('The console is not built: run `npm run build`.');
+    // the page depends on the language cookie: revalidated on every load, and no cache may hand it to another visitor
+    const page = indexPage(req.headers);
+    if (page.encoding) reply.header('content-encoding', page.encoding);
+    return reply
+      .status(200)
+      .header('cache-control', 'no-cache')
+      .header('vary', 'cookie, accept-encoding')
+      .type('text/html; charset=utf-8')
+      .send(page.body);
   });
 
   return {

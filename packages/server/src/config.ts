@@ -63,6 +63,11 @@ export const MASTER_VARIABLES = {
       'largest expanded size in bytes of an uploaded spider zip or a Git checkout; the zip upload itself may be at most that size + 1 MiB. Raise it for spiders that carry large data files',
   },
   CRAWLDECK_MAX_FILE_BYTES: { default: '10 MiB', description: 'largest spider file opened in the editor' },
+  CRAWLDECK_INGEST_WAIT_MS: {
+    default: '`2000`',
+    description:
+      "how long a node's batch of log lines or items that arrived before its predecessor waits for it; then the node ships again",
+  },
   CRAWLDECK_NODE_HEARTBEAT_SECONDS: { default: '`2`', description: 'node heartbeat interval' },
   CRAWLDECK_NODE_OFFLINE_SECONDS: {
     default: '`10`',
@@ -200,6 +205,8 @@ export interface MasterConfig {
   /** Node heartbeat interval and the silence after which a node is offline. */
   nodeHeartbeatMs: number;
   nodeOfflineMs: number;
+  /** How long a shipped batch that came before its predecessor waits for it (several batches of a task in flight). */
+  ingestWaitMs: number;
   /** Python of the master's own Scrapy introspection and Spiderfile checks. */
   python: string;
   scrapyTimeoutMs: number;
@@ -369,6 +376,7 @@ function processSettings(env: EnvReader) {
   return {
     nodeHeartbeatMs: env.positiveNumber('CRAWLDECK_NODE_HEARTBEAT_SECONDS', 2) * 1000,
     nodeOfflineMs: env.positiveNumber('CRAWLDECK_NODE_OFFLINE_SECONDS', 10) * 1000,
+    ingestWaitMs: env.positiveNumber('CRAWLDECK_INGEST_WAIT_MS', 2000),
     python: env.text('CRAWLDECK_PYTHON', '/usr/bin/python3'),
     scrapyTimeoutMs: env.positiveNumber('CRAWLDECK_SCRAPY_TIMEOUT_MS', 60_000),
     logSearchBudgetMs: env.positiveNumber('CRAWLDECK_LOG_SEARCH_BUDGET_MS', 2000),

@@ -31,10 +31,31 @@ export interface NodeStatusEvent {
   status: NodeStatus;
 }
 
-/** Every heartbeat, so the node list and the Monitor charts follow without polling. */
+/** Every heartbeat: gathered into the console's node changes (node-feed.ts), never sent on one by one. */
 export interface NodeHeartbeatEvent extends NodeStatusEvent {
   ts: number;
   metrics: NodeMetrics;
+}
+
+/** A node's latest state in one interval of the console's node feed. */
+export interface NodeChangeEntry {
+  nodeId: string;
+  status: NodeStatus;
+  /** Its status changed in the interval: every console hears of it, whatever nodes its screen watches. */
+  statusChanged: boolean;
+  /** The latest heartbeat of the interval, if any (only consoles watching the node receive it). */
+  heartbeat?: { ts: number; metrics: NodeMetrics };
+}
+
+/**
+ * The node changes of one interval (about a second), latest values only: each console's stream picks the nodes
+ * its screen needs, so a console hears at most one node event per interval however large the fleet.
+ */
+export interface NodesChangedEvent {
+  ts: number;
+  changes: Map<string, NodeChangeEntry>;
+  /** The ids whose status changed, in the order the changes came. */
+  statusChanged: string[];
 }
 
 /**
@@ -77,6 +98,7 @@ export interface EventMap {
   'task.log': LogEvent;
   'node.status': NodeStatusEvent;
   'node.heartbeat': NodeHeartbeatEvent;
+  'nodes.changed': NodesChangedEvent;
   'node.offline': NodeOfflineEvent;
   'schedule.changed': ScheduleChangedEvent;
   /** The id of a deleted spider: its schedules stop. */
@@ -94,6 +116,7 @@ export const EVENT_NAMES = [
   'task.log',
   'node.status',
   'node.heartbeat',
+  'nodes.changed',
   'node.offline',
   'schedule.changed',
   'spider.deleted',

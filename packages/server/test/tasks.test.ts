@@ -33,7 +33,10 @@ describe('tasks on the embedded node', () => {
     const node = r.body.data[0];
     expect(node).toMatchObject({ type: 'master', is_master: true, status: 'online', enabled: true, max_runners: 8 });
     expect(node.systemInfo.num_cpu).toBeGreaterThan(0);
-    expect(node.systemInfo.executables.map((e: { name: string }) => e.name)).toEqual(
+    // The list shows a summary of the host facts; the executables found are in the node's detail.
+    expect(node.systemInfo.executables).toBeUndefined();
+    const detail = (await m.api('GET', `/nodes/${node._id}`)).body.data;
+    expect(detail.systemInfo.executables.map((e: { name: string }) => e.name)).toEqual(
       expect.arrayContaining(['node', 'git']),
     );
     const sys = await waitFor('metrics', async () => {
@@ -364,29 +367,6 @@ console.log('ok');`;
     await reader.cancel();
     expect(text).toContain(`"taskId":"${p}","status":"running"`);
     expect(text).not.toContain(h);
-  });
-
-  it('pushes node heartbeats and status changes on GET /api/events to every signed-in user', async () => {
-    const viewer = await m.createUser('node-events-viewer');
-    const res = await fetch(`${m.url}/api/events`, { headers: { authorization: viewer } });
-    const node = (await m.api('GET', '/nodes')).body.data[0];
-    const reader = res.body!.getReader();
-    const dec = new TextDecoder();
-    let text = '';
-    const readUntil = async (re: RegExp) => {
-      while (!re.test(text)) {
-        const { value, done } = await reader.read();
-        if (done) break;
-        text += dec.decode(value);
-      }
-    };
-    await readUntil(/event: node\.heartbeat\ndata: .*"metrics"/);
-    expect(text).toContain(`"nodeId":"${node._id}"`);
-    expect((await m.api('POST', `/nodes/${node._id}`, { body: { enabled: false } })).status).toBe(200);
-    await readUntil(/event: node\.status\ndata: \{[^}]*"status":"unavailable"/);
-    expect((await m.api('POST', `/nodes/${node._id}`, { body: { enabled: true } })).status).toBe(200);
-    await readUntil(/event: node\.status\ndata: \{[^}]*"status":"online"/);
-    await reader.cancel();
   });
 
   it('streams status and log lines over SSE with ?token=', async () => {

@@ -9,6 +9,8 @@ export const VERSION_LABEL = 'v4.0';
 export const LANGUAGES = ['zh', 'en'] as const;
 export type Language = (typeof LANGUAGES)[number];
 export const DEFAULT_LANGUAGE: Language = 'zh';
+/** Cookie holding the console's language, so the master can preload that language's texts with index.html. */
+export const LANGUAGE_COOKIE = 'lang';
 
 export const REQUEST_TIMEOUT_MS = 15000;
 export const ERROR_TOAST_MS = 5000;

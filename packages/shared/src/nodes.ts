@@ -3,6 +3,8 @@
  * OpenAPI document and drop anything not described) and the console derives its types from them.
  */
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { Str } from './bounds.ts';
+import { pageFields } from './paging.ts';
 
 const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
 
@@ -83,8 +85,74 @@ export const NodeJoin = Type.Object({
 });
 export type NodeJoin = Static<typeof NodeJoin>;
 
+/**
+ * A row of the node list: what the list screens show. Of the host facts only the summary the list shows (system,
+ * arch, CPUs, host name); the executables found on the host and the Python version are in GET /nodes/{id}.
+ */
+export const NodeSummarySchema = Type.Pick(SystemInfoSchema, ['os', 'arch', 'num_cpu', 'hostname']);
+export const NodeListItem = Type.Composite([
+  Type.Omit(NodeInfo, ['systemInfo']),
+  Type.Object({ systemInfo: Nullable(NodeSummarySchema) }),
+]);
+export type NodeListItem = Static<typeof NodeListItem>;
+
+/** Node statuses a list can be filtered by. */
+export const NodeStatusFilter = Type.Union([
+  Type.Literal('online'),
+  Type.Literal('offline'),
+  Type.Literal('unavailable'),
+]);
+
+/** Largest page of the node list. */
+export const MAX_NODE_PAGE_SIZE = 100;
+
+/**
+ * GET /nodes: without parameters the whole fleet (as older callers expect); with `page_num` / `page_size` one page
+ * of it; `keyword` matches name, description, address and host name (case aside), `status` the live status. The
+ * answer's `total` counts the nodes matching the filters.
+ */
+export const NodeListQuery = Type.Object({
+  ...pageFields(MAX_NODE_PAGE_SIZE),
+  keyword: Type.Optional(Str(100)),
+  status: Type.Optional(NodeStatusFilter),
+});
+export type NodeListQuery = Static<typeof NodeListQuery>;
+
+/**
+ * The console's event stream (GET /events): which node changes a screen needs. `nodes`: comma-separated ids whose
+ * heartbeats (metrics, last seen) the screen shows; status changes of every node always come. Without it, status
+ * changes only.
+ */
+export const MAX_WATCHED_NODES = MAX_NODE_PAGE_SIZE;
+export const EventStreamQuery = Type.Object({
+  nodes: Type.Optional(
+    Type.String({
+      pattern: `^[0-9a-f]{24}(,[0-9a-f]{24}){0,${MAX_WATCHED_NODES - 1}}$`,
+      maxLength: MAX_WATCHED_NODES * 25,
+      description: 'comma-separated node ids (at most 100) whose heartbeats the screen shows',
+    }),
+  ),
+});
+export type EventStreamQuery = Static<typeof EventStreamQuery>;
+
+/**
+ * One node in a `nodes` event: its latest state since the previous event. `metrics` and `last_seen_ts` only for
+ * nodes the stream watches; a status change of any node always.
+ */
+export const NodeChange = Type.Object({
+  nodeId: Type.String(),
+  status: NodeStatusFilter,
+  metrics: Type.Optional(NodeMetricsSchema),
+  last_seen_ts: Type.Optional(Type.String()),
+});
+export type NodeChange = Static<typeof NodeChange>;
+
+/** The `nodes` event of the console's stream: at most one per interval, only the nodes that changed. */
+export const NodesEvent = Type.Object({ ts: Type.String(), nodes: Type.Array(NodeChange) });
+export type NodesEvent = Static<typeof NodesEvent>;
+
 export const NodeEnvelope = Ok(NodeInfo);
-export const NodeListEnvelope = Ok(Type.Array(NodeInfo));
+export const NodeListEnvelope = Ok(Type.Array(NodeListItem));
 export const NodeSystemEnvelope = Ok(NodeSystem);
 export const NodeJoinEnvelope = Ok(NodeJoin);
 export const NodeDeletedEnvelope = Ok(Type.Null());

@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Id, Int, Str } from './bounds.ts';
-import { Envelope, EnvelopeList, Nullable, pageFields } from './paging.ts';
+import { cursorField, Envelope, EnvelopeList, KeysetEnvelopeList, Nullable, pageFields } from './paging.ts';
 import { Spider } from './spiders.ts';
 
 /** Task, node and deploy shapes of the API: what a request may carry and what the answer holds. */
@@ -30,6 +30,7 @@ export type RunSpidersBody = Static<typeof RunSpidersBody>;
 
 export const TaskListQuery = Type.Object({
   ...pageFields(99999999),
+  ...cursorField(),
   node_id: Type.Optional(Str(64)),
   spider_id: Type.Optional(Str(64)),
   status: Type.Optional(Str(40)),
@@ -79,8 +80,8 @@ export const TaskStreamQuery = Type.Object({
 
 export const DeployListQuery = Type.Object({ spider_id: Type.Optional(Str(64)), ...pageFields(100000) });
 
-/** Lists of a spider's or a schedule's tasks, of a task's items: page number and size. */
-export const TaskPageQuery = Type.Object({ ...pageFields(100000) });
+/** Lists of a spider's tasks, of a task's items: page number and size, or a cursor of an earlier answer. */
+export const TaskPageQuery = Type.Object({ ...pageFields(100000), ...cursorField() });
 export type TaskPageQuery = Static<typeof TaskPageQuery>;
 
 const Ts = Nullable(Type.String({ description: 'ISO 8601 time' }));
@@ -166,7 +167,7 @@ export const DeployInfo = Type.Object({
 export type DeployInfo = Static<typeof DeployInfo>;
 
 export const TaskResponse = Envelope(TaskInfo);
-export const TaskListResponse = EnvelopeList(TaskInfo);
+export const TaskListResponse = KeysetEnvelopeList(TaskInfo);
 export const TaskDetailResponse = Envelope(TaskDetail);
 /** The ids of the tasks a run, restart or fire created. */
 export const TaskIdsResponse = Envelope(Type.Array(Type.String()));
@@ -182,5 +183,5 @@ export const LogPageResponse = Type.Object({
   total_partial: Type.Optional(Type.Boolean()),
 });
 export type LogPageResponse = Static<typeof LogPageResponse>;
-export const TaskResultListResponse = EnvelopeList(TaskResult);
+export const TaskResultListResponse = KeysetEnvelopeList(TaskResult);
 export const DeployListResponse = EnvelopeList(DeployInfo);

@@ -1,5 +1,5 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import i18n from '../locales/index.ts';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import i18n, { loadLanguage } from '../locales/index.ts';
 import { serverErrorText } from './serverError.ts';
 
 const failure = (extra: Record<string, unknown>) => ({
@@ -10,6 +10,7 @@ const failure = (extra: Record<string, unknown>) => ({
 });
 
 describe('serverErrorText', () => {
+  beforeAll(() => Promise.all([loadLanguage('en'), loadLanguage('zh')]));
   afterEach(async () => {
     await i18n.changeLanguage('en');
   });

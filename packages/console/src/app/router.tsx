@@ -1,4 +1,5 @@
 /** Builds the react-router data router from the route table (routes.tsx). */
+import type { ComponentType } from 'react';
 import { Navigate, createBrowserRouter, type RouteObject } from 'react-router';
 import { routes, resolvePath, type AppRoute, type RouteMeta } from './routes.tsx';
 import AppRoot from './AppRoot.tsx';
@@ -13,12 +14,27 @@ export interface RouteHandle {
   fullPath: string;
 }
 
+/**
+ * The screen of a route, or, when its code cannot be downloaded (network down, a new release replaced the chunks),
+ * a screen that fails while rendering, so the route's error screen shows inside the shell. A rejected route load
+ * would leave the router treating the route as still loading, and nothing at all would be drawn.
+ */
+async function screenOrFailure(load: NonNullable<AppRoute['component']>): Promise<ComponentType> {
+  try {
+    return (await load()).default;
+  } catch (err) {
+    return function ScreenLoadFailed(): never {
+      throw err;
+    };
+  }
+}
+
 function toRouteObject(route: AppRoute, base: string): RouteObject | null {
   if (route.disabled) return null;
   const fullPath = resolvePath(base, route.path);
   const handle: RouteHandle = { name: route.name, meta: route.meta, redirect: route.redirect, fullPath };
   const load = route.component;
-  const lazy = load ? async () => ({ Component: (await load()).default }) : undefined;
+  const lazy = load ? async () => ({ Component: await screenOrFailure(load) }) : undefined;
   const errorElement = load ? <RouteError /> : undefined;
   if (route.path === '' && !route.children) return { index: true, handle, lazy, errorElement };
   const children: RouteObject[] = [];

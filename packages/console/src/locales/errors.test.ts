@@ -1,6 +1,6 @@
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { ERROR_CATALOGUE, ERROR_CODES, LANGUAGES } from '@crawldeck/shared/core';
-import i18n from './index.ts';
+import i18n, { loadLanguage } from './index.ts';
 
 const paramsOf = (text: string) =>
   [...text.matchAll(/\{\{(\w+)\}\}/g)]
@@ -9,6 +9,8 @@ const paramsOf = (text: string) =>
     .join();
 
 describe('texts of the server error codes', () => {
+  beforeAll(() => Promise.all(LANGUAGES.map(loadLanguage)));
+
   it('every code of the catalogue has a text in every language, with the params of the catalogue', () => {
     const problems: string[] = [];
     for (const lang of LANGUAGES) {

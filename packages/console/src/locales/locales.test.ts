@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { LANGUAGES } from '@crawldeck/shared';
-import { resources, type Messages } from './index.ts';
+import type { Messages } from './index.ts';
+import { resources } from './all.ts';
 
 function flatten(obj: Messages, prefix = ''): string[] {
   return Object.entries(obj).flatMap(([k, v]) => (typeof v === 'string' ? [prefix + k] : flatten(v, `${prefix}${k}.`)));

@@ -7,7 +7,7 @@ import type { Kysely } from 'kysely';
 import type { DB } from '../store/schema.ts';
 import { forbidden, notFound } from '../http/errors.ts';
 import { getTask, type TaskRow } from '../features/tasks/tasks.store.ts';
-import { canReadSpiderId, readableSpiderIds } from './spider.policy.ts';
+import { canReadSpiderId, readableSpiderIds, spiderReadFilter } from './spider.policy.ts';
 import { everything, isAdmin, type Actor, type Filter } from './types.ts';
 
 export type TaskAccess = 'read' | 'change';
@@ -17,6 +17,17 @@ export function taskReadFilter(actor: Actor): Filter<'tasks'> {
     isAdmin(actor)
       ? everything
       : eb.or([eb('tasks.owner_id', '=', actor.id), eb('tasks.spider_id', 'in', readableSpiderIds(eb, actor))]);
+}
+
+/**
+ * The same rule as `taskReadFilter`, as the sources a long list merges: an administrator reads every task; a normal
+ * user reads their own tasks and the tasks of each spider the spider policy lets them read. Each source is one
+ * index range in the list's order, so a page costs the same however many tasks others have.
+ */
+export type TaskReadSources = { all: true } | { all: false; ownerId: string; spiders: Filter<'spiders'> };
+
+export function taskReadSources(actor: Actor): TaskReadSources {
+  return isAdmin(actor) ? { all: true } : { all: false, ownerId: actor.id, spiders: spiderReadFilter(actor) };
 }
 
 export async function canTask(

@@ -2,6 +2,7 @@ import { chmodSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import pg from 'pg';
+import { to as copyTo } from 'pg-copy-streams';
 import {
   CompiledQuery,
   Kysely,
@@ -28,6 +29,22 @@ export interface Store {
    * to its logger; queries that were running fail on their own and are answered 503 (see isStoreUnavailable).
    */
   onConnectionError: (err: Error) => void;
+  /**
+   * PostgreSQL only: the bytes `COPY (…) TO STDOUT` writes, read on a pooled connection of its own while the caller
+   * takes them (exports). A caller that stops early closes that connection, which is mid-COPY.
+   */
+  copyOut?: (statement: string) => AsyncGenerator<Buffer>;
+}
+
+async function* copyOutOf(pool: pg.Pool, statement: string): AsyncGenerator<Buffer> {
+  const client = await pool.connect();
+  let done = false;
+  try {
+    for await (const chunk of client.query(copyTo(statement))) yield chunk as Buffer;
+    done = true;
+  } finally {
+    client.release(done ? undefined : new Error('COPY left unfinished'));
+  }
 }
 
 // int8 (COUNT(*), bigint timestamps) would otherwise arrive as strings from pg.
@@ -97,6 +114,7 @@ function openPostgres(url: string): Store {
     location: url.replace(/\/\/[^@/]*@/, '//***@'),
     close: () => db.destroy(),
     onConnectionError: () => undefined,
+    copyOut: (statement) => copyOutOf(pool, statement),
   };
   // A broken connection emits 'error' on its client; unheard, that would end the process. Idle clients report
   // through the pool; a client in use fails its running query instead, so its own event needs no report.

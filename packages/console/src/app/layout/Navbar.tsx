@@ -2,7 +2,7 @@
  * Top navbar, 50 px: hamburger, breadcrumb, discussion group popover, the language dropdown and the user dropdown
  * (Feedback, Disclaimer, Logout).
  */
-import { Dropdown, Popover, Typography } from 'antd';
+import { Dropdown, Popover } from 'antd';
 import {
   CommentOutlined,
   DownOutlined,
@@ -36,7 +36,7 @@ export default function Navbar() {
 
   const groupContent = (
     <div className="group-popover" style={{ width: QR_IMAGE_WIDTH }}>
-      <Typography.Paragraph style={{ marginBottom: 8 }}>{t('layout:joinGroupText')}</Typography.Paragraph>
+      <p className="group-text">{t('layout:joinGroupText')}</p>
       <img src={qrUrl} width={QR_IMAGE_WIDTH} alt={t('layout:qrAlt')} className="group-qr" />
     </div>
   );

@@ -23,7 +23,8 @@ export default function TagsView() {
   const scrollRef = useRef<HTMLDivElement>(null);
   const [menu, setMenu] = useState<{ left: number; top: number; view: VisitedView } | null>(null);
 
-  // Affix tabs are always present.
+  // Affix tabs are always present (added again after "close all" empties the strip).
+  const noViews = visitedViews.length === 0;
   useEffect(() => {
     for (const { path, route } of affixRoutes()) {
       if (!route.meta?.title) continue;
@@ -36,7 +37,7 @@ export default function TagsView() {
         meta: { affix: true, noCache: route.meta.noCache },
       });
     }
-  }, [visitedViews.length === 0]);
+  }, [noViews, addView]);
 
   // The current route becomes a tab; views without a title are dropped ('no-name').
   const leaf = matches[matches.length - 1]?.handle as RouteHandle | undefined;
@@ -51,7 +52,7 @@ export default function TagsView() {
       name: leaf?.name,
       meta: { affix: leaf?.meta?.affix, noCache: leaf?.meta?.noCache },
     });
-  }, [location.pathname, location.search, leaf]);
+  }, [location.pathname, location.search, leaf, addView]);
 
   // Keep the active tab in view.
   useEffect(() => {

@@ -4,7 +4,7 @@
  * workers; a Network view (ECharts graph).
  */
 import { useState } from 'react';
-import { App, Button, Card, Form, Modal, Segmented, Space, Table, Tag, Tooltip, Typography } from 'antd';
+import { App, Button, Card, Form, Input, Modal, Segmented, Select, Space, Table, Tag, Tooltip, Typography } from 'antd';
 import type { TableProps } from 'antd';
 import {
   ApartmentOutlined,
@@ -17,11 +17,11 @@ import {
 } from '@ant-design/icons';
 import { Link, useLocation, useNavigate } from 'react-router';
 import { useTranslation } from 'react-i18next';
-import type { NodeEditBody, NodeInfo } from '@crawldeck/shared';
+import type { NodeEditBody, NodeListItem, NodeListQuery } from '@crawldeck/shared';
 import { useUserStore } from '../../app/stores/user.ts';
 import { useTaskEvents } from '../tasks/api.ts';
 import { formatTs } from '../tasks/format.ts';
-import { useDeleteNode, useNodes } from './api.ts';
+import { useDeleteNode, useNodePage, useNodes } from './api.ts';
 import NodeStatusTag, { NodeTypeTag } from './components/NodeStatusTag.tsx';
 import JoinPanel from './components/JoinPanel.tsx';
 import NetworkGraph from './components/NetworkGraph.tsx';
@@ -31,7 +31,11 @@ import './nodes.css';
 import { dialogAction } from '../../app/dialogAction.ts';
 import { WIDE_SCREEN_ONLY as WIDE } from '../../app/breakpoints.ts';
 
-function EditModal({ node, onClose }: { node: NodeInfo | null; onClose(): void }) {
+/** Rows per page of the node table; the master pages and filters the list. */
+const DEFAULT_PAGE_SIZE = 20;
+const STATUSES = ['online', 'offline', 'unavailable'] as const;
+
+function EditModal({ node, onClose }: { node: NodeListItem | null; onClose(): void }) {
   const { t } = useTranslation(['nodes', 'common']);
   const form = useNodeForm(node);
   const { save, pending } = useSaveNode(node?._id ?? '');
@@ -65,13 +69,18 @@ export default function NodeListPage() {
   const location = useLocation();
   const active = location.pathname === '/nodes';
   const isAdmin = useUserStore((s) => s.role) === 'admin';
-  const nodes = useNodes(active);
-  const del = useDeleteNode();
   const [view, setView] = useState<'table' | 'network' | 'dependencies'>('table');
-  const [editing, setEditing] = useState<NodeInfo | null>(null);
+  const [query, setQuery] = useState<NodeListQuery>({ page_num: 1, page_size: DEFAULT_PAGE_SIZE });
+  const page = useNodePage(query, active && view === 'table');
+  // The network and dependency views show the whole fleet.
+  const fleet = useNodes(active && view !== 'table');
+  const nodes = view === 'table' ? page : fleet;
+  const total = view === 'table' ? (page.data?.total ?? 0) : (fleet.data?.length ?? 0);
+  const del = useDeleteNode();
+  const [editing, setEditing] = useState<NodeListItem | null>(null);
   useTaskEvents(active);
 
-  const confirmDelete = (n: NodeInfo) =>
+  const confirmDelete = (n: NodeListItem) =>
     modal.confirm({
       title: t('nodes:deleteTitle'),
       content: t('nodes:deleteText', { name: n.name }),
@@ -84,7 +93,7 @@ export default function NodeListPage() {
       }),
     });
 
-  const columns: TableProps<NodeInfo>['columns'] = [
+  const columns: TableProps<NodeListItem>['columns'] = [
     {
       title: t('nodes:fields.name'),
       dataIndex: 'name',
@@ -159,7 +168,13 @@ export default function NodeListPage() {
       width: 80,
       render: (v: boolean) => <Tag color={v ? 'blue' : 'default'}>{v ? t('nodes:yes') : t('nodes:no')}</Tag>,
     },
-    { title: t('nodes:fields.lastSeen'), dataIndex: 'last_seen_ts', key: 'last_seen_ts', width: 170, render: formatTs },
+    {
+      title: t('nodes:fields.lastSeen'),
+      dataIndex: 'last_seen_ts',
+      key: 'last_seen_ts',
+      width: 170,
+      render: (v: string | null) => <span className="node-last-seen">{formatTs(v)}</span>,
+    },
     {
       title: t('nodes:actions'),
       key: 'actions',
@@ -233,29 +248,58 @@ export default function NodeListPage() {
             data-testid="nodes-view"
           />
           <Space>
-            <Typography.Text type="secondary">{t('nodes:total', { count: nodes.data?.length ?? 0 })}</Typography.Text>
+            {view === 'table' && (
+              <>
+                <Input.Search
+                  allowClear
+                  placeholder={t('nodes:searchPlaceholder')}
+                  onSearch={(keyword) => setQuery((q) => ({ ...q, page_num: 1, keyword: keyword.trim() || undefined }))}
+                  maxLength={100}
+                  style={{ width: 220 }}
+                  data-testid="node-search"
+                />
+                <Select<NonNullable<NodeListQuery['status']>>
+                  allowClear
+                  placeholder={t('nodes:statusFilter')}
+                  value={query.status}
+                  onChange={(status) => setQuery((q) => ({ ...q, page_num: 1, status }))}
+                  options={STATUSES.map((st) => ({ value: st, label: t(`nodes:status.${st}`) }))}
+                  style={{ width: 140 }}
+                  data-testid="node-status-filter"
+                />
+              </>
+            )}
+            <Typography.Text type="secondary">{t('nodes:total', { count: total })}</Typography.Text>
             <Tooltip title={t('nodes:refresh')}>
               <Button icon={<ReloadOutlined />} onClick={() => void nodes.refetch()} loading={nodes.isFetching} />
             </Tooltip>
           </Space>
         </div>
         {view === 'table' ? (
-          <Table<NodeInfo>
+          <Table<NodeListItem>
             rowKey="_id"
             size="middle"
             columns={columns}
-            dataSource={nodes.data ?? []}
-            loading={nodes.isLoading || del.isPending}
-            pagination={false}
+            dataSource={page.data?.rows ?? []}
+            loading={page.isLoading || del.isPending}
+            pagination={{
+              current: query.page_num,
+              pageSize: query.page_size,
+              total,
+              showSizeChanger: true,
+              pageSizeOptions: [10, 20, 50, 100],
+              hideOnSinglePage: total <= DEFAULT_PAGE_SIZE,
+              onChange: (page_num, page_size) => setQuery((q) => ({ ...q, page_num, page_size })),
+            }}
             scroll={{ x: 'max-content' }}
             data-testid="node-table"
           />
         ) : view === 'dependencies' ? (
-          <DependenciesView nodes={nodes.data ?? []} />
+          <DependenciesView nodes={fleet.data ?? []} />
         ) : (
           <>
             <Typography.Paragraph type="secondary">{t('nodes:network.hint')}</Typography.Paragraph>
-            <NetworkGraph nodes={nodes.data ?? []} />
+            <NetworkGraph nodes={fleet.data ?? []} />
           </>
         )}
       </Card>

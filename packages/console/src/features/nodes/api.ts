@@ -1,36 +1,92 @@
 /** Nodes: TanStack Query hooks over the request helper (list, detail, system metrics, how to join a node, edit). */
-import { useEffect } from 'react';
-import { useMutation, useQuery, useQueryClient, type QueryKey } from '@tanstack/react-query';
-import type { NodeEditBody, NodeInfo, NodeJoin, NodeSystem } from '@crawldeck/shared';
+import { useEffect, useMemo, useRef } from 'react';
+import { keepPreviousData, useMutation, useQuery, useQueryClient, type QueryKey } from '@tanstack/react-query';
+import type {
+  NodeChange,
+  NodeEditBody,
+  NodeInfo,
+  NodeJoin,
+  NodeListItem,
+  NodeListQuery,
+  NodeSystem,
+  NodesEvent,
+} from '@crawldeck/shared';
 import { api } from '../../api/request.ts';
-import { subscribeEvents } from '../tasks/sse.ts';
+import { subscribeEvents, watchNodes } from '../tasks/sse.ts';
 
 /**
- * Node views follow the master's pushes on `GET /api/events` instead of polling: `node.status` when a node comes,
- * goes or changes availability, `node.heartbeat` every heartbeat (with its metrics). A shown query is refetched at
- * most once per NODE_EVENT_COALESCE_MS; task changes (running counts) arrive as `task.status` (useTaskEvents).
+ * Node views follow the master's pushes on `GET /api/events` instead of polling: one `nodes` event a second at
+ * most, with the latest state of the nodes that changed. Every status change comes; metrics and last-seen times
+ * only of the nodes a shown screen watches (the rows of the list page shown, the node of a detail page). Changes are
+ * applied to the shown data in place; a node a view does not hold yet (a new node, another page) refetches it at
+ * most once per NODE_EVENT_COALESCE_MS. Task changes (running counts) arrive as `task.status` (useTaskEvents).
  */
 export const NODE_EVENT_COALESCE_MS = 2_000;
 
-function useNodeEventRefresh(enabled: boolean, queryKey: QueryKey, nodeId?: string) {
+/** A node row with a change applied. */
+function applyChange<T extends NodeListItem | NodeInfo>(n: T, c: NodeChange): T {
+  return {
+    ...n,
+    status: c.status,
+    ...(c.metrics ? { metrics: c.metrics } : {}),
+    ...(c.last_seen_ts ? { last_seen_ts: c.last_seen_ts } : {}),
+  };
+}
+
+/**
+ * Follows node changes for one query: `apply` patches the query's data and says whether a change concerned a
+ * node it does not hold (then the query is refetched, coalesced); a reconnect refetches it too.
+ */
+function useNodeChanges<T>(
+  enabled: boolean,
+  queryKey: QueryKey,
+  watch: readonly string[],
+  apply: (data: T, changes: NodeChange[]) => { data: T; unknown: boolean },
+) {
   const qc = useQueryClient();
   const key = JSON.stringify(queryKey);
+  const applyRef = useRef(apply);
+  applyRef.current = apply;
+  const watched = watch.join(',');
   useEffect(() => {
     if (!enabled) return;
+    const k = JSON.parse(key) as QueryKey;
     let timer: ReturnType<typeof setTimeout> | null = null;
-    const unsubscribe = subscribeEvents((event, data) => {
-      const isNodeEvent = event === 'node.status' || event === 'node.heartbeat' || event === 'open';
-      if (!isNodeEvent || (nodeId && event !== 'open' && (data as { nodeId?: string })?.nodeId !== nodeId)) return;
+    const refetchSoon = () => {
       timer ??= setTimeout(() => {
         timer = null;
-        void qc.invalidateQueries({ queryKey: JSON.parse(key) as QueryKey });
+        void qc.invalidateQueries({ queryKey: k });
       }, NODE_EVENT_COALESCE_MS);
+    };
+    const unwatch = watched ? watchNodes(watched.split(',')) : () => undefined;
+    const unsubscribe = subscribeEvents((event, payload) => {
+      if (event === 'open') return refetchSoon();
+      if (event !== 'nodes') return;
+      const data = qc.getQueryData<T>(k);
+      if (data === undefined) return;
+      const r = applyRef.current(data, (payload as NodesEvent).nodes);
+      qc.setQueryData(k, r.data);
+      if (r.unknown) refetchSoon();
     });
     return () => {
       unsubscribe();
+      unwatch();
       if (timer) clearTimeout(timer);
     };
-  }, [enabled, key, nodeId, qc]);
+  }, [enabled, key, watched, qc]);
+}
+
+/** Applies changes to a list of nodes; `unknown` when one concerns a node not in it. */
+function applyToList<T extends NodeListItem>(rows: T[], changes: NodeChange[]) {
+  const byId = new Map(changes.map((c) => [c.nodeId, c]));
+  let hits = 0;
+  const data = rows.map((n) => {
+    const c = byId.get(n._id);
+    if (!c) return n;
+    hits++;
+    return applyChange(n, c);
+  });
+  return { data, unknown: hits < byId.size };
 }
 
 /** Shapes of the join panel, a metrics sample and the system view: the server's own response schemas. */
@@ -39,21 +95,52 @@ export type { MetricSample, NodeJoin, NodeSystem } from '@crawldeck/shared';
 export const nodeKeys = {
   all: ['nodes'] as const,
   list: ['nodes', 'list'] as const,
+  page: (q: NodeListQuery) => ['nodes', 'list', 'page', q] as const,
   detail: (id: string) => ['nodes', 'detail', id] as const,
   system: (id: string, minutes: number) => ['nodes', 'system', id, minutes] as const,
   join: ['nodes', 'join'] as const,
 };
 
+/** The whole fleet (network and dependency views, selectors). */
 export function useNodes(refresh = true) {
-  useNodeEventRefresh(refresh, nodeKeys.list);
+  useNodeChanges<NodeListItem[]>(refresh, nodeKeys.list, [], applyToList);
   return useQuery({
     queryKey: nodeKeys.list,
-    queryFn: async () => (await api.get<NodeInfo[]>('/nodes')).data ?? [],
+    queryFn: async () => (await api.get<NodeListItem[]>('/nodes')).data ?? [],
   });
 }
 
+export interface NodePage {
+  rows: NodeListItem[];
+  total: number;
+}
+
+/**
+ * One page of the node list, paged and filtered by the master. The page's nodes are watched (their heartbeats
+ * update the rows); a status change elsewhere refetches the page, as it may move nodes in or out of it.
+ */
+export function useNodePage(q: NodeListQuery, refresh = true) {
+  const query = useQuery({
+    queryKey: nodeKeys.page(q),
+    queryFn: async (): Promise<NodePage> => {
+      const r = await api.get<NodeListItem[]>('/nodes', q);
+      return { rows: r.data ?? [], total: r.total ?? 0 };
+    },
+    placeholderData: keepPreviousData,
+  });
+  const ids = useMemo(() => (query.data?.rows ?? []).map((n) => n._id), [query.data]);
+  useNodeChanges<NodePage>(refresh, nodeKeys.page(q), ids, (page, changes) => {
+    const r = applyToList(page.rows, changes);
+    return { data: { ...page, rows: r.data }, unknown: r.unknown };
+  });
+  return query;
+}
+
 export function useNode(id: string, refresh = true) {
-  useNodeEventRefresh(refresh && !!id, nodeKeys.detail(id), id);
+  useNodeChanges<NodeInfo | null>(refresh && !!id, nodeKeys.detail(id), id ? [id] : [], (n, changes) => {
+    const c = changes.find((x) => x.nodeId === id);
+    return { data: n && c ? applyChange(n, c) : n, unknown: false };
+  });
   return useQuery<NodeInfo | null>({
     queryKey: nodeKeys.detail(id),
     enabled: !!id,
@@ -61,8 +148,12 @@ export function useNode(id: string, refresh = true) {
   });
 }
 
+/** The Monitor charts: the history is refetched (coalesced) when the node reports new metrics. */
 export function useNodeSystem(id: string, minutes: number, enabled: boolean) {
-  useNodeEventRefresh(enabled && !!id, nodeKeys.system(id, minutes), id);
+  useNodeChanges<NodeSystem>(enabled && !!id, nodeKeys.system(id, minutes), id ? [id] : [], (sys, changes) => ({
+    data: sys,
+    unknown: changes.some((c) => c.nodeId === id && !!c.metrics),
+  }));
   return useQuery({
     queryKey: nodeKeys.system(id, minutes),
     enabled: enabled && !!id,

@@ -1,7 +1,8 @@
 /**
  * /tasks: every task, newest first, 10 per page unless the user picks another size; filters by node, spider,
  * status and schedule, plus a task type that is "spider" (the only type there is so far); batch cancel / restart /
- * delete; refreshed live from `GET /api/events`.
+ * delete; refreshed live from `GET /api/events`. Pages follow the list's cursors (next, previous, last), so a page
+ * deep in millions of tasks costs what the first one does; the total of a long list reads "more than 10,000".
  */
 import { useEffect, useMemo, useState } from 'react';
 import { Badge, Button, Card, Select, Space, Tooltip, Typography } from 'antd';
@@ -11,6 +12,7 @@ import { useTranslation } from 'react-i18next';
 import { TASK_PAGE_SIZE, TASK_STATUSES, type TaskStatus } from '@crawldeck/shared';
 import { useFilterOptions, useTaskEvents, useTasks, type TaskQuery } from './api.ts';
 import TaskTable from './components/TaskTable.tsx';
+import CursorPager from './components/CursorPager.tsx';
 import { useTaskActions } from './components/useTaskActions.tsx';
 import TaskStatusTag from './components/TaskStatusTag.tsx';
 import './tasks.css';
@@ -24,10 +26,11 @@ export default function TaskListPage() {
   const location = useLocation();
   const active = location.pathname === '/tasks';
   const [query, setQuery] = useState<TaskQuery>(() => ({
-    page_num: 1,
     page_size: getDefaultPageSize(TASK_PAGE_SIZE),
     type: 'spider',
   }));
+  // The page number shown while it is known (null after jumping to the last page of a capped list).
+  const [pageNo, setPageNo] = useState<number | null>(1);
   const [selected, setSelected] = useState<string[]>([]);
   const tasks = useTasks(query);
   const { spiders, nodes, schedules } = useFilterOptions();
@@ -39,13 +42,44 @@ export default function TaskListPage() {
     if (!active) return;
     const p = new URLSearchParams(location.search);
     if (!URL_FILTERS.some((k) => p.has(k))) return;
-    setQuery((q) => ({ ...q, page_num: 1, ...Object.fromEntries(URL_FILTERS.map((k) => [k, p.get(k) || undefined])) }));
+    setQuery((q) => ({
+      ...q,
+      cursor: undefined,
+      ...Object.fromEntries(URL_FILTERS.map((k) => [k, p.get(k) || undefined])),
+    }));
+    setPageNo(1);
   }, [active, location.search]);
 
   const update = (patch: Partial<TaskQuery>) => {
-    setQuery((q) => ({ ...q, ...patch, page_num: 1 }));
+    setQuery((q) => ({ ...q, ...patch, cursor: undefined }));
+    setPageNo(1);
     setSelected([]);
   };
+  const page = tasks.data;
+  const goTo = (cursor: string | null | undefined, no: number | null) => {
+    setQuery((q) => ({ ...q, cursor: no === 1 ? undefined : (cursor ?? undefined) }));
+    setPageNo(no);
+    setSelected([]);
+  };
+  // Back on the first page by `prev` from a page of unknown number: the numbers are known again.
+  useEffect(() => {
+    if (page && !tasks.isPlaceholderData && !page.prev && pageNo !== 1) setPageNo(1);
+  }, [page, tasks.isPlaceholderData, pageNo]);
+  const lastPageNo = page && !page.capped ? Math.max(1, Math.ceil(page.total / query.page_size)) : null;
+  const pager = page && (
+    <CursorPager
+      total={page.total}
+      capped={page.capped}
+      page={page.prev ? pageNo : 1}
+      pageSize={query.page_size}
+      hasPrev={!!page.prev}
+      hasNext={!!page.next}
+      onFirst={() => goTo(undefined, 1)}
+      onPrev={() => goTo(page.prev, pageNo && pageNo > 1 ? pageNo - 1 : null)}
+      onNext={() => goTo(page.next, pageNo ? pageNo + 1 : null)}
+      onLast={() => goTo(page.last, lastPageNo)}
+    />
+  );
   const scheduleNames = useMemo(() => new Map((schedules.data ?? []).map((s) => [s._id, s.name])), [schedules.data]);
 
   return (
@@ -155,10 +189,7 @@ export default function TaskListPage() {
         </div>
         <TaskTable
           rows={tasks.data?.list ?? []}
-          total={tasks.data?.total ?? 0}
-          page={query.page_num}
-          pageSize={query.page_size}
-          onPage={(p) => setQuery((q) => ({ ...q, page_num: p }))}
+          pager={pager}
           loading={tasks.isLoading}
           selected={selected}
           onSelect={setSelected}

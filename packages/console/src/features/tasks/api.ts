@@ -6,7 +6,9 @@ import {
   LOG_PAGE_SIZE,
   RESULTS_PAGE_SIZE,
   TASK_PAGE_SIZE,
+  type ApiOk,
   type DeployInfo,
+  type KeysetFields,
   type LogLine,
   type LogPageResponse,
   type NodeInfo,
@@ -21,9 +23,9 @@ import {
 import { api } from '../../api/request.ts';
 import { subscribeEvents } from './sse.ts';
 
-/** GET /tasks query as the list screen keeps it: page fields always set, one status at a time. */
+/** GET /tasks query as the list screen keeps it: page size always set, a cursor past the first page, one status. */
 export type TaskQuery = Omit<TaskListQuery, 'page_num' | 'page_size' | 'status'> &
-  Required<Pick<TaskListQuery, 'page_num' | 'page_size'>> & { status?: TaskStatus };
+  Required<Pick<TaskListQuery, 'page_size'>> & { status?: TaskStatus };
 
 export type { TaskDetail };
 
@@ -41,12 +43,21 @@ export const taskKeys = {
   deploys: (spiderId: string, page: number) => ['deploys', spiderId, page] as const,
 };
 
+/** GET /tasks by keyset cursor (`next`, `prev`, `last` of the answer); the first page has none. */
 export function useTasks(q: TaskQuery) {
   return useQuery({
     queryKey: taskKeys.list(q),
     queryFn: async () => {
-      const r = await api.get<TaskInfo[]>('/tasks', { ...q, type: q.type ?? 'spider' });
-      return { list: r.data ?? [], total: r.total ?? 0 };
+      const r = (await api.get<TaskInfo[]>('/tasks', { ...q, type: q.type ?? 'spider' })) as ApiOk<TaskInfo[]> &
+        KeysetFields;
+      return {
+        list: r.data ?? [],
+        total: r.total ?? 0,
+        capped: r.total_capped ?? false,
+        next: r.next ?? null,
+        prev: r.prev ?? null,
+        last: r.last ?? null,
+      };
     },
     placeholderData: keepPreviousData,
   });
@@ -267,7 +278,9 @@ export function useTaskEvents(enabled = true, onStatus?: (ev: { taskId: string; 
       void qc.invalidateQueries({ queryKey: ['tasks', 'list'] });
       void qc.invalidateQueries({ queryKey: ['tasks', 'spider'] });
       void qc.invalidateQueries({ queryKey: ['tasks', 'node'] });
-      void qc.invalidateQueries({ queryKey: ['nodes'] });
+      // Running counts: the node list page and node details show them (the whole fleet, for selectors, does not).
+      void qc.invalidateQueries({ queryKey: ['nodes', 'list', 'page'] });
+      void qc.invalidateQueries({ queryKey: ['nodes', 'detail'] });
     };
     // Becoming active (or a kept-alive view shown again): resync once, events may have been missed meanwhile.
     timer = setTimeout(flush, 0);

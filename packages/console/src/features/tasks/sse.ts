@@ -84,21 +84,71 @@ type Listener = (event: string, data: unknown) => void;
 const listeners = new Set<Listener>();
 let closeShared: (() => void) | null = null;
 
-/** Subscribes to the master's event stream (`task.status`, …); the connection lives while anyone listens. */
+/**
+ * Nodes whose heartbeats (metrics, last seen) the screens shown now need, with how many screens ask for each. The
+ * stream is opened with them (`?nodes=`); without any it carries node status changes only.
+ */
+const watched = new Map<string, number>();
+/** The master accepts at most this many watched nodes (a page of the node list). */
+const MAX_WATCHED = 100;
+let rewatchTimer: ReturnType<typeof setTimeout> | null = null;
+
+function eventsPath(): string {
+  const ids = [...watched.keys()].sort().slice(0, MAX_WATCHED);
+  return ids.length ? `/events?nodes=${ids.join(',')}` : '/events';
+}
+
+function openShared(): void {
+  closeShared = openSse(eventsPath, {
+    onEvent: (event, data) => listeners.forEach((l) => l(event, data)),
+    // After a reconnect we may have missed events: let listeners resync.
+    onOpen: () => listeners.forEach((l) => l('open', null)),
+  });
+}
+
+/** The watched nodes changed: the shared stream reopens with them, once for a burst of changes. */
+function rewatch(): void {
+  if (rewatchTimer) return;
+  rewatchTimer = setTimeout(() => {
+    rewatchTimer = null;
+    if (!closeShared) return;
+    closeShared();
+    openShared();
+  }, 50);
+}
+
+/** Subscribes to the master's event stream (`task.status`, `nodes`, …); the connection lives while anyone listens. */
 export function subscribeEvents(listener: Listener): () => void {
   listeners.add(listener);
-  if (!closeShared) {
-    closeShared = openSse(() => '/events', {
-      onEvent: (event, data) => listeners.forEach((l) => l(event, data)),
-      // After a reconnect we may have missed events: let listeners resync.
-      onOpen: () => listeners.forEach((l) => l('open', null)),
-    });
-  }
+  if (!closeShared) openShared();
   return () => {
     listeners.delete(listener);
     if (!listeners.size && closeShared) {
       closeShared();
       closeShared = null;
     }
+  };
+}
+
+/** Asks the stream for the heartbeats of these nodes while the returned function is not called. */
+export function watchNodes(ids: readonly string[]): () => void {
+  let added = false;
+  for (const id of ids) {
+    const n = watched.get(id) ?? 0;
+    watched.set(id, n + 1);
+    if (!n) added = true;
+  }
+  if (added) rewatch();
+  return () => {
+    let removed = false;
+    for (const id of ids) {
+      const n = watched.get(id) ?? 0;
+      if (n <= 1) {
+        watched.delete(id);
+        removed = true;
+      } else watched.set(id, n - 1);
+    }
+    // A page change unwatches and watches within the same moment: one reopen for both.
+    if (removed) rewatch();
   };
 }

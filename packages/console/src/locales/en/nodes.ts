@@ -27,6 +27,8 @@ export default {
   edit: 'Edit',
   delete: 'Delete',
   refresh: 'Refresh',
+  searchPlaceholder: 'Search name, address or host',
+  statusFilter: 'All statuses',
   yes: 'Yes',
   no: 'No',
   total_one: '{{count}} node',

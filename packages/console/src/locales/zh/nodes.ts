@@ -27,6 +27,8 @@ export default {
   edit: '编辑',
   delete: '删除',
   refresh: '刷新',
+  searchPlaceholder: '搜索名称、地址或主机名',
+  statusFilter: '全部状态',
   yes: '是',
   no: '否',
   total_one: '共 {{count}} 个节点',

@@ -1,5 +1,6 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { getRuntime } from '../nodes/runtime.ts';
+import { ingestOrderOf } from '../tasks/ingest-order.ts';
 import { statusOf } from '../nodes/sessions.ts';
 import type { AppContext } from '../../context.ts';
 import { TASK_STATUSES } from '@crawldeck/shared';
@@ -82,6 +83,7 @@ export class MasterMetrics {
     this.db = ctx.store.db;
     collectDefaultMetrics({ register: this.registry, prefix: PREFIX });
     this.storeGauges();
+    this.ingestOrderMetrics();
   }
 
   private storeGauges(): void {
@@ -148,6 +150,38 @@ export class MasterMetrics {
       registers,
       async collect() {
         this.set(await outboxDepth(db));
+      },
+    });
+  }
+
+  /** How the batches of one task's log or items arrive at this master when a node keeps several in flight. */
+  private ingestOrderMetrics(): void {
+    const stats = ingestOrderOf(this.ctx).stats;
+    const registers = [this.registry];
+    new Gauge({
+      name: `${PREFIX}ingest_batches_in_flight_max`,
+      help: "The most batches of one task's log or items this master has held at once",
+      registers,
+      collect() {
+        this.set(stats.maxInFlight);
+      },
+    });
+    new Counter({
+      name: `${PREFIX}ingest_batches_waited_total`,
+      help: 'Batches that arrived before their predecessor was stored and waited for it',
+      registers,
+      collect() {
+        this.reset();
+        this.inc(stats.waited);
+      },
+    });
+    new Counter({
+      name: `${PREFIX}ingest_batches_refused_total`,
+      help: 'Batches whose predecessor did not arrive in time; the node ships them again',
+      registers,
+      collect() {
+        this.reset();
+        this.inc(stats.refused);
       },
     });
   }

@@ -1,6 +1,7 @@
 /**
  * What nodes call with the node key: the control socket (one per node, carrying the protocol of node-protocol.ts),
- * spider file blobs, and the exactly-once ingest of a task's log lines and result rows. The key of the HTTP
+ * spider file blobs, and the exactly-once ingest of a task's log lines and result rows (several batches of a task
+ * may be in flight; ingest-order.ts puts them in order). The key of the HTTP
  * endpoints is checked by the access hook (access 'node'); the socket checks it itself to close with a code.
  */
 import { Type } from '@sinclair/typebox';
@@ -11,7 +12,8 @@ import { ok } from '../../http/envelope.ts';
 import { HttpError, conflict, notFound } from '../../http/errors.ts';
 import { nodeKeyMatches } from '../../http/auth.ts';
 import { blobContent, spiderForTask } from '../tasks/spider-source.ts';
-import { ingestItems, ingestLogs } from '../tasks/tasks.store.ts';
+import { ingestItems, ingestLogs } from '../tasks/ingest.store.ts';
+import { ingestOrderOf } from '../tasks/ingest-order.ts';
 import { taskForIngest } from './nodes.store.ts';
 import { ingestIntoDataSource } from '../datasources/ingest.service.ts';
 import type { TaskRuntime } from './runtime.ts';
@@ -27,6 +29,7 @@ function callerNodeId(req: FastifyRequest): string {
 
 export function registerIngestRoutes(app: TypedApp, ctx: AppContext, rt: TaskRuntime): void {
   const { db } = ctx.store;
+  const order = ingestOrderOf(ctx);
 
   app.get('/api/nodes/connect', { websocket: true, config: { access: 'node' } }, (socket, req) => {
     if (!nodeKeyMatches(ctx.config.nodeKey, req.headers[NODE_KEY_HEADER])) {
@@ -55,30 +58,61 @@ export function registerIngestRoutes(app: TypedApp, ctx: AppContext, rt: TaskRun
   }
 
   const shipSchema = { params: IdParams, body: ShipBody, response: { 200: ShipAckEnvelope } };
+  /** Counts a task's batches at the master from their first byte to their answer (ingest-order.ts). */
+  const counted = new WeakSet<FastifyRequest>();
+  const streamOf = (req: FastifyRequest) =>
+    `${(req.params as { id?: string }).id}:${req.url.endsWith('/logs') ? 'logs' : 'items'}`;
+  const answered = async (req: FastifyRequest) => {
+    if (counted.delete(req)) order.answered(streamOf(req));
+  };
+  const counting = {
+    onRequest: async (req: FastifyRequest) => {
+      counted.add(req);
+      order.arrived(streamOf(req));
+    },
+    onResponse: answered,
+    onRequestAbort: answered,
+  };
 
-  app.post('/api/node-api/tasks/:id/logs', { config: { access: 'node' }, schema: shipSchema }, async (req) => {
-    await taskForNode(req, req.params.id);
-    const r = await ingestLogs(db, ctx.store.engine, req.params.id, req.body);
-    if (!r) throw new HttpError(410, 'task gone');
-    if (r.event) ctx.events.emit('task.log', r.event);
-    return ok({ acked: r.acked });
-  });
+  app.post(
+    '/api/node-api/tasks/:id/logs',
+    { config: { access: 'node' }, schema: shipSchema, ...counting },
+    async (req) => {
+      await taskForNode(req, req.params.id);
+      const taskId = req.params.id;
+      const r = await order.inOrder(`${taskId}:logs`, req.body.from, () =>
+        ingestLogs(db, ctx.store.engine, taskId, req.body),
+      );
+      if (!r) throw new HttpError(410, 'task gone');
+      if (r.event) ctx.events.emit('task.log', r.event);
+      return ok({ acked: r.acked });
+    },
+  );
 
-  app.post('/api/node-api/tasks/:id/items', { config: { access: 'node' }, schema: shipSchema }, async (req) => {
-    const t = await taskForNode(req, req.params.id);
-    const spider = await spiderForTask(db, t.spider_id);
-    if (!spider) throw new HttpError(410, 'spider gone');
-    const dedup = {
-      collection: spider.collection,
-      isDedup: spider.isDedup,
-      field: spider.dedupField,
-      method: spider.dedupMethod,
-    };
-    const r =
-      (await ingestIntoDataSource(ctx, req.params.id, req.body, dedup)) ??
-      (await ingestItems(db, ctx.store.engine, req.params.id, req.body, dedup));
-    if (!r) throw new HttpError(410, 'task gone');
-    if (r.stored) ctx.events.emit('task.items', { taskId: req.params.id, stored: r.stored });
-    return ok({ acked: r.acked });
-  });
+  app.post(
+    '/api/node-api/tasks/:id/items',
+    { config: { access: 'node' }, schema: shipSchema, ...counting },
+    async (req) => {
+      const t = await taskForNode(req, req.params.id);
+      const spider = await spiderForTask(db, t.spider_id);
+      if (!spider) throw new HttpError(410, 'spider gone');
+      const dedup = {
+        collection: spider.collection,
+        isDedup: spider.isDedup,
+        field: spider.dedupField,
+        method: spider.dedupMethod,
+      };
+      const taskId = req.params.id;
+      const r = await order.inOrder(
+        `${taskId}:items`,
+        req.body.from,
+        async () =>
+          (await ingestIntoDataSource(ctx, taskId, req.body, dedup)) ??
+          (await ingestItems(db, ctx.store.engine, taskId, req.body, dedup)),
+      );
+      if (!r) throw new HttpError(410, 'task gone');
+      if (r.stored) ctx.events.emit('task.items', { taskId: req.params.id, stored: r.stored });
+      return ok({ acked: r.acked });
+    },
+  );
 }

@@ -5,6 +5,7 @@ import {
   NodeEnvelope,
   NodeJoinEnvelope,
   NodeListEnvelope,
+  NodeListQuery,
   NodeSystemEnvelope,
   TaskListResponse,
   pageFields,
@@ -15,9 +16,10 @@ import { conflict } from '../../http/errors.ts';
 import { presentTasks } from '../tasks/tasks.routes.ts';
 import { nodeFor, taskReadFilter } from '../../policies/index.ts';
 import { registerIngestRoutes } from './ingest.routes.ts';
-import { deleteNode, listNodes, metricsSince, nodeTasksPage, updateNode } from './nodes.store.ts';
+import { deleteNode, metricsSince, nodeTasksPage, updateNode } from './nodes.store.ts';
 import { forgetNode, presentNode } from './nodes.service.ts';
 import { getRuntime } from './runtime.ts';
+import { nodeListFor } from './node-list.ts';
 import { joinCommand, masterUrl } from '../node-install/node-install.service.ts';
 
 const IdParams = Type.Object({ id: Type.String({ pattern: '^[0-9a-f]{24}$' }) });
@@ -31,13 +33,16 @@ export const nodesFeature: Feature = async (app, ctx) => {
   ctx.onClose(() => rt.close());
   registerIngestRoutes(app, ctx, rt);
 
-  app.get('/api/nodes', { config: { access: 'user' }, schema: { response: { 200: NodeListEnvelope } } }, async () => {
-    const rows = await listNodes(db);
-    return ok(
-      rows.map((r) => presentNode(r, rt.liveSession(r.id))),
-      rows.length,
-    );
-  });
+  const list = nodeListFor(ctx, rt);
+
+  app.get(
+    '/api/nodes',
+    { config: { access: 'user' }, schema: { querystring: NodeListQuery, response: { 200: NodeListEnvelope } } },
+    async (req) => {
+      const { rows, total } = await list.query(req.query);
+      return ok(rows, total);
+    },
+  );
 
   app.get(
     '/api/nodes-join',
@@ -72,6 +77,7 @@ export const nodesFeature: Feature = async (app, ctx) => {
       await updateNode(db, n.id, { ...b, ...(b.name !== undefined ? { name: b.name.trim() || n.name } : {}) });
       const after = await nodeFor(db, req.user, n.id, 'read');
       await rt.setNodeConfig(n.id, after.enabled === 1, after.max_runners);
+      list.markDirty();
       return ok(presentNode(await nodeFor(db, req.user, n.id, 'read'), rt.liveSession(n.id)));
     },
   );
@@ -84,6 +90,7 @@ export const nodesFeature: Feature = async (app, ctx) => {
       if (rt.liveSession(n.id)) throw conflict('node is online: stop its node service first');
       await deleteNode(db, n.id);
       forgetNode(n.id);
+      list.markDirty();
       return ok(null);
     },
   );

@@ -20,6 +20,7 @@ import { TaskBus, type BusMessage } from '../tasks/task-bus.ts';
 import * as state from '../tasks/task-state.store.ts';
 import { Dispatcher } from './dispatch.ts';
 import { HeartbeatRecorder } from './heartbeats.ts';
+import { NodeFeed } from './node-feed.ts';
 import { OfflineSweep } from './offline-sweep.ts';
 import { insertDeploy } from './nodes.store.ts';
 import { SessionTable, statusOf, type Session } from './sessions.ts';
@@ -32,6 +33,7 @@ export class TaskRuntime {
   readonly dispatcher: Dispatcher;
   readonly heartbeats: HeartbeatRecorder;
   readonly sweep: OfflineSweep;
+  readonly feed: NodeFeed;
   private readonly lifecycle: NodeLifecycle;
   private readonly bus: TaskBus;
   private closed = false;
@@ -44,6 +46,7 @@ export class TaskRuntime {
       ctx.log,
       Math.max(100, Math.min(nodeHeartbeatMs, nodeOfflineMs / 4)),
     );
+    this.feed = new NodeFeed(ctx.events);
     this.lifecycle = new NodeLifecycle(ctx, this.sessions, (ev) => this.emit(ev));
     this.sweep = new OfflineSweep(nodeOfflineMs, (id) => this.lifecycle.expire(id, this.sweep), ctx.log);
     this.dispatcher = new Dispatcher({
@@ -87,6 +90,7 @@ export class TaskRuntime {
     for (const id of await this.lifecycle.nodesToWatch()) this.sweep.heard(id);
     this.sweep.start();
     this.heartbeats.start();
+    this.feed.start();
     await this.bus.start();
     // Tasks that were claimed but never reached a node before the restart go back to the queue once nodes report.
     this.dispatcher.schedule();
@@ -97,6 +101,7 @@ export class TaskRuntime {
     this.dispatcher.close();
     await this.bus.close();
     this.sweep.close();
+    this.feed.close();
     await this.heartbeats.close();
     this.sessions.closeAll();
   }

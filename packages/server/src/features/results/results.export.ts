@@ -1,6 +1,5 @@
 import { once } from 'node:events';
 import { PassThrough, Readable } from 'node:stream';
-import { stringify as stringifySync } from 'csv-stringify/sync';
 import ExcelJS from 'exceljs';
 import type { ResultFormat } from '@crawldeck/shared';
 import type { ResultsReader } from './results.reader.ts';
@@ -25,11 +24,29 @@ function cellText(v: unknown): string | number {
   return v as string | number;
 }
 
+const NEEDS_QUOTES = /[",\r\n]/;
+
+/**
+ * One CSV record (RFC 4180, as csv-stringify writes it: a field with a comma, quote or line break is quoted, its
+ * quotes doubled). Written here because an export writes millions of them: this is several times faster per
+ * record than the library's general-purpose stringifier, and the export's cost is mostly this loop.
+ */
+export function csvRecord(cells: Array<string | number>): string {
+  let line = '';
+  for (let i = 0; i < cells.length; i++) {
+    const text = String(cells[i]);
+    line += (i ? ',' : '') + (NEEDS_QUOTES.test(text) ? `"${text.replaceAll('"', '""')}"` : text);
+  }
+  return line + '\n';
+}
+
 /** CSV as before: header from the columns, nested values as JSON, optional UTF-8 byte order mark for Excel. */
 async function* csvChunks(reader: ResultsReader, columns: string[], bom: boolean): AsyncGenerator<string> {
-  let first = (bom ? '\ufeff' : '') + (columns.length ? stringifySync([columns]) : '');
+  let first = (bom ? '\ufeff' : '') + (columns.length ? csvRecord(columns) : '');
   for await (const page of reader.pages(PAGE)) {
-    yield first + stringifySync(page.map((item) => columns.map((c) => cellText(item.fields[c]))));
+    let chunk = first;
+    for (const item of page) chunk += csvRecord(columns.map((c) => cellText(item.fields[c])));
+    yield chunk;
     first = '';
   }
   if (first) yield first;

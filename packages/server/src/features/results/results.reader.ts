@@ -5,7 +5,9 @@ import { driverMessage } from '../datasources/datasources.service.ts';
 import { recordTaskTarget } from '../datasources/ingest.service.ts';
 import type { StoredRow, TargetWriter } from '../datasources/target.ts';
 import { writerCache } from '../datasources/writers.ts';
-import { builtinResultsCount, builtinResultsPage } from './results.store.ts';
+import { badRequest } from '../../http/errors.ts';
+import type { Keyset, KeysetPage, PageWindow } from '../../store/page.ts';
+import { builtinResultsCopy, builtinResultsCount, builtinResultsList, builtinResultsPage } from './results.store.ts';
 
 /** An item as stored: its id and fields (without _id and task_id). */
 export interface ResultItem {
@@ -15,8 +17,12 @@ export interface ResultItem {
 
 /** A task's items wherever they went: the built-in store or the data source the task recorded. */
 export interface ResultsReader {
-  total(): Promise<number>;
-  page(limit: number, offset: number): Promise<ResultItem[]>;
+  /** How many items, counted up to `cap` where the store can (`capped` then says there are more). */
+  total(cap: number): Promise<{ total: number; capped: boolean }>;
+  /** Whether `list` also pages backward (`prev`, `last`); a data source's table is read forward only. */
+  backward: boolean;
+  /** One page in id order, by cursor or page number, with the cursors of the pages around it. */
+  list(at: { cursor: Keyset } | PageWindow, limit: number): Promise<KeysetPage<ResultItem>>;
   /** Columns of a download: the keys of the first items (built-in store) or the table's item columns. */
   columns(): Promise<string[]>;
   /** Every item in id order, one page at a time: the next page is read only when asked for. */
@@ -24,30 +30,58 @@ export interface ResultsReader {
 }
 
 const HEAD_ROWS = 100;
+/**
+ * Exports streaming from a PostgreSQL COPY at once: each holds a pooled connection while its client downloads,
+ * so beyond these the next exports read page by page (short statements) and leave the pool to the API.
+ */
+const MAX_STREAMED_EXPORTS = 3;
+let streamedExports = 0;
+
+type StoredItem = { id: number | string; data: string };
+const parse = (r: StoredItem): ResultItem => ({
+  id: Number(r.id),
+  fields: JSON.parse(r.data) as Record<string, unknown>,
+});
+
+/** Items by keyset pages: one short statement per page, each an index range from the last id. */
+async function* keysetPages(ctx: AppContext, taskId: string, size: number): AsyncGenerator<ResultItem[]> {
+  let afterId = 0;
+  for (;;) {
+    const rows = (await builtinResultsPage(ctx.store.db, taskId, { limit: size, afterId })).map(parse);
+    if (rows.length) yield rows;
+    if (rows.length < size) return;
+    afterId = rows[rows.length - 1].id;
+  }
+}
+
+/** Items from one PostgreSQL COPY, `size` per page; the COPY is read on only when the download asks for more. */
+async function* copyPages(ctx: AppContext, taskId: string, size: number): AsyncGenerator<ResultItem[]> {
+  streamedExports++;
+  try {
+    for await (const rows of builtinResultsCopy(ctx.store.copyOut!, taskId, size)) yield rows.map(parse);
+  } finally {
+    streamedExports--;
+  }
+}
 
 function builtinReader(ctx: AppContext, taskId: string): ResultsReader {
   const db = ctx.store.db;
-  const parse = (r: { id: number; data: string }): ResultItem => ({
-    id: Number(r.id),
-    fields: JSON.parse(r.data) as Record<string, unknown>,
-  });
   return {
-    total: () => builtinResultsCount(db, taskId),
-    page: async (limit, offset) => (await builtinResultsPage(db, taskId, { limit, offset })).map(parse),
+    backward: true,
+    total: (cap) => builtinResultsCount(db, taskId, cap),
+    async list(at, limit) {
+      const page = await builtinResultsList(db, taskId, at, limit);
+      return { ...page, rows: page.rows.map(parse) };
+    },
     async columns() {
       const columns: string[] = [];
       for (const r of await builtinResultsPage(db, taskId, { limit: HEAD_ROWS }))
         for (const k of Object.keys(parse(r).fields)) if (!columns.includes(k)) columns.push(k);
       return columns;
     },
-    async *pages(size) {
-      let afterId = 0;
-      for (;;) {
-        const rows = (await builtinResultsPage(db, taskId, { limit: size, afterId })).map(parse);
-        if (rows.length) yield rows;
-        if (rows.length < size) return;
-        afterId = rows[rows.length - 1].id;
-      }
+    pages(size) {
+      const stream = !!ctx.store.copyOut && streamedExports < MAX_STREAMED_EXPORTS;
+      return stream ? copyPages(ctx, taskId, size) : keysetPages(ctx, taskId, size);
     },
   };
 }
@@ -71,12 +105,22 @@ function tableReader(writer: TargetWriter, table: string, taskId: string): Resul
     fields: Object.fromEntries(Object.entries(r.fields).filter(([, v]) => v !== null && v !== undefined)),
   });
   return {
+    backward: false,
     async total() {
-      return (await columns()) ? unavailable(() => writer.countTask(table, taskId)) : 0;
+      const total = (await columns()) ? await unavailable(() => writer.countTask(table, taskId)) : 0;
+      return { total, capped: false };
     },
-    async page(limit, offset) {
+    // A data source's table is read forward only: by page number or after the last item of a page.
+    async list(at, limit) {
+      const cursor = 'cursor' in at ? at.cursor : undefined;
+      if (cursor && cursor.dir !== 'after')
+        throw badRequest('the results of this task live in a data source: page forward with `next` or page_num');
       const cols = await columns();
-      return cols ? (await unavailable(() => writer.rows(table, cols, taskId, { limit, offset }))).map(item) : [];
+      const from = cursor ? { afterId: Number(cursor.key[0]) } : { offset: 'offset' in at ? at.offset : 0 };
+      const got = cols ? await unavailable(() => writer.rows(table, cols, taskId, { limit: limit + 1, ...from })) : [];
+      const rows = got.slice(0, limit).map(item);
+      const next: Keyset | null = got.length > limit ? { dir: 'after', key: [rows[rows.length - 1].id] } : null;
+      return { rows, next, prev: null };
     },
     async columns() {
       return [...((await columns())?.keys() ?? [])];

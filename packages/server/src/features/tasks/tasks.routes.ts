@@ -1,8 +1,10 @@
 import {
+  EventStreamQuery,
   DEFAULT_MAX_ERROR_LOG,
   DeletedResponse,
   CancelledResponse,
   IdsBody,
+  LIST_COUNT_CAP,
   LOG_PAGE_SIZE,
   LogLineListResponse,
   LogPageResponse,
@@ -42,8 +44,11 @@ import {
   deleteTasks,
   presentTask,
   presentTasks,
+  keysetAnswer,
+  listStart,
   readableTasks,
   restartTask,
+  type KeysetAnswer,
   tasksToChange,
 } from './tasks.service.ts';
 import { openSse, streamEvents, streamTask } from './tasks.stream.ts';
@@ -84,8 +89,12 @@ function listFilter(q: TaskListQuery): TaskListFilter {
 
 /** A page of the tasks the caller may read, as the task list shows them. */
 async function taskPage(ctx: AppContext, user: AuthUser, f: TaskListFilter, q: TaskPageQuery) {
-  const { list, total } = await readableTasks(ctx, user, f, paging(q, 10));
-  return ok(list, total);
+  return okKeyset(await readableTasks(ctx, user, f, { ...paging(q, 10), cursor: q.cursor }));
+}
+
+/** The list envelope with the cursors of the pages around this one. */
+function okKeyset<T>({ list, total, ...around }: KeysetAnswer<T>) {
+  return { ...ok(list, total), ...around };
 }
 
 async function taskDetail(ctx: AppContext, user: AuthUser, t: TaskRow): Promise<TaskDetail> {
@@ -157,13 +166,15 @@ async function errorLog(ctx: AppContext, user: AuthUser, t: TaskRow) {
 }
 
 async function resultPage(ctx: AppContext, t: TaskRow, q: TaskPageQuery) {
-  const { limit, offset } = paging(q, 10);
+  const req = { ...paging(q, 10), cursor: q.cursor };
   const reader = await resultsReader(ctx, t.id);
-  const [items, total] = await Promise.all([reader.page(limit, offset), reader.total()]);
-  return ok(
-    items.map((r) => ({ ...r.fields, _id: String(r.id), task_id: t.id })),
-    total,
-  );
+  const [page, count] = await Promise.all([
+    reader.list(listStart(req, ['int']), req.limit),
+    reader.total(LIST_COUNT_CAP),
+  ]);
+  const items = page.rows.map((r) => ({ ...r.fields, _id: String(r.id), task_id: t.id }));
+  const answer = keysetAnswer(items, { ...page, ...count });
+  return okKeyset(reader.backward ? answer : { ...answer, last: null });
 }
 
 async function cancelTasks(ctx: AppContext, user: AuthUser, ids: string[]): Promise<number> {
@@ -320,9 +331,15 @@ function streamRoutes(app: TypedApp, ctx: AppContext): void {
       await streamTask(ctx, t, req.query.from, openSse(req, reply));
     },
   );
-  app.get('/api/events', { config: user, schema: { response: { 200: EventStreamResponse } } }, async (req, reply) => {
-    streamEvents(ctx, req.user, openSse(req, reply), (err) => req.log.warn({ err }, 'task event filter failed'));
-  });
+  app.get(
+    '/api/events',
+    { config: user, schema: { querystring: EventStreamQuery, response: { 200: EventStreamResponse } } },
+    async (req, reply) => {
+      const watched = new Set(req.query.nodes ? req.query.nodes.split(',') : []);
+      const sse = openSse(req, reply);
+      streamEvents(ctx, req.user, watched, sse, (err) => req.log.warn({ err }, 'task event filter failed'));
+    },
+  );
 }
 
 /** Tasks: run, list, detail, delete, cancel, restart, logs, results, CSV and the live streams. */

@@ -1,4 +1,4 @@
-import { EMPTY_ID, newId, type RunType, type TaskInfo, type TaskStatus } from '@crawldeck/shared';
+import { EMPTY_ID, LIST_COUNT_CAP, newId, type RunType, type TaskInfo, type TaskStatus } from '@crawldeck/shared';
 import type { TaskSuspicion } from '@crawldeck/shared';
 import type { AppContext } from '../../context.ts';
 import { iso } from '../../http/envelope.ts';
@@ -10,8 +10,9 @@ import { spiderForTask } from './spider-source.ts';
 import type { Kysely } from 'kysely';
 import type { DB } from '../../store/schema.ts';
 import type { AuthUser } from '../../http/auth.ts';
-import { assertTaskChange, taskReadFilter } from '../../policies/index.ts';
-import type { PageWindow } from '../../store/page.ts';
+import { assertTaskChange, taskReadSources } from '../../policies/index.ts';
+import type { Keyset, PageWindow } from '../../store/page.ts';
+import { decodeCursor, encodeCursor, type KeyPart } from '../../http/cursor.ts';
 import {
   deleteTaskRows,
   listTasks,
@@ -223,13 +224,58 @@ export async function restartTask(ctx: AppContext, user: AuthUser, t: TaskRow): 
   });
 }
 
+/** A page of a list by number (LIMIT / OFFSET) or by the `cursor` an earlier answer gave. */
+export interface ListRequest extends PageWindow {
+  cursor?: string;
+}
+
+/** A page of a keyset list as the API answers it: total up to the count cap, cursors as opaque text. */
+export interface KeysetAnswer<T> {
+  list: T[];
+  total: number;
+  total_capped: boolean;
+  next: string | null;
+  prev: string | null;
+  last: string | null;
+}
+
+/**
+ * Where a list page starts: the request's cursor, or its page number while that stays within the rows a list
+ * counts (beyond them a page number would mean walking every row before it: those pages are reached by cursor).
+ */
+export function listStart(req: ListRequest, key: KeyPart[]): { cursor: Keyset } | PageWindow {
+  if (req.cursor) return { cursor: decodeCursor(req.cursor, key) };
+  if (req.offset >= LIST_COUNT_CAP)
+    throw badRequest(
+      `page_num reaches past the first ${LIST_COUNT_CAP} rows of this list: go on with the \`next\` cursor of a page, or \`last\` for the last page`,
+    );
+  return { limit: req.limit, offset: req.offset };
+}
+
+/** The cursors and total of a keyset page, as the answer carries them. */
+export function keysetAnswer<T>(
+  list: T[],
+  page: { next: Keyset | null; prev: Keyset | null; total: number; capped: boolean },
+): KeysetAnswer<T> {
+  const text = (k: Keyset | null) => (k ? encodeCursor(k) : null);
+  return {
+    list,
+    total: page.total,
+    total_capped: page.capped,
+    next: text(page.next),
+    prev: text(page.prev),
+    last: page.total ? encodeCursor({ dir: 'last' }) : null,
+  };
+}
+
 /** One page of the tasks `user` may read (task policy) among those matching `f`, newest first. */
 export async function readableTasks(
   ctx: AppContext,
   user: AuthUser,
   f: TaskListFilter,
-  page: PageWindow,
-): Promise<{ list: TaskInfo[]; total: number }> {
-  const { rows, total } = await listTasks(ctx.store.db, taskReadFilter(user), f, page);
-  return { list: await presentTasks(ctx.store.db, rows), total };
+  req: ListRequest,
+): Promise<KeysetAnswer<TaskInfo>> {
+  const at = listStart(req, ['int', 'id']);
+  const page = await listTasks(ctx.store.db, taskReadSources(user), f, at, req.limit, LIST_COUNT_CAP);
+  return keysetAnswer(await presentTasks(ctx.store.db, page.rows), page);
 }

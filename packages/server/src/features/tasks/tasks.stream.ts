@@ -1,8 +1,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { LOG_PAGE_SIZE } from '@crawldeck/shared';
+import { LOG_PAGE_SIZE, type NodeChange, type NodesEvent } from '@crawldeck/shared';
 import type { AppContext } from '../../context.ts';
 import type { AuthUser } from '../../http/auth.ts';
-import type { LogEvent, NodeHeartbeatEvent, NodeStatusEvent, TaskStatusEvent } from '../../events.ts';
+import type { LogEvent, NodesChangedEvent, TaskStatusEvent } from '../../events.ts';
 import { canReadSpiderId } from '../../policies/index.ts';
 import { presentTasks } from './tasks.service.ts';
 import { getTask, logLinesAfter, type TaskRow } from './tasks.store.ts';
@@ -85,11 +85,19 @@ export async function streamTask(ctx: AppContext, t: TaskRow, from: number | und
 }
 
 /**
- * The console's live feed: task status changes and node status and heartbeats. A normal user hears only of tasks
- * of spiders the spider policy lets them read, as the task list shows them; judged by spider so that deletions
- * (whose rows are gone) still reach them. One look-up per spider.
+ * The console's live feed: task status changes, and node changes gathered per interval (`nodes`, at most one
+ * event per interval). A normal user hears only of tasks of spiders the spider policy lets them read, as the task
+ * list shows them; judged by spider so that deletions (whose rows are gone) still reach them. One look-up per
+ * spider. Nodes are visible to every signed-in user (the node policy), so node changes go to everyone: status
+ * changes of every node, heartbeats (metrics, last seen) of the `watched` nodes only.
  */
-export function streamEvents(ctx: AppContext, user: AuthUser, sse: Sse, onError: (err: unknown) => void): void {
+export function streamEvents(
+  ctx: AppContext,
+  user: AuthUser,
+  watched: ReadonlySet<string>,
+  sse: Sse,
+  onError: (err: unknown) => void,
+): void {
   const seen = new Map<string, boolean>();
   const canSee = async (spiderId: string): Promise<boolean> => {
     let yes = seen.get(spiderId);
@@ -104,15 +112,32 @@ export function streamEvents(ctx: AppContext, user: AuthUser, sse: Sse, onError:
       .then((yes) => yes && sse.send('task.status', ev))
       .catch(onError);
   };
-  // Nodes are visible to every signed-in user (the node list), so their events go to everyone.
-  const onNodeStatus = (ev: NodeStatusEvent) => sse.send('node.status', ev);
-  const onHeartbeat = (ev: NodeHeartbeatEvent) => sse.send('node.heartbeat', ev);
+  const onNodes = (ev: NodesChangedEvent) => {
+    const nodes = nodeChangesFor(ev, watched);
+    if (nodes.length) sse.send('nodes', { ts: new Date(ev.ts).toISOString(), nodes } satisfies NodesEvent);
+  };
   ctx.events.on('task.status', onStatus);
-  ctx.events.on('node.status', onNodeStatus);
-  ctx.events.on('node.heartbeat', onHeartbeat);
+  ctx.events.on('nodes.changed', onNodes);
   sse.onClose(() => {
     ctx.events.off('task.status', onStatus);
-    ctx.events.off('node.status', onNodeStatus);
-    ctx.events.off('node.heartbeat', onHeartbeat);
+    ctx.events.off('nodes.changed', onNodes);
   });
+}
+
+/** What one console hears of an interval's node changes: every status change, heartbeats of watched nodes. */
+export function nodeChangesFor(ev: NodesChangedEvent, watched: ReadonlySet<string>): NodeChange[] {
+  const out: NodeChange[] = [];
+  for (const id of watched) {
+    const c = ev.changes.get(id);
+    if (!c || (!c.statusChanged && !c.heartbeat)) continue;
+    out.push({
+      nodeId: id,
+      status: c.status,
+      ...(c.heartbeat ? { metrics: c.heartbeat.metrics, last_seen_ts: new Date(c.heartbeat.ts).toISOString() } : {}),
+    });
+  }
+  for (const id of ev.statusChanged) {
+    if (!watched.has(id)) out.push({ nodeId: id, status: ev.changes.get(id)!.status });
+  }
+  return out;
 }

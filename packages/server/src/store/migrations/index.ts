@@ -12,6 +12,7 @@ import { m2026112230_scrapy_stats } from './2026112230_scrapy_stats.ts';
 import { m2026112231_task_suspicious } from './2026112231_task_suspicious.ts';
 import { m2026112230_datasources } from './2026112230_datasources.ts';
 import { m2026112301_environments } from './2026112301_environments.ts';
+import { m2026112410_list_keys } from './2026112410_list_keys.ts';
 import { m2026112420_log_search } from './2026112420_log_search.ts';
 
 /** Every migration by name; Kysely runs them in name order. Add one line per new migration file. */
@@ -29,5 +30,6 @@ export const migrations: Record<string, EngineMigration> = {
   '2026112231_task_suspicious': m2026112231_task_suspicious,
   '2026112230_datasources': m2026112230_datasources,
   '2026112301_environments': m2026112301_environments,
+  '2026112410_list_keys': m2026112410_list_keys,
   '2026112420_log_search': m2026112420_log_search,
 };

@@ -1,11 +1,11 @@
 /** Dependencies across nodes: each language and package, and which version every node has (or is getting). */
 import { Table, Tag, Typography } from 'antd';
 import { useTranslation } from 'react-i18next';
-import type { DependencyRow, NodeInfo } from '@crawldeck/shared';
+import type { DependencyRow, NodeListItem } from '@crawldeck/shared';
 import { useDependencies } from '../../environments/api.ts';
 import EnvStateTag from './EnvStateTag.tsx';
 
-export default function DependenciesView({ nodes }: { nodes: NodeInfo[] }) {
+export default function DependenciesView({ nodes }: { nodes: NodeListItem[] }) {
   const { t } = useTranslation('environments');
   const deps = useDependencies();
   return (

@@ -9,7 +9,7 @@ import { GraphChart } from 'echarts/charts';
 import { LegendComponent, TooltipComponent } from 'echarts/components';
 import { CanvasRenderer } from 'echarts/renderers';
 import { useTranslation } from 'react-i18next';
-import type { NodeInfo } from '@crawldeck/shared';
+import type { NodeListItem } from '@crawldeck/shared';
 import { escapeHtml } from '../../../app/escapeHtml.ts';
 import { EChart } from '../../home/components/EChart.tsx';
 import { NODE_STATUS_HEX } from './NodeStatusTag.tsx';
@@ -24,7 +24,7 @@ export default function NetworkGraph({
   highlight,
   height = 460,
 }: {
-  nodes: NodeInfo[];
+  nodes: NodeListItem[];
   highlight?: string;
   height?: number;
 }) {

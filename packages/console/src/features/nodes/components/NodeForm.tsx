@@ -2,10 +2,10 @@
 import { useEffect } from 'react';
 import { App, Button, Form, Input, InputNumber, Switch } from 'antd';
 import { useTranslation } from 'react-i18next';
-import type { NodeEditBody, NodeInfo } from '@crawldeck/shared';
+import type { NodeEditBody, NodeListItem } from '@crawldeck/shared';
 import { useUpdateNode } from '../api.ts';
 
-export function useNodeForm(node: NodeInfo | null | undefined) {
+export function useNodeForm(node: NodeListItem | null | undefined) {
   const [form] = Form.useForm<NodeEditBody>();
   useEffect(() => {
     if (node)
@@ -58,7 +58,7 @@ export function useSaveNode(id: string) {
 }
 
 /** Inline form of the Overview tab. */
-export default function NodeForm({ node, readOnly }: { node: NodeInfo; readOnly: boolean }) {
+export default function NodeForm({ node, readOnly }: { node: NodeListItem; readOnly: boolean }) {
   const { t } = useTranslation(['nodes', 'common']);
   const form = useNodeForm(node);
   const { save, pending } = useSaveNode(node._id);

@@ -17,10 +17,12 @@ import { WIDE_SCREEN_ONLY as WIDE } from '../../../app/breakpoints.ts';
 
 export interface TaskTableProps {
   rows: TaskInfo[];
-  total: number;
-  page: number;
-  pageSize: number;
-  onPage(page: number): void;
+  /** Paging by number (total, page, size); or `pager`, shown below the table instead (paging by cursor). */
+  total?: number;
+  page?: number;
+  pageSize?: number;
+  onPage?(page: number): void;
+  pager?: React.ReactNode;
   loading?: boolean;
   /** Columns not to show (e.g. 'spider' inside a spider's tab). */
   hide?: Array<'spider' | 'node' | 'schedule'>;
@@ -36,6 +38,7 @@ export default function TaskTable({
   page,
   pageSize,
   onPage,
+  pager,
   loading,
   hide = [],
   selected,
@@ -228,7 +231,7 @@ export default function TaskTable({
     },
   ];
 
-  return (
+  const table = (
     <Table<TaskInfo>
       rowKey="_id"
       size="middle"
@@ -244,14 +247,26 @@ export default function TaskTable({
       rowSelection={
         onSelect ? { selectedRowKeys: selected ?? [], onChange: (keys) => onSelect(keys as string[]) } : undefined
       }
-      pagination={{
-        current: page,
-        pageSize,
-        total,
-        onChange: onPage,
-        showSizeChanger: false,
-        showTotal: (n) => t('total', { count: n }),
-      }}
+      pagination={
+        pager
+          ? false
+          : {
+              current: page,
+              pageSize,
+              total,
+              onChange: onPage,
+              showSizeChanger: false,
+              showTotal: (n) => t('total', { count: n }),
+            }
+      }
     />
+  );
+  return pager ? (
+    <>
+      {table}
+      {pager}
+    </>
+  ) : (
+    table
   );
 }

@@ -1,0 +1,278 @@
+/**
+ * What the fleet benchmark is built from: a master in its own process, API calls against it, a simulated fleet,
+ * console subscribers that count what the event stream sends them, and the same reads done as bare SQL on the
+ * master's store from the benchmark process.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import Database from 'better-sqlite3';
+import { SimNode } from '../packages/server/test/support/sim-node.ts';
+import { createTestDatabase } from '../packages/server/test/harness.ts';
+
+export const PG = process.env.BENCH_PG === '1';
+export const KEY = 'fleet-bench-key';
+const PASSWORD = 'bench-admin';
+const REPO = path.resolve(import.meta.dirname, '..');
+const TICKS = 100; // clock ticks per second of /proc/<pid>/stat
+
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export function pct(xs: number[], p: number): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))] ?? NaN;
+}
+
+/** CPU seconds (user + system) the process has used. */
+export function cpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(f[11]) + Number(f[12])) / TICKS;
+}
+
+export interface Master {
+  url: string;
+  proc: ChildProcess;
+  token: string;
+  dataDir: string;
+  databaseUrl: string;
+  stop(): Promise<void>;
+}
+
+export async function startMasterProcess(port: number): Promise<Master> {
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'crawldeck-bench-fleet-'));
+  const database = PG ? await createTestDatabase() : undefined;
+  const cli = path.join(REPO, 'packages/cli/src/main.ts');
+  const proc = spawn(
+    process.execPath,
+    ['--import', 'tsx', cli, 'start', '--port', String(port), '--data-dir', dataDir],
+    {
+      cwd: REPO,
+      env: {
+        ...process.env,
+        CRAWLDECK_EMBEDDED_NODE: 'false',
+        CRAWLDECK_NODE_KEY: KEY,
+        CRAWLDECK_ADMIN_PASSWORD: PASSWORD,
+        CRAWLDECK_DATABASE_URL: database?.url ?? '',
+        CRAWLDECK_LOG_LEVEL: 'error',
+        CRAWLDECK_NODE_OFFLINE_SECONDS: '600',
+      },
+      stdio: ['ignore', 'inherit', 'inherit'],
+    },
+  );
+  const url = `http://127.0.0.1:${port}`;
+  for (let i = 0; ; i++) {
+    try {
+      const r = await fetch(url + '/api/login', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ username: 'admin', password: PASSWORD }),
+      });
+      if (r.status === 200) {
+        const token = ((await r.json()) as { data: string }).data;
+        const stop = async () => {
+          proc.kill('SIGTERM');
+          await new Promise((r) => proc.once('exit', r));
+          await database?.drop();
+          rmSync(dataDir, { recursive: true, force: true });
+        };
+        return { url, proc, token, dataDir, databaseUrl: database?.url ?? '', stop };
+      }
+    } catch {
+      /* not listening yet */
+    }
+    if (i > 1200) {
+      proc.kill('SIGKILL');
+      throw new Error('master did not start within 2 minutes');
+    }
+    await sleep(100);
+  }
+}
+
+export async function api(m: Master, method: string, route: string, body?: unknown): Promise<any> {
+  const res = await fetch(m.url + '/api' + route, {
+    method,
+    headers: { authorization: m.token, ...(body ? { 'content-type': 'application/json' } : {}) },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  const json = (await res.json()) as any;
+  if (res.status !== 200) throw new Error(`${method} ${route}: ${res.status} ${json.error}`);
+  return json;
+}
+
+/** Milliseconds and response bytes of one GET. */
+export async function timedGet(m: Master, route: string): Promise<{ ms: number; bytes: number }> {
+  const t0 = performance.now();
+  const res = await fetch(m.url + '/api' + route, { headers: { authorization: m.token } });
+  const body = await res.arrayBuffer();
+  if (res.status !== 200) throw new Error(`GET ${route}: ${res.status}`);
+  return { ms: performance.now() - t0, bytes: body.byteLength };
+}
+
+/** Runs `fn` with up to `n` calls at a time. */
+export async function pool(count: number, n: number, fn: (i: number) => Promise<void>): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: n }, async () => {
+      while (next < count) await fn(next++);
+    }),
+  );
+}
+
+export async function connectFleet(m: Master, size: number): Promise<SimNode[]> {
+  const fleet = Array.from(
+    { length: size },
+    (_, i) =>
+      new SimNode({
+        master: m.url,
+        key: KEY,
+        name: `sim-${i}`,
+        maxRunners: 4,
+        onAssign: (n, t) => {
+          n.started(t.taskId);
+          n.finished(t.taskId);
+        },
+      }),
+  );
+  await pool(size, 100, (i) => fleet[i].connect());
+  return fleet;
+}
+
+/** Every node beats every `periodMs`, spread evenly; returns the beat count so far and a stop function. */
+export function startHeartbeats(fleet: SimNode[], periodMs = 2000) {
+  const state = { beats: 0 };
+  const timers: NodeJS.Timeout[] = [];
+  fleet.forEach((n, i) =>
+    timers.push(
+      setTimeout(
+        () =>
+          timers.push(
+            setInterval(() => {
+              n.heartbeat();
+              state.beats++;
+            }, periodMs),
+          ),
+        (i * periodMs) / fleet.length,
+      ),
+    ),
+  );
+  return {
+    state,
+    stop() {
+      for (const t of timers) {
+        clearTimeout(t);
+        clearInterval(t);
+      }
+    },
+  };
+}
+
+/** A console's open event stream: counts the events (by name) and the bytes it receives. */
+export class ConsoleSubscriber {
+  events = 0;
+  bytes = 0;
+  byName = new Map<string, number>();
+  private buf = '';
+  private readonly controller = new AbortController();
+
+  static async open(m: Master, query = ''): Promise<ConsoleSubscriber> {
+    const s = new ConsoleSubscriber();
+    const res = await fetch(`${m.url}/api/events${query}`, {
+      headers: { authorization: m.token },
+      signal: s.controller.signal,
+    });
+    if (res.status !== 200) throw new Error(`GET /api/events: ${res.status}`);
+    void s.read(res.body!.getReader()).catch(() => undefined);
+    return s;
+  }
+
+  private async read(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<void> {
+    const dec = new TextDecoder();
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) return;
+      this.bytes += value.byteLength;
+      this.buf += dec.decode(value, { stream: true });
+      let idx: number;
+      while ((idx = this.buf.indexOf('\n\n')) >= 0) {
+        const block = this.buf.slice(0, idx);
+        this.buf = this.buf.slice(idx + 2);
+        const name = /^event: (.*)$/m.exec(block)?.[1];
+        if (!name) continue;
+        this.events++;
+        this.byName.set(name, (this.byName.get(name) ?? 0) + 1);
+      }
+    }
+  }
+
+  reset(): void {
+    this.events = 0;
+    this.bytes = 0;
+    this.byName.clear();
+  }
+
+  close(): void {
+    this.controller.abort();
+  }
+}
+
+/** The same reads as bare SQL on the master's store, from this process: the baseline of each request. */
+export async function bareReader(m: Master) {
+  if (PG) {
+    const c = new pg.Client({ connectionString: m.databaseUrl });
+    await c.connect();
+    return {
+      run: async (q: string) => void (await c.query(q)),
+      close: () => c.end(),
+    };
+  }
+  const db = new Database(path.join(m.dataDir, 'crawldeck.db'), { readonly: true });
+  db.pragma('busy_timeout = 5000');
+  return {
+    run: async (q: string) => void db.prepare(q).all(),
+    close: async () => db.close(),
+  };
+}
+
+export const BARE = {
+  nodesWhole: 'SELECT * FROM nodes ORDER BY type, create_ts',
+  nodesPage: 'SELECT * FROM nodes ORDER BY type, create_ts LIMIT 20 OFFSET 40',
+  tasksPage: 'SELECT * FROM tasks ORDER BY create_ts DESC, id DESC LIMIT 10',
+  tasksCount: 'SELECT count(*) FROM tasks',
+};
+
+/** The four statements a dispatched task needs at least, straight on the store: CPU ms per task. */
+export async function bareDispatch(m: Master, spider: string, count: number): Promise<number> {
+  const cpu0 = process.cpuUsage();
+  const ids = Array.from({ length: count }, (_, i) => `bare${String(i).padStart(20, '0')}`);
+  const now = Date.now();
+  const insert = `INSERT INTO tasks (id, spider_id, node_id, type, status, run_type, create_ts) VALUES ($1, $2, '000000000000000000000000', 'spider', 'pending', 'random', ${now})`;
+  const claim = `UPDATE tasks SET node_id = 'n', assign_ts = ${now} WHERE id = $1 AND status = 'pending' AND assign_ts IS NULL`;
+  const start = `UPDATE tasks SET status = 'running', start_ts = ${now} WHERE id = $1 AND status = 'pending'`;
+  const finish = `UPDATE tasks SET status = 'finished', finish_ts = ${now} WHERE id = $1`;
+  if (PG) {
+    const c = new pg.Client({ connectionString: m.databaseUrl });
+    await c.connect();
+    for (const id of ids) {
+      await c.query(insert, [id, spider]);
+      for (const q of [claim, start, finish]) await c.query(q, [id]);
+    }
+    await c.end();
+  } else {
+    const db = new Database(path.join(m.dataDir, 'crawldeck.db'));
+    db.pragma('busy_timeout = 5000');
+    const sql = (q: string) => db.prepare(q.replace(/\$\d/g, '?'));
+    const [i, c, s, f] = [sql(insert), sql(claim), sql(start), sql(finish)];
+    for (const id of ids) {
+      i.run(id, spider);
+      c.run(id);
+      s.run(id);
+      f.run(id);
+    }
+    db.close();
+  }
+  const u = process.cpuUsage(cpu0);
+  return (u.user + u.system) / 1000 / count;
+}

@@ -1,0 +1,308 @@
+/**
+ * Ingest benchmark: a master in its own process (`crawldeck start`, no embedded node) on SQLite and on PostgreSQL;
+ * in this process a simulated node (real node protocol, test/support/sim-node.ts) takes BENCH_INGEST_TASKS tasks
+ * and ships their spool files with the node's own Shipper (packages/node/src/shipper.ts) over the node API, as a
+ * node does: log lines and items, BENCH_INGEST_SIZES lines in all (default 10k, 100k, 1M: growth ×10 and ×100),
+ * once with one batch in flight per task (as before) and once with the node's default.
+ * The baseline of the same run: exactly the batches the shipper sent, inserted by bare SQL (one statement per
+ * batch in a transaction, as the store does; tasks in parallel on PostgreSQL, one writer on SQLite).
+ * Each run checks that the master stored every line exactly once. Run: `node --import tsx bench/ingest.bench.ts`.
+ * BENCH_BATCH_BYTES sets the largest batch (default: the node's). Ports from BENCH_PORT (23010) up, data under the OS temp dir.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import Database from 'better-sqlite3';
+import type { ShipBatch } from '@crawldeck/shared';
+import { SimNode } from '../packages/server/test/support/sim-node.ts';
+import { createTestDatabase } from '../packages/server/test/harness.ts';
+import { BATCHES_IN_FLIGHT, Shipper } from '../packages/node/src/shipper.ts';
+import { MasterHttp } from '../packages/node/src/master-http.ts';
+
+const SIZES = (process.env.BENCH_INGEST_SIZES ?? '10000,100000,1000000').split(',').map(Number);
+const TASKS = Number(process.env.BENCH_INGEST_TASKS ?? 4);
+/** Largest batch in bytes; default: the node's. */
+const BATCH_BYTES = process.env.BENCH_BATCH_BYTES ? Number(process.env.BENCH_BATCH_BYTES) : undefined;
+const ENGINES = (process.env.BENCH_ENGINES ?? 'sqlite,postgres').split(',') as Engine[];
+const KEY = 'ingest-bench-key';
+const PASSWORD = 'bench-admin';
+const REPO = path.resolve(import.meta.dirname, '..');
+const TICKS = 100; // clock ticks per second of /proc/<pid>/stat
+
+type Engine = 'sqlite' | 'postgres';
+type Kind = 'logs' | 'items';
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+function cpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(f[11]) + Number(f[12])) / TICKS;
+}
+
+interface Master {
+  url: string;
+  pid: number;
+  token: string;
+  dataDir: string;
+  databaseUrl: string;
+  stop(): Promise<void>;
+}
+
+async function startMaster(engine: Engine, port: number): Promise<Master> {
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'crawldeck-bench-ingest-'));
+  const database = engine === 'postgres' ? await createTestDatabase() : undefined;
+  const cli = path.join(REPO, 'packages/cli/src/main.ts');
+  const proc = spawn(
+    process.execPath,
+    ['--import', 'tsx', cli, 'start', '--port', String(port), '--data-dir', dataDir],
+    {
+      cwd: REPO,
+      env: {
+        ...process.env,
+        CRAWLDECK_EMBEDDED_NODE: 'false',
+        CRAWLDECK_NODE_KEY: KEY,
+        CRAWLDECK_ADMIN_PASSWORD: PASSWORD,
+        CRAWLDECK_DATABASE_URL: database?.url ?? '',
+        CRAWLDECK_LOG_LEVEL: 'error',
+        CRAWLDECK_NODE_OFFLINE_SECONDS: '600',
+      },
+      stdio: ['ignore', 'inherit', 'inherit'],
+    },
+  );
+  const url = `http://127.0.0.1:${port}`;
+  const stop = async () => {
+    proc.kill('SIGTERM');
+    await new Promise((r) => proc.once('exit', r));
+    await database?.drop();
+    rmSync(dataDir, { recursive: true, force: true });
+  };
+  for (let i = 0; i < 1200; i++) {
+    const token = await login(url);
+    if (token) return { url, pid: proc.pid!, token, dataDir, databaseUrl: database?.url ?? '', stop };
+    await sleep(100);
+  }
+  await stop();
+  throw new Error('master did not start within 2 minutes');
+}
+
+async function login(url: string): Promise<string | undefined> {
+  try {
+    const r = await fetch(url + '/api/login', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username: 'admin', password: PASSWORD }),
+    });
+    return r.status === 200 ? ((await r.json()) as { data: string }).data : undefined;
+  } catch {
+    return undefined; // not listening yet
+  }
+}
+
+async function api(m: Master, method: string, route: string, body?: unknown): Promise<any> {
+  const res = await fetch(m.url + '/api' + route, {
+    method,
+    headers: { authorization: m.token, ...(body ? { 'content-type': 'application/json' } : {}) },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  const json = (await res.json()) as any;
+  if (res.status !== 200) throw new Error(`${method} ${route}: ${res.status} ${json.error}`);
+  return json;
+}
+
+/** A line of a spider's output, or one of its items (six fields, one nested). */
+function spoolLine(kind: Kind, i: number): string {
+  if (kind === 'logs') return `2026-11-23 08:00:00 [spider] INFO: scraped item ${i} from https://example.com/page/${i}`;
+  return JSON.stringify({
+    n: i,
+    title: `Product ${i}`,
+    url: `https://example.com/p/${i}`,
+    price: (i % 1000) / 10,
+    tags: ['a', 'b'],
+    seller: { id: i % 97, name: 'shop' },
+  });
+}
+
+/** Tasks of the simulated node, started: the node API takes their batches. */
+async function newTasks(m: Master, sim: SimNode, spiderId: string): Promise<string[]> {
+  const before = sim.assigned.length;
+  for (let i = 0; i < TASKS; i++)
+    await api(m, 'PUT', '/tasks', { spider_id: spiderId, run_type: 'selected-nodes', node_ids: [sim.nodeId] });
+  while (sim.assigned.length < before + TASKS) await sleep(20);
+  const ids = sim.assigned.slice(before).map((t) => t.taskId);
+  for (const id of ids) sim.started(id);
+  return ids;
+}
+
+interface ShipRun {
+  seconds: number;
+  masterCpu: number;
+  batches: { taskId: string; batch: ShipBatch }[];
+  resent: number;
+  /** CPU seconds of this process (the shipping node). */
+  nodeCpu: number;
+}
+
+/** Ships every task's spool file with the node's Shipper, `depth` batches in flight per task. */
+async function shipAll(m: Master, sim: SimNode, kind: Kind, taskIds: string[], per: number, depth: number) {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'crawldeck-bench-spool-'));
+  const text = Array.from({ length: per }, (_, i) => spoolLine(kind, i)).join('\n') + '\n';
+  const http = new MasterHttp(m.url, KEY, sim.nodeId);
+  const run: ShipRun = { seconds: 0, masterCpu: 0, batches: [], resent: 0, nodeCpu: 0 };
+  const shippers = taskIds.map((taskId) => {
+    const file = path.join(dir, `${taskId}.txt`);
+    writeFileSync(file, text);
+    const sent = new Set<number>();
+    const post = async (batch: ShipBatch) => {
+      // Sent again (its predecessor was not stored in time, or a failure): counted, replayed once in bare SQL.
+      if (sent.has(batch.from)) run.resent++;
+      const ack = await http.ship(kind, taskId, batch);
+      if (!sent.has(batch.from) && ack.acked >= batch.from + batch.lines.length) {
+        sent.add(batch.from);
+        run.batches.push({ taskId, batch });
+      }
+      return ack;
+    };
+    return new Shipper(
+      file,
+      { bytes: 0, lines: 0 },
+      post,
+      () => undefined,
+      () => undefined,
+      BATCH_BYTES,
+      depth,
+    );
+  });
+  const cpu0 = cpuSeconds(m.pid);
+  const own0 = process.cpuUsage();
+  const t0 = performance.now();
+  await Promise.all(shippers.map((s) => s.drain()));
+  run.seconds = (performance.now() - t0) / 1000;
+  run.masterCpu = cpuSeconds(m.pid) - cpu0;
+  const own = process.cpuUsage(own0);
+  run.nodeCpu = (own.user + own.system) / 1e6;
+  rmSync(dir, { recursive: true, force: true });
+  return run;
+}
+
+/** Every line stored once: the task's counts through the API. */
+async function checkStored(m: Master, kind: Kind, taskIds: string[], per: number): Promise<void> {
+  for (const id of taskIds) {
+    const t = (await api(m, 'GET', `/tasks/${id}`)).data;
+    const got = kind === 'logs' ? t.log_count : t.result_count;
+    if (got !== per) throw new Error(`task ${id}: ${got} ${kind} stored, ${per} shipped`);
+  }
+}
+
+const BARE_PG = {
+  logs: 'INSERT INTO bare_logs SELECT $1, $2::int + x.ord::int, x.m, 0 FROM unnest($3::text[]) WITH ORDINALITY AS x(m, ord)',
+  items:
+    "INSERT INTO bare_results (collection, task_id, data, create_ts) SELECT 'results', $1, x.d, $2::bigint FROM unnest($3::text[]) AS x(d)",
+};
+const BARE_SQLITE = {
+  logs: 'INSERT INTO bare_logs SELECT ?, ? + key + 1, value, 0 FROM json_each(?)',
+  items:
+    "INSERT INTO bare_results (collection, task_id, data, create_ts) SELECT 'results', ?, value, ? FROM json_each(?)",
+};
+const BARE_TABLES = [
+  'CREATE TABLE IF NOT EXISTS bare_logs (task_id text, line_no int, msg text, is_error int, PRIMARY KEY (task_id, line_no))',
+  'CREATE TABLE IF NOT EXISTS bare_results (collection text, task_id text, data text, create_ts bigint)',
+];
+
+/** The same batches inserted by bare SQL; seconds. */
+async function bareInsert(engine: Engine, m: Master, kind: Kind, batches: ShipRun['batches']): Promise<number> {
+  const byTask = new Map<string, ShipBatch[]>();
+  for (const { taskId, batch } of batches) byTask.set(taskId, [...(byTask.get(taskId) ?? []), batch]);
+  for (const list of byTask.values()) list.sort((a, b) => a.from - b.from);
+  if (engine === 'sqlite') return bareSqlite(m, kind, byTask);
+  const admin = new pg.Client({ connectionString: m.databaseUrl });
+  await admin.connect();
+  for (const ddl of BARE_TABLES) await admin.query(ddl);
+  const t0 = performance.now();
+  await Promise.all(
+    [...byTask].map(async ([taskId, list]) => {
+      const c = new pg.Client({ connectionString: m.databaseUrl });
+      await c.connect();
+      for (const b of list) {
+        await c.query('BEGIN');
+        await c.query(BARE_PG[kind], [taskId, kind === 'logs' ? b.from : Date.now(), b.lines]);
+        await c.query('COMMIT');
+      }
+      await c.end();
+    }),
+  );
+  const seconds = (performance.now() - t0) / 1000;
+  await admin.query('DROP TABLE bare_logs; DROP TABLE bare_results');
+  await admin.end();
+  return seconds;
+}
+
+function bareSqlite(m: Master, kind: Kind, byTask: Map<string, ShipBatch[]>): number {
+  const db = new Database(path.join(m.dataDir, 'bare.db'));
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = NORMAL');
+  for (const ddl of BARE_TABLES) db.exec(ddl);
+  const insert = db.prepare(BARE_SQLITE[kind]);
+  const t0 = performance.now();
+  for (const [taskId, list] of byTask)
+    for (const b of list) {
+      const arg = kind === 'logs' ? b.from : Date.now();
+      db.transaction(() => insert.run(taskId, arg, JSON.stringify(b.lines)))();
+    }
+  const seconds = (performance.now() - t0) / 1000;
+  db.exec('DROP TABLE bare_logs; DROP TABLE bare_results');
+  db.close();
+  return seconds;
+}
+
+async function measure(engine: Engine, m: Master, sim: SimNode, spiderId: string, kind: Kind, size: number) {
+  const per = Math.floor(size / TASKS);
+  const rates: number[] = [];
+  let resent = 0;
+  let last: ShipRun | undefined;
+  for (const depth of [1, BATCHES_IN_FLIGHT]) {
+    const ids = await newTasks(m, sim, spiderId);
+    last = await shipAll(m, sim, kind, ids, per, depth);
+    await checkStored(m, kind, ids, per);
+    for (const id of ids) sim.finished(id, kind === 'logs' ? per : 0, kind === 'items' ? per : 0);
+    rates.push((per * TASKS) / last.seconds);
+    resent += last.resent;
+  }
+  const bare = (per * TASKS) / (await bareInsert(engine, m, kind, last!.batches));
+  const lines = per * TASKS;
+  const avgBatch = lines / last!.batches.length;
+  return (
+    `${engine} | ${kind} | ${lines} lines (${TASKS} tasks, ≈${avgBatch.toFixed(0)}/batch) | ` +
+    `1 in flight ${rates[0].toFixed(0)}/s | ${BATCHES_IN_FLIGHT} in flight ${rates[1].toFixed(0)}/s ` +
+    `(${(rates[1] / rates[0]).toFixed(2)}× of 1) | bare SQL ${bare.toFixed(0)}/s (node API at ` +
+    `${(rates[1] / bare).toFixed(2)} of bare) | master CPU ${((last!.masterCpu / lines) * 1e6).toFixed(1)} µs/line, node ` +
+    `${((last!.nodeCpu / lines) * 1e6).toFixed(1)} µs/line | ` +
+    `${resent} batches sent again`
+  );
+}
+
+async function main(): Promise<void> {
+  const rows: string[] = [];
+  let port = Number(process.env.BENCH_PORT ?? 23010);
+  for (const engine of ENGINES) {
+    const m = await startMaster(engine, port++);
+    const sim = new SimNode({ master: m.url, key: KEY, name: 'bench-shipper', maxRunners: 1000 });
+    try {
+      await sim.connect();
+      const spider = (await api(m, 'PUT', '/spiders', { name: 'ingest', cmd: 'echo sim', type: 'customized' })).data;
+      for (const size of SIZES)
+        for (const kind of ['logs', 'items'] as const) {
+          const row = await measure(engine, m, sim, spider._id as string, kind, size);
+          console.log(row);
+          rows.push(row);
+        }
+    } finally {
+      sim.close();
+      await m.stop();
+    }
+  }
+  console.log('\n' + rows.join('\n'));
+}
+
+await main();

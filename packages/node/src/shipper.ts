@@ -1,0 +1,247 @@
+/**
+ * Ships a spool file (a task's log or items) to the master in batches from the last acknowledged offset, several
+ * batches in flight at once. The master stores each batch exactly once: lines below its stored offset are skipped,
+ * a batch that starts beyond it waits there for its predecessor (or is answered with the stored offset). The
+ * acknowledged offset only ever moves over batches the master confirmed, in file order; after any failure every
+ * batch still in flight is settled and shipping starts again from that offset.
+ */
+import { closeSync, openSync, readSync, statSync } from 'node:fs';
+import type { ShipAck, ShipBatch } from '@crawldeck/shared';
+import { MAX_BATCH_LINES, lineText } from './spool.ts';
+
+export interface ShipperState {
+  bytes: number;
+  lines: number;
+}
+
+export type PostBatch = (batch: ShipBatch) => Promise<ShipAck>;
+
+/** Batches of one spool file in flight at once. */
+export const BATCHES_IN_FLIGHT = 4;
+
+interface Chunk {
+  lines: string[];
+  /** Bytes of the spool file each line takes, its newline included. */
+  sizes: number[];
+}
+
+/** A batch sent and not yet answered; its answer never rejects (a failure is carried in `error`). */
+interface Sent {
+  fromLines: number;
+  fromBytes: number;
+  sizes: number[];
+  reply: Promise<{ ack?: ShipAck; error?: unknown }>;
+}
+
+const isGone = (err: unknown) => !!(err as { gone?: boolean } | undefined)?.gone;
+
+/** Everything below `state.lines` / `state.bytes` is stored on the master. `final` ships a trailing line too. */
+export class Shipper {
+  private running: Promise<void> | undefined;
+  private again = false;
+  private final = false;
+  private failures = 0;
+  private stopped = false;
+  private retryTimer: NodeJS.Timeout | undefined;
+  private waiters: (() => void)[] = [];
+  /** Batches sent and not yet answered, in file order, the first starting at the acknowledged offset. */
+  private window: Sent[] = [];
+  /** Where the next batch to send starts. */
+  private next: ShipperState;
+
+  constructor(
+    private file: string,
+    readonly state: ShipperState,
+    private post: PostBatch,
+    private onAck: () => void,
+    private onGone: () => void,
+    private maxBatchBytes = 512 * 1024,
+    private depth = BATCHES_IN_FLIGHT,
+  ) {
+    this.next = { ...state };
+  }
+
+  kick(): void {
+    if (this.stopped) return;
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    this.running = this.run().finally(() => {
+      this.running = undefined;
+      if (this.again && !this.stopped) {
+        this.again = false;
+        this.kick();
+      }
+    });
+  }
+
+  /** Resolves when everything in the file (including a trailing partial line) is acknowledged. */
+  drain(): Promise<void> {
+    this.final = true;
+    return new Promise((resolve) => {
+      this.waiters.push(resolve);
+      this.kick();
+    });
+  }
+
+  stop(): void {
+    this.stopped = true;
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    for (const w of this.waiters.splice(0)) w();
+  }
+
+  private async run(): Promise<void> {
+    for (;;) {
+      if (this.stopped) return;
+      try {
+        this.fill();
+        const head = this.window[0];
+        if (!head) {
+          if (this.final) for (const w of this.waiters.splice(0)) w();
+          return;
+        }
+        await this.settleHead(head);
+        this.failures = 0;
+      } catch (err) {
+        await this.settleAll();
+        if (this.stopped) return;
+        if (isGone(err)) return this.gone();
+        this.failures++;
+        const delay = Math.min(2000, 100 * 2 ** Math.min(this.failures, 5));
+        await new Promise<void>((r) => {
+          this.retryTimer = setTimeout(r, delay);
+        });
+      }
+    }
+  }
+
+  /** Sends batches from `next` until the window is full or the file has no more to send. */
+  private fill(): void {
+    while (this.window.length < this.depth) {
+      const chunk = this.read(this.next.bytes);
+      if (!chunk) return;
+      const batch = { from: this.next.lines, lines: chunk.lines };
+      const reply = this.post(batch).then(
+        (ack) => ({ ack }),
+        (error: unknown) => ({ error }),
+      );
+      this.window.push({ fromLines: this.next.lines, fromBytes: this.next.bytes, sizes: chunk.sizes, reply });
+      this.next = {
+        lines: this.next.lines + chunk.lines.length,
+        bytes: this.next.bytes + chunk.sizes.reduce((a, b) => a + b, 0),
+      };
+    }
+  }
+
+  /** The answer to the oldest batch: the acknowledged offset moves over it, or the error is thrown. */
+  private async settleHead(head: Sent): Promise<void> {
+    const { ack, error } = await head.reply;
+    if (error !== undefined) throw error;
+    const acked = ack!.acked;
+    if (acked >= head.fromLines + head.sizes.length) {
+      this.advanceTo(acked);
+      this.window.shift();
+      return;
+    }
+    // The master stored only part of the batch, or none of it: ship again from where it is.
+    if (acked <= this.state.lines) throw new Error(`master acknowledged ${acked}, node is at ${this.state.lines}`);
+    this.advanceTo(acked);
+    await this.settleAll();
+  }
+
+  /** After a failure: waits for every batch still in flight, keeps what they stored, ships again from there. */
+  private async settleAll(): Promise<void> {
+    const replies = await Promise.all(this.window.map((s) => s.reply));
+    let gone = false;
+    for (const r of replies) {
+      if (r.ack) this.advanceTo(r.ack.acked);
+      gone ||= isGone(r.error);
+    }
+    this.window = [];
+    this.next = { ...this.state };
+    if (gone && !this.stopped) this.gone();
+  }
+
+  private gone(): void {
+    this.onGone();
+    this.stop();
+  }
+
+  /**
+   * Moves the acknowledged offset to `acked` lines, as far as the batches sent cover it (a master that has more,
+   * from an answer lost before an earlier run of the node saved its offsets, gets those lines again and skips them).
+   */
+  private advanceTo(acked: number): void {
+    const before = this.state.lines;
+    for (const s of this.window) {
+      if (acked <= s.fromLines) break;
+      const taken = Math.min(acked - s.fromLines, s.sizes.length);
+      if (s.fromLines + taken <= this.state.lines) continue;
+      this.state.lines = s.fromLines + taken;
+      this.state.bytes = s.fromBytes + s.sizes.slice(0, taken).reduce((a, b) => a + b, 0);
+    }
+    if (this.state.lines > before) this.onAck();
+  }
+
+  private size(): number {
+    try {
+      return statSync(this.file).size;
+    } catch {
+      return 0;
+    }
+  }
+
+  /**
+   * The batch starting at byte `from`: whole lines only, but the trailing line without newline too once `final`.
+   * A line longer than a batch is looked through for its end without being held in memory.
+   */
+  private read(from: number): Chunk | undefined {
+    const size = this.size();
+    if (size <= from) return undefined;
+    const fd = openSync(this.file, 'r');
+    try {
+      const buf = Buffer.alloc(Math.min(size - from, this.maxBatchBytes));
+      const n = readSync(fd, buf, 0, buf.length, from);
+      const data = buf.subarray(0, n);
+      const atEnd = from + n >= size;
+      const chunk: Chunk = { lines: [], sizes: [] };
+      let start = 0;
+      while (chunk.lines.length < MAX_BATCH_LINES) {
+        const nl = data.indexOf(10, start);
+        if (nl === -1) break;
+        chunk.lines.push(lineText(data.subarray(start, nl)));
+        chunk.sizes.push(nl + 1 - start);
+        start = nl + 1;
+      }
+      if (chunk.lines.length === MAX_BATCH_LINES || start === n) return chunk.lines.length ? chunk : undefined;
+      if (atEnd) {
+        if (this.final) {
+          chunk.lines.push(lineText(data.subarray(start, n)));
+          chunk.sizes.push(n - start);
+        }
+        return chunk.lines.length ? chunk : undefined;
+      }
+      if (chunk.lines.length) return chunk;
+      // One line longer than a whole batch: ship its cut start once its end (or the end of the output) is known.
+      const end = this.findNewline(fd, from + n, size);
+      if (end === -1 && !this.final) return undefined;
+      return { lines: [lineText(data.subarray(0, n))], sizes: [(end === -1 ? size : end + 1) - from] };
+    } finally {
+      closeSync(fd);
+    }
+  }
+
+  /** Position of the first newline in the file between `pos` and `size`, or -1. */
+  private findNewline(fd: number, pos: number, size: number): number {
+    const buf = Buffer.alloc(64 * 1024);
+    while (pos < size) {
+      const n = readSync(fd, buf, 0, Math.min(buf.length, size - pos), pos);
+      if (n <= 0) return -1;
+      const nl = buf.subarray(0, n).indexOf(10);
+      if (nl !== -1) return pos + nl;
+      pos += n;
+    }
+    return -1;
+  }
+}
