@@ -41,9 +41,10 @@ export interface Master {
   stop(): Promise<void>;
 }
 
-export async function startMasterProcess(port: number): Promise<Master> {
-  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'crawldeck-bench-fleet-'));
-  const database = PG ? await createTestDatabase() : undefined;
+/** A master started by the CLI in its own process, no embedded node; on PostgreSQL when `postgres` (BENCH_PG). */
+export async function startMasterProcess(port: number, postgres = PG): Promise<Master> {
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'crawldeck-bench-master-'));
+  const database = postgres ? await createTestDatabase() : undefined;
   const cli = path.join(REPO, 'packages/cli/src/main.ts');
   const proc = spawn(
     process.execPath,

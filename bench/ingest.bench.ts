@@ -9,15 +9,14 @@
  * Each run checks that the master stored every line exactly once. Run: `node --import tsx bench/ingest.bench.ts`.
  * BENCH_BATCH_BYTES sets the largest batch (default: the node's). Ports from BENCH_PORT (23010) up, data under the OS temp dir.
  */
-import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import Database from 'better-sqlite3';
 import type { ShipBatch } from '@crawldeck/shared';
 import { SimNode } from '../packages/server/test/support/sim-node.ts';
-import { createTestDatabase } from '../packages/server/test/harness.ts';
+import { KEY, api, cpuSeconds, sleep, startMasterProcess, type Master } from './fleet-support.ts';
 import { BATCHES_IN_FLIGHT, Shipper } from '../packages/node/src/shipper.ts';
 import { MasterHttp } from '../packages/node/src/master-http.ts';
 
@@ -26,90 +25,9 @@ const TASKS = Number(process.env.BENCH_INGEST_TASKS ?? 4);
 /** Largest batch in bytes; default: the node's. */
 const BATCH_BYTES = process.env.BENCH_BATCH_BYTES ? Number(process.env.BENCH_BATCH_BYTES) : undefined;
 const ENGINES = (process.env.BENCH_ENGINES ?? 'sqlite,postgres').split(',') as Engine[];
-const KEY = 'ingest-bench-key';
-const PASSWORD = 'bench-admin';
-const REPO = path.resolve(import.meta.dirname, '..');
-const TICKS = 100; // clock ticks per second of /proc/<pid>/stat
 
 type Engine = 'sqlite' | 'postgres';
 type Kind = 'logs' | 'items';
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-function cpuSeconds(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(f[11]) + Number(f[12])) / TICKS;
-}
-
-interface Master {
-  url: string;
-  pid: number;
-  token: string;
-  dataDir: string;
-  databaseUrl: string;
-  stop(): Promise<void>;
-}
-
-async function startMaster(engine: Engine, port: number): Promise<Master> {
-  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'crawldeck-bench-ingest-'));
-  const database = engine === 'postgres' ? await createTestDatabase() : undefined;
-  const cli = path.join(REPO, 'packages/cli/src/main.ts');
-  const proc = spawn(
-    process.execPath,
-    ['--import', 'tsx', cli, 'start', '--port', String(port), '--data-dir', dataDir],
-    {
-      cwd: REPO,
-      env: {
-        ...process.env,
-        CRAWLDECK_EMBEDDED_NODE: 'false',
-        CRAWLDECK_NODE_KEY: KEY,
-        CRAWLDECK_ADMIN_PASSWORD: PASSWORD,
-        CRAWLDECK_DATABASE_URL: database?.url ?? '',
-        CRAWLDECK_LOG_LEVEL: 'error',
-        CRAWLDECK_NODE_OFFLINE_SECONDS: '600',
-      },
-      stdio: ['ignore', 'inherit', 'inherit'],
-    },
-  );
-  const url = `http://127.0.0.1:${port}`;
-  const stop = async () => {
-    proc.kill('SIGTERM');
-    await new Promise((r) => proc.once('exit', r));
-    await database?.drop();
-    rmSync(dataDir, { recursive: true, force: true });
-  };
-  for (let i = 0; i < 1200; i++) {
-    const token = await login(url);
-    if (token) return { url, pid: proc.pid!, token, dataDir, databaseUrl: database?.url ?? '', stop };
-    await sleep(100);
-  }
-  await stop();
-  throw new Error('master did not start within 2 minutes');
-}
-
-async function login(url: string): Promise<string | undefined> {
-  try {
-    const r = await fetch(url + '/api/login', {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ username: 'admin', password: PASSWORD }),
-    });
-    return r.status === 200 ? ((await r.json()) as { data: string }).data : undefined;
-  } catch {
-    return undefined; // not listening yet
-  }
-}
-
-async function api(m: Master, method: string, route: string, body?: unknown): Promise<any> {
-  const res = await fetch(m.url + '/api' + route, {
-    method,
-    headers: { authorization: m.token, ...(body ? { 'content-type': 'application/json' } : {}) },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  const json = (await res.json()) as any;
-  if (res.status !== 200) throw new Error(`${method} ${route}: ${res.status} ${json.error}`);
-  return json;
-}
 
 /** A line of a spider's output, or one of its items (six fields, one nested). */
 function spoolLine(kind: Kind, i: number): string {
@@ -174,12 +92,12 @@ async function shipAll(m: Master, sim: SimNode, kind: Kind, taskIds: string[], p
       depth,
     );
   });
-  const cpu0 = cpuSeconds(m.pid);
+  const cpu0 = cpuSeconds(m.proc.pid!);
   const own0 = process.cpuUsage();
   const t0 = performance.now();
   await Promise.all(shippers.map((s) => s.drain()));
   run.seconds = (performance.now() - t0) / 1000;
-  run.masterCpu = cpuSeconds(m.pid) - cpu0;
+  run.masterCpu = cpuSeconds(m.proc.pid!) - cpu0;
   const own = process.cpuUsage(own0);
   run.nodeCpu = (own.user + own.system) / 1e6;
   rmSync(dir, { recursive: true, force: true });
@@ -286,7 +204,7 @@ async function main(): Promise<void> {
   const rows: string[] = [];
   let port = Number(process.env.BENCH_PORT ?? 23010);
   for (const engine of ENGINES) {
-    const m = await startMaster(engine, port++);
+    const m = await startMasterProcess(port++, engine === 'postgres');
     const sim = new SimNode({ master: m.url, key: KEY, name: 'bench-shipper', maxRunners: 1000 });
     try {
       await sim.connect();
