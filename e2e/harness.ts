@@ -173,6 +173,21 @@ export function takeCspViolations(page: Page): string[] {
   return seen.splice(0);
 }
 
+/** API calls of the page that were refused, failed or never answered: printed when a journey fails. */
+function watchFailedCalls(page: Page): string[] {
+  const seen: string[] = [];
+  const api = (url: string) => (url.includes('/api/') ? new URL(url).pathname : undefined);
+  page.on('response', (r) => {
+    const route = api(r.url());
+    if (route && r.status() >= 400) seen.push(`${r.request().method()} ${route} -> ${r.status()}`);
+  });
+  page.on('requestfailed', (r) => {
+    const route = api(r.url());
+    if (route) seen.push(`${r.method()} ${route} -> ${r.failure()?.errorText ?? 'failed'}`);
+  });
+  return seen;
+}
+
 function fileSafe(name: string): string {
   return (
     name
@@ -212,8 +227,11 @@ export function e2eTest(
       const page = await env.newPage(options);
       page.setDefaultTimeout(15_000);
       if (!options.keepStorage) await resetStorage(page, env.url);
+      const failedCalls = watchFailedCalls(page);
       let shot: Promise<unknown> | null = null;
       onTestFailed(() => {
+        if (failedCalls.length)
+          console.error(`API calls refused or failed during "${name}":\n${failedCalls.join('\n')}`);
         shot ??= screenshot(page, name).catch(() => undefined);
       });
       try {
