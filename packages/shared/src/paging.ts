@@ -45,13 +45,7 @@ export const cursorField = () => ({ cursor: Type.Optional(Type.String({ minLengt
  * the page after this one, the page before it and the last page (null where there is none).
  */
 export function KeysetEnvelopeList<T extends TSchema>(item: T) {
-  return Type.Object({
-    status: Type.Literal('ok'),
-    message: Type.String(),
-    data: Type.Array(item),
-    total: Type.Optional(Type.Number()),
-    ...keysetFields,
-  });
+  return Type.Object({ ...EnvelopeList(item).properties, ...keysetFields });
 }
 
 const keysetFields = {

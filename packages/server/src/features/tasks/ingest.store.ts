@@ -4,7 +4,7 @@
  * and advances the offset.
  */
 import { flagErrorLines, type ShipBatch } from '@crawldeck/shared';
-import { sql, type Kysely, type Transaction } from 'kysely';
+import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
 import type { DB } from '../../store/schema.ts';
 import type { Engine } from '../../store/db.ts';
 import type { LogEvent } from '../../events.ts';
@@ -106,14 +106,7 @@ export async function ingestItems(
     if (!fresh.length) return { acked: offset, stored: 0, skipped: 0 };
     const now = Date.now();
     let skipped = 0;
-    type Row = {
-      collection: string;
-      task_id: string;
-      spider_id: string;
-      dedup_key: string | null;
-      data: string;
-      create_ts: number;
-    };
+    type Row = Omit<Selectable<DB['results']>, 'id'>;
     const rows: Row[] = [];
     const byKey = new Map<string, number>();
     for (const line of fresh) {
