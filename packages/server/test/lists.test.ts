@@ -33,11 +33,17 @@ type Page = {
 const list = (route: string, query: Record<string, unknown>, token?: string): Promise<Page> =>
   m.api('GET', route, { token, query }) as Promise<Page>;
 
-async function seedTasks(spiderId: string, n: number, ts: (i: number) => number, owner: string | null = null) {
+async function seedTasks(
+  spiderId: string,
+  n: number,
+  ts: (i: number) => number,
+  owner: string | null = null,
+  nodeId = '0'.repeat(24),
+) {
   const rows = Array.from({ length: n }, (_, i) => ({
     id: newId(),
     spider_id: spiderId,
-    node_id: '0'.repeat(24),
+    node_id: nodeId,
     status: 'finished',
     run_type: 'random',
     create_ts: ts(i),
@@ -175,6 +181,64 @@ describe('the task list by cursor', () => {
     const small = await list('/tasks', { spider_id: aliceSpider });
     expect(small.body).toMatchObject({ total: 5, total_capped: false });
     expect((await m.api('GET', '/tasks', { token: alice })).body.total).toBe(readableByAlice.size);
+  });
+});
+
+describe("a node's tasks by cursor", () => {
+  let nodeId: string;
+  const mine = new Set<string>();
+  const alicesOnNode = new Set<string>();
+  const route = () => `/nodes/${nodeId}/tasks`;
+  const ids = (p: Page) => p.body.data.map((t: Row) => t._id);
+  beforeAll(async () => {
+    nodeId = newId();
+    await insertRow(db, 'nodes', { id: nodeId, name: 'lists-node', type: 'worker', status: 'offline' });
+    // Twelve tasks in one millisecond (a tie only the id orders), spread over spiders alice may and may not read.
+    for (const id of await seedTasks(privateSpider, 12, () => T + 500, null, nodeId)) mine.add(id);
+    for (const id of await seedTasks(publicSpider, 9, (i) => T + 400 - i, null, nodeId)) {
+      mine.add(id);
+      alicesOnNode.add(id);
+    }
+    for (const id of await seedTasks(aliceSpider, 6, () => T + 300, null, nodeId)) {
+      mine.add(id);
+      alicesOnNode.add(id);
+    }
+  });
+
+  it('walks every task of the node once forward, ties included, and back from the last page', async () => {
+    const { seen, pages } = await walk(route(), { page_size: 5 });
+    expect(pages.length).toBe(6);
+    expect(seen.length).toBe(mine.size);
+    expect(new Set(seen.map((t) => t._id))).toEqual(mine);
+    expect([...seen].sort(byListOrder)).toEqual(seen);
+    expect(pages.every((p) => p.total === mine.size && p.total_capped === false)).toBe(true);
+    // From the last page back to the first by `prev`: pages counted from the end, the same tasks in the same order.
+    let r = await list(route(), { page_size: 5, cursor: pages[0].last });
+    const back: string[][] = [];
+    for (;;) {
+      expect(r.status, JSON.stringify(r.body)).toBe(200);
+      back.unshift(ids(r));
+      if (!r.body.prev) break;
+      r = await list(route(), { page_size: 5, cursor: r.body.prev });
+    }
+    expect(back.length).toBe(6);
+    expect(back.flat()).toEqual(seen.map((t) => t._id));
+  });
+
+  it('keeps to the node and to what a normal user may read, and pages by number within the counted rows', async () => {
+    const { seen, pages } = await walk(route(), { page_size: 4 }, alice);
+    expect(new Set(seen.map((t) => t._id))).toEqual(alicesOnNode);
+    expect(seen.length).toBe(alicesOnNode.size);
+    expect(pages.every((p) => p.total === alicesOnNode.size)).toBe(true);
+    const all = seen.map((t) => t._id);
+    expect(ids(await list(route(), { page_size: 4, page_num: 2 }, alice))).toEqual(all.slice(4, 8));
+  });
+
+  it('answers 400 for a cursor it did not give and 404 for an unknown node', async () => {
+    const bad = await list(route(), { cursor: 'not a cursor' });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error).toMatch(/cursor is not valid/);
+    expect((await list(`/nodes/${newId()}/tasks`, {})).status).toBe(404);
   });
 });
 

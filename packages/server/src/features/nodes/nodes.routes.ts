@@ -7,16 +7,13 @@ import {
   NodeListEnvelope,
   NodeListQuery,
   NodeSystemEnvelope,
-  TaskListResponse,
-  pageFields,
 } from '@crawldeck/shared';
 import type { Feature } from '../../context.ts';
-import { iso, ok, paging } from '../../http/envelope.ts';
+import { iso, ok } from '../../http/envelope.ts';
 import { conflict } from '../../http/errors.ts';
-import { presentTasks } from '../tasks/tasks.routes.ts';
-import { nodeFor, taskReadFilter } from '../../policies/index.ts';
+import { nodeFor } from '../../policies/index.ts';
 import { registerIngestRoutes } from './ingest.routes.ts';
-import { deleteNode, metricsSince, nodeTasksPage, updateNode } from './nodes.store.ts';
+import { deleteNode, metricsSince, updateNode } from './nodes.store.ts';
 import { forgetNode, presentNode } from './nodes.service.ts';
 import { getRuntime } from './runtime.ts';
 import { nodeListFor } from './node-list.ts';
@@ -92,23 +89,6 @@ export const nodesFeature: Feature = async (app, ctx) => {
       forgetNode(n.id);
       list.markDirty();
       return ok(null);
-    },
-  );
-
-  app.get(
-    '/api/nodes/:id/tasks',
-    {
-      config: { access: 'user' },
-      schema: {
-        params: IdParams,
-        querystring: Type.Object({ ...pageFields(100000) }),
-        response: { 200: TaskListResponse },
-      },
-    },
-    async (req) => {
-      await nodeFor(db, req.user, req.params.id, 'read');
-      const page = await nodeTasksPage(db, req.params.id, taskReadFilter(req.user), paging(req.query, 10));
-      return ok(await presentTasks(db, page.rows), page.total);
     },
   );
 

@@ -6,7 +6,6 @@
 import { newId, type NodeStatus, type NodeType, type SystemInfo } from '@crawldeck/shared';
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { DB } from '../../store/schema.ts';
-import type { Filter } from '../../policies/types.ts';
 
 export type NodeRow = Selectable<DB['nodes']>;
 export type MetricsRow = DB['node_metrics'];
@@ -207,21 +206,6 @@ export async function updateNode(db: Kysely<DB>, id: string, edit: NodeEdit): Pr
 
 export async function deleteNode(db: Kysely<DB>, id: string): Promise<void> {
   await db.deleteFrom('nodes').where('id', '=', id).execute();
-}
-
-/** A node's tasks visible through `visible` (the reader's filter), newest first, with the total count. */
-export async function nodeTasksPage(
-  db: Kysely<DB>,
-  nodeId: string,
-  visible: Filter<'tasks'>,
-  page: { limit: number; offset: number },
-) {
-  const base = db.selectFrom('tasks').where('node_id', '=', nodeId).where(visible);
-  const [rows, count] = await Promise.all([
-    base.selectAll().orderBy('create_ts', 'desc').orderBy('id', 'desc').limit(page.limit).offset(page.offset).execute(),
-    base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-  ]);
-  return { rows, total: Number(count.n) };
 }
 
 export interface DeployReport {

@@ -32,7 +32,7 @@ import type { AppContext, Feature, TypedApp } from '../../context.ts';
 import type { AuthUser } from '../../http/auth.ts';
 import { ok, paging } from '../../http/envelope.ts';
 import { badRequest } from '../../http/errors.ts';
-import { canSpider, taskFor } from '../../policies/index.ts';
+import { canSpider, nodeFor, taskFor } from '../../policies/index.ts';
 import { findUserById } from '../users/users.store.ts';
 import { registerSpiderDeleteGuard, spiderFor } from '../spiders/spiders.service.ts';
 import { getSpider, presentSpider } from '../spiders/spiders.store.ts';
@@ -62,9 +62,6 @@ import {
   type TaskListFilter,
   type TaskRow,
 } from './tasks.store.ts';
-
-// Other features (the node list) show tasks the same way.
-export { presentTasks } from './tasks.service.ts';
 
 // A spider whose task is pending or running cannot be deleted (its process would lose its files and rows).
 registerSpiderDeleteGuard(async (db, spiderId) =>
@@ -241,6 +238,14 @@ function manageRoutes(app: TypedApp, ctx: AppContext): void {
     '/api/spiders/:id/tasks',
     { config: user, schema: { params: IdParams, querystring: TaskPageQuery, response: { 200: TaskListResponse } } },
     async (req) => taskPage(ctx, req.user, { spider_id: req.params.id }, req.query),
+  );
+  app.get(
+    '/api/nodes/:id/tasks',
+    { config: user, schema: { params: IdParams, querystring: TaskPageQuery, response: { 200: TaskListResponse } } },
+    async (req) => {
+      await nodeFor(db, req.user, req.params.id, 'read');
+      return taskPage(ctx, req.user, { node_id: req.params.id }, req.query);
+    },
   );
   app.get(
     '/api/tasks/:id',
