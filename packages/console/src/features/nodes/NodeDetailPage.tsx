@@ -2,18 +2,16 @@
  * /nodes/{id}: Overview (information + edit form), Installation (executables found on the node), Monitor (CPU,
  * memory, disk over time), Network (graph of all nodes, this one outlined) and the node's tasks.
  */
-import { useState } from 'react';
 import { useUrlTab } from '../../app/useUrlTab.ts';
 import { DetailFallback } from '../../app/DetailFallback.tsx';
 import { Button, Card, Descriptions, Space, Tabs, Typography } from 'antd';
 import { ArrowLeftOutlined } from '@ant-design/icons';
 import { useLocation, useNavigate, useParams } from 'react-router';
 import { useTranslation } from 'react-i18next';
-import { TASK_PAGE_SIZE } from '@crawldeck/shared';
 import { useUserStore } from '../../app/stores/user.ts';
-import { useOwnerTasks, useTaskEvents } from '../tasks/api.ts';
+import { useTaskEvents } from '../tasks/api.ts';
 import { formatTs } from '../tasks/format.ts';
-import TaskTable from '../tasks/components/TaskTable.tsx';
+import OwnerTaskTable from '../tasks/components/OwnerTaskTable.tsx';
 import { useNode, useNodes } from './api.ts';
 import NodeStatusTag, { NodeTypeTag } from './components/NodeStatusTag.tsx';
 import NodeForm from './components/NodeForm.tsx';
@@ -25,23 +23,6 @@ import './nodes.css';
 import TourFor from '../tours/TourFor.tsx';
 
 const TABS = ['overview', 'installation', 'monitor', 'network', 'tasks'] as const;
-
-function NodeTasks({ nodeId, active }: { nodeId: string; active: boolean }) {
-  const [page, setPage] = useState(1);
-  const tasks = useOwnerTasks('node', nodeId, page, active);
-  return (
-    <TaskTable
-      rows={tasks.data?.list ?? []}
-      total={tasks.data?.total ?? 0}
-      page={page}
-      pageSize={TASK_PAGE_SIZE}
-      onPage={setPage}
-      loading={tasks.isLoading}
-      hide={['node']}
-      testId="node-task-table"
-    />
-  );
-}
 
 export default function NodeDetailPage() {
   const { t } = useTranslation(['nodes', 'route']);
@@ -163,7 +144,9 @@ export default function NodeDetailPage() {
             {
               key: 'tasks',
               label: <span data-testid="tab-tasks">{t('nodes:detail.tabs.tasks')}</span>,
-              children: <NodeTasks nodeId={n._id} active={active && tab === 'tasks'} />,
+              children: (
+                <OwnerTaskTable kind="node" id={n._id} active={active && tab === 'tasks'} testId="node-task-table" />
+              ),
             },
           ]}
         />

@@ -13,6 +13,7 @@ import { TASK_PAGE_SIZE, TASK_STATUSES, type TaskStatus } from '@crawldeck/share
 import { useFilterOptions, useTaskEvents, useTasks, type TaskQuery } from './api.ts';
 import TaskTable from './components/TaskTable.tsx';
 import CursorPager from './components/CursorPager.tsx';
+import { useCursorPaging } from './components/useCursorPaging.ts';
 import { useTaskActions } from './components/useTaskActions.tsx';
 import TaskStatusTag from './components/TaskStatusTag.tsx';
 import './tasks.css';
@@ -29,57 +30,29 @@ export default function TaskListPage() {
     page_size: getDefaultPageSize(TASK_PAGE_SIZE),
     type: 'spider',
   }));
-  // The page number shown while it is known (null after jumping to the last page of a capped list).
-  const [pageNo, setPageNo] = useState<number | null>(1);
   const [selected, setSelected] = useState<string[]>([]);
-  const tasks = useTasks(query);
+  const paging = useCursorPaging(query.page_size, () => setSelected([]));
+  const tasks = useTasks({ ...query, cursor: paging.cursor });
   const { spiders, nodes, schedules } = useFilterOptions();
   useTaskEvents(active);
   const actions = useTaskActions({ done: () => setSelected([]) });
+  const { reset } = paging;
 
   // /tasks?schedule_id=… (schedule drawer), ?spider_id=…, ?node_id=…, ?status=… preset the filters.
   useEffect(() => {
     if (!active) return;
     const p = new URLSearchParams(location.search);
     if (!URL_FILTERS.some((k) => p.has(k))) return;
-    setQuery((q) => ({
-      ...q,
-      cursor: undefined,
-      ...Object.fromEntries(URL_FILTERS.map((k) => [k, p.get(k) || undefined])),
-    }));
-    setPageNo(1);
-  }, [active, location.search]);
+    setQuery((q) => ({ ...q, ...Object.fromEntries(URL_FILTERS.map((k) => [k, p.get(k) || undefined])) }));
+    reset();
+  }, [active, location.search, reset]);
 
   const update = (patch: Partial<TaskQuery>) => {
-    setQuery((q) => ({ ...q, ...patch, cursor: undefined }));
-    setPageNo(1);
+    setQuery((q) => ({ ...q, ...patch }));
+    reset();
     setSelected([]);
   };
-  const page = tasks.data;
-  const goTo = (cursor: string | null | undefined, no: number | null) => {
-    setQuery((q) => ({ ...q, cursor: no === 1 ? undefined : (cursor ?? undefined) }));
-    setPageNo(no);
-    setSelected([]);
-  };
-  // Back on the first page by `prev` from a page of unknown number: the numbers are known again.
-  useEffect(() => {
-    if (page && !tasks.isPlaceholderData && !page.prev && pageNo !== 1) setPageNo(1);
-  }, [page, tasks.isPlaceholderData, pageNo]);
-  const lastPageNo = page && !page.capped ? Math.max(1, Math.ceil(page.total / query.page_size)) : null;
-  const pager = page && (
-    <CursorPager
-      total={page.total}
-      capped={page.capped}
-      page={page.prev ? pageNo : 1}
-      pageSize={query.page_size}
-      hasPrev={!!page.prev}
-      hasNext={!!page.next}
-      onFirst={() => goTo(undefined, 1)}
-      onPrev={() => goTo(page.prev, pageNo && pageNo > 1 ? pageNo - 1 : null)}
-      onNext={() => goTo(page.next, pageNo ? pageNo + 1 : null)}
-      onLast={() => goTo(page.last, lastPageNo)}
-    />
-  );
+  const pager = tasks.data && <CursorPager {...paging.pagerProps(tasks.data)} />;
   const scheduleNames = useMemo(() => new Map((schedules.data ?? []).map((s) => [s._id, s.name])), [schedules.data]);
 
   return (

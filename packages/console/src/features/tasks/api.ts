@@ -34,8 +34,8 @@ export type DeployRow = DeployInfo;
 export const taskKeys = {
   all: ['tasks'] as const,
   list: (q: TaskQuery) => ['tasks', 'list', q] as const,
-  spider: (id: string, page: number) => ['tasks', 'spider', id, page] as const,
-  node: (id: string, page: number) => ['tasks', 'node', id, page] as const,
+  spider: (id: string, cursor?: string) => ['tasks', 'spider', id, cursor ?? null] as const,
+  node: (id: string, cursor?: string) => ['tasks', 'node', id, cursor ?? null] as const,
   detail: (id: string) => ['tasks', 'detail', id] as const,
   log: (id: string, page: number, keyword: string) => ['tasks', 'log', id, page, keyword] as const,
   errors: (id: string) => ['tasks', 'errors', id] as const,
@@ -43,38 +43,35 @@ export const taskKeys = {
   deploys: (spiderId: string, page: number) => ['deploys', spiderId, page] as const,
 };
 
+/** A page of a task list as the screens read it: the rows, the capped total and the cursors around the page. */
+async function taskPage(path: string, query: Record<string, unknown>) {
+  const r = (await api.get<TaskInfo[]>(path, query)) as ApiOk<TaskInfo[]> & KeysetFields;
+  return {
+    list: r.data ?? [],
+    total: r.total ?? 0,
+    capped: r.total_capped ?? false,
+    next: r.next ?? null,
+    prev: r.prev ?? null,
+    last: r.last ?? null,
+  };
+}
+
 /** GET /tasks by keyset cursor (`next`, `prev`, `last` of the answer); the first page has none. */
 export function useTasks(q: TaskQuery) {
   return useQuery({
     queryKey: taskKeys.list(q),
-    queryFn: async () => {
-      const r = (await api.get<TaskInfo[]>('/tasks', { ...q, type: q.type ?? 'spider' })) as ApiOk<TaskInfo[]> &
-        KeysetFields;
-      return {
-        list: r.data ?? [],
-        total: r.total ?? 0,
-        capped: r.total_capped ?? false,
-        next: r.next ?? null,
-        prev: r.prev ?? null,
-        last: r.last ?? null,
-      };
-    },
+    queryFn: () => taskPage('/tasks', { ...q, type: q.type ?? 'spider' }),
     placeholderData: keepPreviousData,
   });
 }
 
-/** Tasks of one spider (GET /spiders/{id}/tasks) or of one node (GET /nodes/{id}/tasks). */
-export function useOwnerTasks(kind: 'spider' | 'node', id: string, page: number, enabled = true) {
+/** Tasks of one spider (GET /spiders/{id}/tasks) or of one node (GET /nodes/{id}/tasks), by cursor like /tasks. */
+export function useOwnerTasks(kind: 'spider' | 'node', id: string, cursor: string | undefined, enabled = true) {
   return useQuery({
-    queryKey: kind === 'spider' ? taskKeys.spider(id, page) : taskKeys.node(id, page),
+    queryKey: kind === 'spider' ? taskKeys.spider(id, cursor) : taskKeys.node(id, cursor),
     enabled: enabled && !!id,
-    queryFn: async () => {
-      const r = await api.get<TaskInfo[]>(`/${kind === 'spider' ? 'spiders' : 'nodes'}/${id}/tasks`, {
-        page_num: page,
-        page_size: TASK_PAGE_SIZE,
-      });
-      return { list: r.data ?? [], total: r.total ?? 0 };
-    },
+    queryFn: () =>
+      taskPage(`/${kind === 'spider' ? 'spiders' : 'nodes'}/${id}/tasks`, { cursor, page_size: TASK_PAGE_SIZE }),
     placeholderData: keepPreviousData,
   });
 }

@@ -1,19 +1,15 @@
-// Spider detail "Tasks" tab: the spider's tasks (GET /spiders/{id}/tasks), newest first, refreshed live.
-import { useState } from 'react';
+// Spider detail "Tasks" tab: the spider's tasks (GET /spiders/{id}/tasks), newest first, paged by cursor, refreshed live.
 import { Space, Typography } from 'antd';
 import { Link } from 'react-router';
 import { useTranslation } from 'react-i18next';
-import { TASK_PAGE_SIZE } from '@crawldeck/shared';
-import { useOwnerTasks, useTaskEvents } from '../../tasks/api.ts';
-import TaskTable from '../../tasks/components/TaskTable.tsx';
+import { useTaskEvents } from '../../tasks/api.ts';
+import OwnerTaskTable from '../../tasks/components/OwnerTaskTable.tsx';
 import { RunSpiderButton } from '../../tasks/components/RunDialog.tsx';
 import '../../tasks/tasks.css';
 import type { SpiderTabProps } from './types.ts';
 
 export default function TasksTab({ spider, active }: SpiderTabProps) {
   const { t } = useTranslation('route');
-  const [page, setPage] = useState(1);
-  const tasks = useOwnerTasks('spider', spider._id, page, active);
   useTaskEvents(active);
   return (
     <div data-testid="spider-tasks">
@@ -23,16 +19,7 @@ export default function TasksTab({ spider, active }: SpiderTabProps) {
         </Link>
         <RunSpiderButton spiders={[spider]} type="primary" />
       </Space>
-      <TaskTable
-        rows={tasks.data?.list ?? []}
-        total={tasks.data?.total ?? 0}
-        page={page}
-        pageSize={TASK_PAGE_SIZE}
-        onPage={setPage}
-        loading={tasks.isLoading}
-        hide={['spider']}
-        testId="spider-task-table"
-      />
+      <OwnerTaskTable kind="spider" id={spider._id} active={active} testId="spider-task-table" />
     </div>
   );
 }

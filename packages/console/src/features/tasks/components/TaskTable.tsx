@@ -17,11 +17,7 @@ import { WIDE_SCREEN_ONLY as WIDE } from '../../../app/breakpoints.ts';
 
 export interface TaskTableProps {
   rows: TaskInfo[];
-  /** Paging by number (total, page, size); or `pager`, shown below the table instead (paging by cursor). */
-  total?: number;
-  page?: number;
-  pageSize?: number;
-  onPage?(page: number): void;
+  /** The pager shown below the table (the lists page by cursor). */
   pager?: React.ReactNode;
   loading?: boolean;
   /** Columns not to show (e.g. 'spider' inside a spider's tab). */
@@ -34,10 +30,6 @@ export interface TaskTableProps {
 
 export default function TaskTable({
   rows,
-  total,
-  page,
-  pageSize,
-  onPage,
   pager,
   loading,
   hide = [],
@@ -247,26 +239,13 @@ export default function TaskTable({
       rowSelection={
         onSelect ? { selectedRowKeys: selected ?? [], onChange: (keys) => onSelect(keys as string[]) } : undefined
       }
-      pagination={
-        pager
-          ? false
-          : {
-              current: page,
-              pageSize,
-              total,
-              onChange: onPage,
-              showSizeChanger: false,
-              showTotal: (n) => t('total', { count: n }),
-            }
-      }
+      pagination={false}
     />
   );
-  return pager ? (
+  return (
     <>
       {table}
       {pager}
     </>
-  ) : (
-    table
   );
 }
