@@ -12,6 +12,7 @@ import { describe, expect } from 'vitest';
 import type { Page, Request } from 'playwright-core';
 import { e2eTest, loginByApi, useE2E } from './harness.ts';
 import { groupAlive } from '../packages/server/test/nodes.helpers.ts';
+import { apiCaller } from './api-call.ts';
 
 const env = useE2E({ master: { embeddedNode: true } });
 const SCREENS = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../test-output/screens');
@@ -31,16 +32,7 @@ with open(os.environ['CRAWLDECK_ITEMS'], 'a', encoding='utf-8') as f:
 print('done', flush=True)
 `;
 
-async function call<T = any>(token: string, method: string, route: string, body?: unknown): Promise<T> {
-  const res = await fetch(`${env.url}/api${route}`, {
-    method,
-    headers: { authorization: token, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const json = (await res.json()) as { data: T; error?: string };
-  if (!res.ok) throw new Error(`${method} ${route}: ${res.status} ${json.error}`);
-  return json.data;
-}
+const call = apiCaller(() => env.url);
 
 async function shot(page: Page, name: string): Promise<void> {
   mkdirSync(SCREENS, { recursive: true });
