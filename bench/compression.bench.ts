@@ -4,39 +4,16 @@
 // tells who asked for the language chunk: the page itself (a preload index.html names, fetched alongside the entry)
 // or a script once it ran (one more round trip before the first screen).
 // Run after `npm run build`: node --import tsx bench/compression.bench.ts
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { chromium, type Page } from 'playwright-core';
-import { startMaster } from '../packages/server/src/master.ts';
-import { ADMIN_PASSWORD, CHROMIUM_ARGS, CONSOLE_DIR } from '../e2e/harness.ts';
+import { CHROMIUM_ARGS, CONSOLE_DIR } from '../e2e/harness.ts';
+import { withMaster } from './support.ts';
 
-const dataDir = mkdtempSync(path.join(os.tmpdir(), 'crawldeck-bench-compress-'));
-const master = await startMaster({
-  port: 0,
-  host: '127.0.0.1',
-  dataDir,
-  adminPassword: ADMIN_PASSWORD,
-  consoleDir: CONSOLE_DIR,
-  embeddedNode: false,
-  enableTutorial: false,
-  logLevel: 'warn',
-} as Parameters<typeof startMaster>[0]);
-const token = (
-  (await (
-    await fetch(`${master.url}/api/login`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ username: 'admin', password: ADMIN_PASSWORD }),
-    })
-  ).json()) as { data: string }
-).data;
 const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
 
 /** Loads /home signed in and sums the bytes received for every request (headers and bodies) until the network is idle. */
 type Load = { requests: number; kB: number; js: number; languageChunk: string };
 
-async function measure(page: Page): Promise<Load> {
+async function measure(page: Page, url: string): Promise<Load> {
   const cdp = await page.context().newCDPSession(page);
   await cdp.send('Network.enable');
   const urls = new Map<string, string>();
@@ -56,37 +33,46 @@ async function measure(page: Page): Promise<Load> {
     bytes += e.encodedDataLength;
     if (/\.(js|css)$/.test(urls.get(e.requestId) ?? '')) js += e.encodedDataLength;
   });
-  await page.goto(`${master.url}/home`, { waitUntil: 'networkidle' });
+  await page.goto(`${url}/home`, { waitUntil: 'networkidle' });
   await page.locator('.app-wrapper').waitFor();
   await cdp.detach();
   const languageChunk = initiators.length ? `requested by ${initiators.join(', ')}` : 'from the cache';
   return { requests, kB: bytes / 1024, js: js / 1024, languageChunk };
 }
 
-const results: Record<string, Load> = {};
-for (const mode of ['compressed', 'identity', 'compressed, zh'] as const) {
-  const lang = mode === 'compressed, zh' ? 'zh' : 'en';
-  const context = await browser.newContext(
-    mode === 'identity' ? { extraHTTPHeaders: { 'accept-encoding': 'identity' } } : {},
-  );
-  // a returning user: the language stored by the console, and the cookie it keeps for the master
-  await context.addCookies([{ name: 'lang', value: lang, url: master.url }]);
-  await context.addInitScript(
-    ([t, l]) => {
-      localStorage.setItem('token', t);
-      localStorage.setItem('lang', l);
-    },
-    [token, lang] as const,
-  );
-  const page = await context.newPage();
-  results[mode] = await measure(page);
-  if (mode === 'compressed') results['compressed, reload (warm cache)'] = await measure(page);
-  await context.close();
+const options = {
+  scratch: 'crawldeck-bench-compress',
+  consoleDir: CONSOLE_DIR,
+  enableTutorial: false,
+  embeddedNode: false,
+};
+try {
+  await withMaster(options, async (master, token) => {
+    const results: Record<string, Load> = {};
+    for (const mode of ['compressed', 'identity', 'compressed, zh'] as const) {
+      const lang = mode === 'compressed, zh' ? 'zh' : 'en';
+      const context = await browser.newContext(
+        mode === 'identity' ? { extraHTTPHeaders: { 'accept-encoding': 'identity' } } : {},
+      );
+      // a returning user: the language stored by the console, and the cookie it keeps for the master
+      await context.addCookies([{ name: 'lang', value: lang, url: master.url }]);
+      await context.addInitScript(
+        ([t, l]) => {
+          localStorage.setItem('token', t);
+          localStorage.setItem('lang', l);
+        },
+        [token, lang] as const,
+      );
+      const page = await context.newPage();
+      results[mode] = await measure(page, master.url);
+      if (mode === 'compressed') results['compressed, reload (warm cache)'] = await measure(page, master.url);
+      await context.close();
+    }
+    for (const [mode, r] of Object.entries(results))
+      console.log(
+        `${mode.padEnd(34)} ${String(r.requests).padStart(3)} requests ${r.kB.toFixed(1).padStart(8)} kB on the wire (JS+CSS ${r.js.toFixed(1)} kB), language chunk ${r.languageChunk}`,
+      );
+  });
+} finally {
+  await browser.close();
 }
-for (const [mode, r] of Object.entries(results))
-  console.log(
-    `${mode.padEnd(34)} ${String(r.requests).padStart(3)} requests ${r.kB.toFixed(1).padStart(8)} kB on the wire (JS+CSS ${r.js.toFixed(1)} kB), language chunk ${r.languageChunk}`,
-  );
-await browser.close();
-await master.close();
-rmSync(dataDir, { recursive: true, force: true });

@@ -6,37 +6,15 @@
  *  2. xlsx export of XLSX_ROWS rows of a PostgreSQL data source table: time, bytes, and peak RSS of the process
  *     during the download against the RSS before it.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import mysql from 'mysql2/promise';
 import pg from 'pg';
-import { startMaster, type RunningMaster } from '../packages/server/src/master.ts';
+import type { RunningMaster } from '../packages/server/src/master.ts';
 import { PG_ADMIN_URL } from '../packages/server/test/harness.ts';
+import { api, waitDone, waitNodeOnline, withMaster } from './support.ts';
 
 const ITEMS = Number(process.env.BENCH_ITEMS ?? 200_000);
 const XLSX_ROWS = Number(process.env.BENCH_XLSX_ROWS ?? 1_000_000);
-const PASSWORD = 'bench-admin';
 const GEN = `/usr/bin/python3 -c "import os,json;f=open(os.environ['CRAWLDECK_ITEMS'],'a');[f.write(json.dumps({'n':i,'title':'title %d'%i,'url':'https://example.com/%d'%i,'price':i*0.5,'ok':i%2==0,'tags':['a',i]})+'\\n') for i in range(${ITEMS})]"`;
-
-async function api(m: RunningMaster, token: string, method: string, route: string, body?: unknown): Promise<any> {
-  const res = await fetch(m.url + '/api' + route, {
-    method,
-    headers: { authorization: token, ...(body ? { 'content-type': 'application/json' } : {}) },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  const json = (await res.json()) as any;
-  if (res.status !== 200) throw new Error(`${method} ${route}: ${res.status} ${json.error}`);
-  return json;
-}
-
-async function waitDone(m: RunningMaster, token: string, id: string): Promise<any> {
-  for (;;) {
-    const t = (await api(m, token, 'GET', `/tasks/${id}`)).data;
-    if (['finished', 'error', 'cancelled', 'abnormal'].includes(t.status)) return t;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 /** Runs the generator spider into the given data source ('' = built-in); items/s. */
 async function ingest(m: RunningMaster, token: string, label: string, dataSourceId: string): Promise<number> {
@@ -78,90 +56,75 @@ async function xlsxExport(m: RunningMaster, token: string, taskId: string): Prom
 }
 
 async function main(): Promise<void> {
-  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'crawldeck-bench-ds-'));
   const dbName = `bench_ds_${process.pid}`;
   const admin = new pg.Client({ connectionString: PG_ADMIN_URL });
   await admin.connect();
   await admin.query(`CREATE DATABASE ${dbName}`);
   const my = await mysql.createConnection({ host: '127.0.0.1', port: 3306, user: 'root', password: '' });
   await my.query(`CREATE DATABASE ${dbName} CHARACTER SET utf8mb4`);
-  const m = await startMaster({
-    port: 0,
-    host: '127.0.0.1',
-    dataDir,
-    adminPassword: PASSWORD,
-    embeddedNode: true,
-    logLevel: 'warn',
-  });
   try {
-    const login = await fetch(m.url + '/api/login', {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ username: 'admin', password: PASSWORD }),
-    });
-    const token = ((await login.json()) as { data: string }).data;
-    for (let i = 0; i < 200; i++) {
-      if ((await api(m, token, 'GET', '/nodes')).data.some((n: { status: string }) => n.status === 'online')) break;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    const base = { host: '127.0.0.1', database: dbName };
-    const pgId = (
-      await api(m, token, 'PUT', '/data-sources', {
-        ...base,
-        name: 'bench-pg',
-        type: 'postgres',
-        port: 5432,
-        username: 'postgres',
-      })
-    ).data._id;
-    const myId = (
-      await api(m, token, 'PUT', '/data-sources', {
-        ...base,
-        name: 'bench-my',
-        type: 'mysql',
-        port: 3306,
-        username: 'root',
-      })
-    ).data._id;
-
-    console.log('## item ingest');
-    const builtin = await ingest(m, token, 'builtin', '');
-    const intoPg = await ingest(m, token, 'postgres', pgId);
-    const intoMy = await ingest(m, token, 'mariadb', myId);
-    console.log(
-      `ratio to the built-in store: PostgreSQL ${(intoPg / builtin).toFixed(2)}, MariaDB ${(intoMy / builtin).toFixed(2)}`,
-    );
-
-    console.log('## xlsx export');
-    // One real item makes the table and the task's target; the rest is filled in by the database itself.
-    const sid = (
-      await api(m, token, 'PUT', '/spiders', {
-        name: 'xlsx',
-        cmd: GEN.replace(`range(${ITEMS})`, 'range(1)'),
-        type: 'customized',
-      })
-    ).data._id;
-    await api(m, token, 'POST', `/spiders/${sid}/data-source`, { data_source_id: pgId, result_table: 'bench_xlsx' });
-    const [taskId] = (await api(m, token, 'PUT', '/tasks', { spider_id: sid, run_type: 'random' })).data;
-    await waitDone(m, token, taskId);
-    const target = new pg.Client({ connectionString: PG_ADMIN_URL.replace(/\/[^/]*$/, `/${dbName}`) });
-    await target.connect();
-    await target.query(
-      `INSERT INTO bench_xlsx (task_id, _seq, n, title, url, price, ok, tags)
-       SELECT $1, g, g, 'title ' || g, 'https://example.com/' || g, g * 0.5, g % 2 = 0, jsonb_build_array('a', g)
-       FROM generate_series(1, $2::int - 1) g`,
-      [taskId, XLSX_ROWS],
-    );
-    await target.end();
-    await xlsxExport(m, token, taskId);
+    await withMaster({ scratch: 'crawldeck-bench-ds', embeddedNode: true }, (m, token) => benchmark(m, token, dbName));
   } finally {
-    await m.close();
     await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
     await admin.end();
     await my.query(`DROP DATABASE IF EXISTS ${dbName}`);
     await my.end();
-    rmSync(dataDir, { recursive: true, force: true });
   }
+}
+
+/** Ingest into the built-in store and both data sources, then the xlsx export, on a started master. */
+async function benchmark(m: RunningMaster, token: string, dbName: string): Promise<void> {
+  await waitNodeOnline(m, token);
+  const base = { host: '127.0.0.1', database: dbName };
+  const pgId = (
+    await api(m, token, 'PUT', '/data-sources', {
+      ...base,
+      name: 'bench-pg',
+      type: 'postgres',
+      port: 5432,
+      username: 'postgres',
+    })
+  ).data._id;
+  const myId = (
+    await api(m, token, 'PUT', '/data-sources', {
+      ...base,
+      name: 'bench-my',
+      type: 'mysql',
+      port: 3306,
+      username: 'root',
+    })
+  ).data._id;
+
+  console.log('## item ingest');
+  const builtin = await ingest(m, token, 'builtin', '');
+  const intoPg = await ingest(m, token, 'postgres', pgId);
+  const intoMy = await ingest(m, token, 'mariadb', myId);
+  console.log(
+    `ratio to the built-in store: PostgreSQL ${(intoPg / builtin).toFixed(2)}, MariaDB ${(intoMy / builtin).toFixed(2)}`,
+  );
+
+  console.log('## xlsx export');
+  // One real item makes the table and the task's target; the rest is filled in by the database itself.
+  const sid = (
+    await api(m, token, 'PUT', '/spiders', {
+      name: 'xlsx',
+      cmd: GEN.replace(`range(${ITEMS})`, 'range(1)'),
+      type: 'customized',
+    })
+  ).data._id;
+  await api(m, token, 'POST', `/spiders/${sid}/data-source`, { data_source_id: pgId, result_table: 'bench_xlsx' });
+  const [taskId] = (await api(m, token, 'PUT', '/tasks', { spider_id: sid, run_type: 'random' })).data;
+  await waitDone(m, token, taskId);
+  const target = new pg.Client({ connectionString: PG_ADMIN_URL.replace(/\/[^/]*$/, `/${dbName}`) });
+  await target.connect();
+  await target.query(
+    `INSERT INTO bench_xlsx (task_id, _seq, n, title, url, price, ok, tags)
+     SELECT $1, g, g, 'title ' || g, 'https://example.com/' || g, g * 0.5, g % 2 = 0, jsonb_build_array('a', g)
+     FROM generate_series(1, $2::int - 1) g`,
+    [taskId, XLSX_ROWS],
+  );
+  await target.end();
+  await xlsxExport(m, token, taskId);
 }
 
 await main();

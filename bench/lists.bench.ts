@@ -20,6 +20,7 @@ import pg from 'pg';
 import { sql, type Kysely } from 'kysely';
 import { startMaster, type RunningMaster } from '../packages/server/src/master.ts';
 import { encodeCursor } from '../packages/server/src/http/cursor.ts';
+import { BENCH_PASSWORD, addUser, signIn } from './support.ts';
 
 const PG = process.env.BENCH_PG === '1';
 // The test helper that fills a row's other required columns reads the engine from the test environment.
@@ -32,7 +33,6 @@ const SIZES = process.env.BENCH_SIZES
 const REPEAT = Number(process.env.BENCH_REPEAT ?? 15);
 const PORT = Number(process.env.BENCH_PORT ?? 21040);
 const DATA = `/tmp/wt-lists-data/bench-${process.pid}`;
-const PASSWORD = 'bench-admin';
 const SPIDERS = 20;
 const PUBLIC_SPIDERS = 5;
 const BASE_TS = 1_700_000_000_000;
@@ -60,15 +60,6 @@ async function getJson(m: RunningMaster, token: string, route: string): Promise<
   const body = (await res.json()) as any;
   if (res.status !== 200) throw new Error(`GET ${route}: ${res.status} ${body.error}`);
   return body;
-}
-
-async function login(m: RunningMaster, username: string, password: string): Promise<string> {
-  const res = await fetch(m.url + '/api/login', {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ username, password }),
-  });
-  return ((await res.json()) as { data: string }).data;
 }
 
 /** Tasks from..to-1: 20 spiders (5 public), one in ten owned by the normal user, three tasks per millisecond. */
@@ -203,20 +194,14 @@ async function main(): Promise<void> {
     host: '127.0.0.1',
     dataDir: DATA,
     databaseUrl: url,
-    adminPassword: PASSWORD,
+    adminPassword: BENCH_PASSWORD,
     embeddedNode: false,
     logLevel: 'warn',
   });
   const rows = new Map<number, Row>();
   try {
-    const admin = await login(m, 'admin', PASSWORD);
-    const created = await fetch(m.url + '/api/users-add', {
-      method: 'PUT',
-      headers: { authorization: admin, 'content-type': 'application/json' },
-      body: JSON.stringify({ username: 'bench-user', password: 'bench-user-pass' }),
-    });
-    const userId = ((await created.json()) as { data: { _id: string } }).data._id;
-    const user = await login(m, 'bench-user', 'bench-user-pass');
+    const admin = await signIn(m, 'admin', BENCH_PASSWORD);
+    const { id: userId, token: user } = await addUser(m, admin, 'bench-user', 'bench-user-pass');
     const adminId = ((await getJson(m, admin, '/me')) as { data: { _id: string } }).data._id;
     const db = m.store.db as Kysely<any>;
     for (let k = 0; k < SPIDERS; k++)

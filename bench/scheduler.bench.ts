@@ -9,52 +9,15 @@
  *  - task lag: tasks.create_ts − fire time (the fire's task is in the store, pending for dispatch).
  * p50 / p99 / max in ms over all fires.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { startMaster, type RunningMaster } from '../packages/server/src/master.ts';
-import { createTestDatabase } from '../packages/server/test/harness.ts';
+import { pct } from './fleet-support.ts';
+import { api, withMaster } from './support.ts';
 
 const SCHEDULES = Number(process.env.BENCH_SCHEDULES ?? 5);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 15);
-const PASSWORD = 'bench-admin';
-
-function pct(xs: number[], p: number): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))];
-}
-
-async function api(
-  m: RunningMaster,
-  token: string | null,
-  method: string,
-  route: string,
-  body?: unknown,
-): Promise<any> {
-  const res = await fetch(m.url + '/api' + route, {
-    method,
-    headers: { ...(token ? { authorization: token } : {}), ...(body ? { 'content-type': 'application/json' } : {}) },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  const json = (await res.json()) as any;
-  if (res.status !== 200) throw new Error(`${method} ${route}: ${res.status} ${json.error}`);
-  return json;
-}
 
 async function bench(engine: 'sqlite' | 'postgres'): Promise<void> {
-  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'crawldeck-bench-sched-'));
-  const database = engine === 'postgres' ? await createTestDatabase() : undefined;
-  const m = await startMaster({
-    port: 0,
-    host: '127.0.0.1',
-    dataDir,
-    databaseUrl: database?.url ?? '',
-    adminPassword: PASSWORD,
-    embeddedNode: true,
-    logLevel: 'error',
-  });
-  try {
-    const token = (await api(m, null, 'POST', '/login', { username: 'admin', password: PASSWORD })).data;
+  const options = { engine, scratch: 'crawldeck-bench-sched', embeddedNode: true, logLevel: 'error' } as const;
+  await withMaster(options, async (m, token) => {
     const spider = (await api(m, token, 'PUT', '/spiders', { name: 'bench-sched', cmd: 'echo tick' })).data._id;
     const ids: string[] = [];
     for (let i = 0; i < SCHEDULES; i++) {
@@ -108,11 +71,7 @@ async function bench(engine: 'sqlite' | 'postgres'): Promise<void> {
     );
     console.log(`[${engine}]   claim lag (fire recorded):   ${fmt(claim)}`);
     console.log(`[${engine}]   task lag  (task in store):   ${fmt(taskLag)}`);
-  } finally {
-    await m.close();
-    await database?.drop();
-    rmSync(dataDir, { recursive: true, force: true });
-  }
+  });
 }
 
 await bench('sqlite');

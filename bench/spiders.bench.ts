@@ -4,18 +4,16 @@
  * Inserts 10k spiders (over 3 owners, half public, 20 projects) and one spider with 5k files in 250 folders, then
  * times GET /api/spiders?page_num=1&page_size=99999999 (as admin and as a normal user) and GET /file/tree over 20 runs each.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
-import path from 'node:path';
 import { newId } from '@crawldeck/shared';
-import { startMaster, type RunningMaster } from '../packages/server/src/master.ts';
-import { createTestDatabase } from '../packages/server/test/harness.ts';
+import type { RunningMaster } from '../packages/server/src/master.ts';
 import { replaceFiles } from '../packages/server/src/features/spiders/files.store.ts';
+import { pct } from './fleet-support.ts';
+import { addUser, withMaster } from './support.ts';
 
 const SPIDERS = 10_000;
 const FILES = 5_000;
 const RUNS = 20;
-const ADMIN_PASSWORD = 'bench-admin';
 
 async function call(m: RunningMaster, token: string, route: string): Promise<{ ms: number; bytes: number; body: any }> {
   const t0 = performance.now();
@@ -24,20 +22,6 @@ async function call(m: RunningMaster, token: string, route: string): Promise<{ m
   const ms = performance.now() - t0;
   if (res.status !== 200) throw new Error(`${route}: ${res.status} ${text.slice(0, 200)}`);
   return { ms, bytes: text.length, body: JSON.parse(text) };
-}
-
-async function login(m: RunningMaster, username: string, password: string): Promise<string> {
-  const res = await fetch(m.url + '/api/login', {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ username, password }),
-  });
-  return ((await res.json()) as { data: string }).data;
-}
-
-function pct(xs: number[], p: number): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)];
 }
 
 async function timed(m: RunningMaster, token: string, route: string) {
@@ -61,29 +45,12 @@ function calibrate(): number {
 }
 
 async function run(engine: 'sqlite' | 'postgres'): Promise<void> {
-  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'crawldeck-bench-'));
-  const database = engine === 'postgres' ? await createTestDatabase() : undefined;
-  const m = await startMaster({
-    port: 0,
-    host: '127.0.0.1',
-    dataDir,
-    databaseUrl: database?.url ?? '',
-    adminPassword: ADMIN_PASSWORD,
-    embeddedNode: false,
-    logLevel: 'warn',
-  });
-  try {
+  await withMaster({ engine, scratch: 'crawldeck-bench', embeddedNode: false }, async (m, adminToken) => {
     const db = m.store.db;
-    const adminToken = await login(m, 'admin', ADMIN_PASSWORD);
-    for (const u of ['bench1', 'bench2']) {
-      await fetch(m.url + '/api/users', {
-        method: 'PUT',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ username: u, password: 'bench-pass' }),
-      });
-    }
+    // Three owners: the administrator and two normal users, the first of whom lists the spiders as a normal user.
+    const { token: userToken } = await addUser(m, adminToken, 'bench1', 'bench-pass');
+    await addUser(m, adminToken, 'bench2', 'bench-pass');
     const users = await db.selectFrom('users').select(['id', 'username']).orderBy('username').execute();
-    const userToken = await login(m, 'bench1', 'bench-pass');
     const now = Date.now();
     const projects = Array.from({ length: 20 }, (_, i) => ({
       id: newId(now),
@@ -182,11 +149,7 @@ async function run(engine: 'sqlite' | 'postgres'): Promise<void> {
     );
     console.log(`GET /spiders/{id}/dir?path= (root)         p50 ${f(rootDir.p50)}  p95 ${f(rootDir.p95)}`);
     console.log(`GET /projects (20 projects, 7.5k spiders)  p50 ${f(projectList.p50)}  p95 ${f(projectList.p95)}`);
-  } finally {
-    await m.close();
-    await database?.drop();
-    rmSync(dataDir, { recursive: true, force: true });
-  }
+  });
 }
 
 await run('sqlite');

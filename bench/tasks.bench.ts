@@ -9,41 +9,14 @@
  *  5. CSV export of the ITEMS rows: time, bytes and peak RSS of the process during the download.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { startMaster, type RunningMaster } from '../packages/server/src/master.ts';
-import { createTestDatabase } from '../packages/server/test/harness.ts';
+import type { RunningMaster } from '../packages/server/src/master.ts';
+import { pct } from './fleet-support.ts';
+import { api, waitDone, waitNodeOnline, withMaster } from './support.ts';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 40);
 const LOG_LINES = Number(process.env.BENCH_LOG_LINES ?? 1_000_000);
 const ITEMS = Number(process.env.BENCH_ITEMS ?? 1_000_000);
-const PASSWORD = 'bench-admin';
 const START_CMD = 'date +%s%3N';
-
-function pct(xs: number[], p: number): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))];
-}
-
-async function api(m: RunningMaster, token: string, method: string, route: string, body?: unknown): Promise<any> {
-  const res = await fetch(m.url + '/api' + route, {
-    method,
-    headers: { authorization: token, ...(body ? { 'content-type': 'application/json' } : {}) },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  const json = (await res.json()) as any;
-  if (res.status !== 200) throw new Error(`${method} ${route}: ${res.status} ${json.error}`);
-  return json;
-}
-
-async function waitDone(m: RunningMaster, token: string, id: string): Promise<any> {
-  for (;;) {
-    const t = (await api(m, token, 'GET', `/tasks/${id}`)).data;
-    if (['finished', 'error', 'cancelled', 'abnormal'].includes(t.status)) return t;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 async function spider(m: RunningMaster, token: string, name: string, cmd: string): Promise<string> {
   return (await api(m, token, 'PUT', '/spiders', { name, cmd, type: 'customized' })).data._id;
@@ -61,29 +34,8 @@ function bareSpawn(): Promise<number> {
 }
 
 async function bench(engine: 'sqlite' | 'postgres'): Promise<void> {
-  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'crawldeck-bench-tasks-'));
-  const pg = engine === 'postgres' ? await createTestDatabase() : undefined;
-  const m = await startMaster({
-    port: 0,
-    host: '127.0.0.1',
-    dataDir,
-    databaseUrl: pg?.url ?? '',
-    adminPassword: PASSWORD,
-    embeddedNode: true,
-    logLevel: 'warn',
-  });
-  try {
-    const login = await fetch(m.url + '/api/login', {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ username: 'admin', password: PASSWORD }),
-    });
-    const token = ((await login.json()) as { data: string }).data;
-    for (let i = 0; i < 100; i++) {
-      const nodes = (await api(m, token, 'GET', '/nodes')).data;
-      if (nodes.some((n: { status: string }) => n.status === 'online')) break;
-      await new Promise((r) => setTimeout(r, 50));
-    }
+  await withMaster({ engine, scratch: 'crawldeck-bench-tasks', embeddedNode: true }, async (m, token) => {
+    await waitNodeOnline(m, token);
     console.log(`\n## ${engine}`);
 
     // 1. Run → process started
@@ -175,11 +127,7 @@ async function bench(engine: 'sqlite' | 'postgres'): Promise<void> {
       `CSV export: ${rows - 1} rows, ${(bytes / 1e6).toFixed(1)} MB in ${(ms / 1000).toFixed(1)} s (${Math.round((rows - 1) / (ms / 1000))} rows/s); ` +
         `process RSS ${(rssBefore / 1048576).toFixed(0)} MiB before, peak ${(peak / 1048576).toFixed(0)} MiB during (+${((peak - rssBefore) / 1048576).toFixed(0)} MiB; server and client in one process)`,
     );
-  } finally {
-    await m.close();
-    await pg?.drop();
-    rmSync(dataDir, { recursive: true, force: true });
-  }
+  });
 }
 
 await bench('sqlite');
