@@ -3,7 +3,7 @@ import { Worker } from 'node:worker_threads';
 import type { AppContext } from '../../context.ts';
 
 /** A plain JavaScript entry that loads the TypeScript worker (worker threads start without the master's loader). */
-const WORKER_FILE = new URL('./log-index.worker.mjs', import.meta.url);
+const WORKER_FILE = new URL('./ts-worker.mjs', import.meta.url);
 
 /**
  * Starts the background indexer of task logs (SQLite only; its progress is stored, so it resumes after a restart).
@@ -16,7 +16,8 @@ export function startLogIndexer(ctx: AppContext): void {
   let worker: Worker | undefined;
   let retry: NodeJS.Timeout | undefined;
   const start = () => {
-    const w = new Worker(WORKER_FILE, { workerData: { file: ctx.store.location, idleMs }, execArgv: [] });
+    const entry = new URL('./log-index.worker.ts', import.meta.url).href;
+    const w = new Worker(WORKER_FILE, { workerData: { entry, file: ctx.store.location, idleMs }, execArgv: [] });
     worker = w;
     w.on('message', (msg: { error?: string }) => {
       if (msg.error) ctx.log.warn({ err: msg.error }, 'log indexer: a chunk failed, it is tried again');

@@ -13,7 +13,7 @@ interface Slot {
 }
 
 /** A plain JavaScript entry that loads the TypeScript worker (worker threads start without the master's loader). */
-const WORKER_FILE = new URL('./log-search.worker.mjs', import.meta.url);
+const WORKER_FILE = new URL('./ts-worker.mjs', import.meta.url);
 
 /**
  * A small pool of search worker threads over the SQLite file, started on the first search. Searches beyond the
@@ -61,7 +61,8 @@ export class LogSearchPool {
   }
 
   private spawn(): Slot {
-    const worker = new Worker(WORKER_FILE, { workerData: { file: this.file }, execArgv: [] });
+    const entry = new URL('./log-search.worker.ts', import.meta.url).href;
+    const worker = new Worker(WORKER_FILE, { workerData: { entry, file: this.file }, execArgv: [] });
     const slot: Slot = { worker };
     worker.on('message', (msg: { id: number; answer?: LogSearchAnswer; error?: string }) => {
       const busy = slot.busy;
