@@ -52,6 +52,17 @@ function alive(pid: number): boolean {
 
 const view = (page: Page) => page.locator('.app-view:visible');
 
+/**
+ * Confirms a task action in its dialog and waits until the dialog has closed: it closes once the master has
+ * answered the action. The task's new status can show earlier (it comes with the task's status event), so a journey
+ * that went on at the status could click the next control while the dialog and its mask still covered the page.
+ */
+async function confirmAction(page: Page, kind: 'cancel' | 'restart' | 'delete'): Promise<void> {
+  const dialog = page.locator(`.task-confirm-${kind}`);
+  await dialog.locator(`.confirm-${kind}`).click();
+  await dialog.waitFor({ state: 'hidden', timeout: 30_000 });
+}
+
 async function createSpider(token: string, name: string): Promise<string> {
   const s = await call<{ _id: string }>(token, 'PUT', '/spiders', { name, cmd: 'python3 emit.py' });
   await call(token, 'POST', `/spiders/${s._id}/file`, { path: 'emit.py', content: EMIT_PY });
@@ -237,7 +248,7 @@ describe('tasks and nodes', () => {
         await view(page).locator('.task-detail-tabs .ant-tabs-tab-active [data-testid=tab-log]').waitFor();
         await view(page).locator('[data-testid=tab-overview]').click();
         await view(page).locator('[data-testid=task-cancel]').click();
-        await page.locator('.task-confirm-cancel .confirm-cancel').click();
+        await confirmAction(page, 'cancel');
         await view(page).locator('[data-testid=task-status] .task-status-cancelled').waitFor({ timeout: 15_000 });
         expect(await view(page).locator('[data-testid=task-status]').innerText()).toContain(tx.cancelled);
         // Cancelled shows as soon as the master records the request; the process is gone once the node reports the
@@ -256,7 +267,7 @@ describe('tasks and nodes', () => {
 
         // Restart: a new task with the same spider and param opens.
         await view(page).locator('[data-testid=task-restart]').click();
-        await page.locator('.task-confirm-restart .confirm-restart').click();
+        await confirmAction(page, 'restart');
         await page.waitForURL((u) => /\/tasks\/[0-9a-f]{24}/.test(u.pathname) && !u.pathname.endsWith(taskId));
         const newId = /\/tasks\/([0-9a-f]{24})/.exec(page.url())![1];
         const restarted = await call<{ param: string; spider_id: string; status: string }>(
@@ -275,19 +286,20 @@ describe('tasks and nodes', () => {
         const row = list.locator('tr.ant-table-row', { has: page.locator(`.task-link[data-task-id="${newId}"]`) });
         await row.locator('.ant-checkbox-input').check();
         await view(page).locator('[data-testid=task-batch-cancel]').click();
-        await page.locator('.task-confirm-cancel .confirm-cancel').click();
+        await confirmAction(page, 'cancel');
         await row.locator('.task-status-cancelled').waitFor({ timeout: 15_000 });
         const extraRow = list.locator('tr.ant-table-row', { has: page.locator(`.task-link[data-task-id="${extra}"]`) });
         await extraRow.locator('.ant-checkbox-input').check();
         await view(page).locator('[data-testid=task-batch-delete]').click();
-        await page.locator('.task-confirm-delete .confirm-delete').click();
+        await confirmAction(page, 'delete');
         await expect
           .poll(() => list.locator(`.task-link[data-task-id="${extra}"]`).count(), { timeout: 15_000 })
           .toBe(0);
         const left = await call<{ _id: string }[]>(token, 'GET', `/tasks?spider_id=${spiderId}&page_size=100`);
         expect(left.map((t) => t._id)).not.toContain(extra);
       },
-      { timeout: 120_000 },
+      // Two minutes were nearly used up once on a machine loaded about ten times over its cores.
+      { timeout: 180_000 },
     );
 
     e2eTest(
