@@ -9,6 +9,8 @@ import { getTask, logLinesAfter, type TaskRow } from './tasks.store.ts';
 
 interface Sse {
   send(event: string, data: unknown): void;
+  /** Sends data serialised already (one serialisation shared by many streams). */
+  sendJson(event: string, json: string): void;
   onClose(fn: () => void): void;
 }
 
@@ -26,10 +28,12 @@ export function openSse(req: FastifyRequest, reply: FastifyReply): Sse {
   const ping = setInterval(() => res.write(': ping\n\n'), 15_000);
   const closers: (() => void)[] = [() => clearInterval(ping)];
   req.raw.on('close', () => closers.forEach((fn) => fn()));
+  const sendJson = (event: string, json: string) => {
+    if (!res.writableEnded) res.write(`event: ${event}\ndata: ${json}\n\n`);
+  };
   return {
-    send(event, data) {
-      if (!res.writableEnded) res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
-    },
+    send: (event, data) => sendJson(event, JSON.stringify(data)),
+    sendJson,
     onClose(fn) {
       closers.push(fn);
     },
@@ -116,7 +120,7 @@ export function streamEvents(
     sending = sending
       .then(async () => {
         const tasks = await taskChangesFor(ev, canSee);
-        if (tasks.length) sse.send('tasks', { ts: new Date(ev.ts).toISOString(), tasks } satisfies TasksEvent);
+        if (tasks.length) sse.sendJson('tasks', tasksEventJson(ev, tasks));
       })
       .catch(onError);
   };
@@ -149,6 +153,19 @@ export async function taskChangesFor(
     out.push({ taskId, status, spiderId, nodeId, scheduleId, parentId, error });
   }
   return out;
+}
+
+/** The `tasks` event of every console that may see all of an interval's changes (admins), serialised once. */
+const everyTaskJson = new WeakMap<TasksChangedEvent, string>();
+
+function tasksEventJson(ev: TasksChangedEvent, tasks: TaskChange[]): string {
+  const all = tasks.length === ev.changes.size;
+  let json = all ? everyTaskJson.get(ev) : undefined;
+  if (!json) {
+    json = JSON.stringify({ ts: new Date(ev.ts).toISOString(), tasks } satisfies TasksEvent);
+    if (all) everyTaskJson.set(ev, json);
+  }
+  return json;
 }
 
 /** What one console hears of an interval's node changes: every status change, heartbeats of watched nodes. */
