@@ -19,6 +19,16 @@ export interface TaskStatusEvent {
   repeat?: boolean;
 }
 
+/**
+ * The task status changes of one interval (about a second), the latest of each task only, in the order the tasks
+ * first changed in it (task-feed.ts): each console's stream keeps the tasks its user may read, so a console hears at
+ * most one task event per interval however many tasks run.
+ */
+export interface TasksChangedEvent {
+  ts: number;
+  changes: Map<string, TaskStatusEvent>;
+}
+
 /** New log lines of a task were stored: the task's live log view. */
 export interface LogEvent {
   taskId: string;
@@ -95,6 +105,7 @@ export interface TaskSuspiciousEvent {
 
 export interface EventMap {
   'task.status': TaskStatusEvent;
+  'tasks.changed': TasksChangedEvent;
   'task.log': LogEvent;
   'node.status': NodeStatusEvent;
   'node.heartbeat': NodeHeartbeatEvent;
@@ -113,6 +124,7 @@ export type Listener<K extends EventName> = (payload: EventMap[K]) => void;
 /** Every event name, for checks that each one is both emitted and listened to. */
 export const EVENT_NAMES = [
   'task.status',
+  'tasks.changed',
   'task.log',
   'node.status',
   'node.heartbeat',

@@ -78,6 +78,29 @@ export const TaskStreamQuery = Type.Object({
   from: Type.Optional(Int(0, Number.MAX_SAFE_INTEGER)),
 });
 
+/**
+ * One task in a `tasks` event of the console's stream (`GET /api/events`): its latest status since the previous
+ * event. `deleted` when the task was deleted; `nodeId` is all zeros while no node has it.
+ */
+export const TaskChange = Type.Object({
+  taskId: Type.String(),
+  status: Type.String({ description: 'a task status, or deleted' }),
+  spiderId: Type.String(),
+  nodeId: Type.String(),
+  scheduleId: Nullable(Type.String()),
+  parentId: Nullable(Type.String()),
+  error: Type.String(),
+});
+export type TaskChange = Static<typeof TaskChange>;
+
+/**
+ * The `tasks` event of the console's stream: at most one per interval (about a second), each task that changed in
+ * it once with its latest status, only tasks of spiders the listener may read. The `nodes` event (nodes.ts) is its
+ * counterpart for the fleet.
+ */
+export const TasksEvent = Type.Object({ ts: Type.String(), tasks: Type.Array(TaskChange) });
+export type TasksEvent = Static<typeof TasksEvent>;
+
 export const DeployListQuery = Type.Object({ spider_id: Type.Optional(Str(64)), ...pageFields(100000) });
 
 /** Lists of a spider's tasks, of a task's items: page number and size, or a cursor of an earlier answer. */

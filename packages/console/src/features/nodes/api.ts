@@ -19,7 +19,7 @@ import { subscribeEvents, watchNodes } from '../tasks/sse.ts';
  * most, with the latest state of the nodes that changed. Every status change comes; metrics and last-seen times
  * only of the nodes a shown screen watches (the rows of the list page shown, the node of a detail page). Changes are
  * applied to the shown data in place; a node a view does not hold yet (a new node, another page) refetches it at
- * most once per NODE_EVENT_COALESCE_MS. Task changes (running counts) arrive as `task.status` (useTaskEvents).
+ * most once per NODE_EVENT_COALESCE_MS. Task changes (running counts) arrive as `tasks` (useTaskEvents).
  */
 export const NODE_EVENT_COALESCE_MS = 2_000;
 

@@ -18,7 +18,9 @@ import {
   type TaskInfo,
   type TaskListQuery,
   type TaskStatus,
+  type TaskChange,
   type TaskResult,
+  type TasksEvent,
 } from '@crawldeck/shared';
 import { api } from '../../api/request.ts';
 import { subscribeEvents } from './sse.ts';
@@ -260,10 +262,11 @@ export async function downloadResultsCsv(id: string, options: { bom?: boolean } 
 }
 
 /**
- * Live task updates (no polling): every `task.status` event of `GET /api/events` refreshes the task queries and
- * node counts (coalesced over 250 ms). Active while `enabled` (kept-alive views pass false while hidden).
+ * Live task updates (no polling): every `tasks` event of `GET /api/events` (at most one a second, each changed task
+ * once with its latest status) refreshes the task queries and node counts (coalesced over 250 ms); `onStatus` is
+ * called once per task of the event. Active while `enabled` (kept-alive views pass false while hidden).
  */
-export function useTaskEvents(enabled = true, onStatus?: (ev: { taskId: string; status: string }) => void) {
+export function useTaskEvents(enabled = true, onStatus?: (ev: TaskChange) => void) {
   const qc = useQueryClient();
   const cb = useRef(onStatus);
   cb.current = onStatus;
@@ -282,8 +285,8 @@ export function useTaskEvents(enabled = true, onStatus?: (ev: { taskId: string; 
     // Becoming active (or a kept-alive view shown again): resync once, events may have been missed meanwhile.
     timer = setTimeout(flush, 0);
     const unsubscribe = subscribeEvents((event, data) => {
-      if (event !== 'task.status' && event !== 'open') return;
-      if (event === 'task.status') cb.current?.(data as { taskId: string; status: string });
+      if (event !== 'tasks' && event !== 'open') return;
+      if (event === 'tasks') for (const ev of (data as TasksEvent).tasks) cb.current?.(ev);
       timer ??= setTimeout(flush, 250);
     });
     return () => {

@@ -117,7 +117,7 @@ function rewatch(): void {
   }, 50);
 }
 
-/** Subscribes to the master's event stream (`task.status`, `nodes`, …); the connection lives while anyone listens. */
+/** Subscribes to the master's event stream (`tasks`, `nodes`); the connection lives while anyone listens. */
 export function subscribeEvents(listener: Listener): () => void {
   listeners.add(listener);
   if (!closeShared) openShared();

@@ -17,6 +17,7 @@ import type { NodeHeartbeatEvent, TaskStatusEvent } from '../../events.ts';
 import { isStoreUnavailable } from '../../store/db.ts';
 import { globalEnv, spiderForTask, spiderManifest } from '../tasks/spider-source.ts';
 import { TaskBus, type BusMessage } from '../tasks/task-bus.ts';
+import { TaskFeed } from '../tasks/task-feed.ts';
 import * as state from '../tasks/task-state.store.ts';
 import { Dispatcher } from './dispatch.ts';
 import { HeartbeatRecorder } from './heartbeats.ts';
@@ -34,6 +35,8 @@ export class TaskRuntime {
   readonly heartbeats: HeartbeatRecorder;
   readonly sweep: OfflineSweep;
   readonly feed: NodeFeed;
+  /** The console's task feed: status changes gathered per interval (task-feed.ts). */
+  readonly taskFeed: TaskFeed;
   private readonly lifecycle: NodeLifecycle;
   private readonly bus: TaskBus;
   private closed = false;
@@ -47,6 +50,7 @@ export class TaskRuntime {
       Math.max(100, Math.min(nodeHeartbeatMs, nodeOfflineMs / 4)),
     );
     this.feed = new NodeFeed(ctx.events);
+    this.taskFeed = new TaskFeed(ctx.events);
     this.lifecycle = new NodeLifecycle(ctx, this.sessions, (ev) => this.emit(ev));
     this.sweep = new OfflineSweep(nodeOfflineMs, (id) => this.lifecycle.expire(id, this.sweep), ctx.log);
     this.dispatcher = new Dispatcher({
@@ -91,6 +95,7 @@ export class TaskRuntime {
     this.sweep.start();
     this.heartbeats.start();
     this.feed.start();
+    this.taskFeed.start();
     await this.bus.start();
     // Tasks that were claimed but never reached a node before the restart go back to the queue once nodes report.
     this.dispatcher.schedule();
@@ -102,6 +107,7 @@ export class TaskRuntime {
     await this.bus.close();
     this.sweep.close();
     this.feed.close();
+    this.taskFeed.close();
     await this.heartbeats.close();
     this.sessions.closeAll();
   }

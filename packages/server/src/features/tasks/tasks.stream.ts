@@ -1,14 +1,16 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { LOG_PAGE_SIZE, type NodeChange, type NodesEvent } from '@crawldeck/shared';
+import { LOG_PAGE_SIZE, type NodeChange, type NodesEvent, type TaskChange, type TasksEvent } from '@crawldeck/shared';
 import type { AppContext } from '../../context.ts';
 import type { AuthUser } from '../../http/auth.ts';
-import type { LogEvent, NodesChangedEvent, TaskStatusEvent } from '../../events.ts';
+import type { LogEvent, NodesChangedEvent, TasksChangedEvent, TaskStatusEvent } from '../../events.ts';
 import { canReadSpiderId } from '../../policies/index.ts';
 import { presentTasks } from './tasks.service.ts';
 import { getTask, logLinesAfter, type TaskRow } from './tasks.store.ts';
 
 interface Sse {
   send(event: string, data: unknown): void;
+  /** Sends data serialised already (one serialisation shared by many streams). */
+  sendJson(event: string, json: string): void;
   onClose(fn: () => void): void;
 }
 
@@ -26,10 +28,12 @@ export function openSse(req: FastifyRequest, reply: FastifyReply): Sse {
   const ping = setInterval(() => res.write(': ping\n\n'), 15_000);
   const closers: (() => void)[] = [() => clearInterval(ping)];
   req.raw.on('close', () => closers.forEach((fn) => fn()));
+  const sendJson = (event: string, json: string) => {
+    if (!res.writableEnded) res.write(`event: ${event}\ndata: ${json}\n\n`);
+  };
   return {
-    send(event, data) {
-      if (!res.writableEnded) res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
-    },
+    send: (event, data) => sendJson(event, JSON.stringify(data)),
+    sendJson,
     onClose(fn) {
       closers.push(fn);
     },
@@ -85,11 +89,12 @@ export async function streamTask(ctx: AppContext, t: TaskRow, from: number | und
 }
 
 /**
- * The console's live feed: task status changes, and node changes gathered per interval (`nodes`, at most one
- * event per interval). A normal user hears only of tasks of spiders the spider policy lets them read, as the task
- * list shows them; judged by spider so that deletions (whose rows are gone) still reach them. One look-up per
- * spider. Nodes are visible to every signed-in user (the node policy), so node changes go to everyone: status
- * changes of every node, heartbeats (metrics, last seen) of the `watched` nodes only.
+ * The console's live feed: task status changes and node changes, each gathered per interval (`tasks` and `nodes`,
+ * at most one event of each per interval). A normal user hears only of tasks of spiders the spider policy lets them
+ * read, as the task list shows them; judged by spider so that deletions (whose rows are gone) still reach them. One
+ * look-up per spider, kept for the stream's life. Nodes are visible to every signed-in user (the node policy), so
+ * node changes go to everyone: status changes of every node, heartbeats (metrics, last seen) of the `watched` nodes
+ * only.
  */
 export function streamEvents(
   ctx: AppContext,
@@ -98,30 +103,69 @@ export function streamEvents(
   sse: Sse,
   onError: (err: unknown) => void,
 ): void {
-  const seen = new Map<string, boolean>();
-  const canSee = async (spiderId: string): Promise<boolean> => {
+  const seen = new Map<string, Promise<boolean>>();
+  const canSee = (spiderId: string): Promise<boolean> => {
     let yes = seen.get(spiderId);
-    if (yes === undefined) {
-      yes = await canReadSpiderId(ctx.store.db, user, spiderId);
+    if (!yes) {
+      yes = canReadSpiderId(ctx.store.db, user, spiderId);
+      // A failed look-up is asked again with the next change rather than remembered.
+      yes.catch(() => seen.delete(spiderId));
       seen.set(spiderId, yes);
     }
     return yes;
   };
-  const onStatus = (ev: TaskStatusEvent) => {
-    canSee(ev.spiderId)
-      .then((yes) => yes && sse.send('task.status', ev))
+  // Intervals go out in order even when a look-up of an earlier one takes longer: a task's latest status comes last.
+  let sending = Promise.resolve();
+  const onTasks = (ev: TasksChangedEvent) => {
+    sending = sending
+      .then(async () => {
+        const tasks = await taskChangesFor(ev, canSee);
+        if (tasks.length) sse.sendJson('tasks', tasksEventJson(ev, tasks));
+      })
       .catch(onError);
   };
   const onNodes = (ev: NodesChangedEvent) => {
     const nodes = nodeChangesFor(ev, watched);
     if (nodes.length) sse.send('nodes', { ts: new Date(ev.ts).toISOString(), nodes } satisfies NodesEvent);
   };
-  ctx.events.on('task.status', onStatus);
+  ctx.events.on('tasks.changed', onTasks);
   ctx.events.on('nodes.changed', onNodes);
   sse.onClose(() => {
-    ctx.events.off('task.status', onStatus);
+    ctx.events.off('tasks.changed', onTasks);
     ctx.events.off('nodes.changed', onNodes);
   });
+}
+
+/** What one console hears of an interval's task changes: those of spiders `canSee` lets it read, one ask per spider. */
+export async function taskChangesFor(
+  ev: TasksChangedEvent,
+  canSee: (spiderId: string) => Promise<boolean>,
+): Promise<TaskChange[]> {
+  const spiders = new Set<string>();
+  for (const c of ev.changes.values()) spiders.add(c.spiderId);
+  const ids = [...spiders];
+  const answers = await Promise.all(ids.map(canSee));
+  const visible = new Set(ids.filter((_, i) => answers[i]));
+  const out: TaskChange[] = [];
+  for (const c of ev.changes.values()) {
+    if (!visible.has(c.spiderId)) continue;
+    const { taskId, status, spiderId, nodeId, scheduleId, parentId, error } = c;
+    out.push({ taskId, status, spiderId, nodeId, scheduleId, parentId, error });
+  }
+  return out;
+}
+
+/** The `tasks` event of every console that may see all of an interval's changes (admins), serialised once. */
+const everyTaskJson = new WeakMap<TasksChangedEvent, string>();
+
+function tasksEventJson(ev: TasksChangedEvent, tasks: TaskChange[]): string {
+  const all = tasks.length === ev.changes.size;
+  let json = all ? everyTaskJson.get(ev) : undefined;
+  if (!json) {
+    json = JSON.stringify({ ts: new Date(ev.ts).toISOString(), tasks } satisfies TasksEvent);
+    if (all) everyTaskJson.set(ev, json);
+  }
+  return json;
 }
 
 /** What one console hears of an interval's node changes: every status change, heartbeats of watched nodes. */
