@@ -89,7 +89,7 @@ export default function LogView({ task, live, active }: { task: TaskDetail; live
     if (el) el.scrollIntoView({ block: 'center' });
   }, [target, lines]);
 
-  const errorList = errors.data?.list ?? [];
+  const errorList = useMemo(() => errors.data?.list ?? [], [errors.data]);
   const liveErrors = useMemo(
     () => live.filter((l) => l.is_error && !errorList.some((e) => e.line_no === l.line_no)),
     [live, errorList],
