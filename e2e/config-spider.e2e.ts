@@ -16,6 +16,7 @@ import type { Page } from 'playwright-core';
 import yazl from 'yazl';
 import { e2eTest, loginByApi, useE2E } from './harness.ts';
 import { startGitHttpServer, type GitHttpServer } from '../packages/server/test/support/git-http.ts';
+import { apiCaller } from './api-call.ts';
 
 const env = useE2E({ master: { embeddedNode: true } });
 const SCREENS_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../test-output/screens');
@@ -26,16 +27,7 @@ async function shot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: path.join(SCREENS_DIR, `${name}.png`), fullPage: true });
 }
 
-async function call<T = any>(token: string, method: string, route: string, body?: unknown): Promise<T> {
-  const res = await fetch(`${env.url}/api${route}`, {
-    method,
-    headers: { authorization: token, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const json = (await res.json()) as { data: T; error?: string };
-  if (!res.ok) throw new Error(`${method} ${route}: ${res.status} ${json.error}`);
-  return json.data;
-}
+const call = apiCaller(() => env.url);
 
 const readSpiderFile = (token: string, id: string, p: string) =>
   call<string>(token, 'GET', `/spiders/${id}/file?path=${encodeURIComponent(p)}`);

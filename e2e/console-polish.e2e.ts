@@ -9,6 +9,7 @@
 import { describe, expect } from 'vitest';
 import type { Page } from 'playwright-core';
 import { e2eTest, loginByApi, screenshot, useE2E } from './harness.ts';
+import { apiCaller } from './api-call.ts';
 
 const env = useE2E({ master: { embeddedNode: true } });
 const view = (page: Page) => page.locator('.app-view:visible');
@@ -28,16 +29,7 @@ with open(os.environ['CRAWLDECK_ITEMS'], 'a', encoding='utf-8') as f:
         time.sleep(0.5)
 `;
 
-async function call<T = any>(token: string, method: string, route: string, body?: unknown): Promise<T> {
-  const res = await fetch(`${env.url}/api${route}`, {
-    method,
-    headers: { authorization: token, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const json = (await res.json()) as { data: T; error?: string };
-  if (!res.ok) throw new Error(`${method} ${route}: ${res.status} ${json.error}`);
-  return json.data;
-}
+const call = apiCaller(() => env.url);
 
 async function createSpider(token: string, name: string, extra: Record<string, unknown> = {}): Promise<string> {
   const s = await call<{ _id: string }>(token, 'PUT', '/spiders', { name, cmd: 'python3 slow.py', ...extra });

@@ -3,19 +3,11 @@
  */
 import { describe, expect } from 'vitest';
 import { e2eTest, loginByApi, useE2E } from './harness.ts';
+import { apiCaller } from './api-call.ts';
 
 const env = useE2E();
 
-async function call<T>(token: string, method: string, route: string, body?: unknown): Promise<T> {
-  const res = await fetch(`${env.url}/api${route}`, {
-    method,
-    headers: { authorization: token, 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const json = (await res.json()) as { data: T; error?: string };
-  if (!res.ok) throw new Error(`${method} ${route}: ${res.status} ${json.error}`);
-  return json.data;
-}
+const call = apiCaller(() => env.url);
 
 const REASON = {
   en: 'Set a command first (Overview tab): no-cmd-en has nothing to run',

@@ -2,19 +2,11 @@
 import { describe, expect } from 'vitest';
 import type { Page } from 'playwright-core';
 import { e2eTest, loginByApi, useE2E } from './harness.ts';
+import { apiCaller } from './api-call.ts';
 
 const env = useE2E({ master: { embeddedNode: true } });
 
-async function call<T = any>(token: string, method: string, route: string, body?: unknown): Promise<T> {
-  const res = await fetch(`${env.url}/api${route}`, {
-    method,
-    headers: { authorization: token, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const json = (await res.json()) as { data: T; error?: string };
-  if (!res.ok) throw new Error(`${method} ${route}: ${res.status} ${json.error}`);
-  return json.data;
-}
+const call = apiCaller(() => env.url);
 
 async function taskCount(token: string, scheduleId: string): Promise<number> {
   const res = await fetch(`${env.url}/api/schedules/${scheduleId}/tasks?page_size=1`, {
