@@ -35,9 +35,10 @@ export interface Store {
    */
   copyOut?: (statement: string) => AsyncGenerator<Buffer>;
   /**
-   * PostgreSQL only: runs `work` in one transaction on a pooled connection, handing it the driver's client for what
-   * the query builder cannot send (`COPY … FROM STDIN` for ingest). Committed when `work` resolves, rolled back when
-   * it throws.
+   * PostgreSQL only: runs `work` on a pooled connection with the driver's client, for what the query builder cannot
+   * send (`COPY … FROM STDIN` for ingest, several statements in one round trip). `work` begins its transaction with
+   * its first statement (`BEGIN; …`) and may commit with its last (`…; COMMIT`); a transaction it leaves open is
+   * committed when it resolves and rolled back when it throws.
    */
   pgTransaction?: <T>(work: (client: pg.ClientBase) => Promise<T>) => Promise<T>;
 }
@@ -57,13 +58,14 @@ async function pgTransactionOn<T>(connect: () => Promise<pg.PoolClient>, work: (
   const client = await connect();
   let broken: Error | undefined;
   try {
-    await client.query('BEGIN');
     const result = await work(client);
-    await client.query('COMMIT');
+    // A failed transaction would answer COMMIT with a silent rollback: what `work` did is lost, so it is an error.
+    if (client.getTransactionStatus() === 'E') throw new Error('the transaction failed and was rolled back');
+    if (client.getTransactionStatus() === 'T') await client.query('COMMIT');
     return result;
   } catch (err) {
     // A connection that cannot even roll back (it broke, or is stuck mid-COPY) leaves the pool.
-    await client.query('ROLLBACK').catch((e: Error) => (broken = e));
+    if (client.getTransactionStatus() !== 'I') await client.query('ROLLBACK').catch((e: Error) => (broken = e));
     throw err;
   } finally {
     client.release(broken);
