@@ -4,21 +4,25 @@
  * and ships their spool files with the node's own Shipper (packages/node/src/shipper.ts) over the node API, as a
  * node does: log lines and items, BENCH_INGEST_SIZES lines in all (default 10k, 100k, 1M: growth ×10 and ×100),
  * once with one batch in flight per task (as before) and once with the node's default.
- * The baseline of the same run: exactly the batches the shipper sent, inserted by bare SQL (one statement per
- * batch in a transaction, as the store does; tasks in parallel on PostgreSQL, one writer on SQLite).
+ * The baselines of the same run: exactly the batches the shipper sent, inserted by bare SQL (one statement per
+ * batch in a transaction; tasks in parallel on PostgreSQL, one writer on SQLite), and on PostgreSQL sent by one
+ * bare COPY per batch in a transaction, as the master does.
  * Each run checks that the master stored every line exactly once. Run: `node --import tsx bench/ingest.bench.ts`.
  * BENCH_BATCH_BYTES sets the largest batch (default: the node's). Ports from BENCH_PORT (23010) up, data under the OS temp dir.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { finished } from 'node:stream/promises';
 import pg from 'pg';
+import { from as copyFrom } from 'pg-copy-streams';
 import Database from 'better-sqlite3';
 import type { ShipBatch } from '@crawldeck/shared';
 import { SimNode } from '../packages/server/test/support/sim-node.ts';
 import { KEY, api, cpuSeconds, sleep, startMasterProcess, type Master } from './fleet-support.ts';
 import { BATCHES_IN_FLIGHT, Shipper } from '../packages/node/src/shipper.ts';
 import { MasterHttp } from '../packages/node/src/master-http.ts';
+import { copyField } from '../packages/server/src/features/tasks/ingest-pg.store.ts';
 
 const SIZES = (process.env.BENCH_INGEST_SIZES ?? '10000,100000,1000000').split(',').map(Number);
 const TASKS = Number(process.env.BENCH_INGEST_TASKS ?? 4);
@@ -128,15 +132,24 @@ const BARE_TABLES = [
   'CREATE TABLE IF NOT EXISTS bare_results (collection text, task_id text, data text, create_ts bigint)',
 ];
 
-/** The same batches inserted by bare SQL; seconds. */
-async function bareInsert(engine: Engine, m: Master, kind: Kind, batches: ShipRun['batches']): Promise<number> {
-  const byTask = new Map<string, ShipBatch[]>();
-  for (const { taskId, batch } of batches) byTask.set(taskId, [...(byTask.get(taskId) ?? []), batch]);
-  for (const list of byTask.values()) list.sort((a, b) => a.from - b.from);
-  if (engine === 'sqlite') return bareSqlite(m, kind, byTask);
-  const admin = new pg.Client({ connectionString: m.databaseUrl });
-  await admin.connect();
-  for (const ddl of BARE_TABLES) await admin.query(ddl);
+/** The rows of one batch in COPY's text format, as bare_logs / bare_results take them. */
+function bareCopyText(kind: Kind, taskId: string, b: ShipBatch): string {
+  const now = Date.now();
+  return b.lines
+    .map((l, i) =>
+      kind === 'logs'
+        ? `${taskId}\t${b.from + i + 1}\t${copyField(l)}\t0\n`
+        : `results\t${taskId}\t${copyField(l)}\t${now}\n`,
+    )
+    .join('');
+}
+
+/** Every task's batches by bare SQL, tasks in parallel, one transaction per batch; seconds. */
+async function barePg(
+  m: Master,
+  byTask: Map<string, ShipBatch[]>,
+  store: (c: pg.Client, taskId: string, b: ShipBatch) => Promise<unknown>,
+) {
   const t0 = performance.now();
   await Promise.all(
     [...byTask].map(async ([taskId, list]) => {
@@ -144,16 +157,47 @@ async function bareInsert(engine: Engine, m: Master, kind: Kind, batches: ShipRu
       await c.connect();
       for (const b of list) {
         await c.query('BEGIN');
-        await c.query(BARE_PG[kind], [taskId, kind === 'logs' ? b.from : Date.now(), b.lines]);
+        await store(c, taskId, b);
         await c.query('COMMIT');
       }
       await c.end();
     }),
   );
-  const seconds = (performance.now() - t0) / 1000;
+  return (performance.now() - t0) / 1000;
+}
+
+/**
+ * The same batches by bare SQL; seconds: one INSERT … unnest per batch, and on PostgreSQL one COPY per batch too
+ * (the escaping of COPY's text format included, as the master does it).
+ */
+async function bareInsert(engine: Engine, m: Master, kind: Kind, batches: ShipRun['batches']) {
+  const byTask = new Map<string, ShipBatch[]>();
+  for (const { taskId, batch } of batches) byTask.set(taskId, [...(byTask.get(taskId) ?? []), batch]);
+  for (const list of byTask.values()) list.sort((a, b) => a.from - b.from);
+  if (engine === 'sqlite') return { insert: bareSqlite(m, kind, byTask), copy: NaN };
+  const admin = new pg.Client({ connectionString: m.databaseUrl });
+  await admin.connect();
+  const reset = async () => {
+    await admin.query('DROP TABLE IF EXISTS bare_logs; DROP TABLE IF EXISTS bare_results');
+    for (const ddl of BARE_TABLES) await admin.query(ddl);
+  };
+  await reset();
+  const insert = await barePg(m, byTask, (c, taskId, b) =>
+    c.query(BARE_PG[kind], [taskId, kind === 'logs' ? b.from : Date.now(), b.lines]),
+  );
+  await reset();
+  const table =
+    kind === 'logs'
+      ? 'bare_logs (task_id, line_no, msg, is_error)'
+      : 'bare_results (collection, task_id, data, create_ts)';
+  const copy = await barePg(m, byTask, async (c, taskId, b) => {
+    const stream = c.query(copyFrom(`COPY ${table} FROM STDIN`));
+    stream.end(bareCopyText(kind, taskId, b));
+    await finished(stream);
+  });
   await admin.query('DROP TABLE bare_logs; DROP TABLE bare_results');
   await admin.end();
-  return seconds;
+  return { insert, copy };
 }
 
 function bareSqlite(m: Master, kind: Kind, byTask: Map<string, ShipBatch[]>): number {
@@ -187,16 +231,21 @@ async function measure(engine: Engine, m: Master, sim: SimNode, spiderId: string
     rates.push((per * TASKS) / last.seconds);
     resent += last.resent;
   }
-  const bare = (per * TASKS) / (await bareInsert(engine, m, kind, last!.batches));
+  const bare = await bareInsert(engine, m, kind, last!.batches);
   const lines = per * TASKS;
+  const [insert, copy] = [lines / bare.insert, lines / bare.copy];
   const avgBatch = lines / last!.batches.length;
+  const copyPart =
+    engine === 'postgres'
+      ? ` | bare COPY ${copy.toFixed(0)}/s (node API at ${(rates[1] / copy).toFixed(2)} of COPY)`
+      : '';
   return (
     `${engine} | ${kind} | ${lines} lines (${TASKS} tasks, ≈${avgBatch.toFixed(0)}/batch) | ` +
     `1 in flight ${rates[0].toFixed(0)}/s | ${BATCHES_IN_FLIGHT} in flight ${rates[1].toFixed(0)}/s ` +
-    `(${(rates[1] / rates[0]).toFixed(2)}× of 1) | bare SQL ${bare.toFixed(0)}/s (node API at ` +
-    `${(rates[1] / bare).toFixed(2)} of bare) | master CPU ${((last!.masterCpu / lines) * 1e6).toFixed(1)} µs/line, node ` +
+    `(${(rates[1] / rates[0]).toFixed(2)}× of 1) | bare INSERT ${insert.toFixed(0)}/s (node API at ` +
+    `${(rates[1] / insert).toFixed(2)} of INSERT)${copyPart} | master CPU ${((last!.masterCpu / lines) * 1e6).toFixed(1)} µs/line, node ` +
     `${((last!.nodeCpu / lines) * 1e6).toFixed(1)} µs/line | ` +
-    `${resent} batches sent again`
+    `${resent} batches sent again | load ${os.loadavg()[0].toFixed(1)}`
   );
 }
 

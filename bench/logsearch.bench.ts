@@ -97,7 +97,7 @@ async function ingest(m: RunningMaster, n: number): Promise<{ taskId: string; ra
   const t0 = performance.now();
   for (let from = 0; from < n; from += BATCH) {
     const lines = Array.from({ length: Math.min(BATCH, n - from) }, (_, i) => line(from + i));
-    await ingestLogs(db, m.store.engine, taskId, { from, lines } as never);
+    await ingestLogs(m.store, taskId, { from, lines } as never);
   }
   return { taskId, rate: n / ((performance.now() - t0) / 1000) };
 }

@@ -34,6 +34,13 @@ export interface Store {
    * takes them (exports). A caller that stops early closes that connection, which is mid-COPY.
    */
   copyOut?: (statement: string) => AsyncGenerator<Buffer>;
+  /**
+   * PostgreSQL only: runs `work` on a pooled connection with the driver's client, for what the query builder cannot
+   * send (`COPY … FROM STDIN` for ingest, several statements in one round trip). `work` begins its transaction with
+   * its first statement (`BEGIN; …`) and may commit with its last (`…; COMMIT`); a transaction it leaves open is
+   * committed when it resolves and rolled back when it throws.
+   */
+  pgTransaction?: <T>(work: (client: pg.ClientBase) => Promise<T>) => Promise<T>;
 }
 
 async function* copyOutOf(pool: pg.Pool, statement: string): AsyncGenerator<Buffer> {
@@ -44,6 +51,24 @@ async function* copyOutOf(pool: pg.Pool, statement: string): AsyncGenerator<Buff
     done = true;
   } finally {
     client.release(done ? undefined : new Error('COPY left unfinished'));
+  }
+}
+
+async function pgTransactionOn<T>(connect: () => Promise<pg.PoolClient>, work: (c: pg.ClientBase) => Promise<T>) {
+  const client = await connect();
+  let broken: Error | undefined;
+  try {
+    const result = await work(client);
+    // A failed transaction would answer COMMIT with a silent rollback: what `work` did is lost, so it is an error.
+    if (client.getTransactionStatus() === 'E') throw new Error('the transaction failed and was rolled back');
+    if (client.getTransactionStatus() === 'T') await client.query('COMMIT');
+    return result;
+  } catch (err) {
+    // A connection that cannot even roll back (it broke, or is stuck mid-COPY) leaves the pool.
+    if (client.getTransactionStatus() !== 'I') await client.query('ROLLBACK').catch((e: Error) => (broken = e));
+    throw err;
+  } finally {
+    client.release(broken);
   }
 }
 
@@ -99,14 +124,12 @@ function openPostgres(url: string): Store {
     keepAlive: true,
   });
   // Any failure to get a connection means the store is unavailable (refused, starting up, timed out).
-  const marked: PostgresPool = {
-    connect: () =>
-      pool.connect().catch((err: unknown) => {
-        if (err && typeof err === 'object') (err as { [UNAVAILABLE]?: boolean })[UNAVAILABLE] = true;
-        throw err;
-      }),
-    end: () => pool.end(),
-  };
+  const connect = () =>
+    pool.connect().catch((err: unknown) => {
+      if (err && typeof err === 'object') (err as { [UNAVAILABLE]?: boolean })[UNAVAILABLE] = true;
+      throw err;
+    });
+  const marked: PostgresPool = { connect, end: () => pool.end() };
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: marked }) });
   const store: Store = {
     db,
@@ -115,6 +138,7 @@ function openPostgres(url: string): Store {
     close: () => db.destroy(),
     onConnectionError: () => undefined,
     copyOut: (statement) => copyOutOf(pool, statement),
+    pgTransaction: (work) => pgTransactionOn(connect, work),
   };
   // A broken connection emits 'error' on its client; unheard, that would end the process. Idle clients report
   // through the pool; a client in use fails its running query instead, so its own event needs no report.

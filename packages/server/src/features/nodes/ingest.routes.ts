@@ -80,9 +80,7 @@ export function registerIngestRoutes(app: TypedApp, ctx: AppContext, rt: TaskRun
     async (req) => {
       await taskForNode(req, req.params.id);
       const taskId = req.params.id;
-      const r = await order.inOrder(`${taskId}:logs`, req.body.from, () =>
-        ingestLogs(db, ctx.store.engine, taskId, req.body),
-      );
+      const r = await order.inOrder(`${taskId}:logs`, req.body.from, () => ingestLogs(ctx.store, taskId, req.body));
       if (!r) throw new HttpError(410, 'task gone');
       if (r.event) ctx.events.emit('task.log', r.event);
       return ok({ acked: r.acked });
@@ -108,7 +106,7 @@ export function registerIngestRoutes(app: TypedApp, ctx: AppContext, rt: TaskRun
         req.body.from,
         async () =>
           (await ingestIntoDataSource(ctx, taskId, req.body, dedup)) ??
-          (await ingestItems(db, ctx.store.engine, taskId, req.body, dedup)),
+          (await ingestItems(ctx.store, taskId, req.body, dedup)),
       );
       if (!r) throw new HttpError(410, 'task gone');
       if (r.stored) ctx.events.emit('task.items', { taskId: req.params.id, stored: r.stored });

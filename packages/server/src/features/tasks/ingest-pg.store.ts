@@ -1,0 +1,133 @@
+/**
+ * Exactly-once ingest on PostgreSQL, the rows sent with COPY: one transaction locks the task row, skips what is
+ * stored already, refuses a gap, copies the new rows in and advances the offset, as on SQLite. COPY takes the rows
+ * as one stream of text: no statement to plan per batch, no array parameter to build and take apart again. A batch
+ * costs four round trips to the database (begin and lock, the COPY's two, advance and commit): on a busy machine
+ * each one waits for the database process to be scheduled.
+ */
+import { finished } from 'node:stream/promises';
+import type pg from 'pg';
+import { from as copyFrom } from 'pg-copy-streams';
+import type { ShipBatch } from '@crawldeck/shared';
+import type { Store } from '../../store/db.ts';
+import { itemRows, logRows, type DedupConfig, type LogRows } from './ingest-rows.ts';
+
+type PgTransaction = NonNullable<Store['pgTransaction']>;
+
+/** What COPY's text format escapes in a field: the backslash itself, and the tab and newlines it splits rows by. */
+const COPY_SPECIAL = /[\\\t\n\r]/;
+const COPY_SPECIAL_ALL = /[\\\t\n\r]/g;
+const COPY_ESCAPES: Record<string, string> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' };
+
+/** A text field as COPY's text format reads it back unchanged. */
+export function copyField(value: string): string {
+  return COPY_SPECIAL.test(value) ? value.replace(COPY_SPECIAL_ALL, (c) => COPY_ESCAPES[c]) : value;
+}
+
+/** Sends `text` (rows in COPY's text format) through `COPY … FROM STDIN`; resolves once PostgreSQL has them all. */
+async function copyIn(client: pg.ClientBase, statement: string, text: string): Promise<void> {
+  const stream = client.query(copyFrom(statement));
+  stream.end(text, 'utf8');
+  await finished(stream);
+}
+
+interface LockedTask {
+  spider_id: string;
+  log_lines: number;
+  error_lines: number;
+  item_offset: number;
+  result_count: number;
+}
+
+/**
+ * Begins the transaction and locks the task row in one round trip; with `lastLine`, also reads the stored line
+ * the task's log ends with, in a statement of its own after the lock, so a batch stored just before is seen.
+ * Several statements in one query cannot take parameters: the id goes in as an escaped literal.
+ */
+async function beginLocked(client: pg.ClientBase, taskId: string, lastLine: boolean) {
+  const id = client.escapeLiteral(taskId);
+  const lock = `SELECT spider_id, log_lines, error_lines, item_offset, result_count FROM tasks WHERE id = ${id} FOR UPDATE`;
+  const last = `SELECT msg FROM task_logs WHERE task_id = ${id} AND line_no = (SELECT log_lines FROM tasks WHERE id = ${id})`;
+  const results = (await client.query(`BEGIN; ${lock}${lastLine ? `; ${last}` : ''}`)) as unknown as pg.QueryResult[];
+  const task = results[1].rows[0] as LockedTask | undefined;
+  const before = lastLine ? ((results[2].rows[0] as { msg: string } | undefined)?.msg ?? '') : '';
+  return { id, task, before };
+}
+
+function logCopyText(taskId: string, rows: LogRows): string {
+  const id = copyField(taskId);
+  let text = '';
+  for (let i = 0; i < rows.msgs.length; i++)
+    text += `${id}\t${rows.first + i}\t${copyField(rows.msgs[i])}\t${rows.flags[i] ? 1 : 0}\n`;
+  return text;
+}
+
+/** Stores log lines `from…` of a task exactly once (see ingestLogs); `rows` undefined when nothing was new. */
+export function ingestLogsPg(
+  tx: PgTransaction,
+  taskId: string,
+  batch: ShipBatch,
+): Promise<{ acked: number; rows?: LogRows } | undefined> {
+  return tx(async (client) => {
+    const { id, task: t, before } = await beginLocked(client, taskId, true);
+    if (!t) return undefined;
+    const stored = t.log_lines;
+    if (batch.from > stored) return { acked: stored };
+    const fresh = batch.lines.slice(stored - batch.from);
+    if (!fresh.length) return { acked: stored };
+    const rows = logRows(fresh, stored + 1, before);
+    await copyIn(client, 'COPY task_logs (task_id, line_no, msg, is_error) FROM STDIN', logCopyText(taskId, rows));
+    const [lines, errors] = [stored + fresh.length, t.error_lines + rows.errors];
+    await client.query(`UPDATE tasks SET log_lines = ${lines}, error_lines = ${errors} WHERE id = ${id}; COMMIT`);
+    return { acked: lines, rows };
+  });
+}
+
+/** Stores items `from…` exactly once (see ingestItems): COPY, or one INSERT … ON CONFLICT when deduplicating. */
+export function ingestItemsPg(
+  tx: PgTransaction,
+  taskId: string,
+  batch: ShipBatch,
+  dedup: DedupConfig,
+): Promise<{ acked: number; stored: number; skipped: number } | undefined> {
+  return tx(async (client) => {
+    const { id, task: t } = await beginLocked(client, taskId, false);
+    if (!t) return undefined;
+    const offset = t.item_offset;
+    if (batch.from > offset) return { acked: offset, stored: 0, skipped: 0 };
+    const fresh = batch.lines.slice(offset - batch.from);
+    if (!fresh.length) return { acked: offset, stored: 0, skipped: 0 };
+    const { rows, skipped } = itemRows(fresh, dedup);
+    const now = Date.now();
+    let stored = 0;
+    if (rows.length && dedup.isDedup && dedup.field) {
+      // The store's unique (collection, dedup_key) decides against items stored before: COPY cannot, INSERT can.
+      const onConflict =
+        dedup.method === 'overwrite'
+          ? 'DO UPDATE SET data = excluded.data, task_id = excluded.task_id, create_ts = excluded.create_ts'
+          : 'DO NOTHING';
+      const r = await client.query(
+        `INSERT INTO results (collection, task_id, spider_id, dedup_key, data, create_ts)
+         SELECT $1, $2, $3, x.k, x.d, $4::bigint
+         FROM unnest($5::text[], $6::text[]) WITH ORDINALITY AS x(k, d, ord)
+         ORDER BY x.ord ON CONFLICT (collection, dedup_key) ${onConflict}`,
+        [dedup.collection, taskId, t.spider_id, now, rows.map((r) => r.dedup_key), rows.map((r) => r.data)],
+      );
+      stored = r.rowCount ?? 0;
+    } else if (rows.length) {
+      // Ids follow the order of the rows: the item sequence is the order the spider printed them in.
+      const head = `${copyField(dedup.collection)}\t${copyField(taskId)}\t${copyField(t.spider_id)}\t\\N\t`;
+      let text = '';
+      for (const r of rows) text += `${head}${copyField(r.data)}\t${now}\n`;
+      await copyIn(
+        client,
+        'COPY results (collection, task_id, spider_id, dedup_key, data, create_ts) FROM STDIN',
+        text,
+      );
+      stored = rows.length;
+    }
+    const [acked, count] = [offset + fresh.length, t.result_count + stored];
+    await client.query(`UPDATE tasks SET item_offset = ${acked}, result_count = ${count} WHERE id = ${id}; COMMIT`);
+    return { acked, stored, skipped: skipped + rows.length - stored };
+  });
+}

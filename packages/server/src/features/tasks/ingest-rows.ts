@@ -1,0 +1,114 @@
+/**
+ * What a batch of a task's output becomes before it is stored, the same on both engines: log lines made storable
+ * and flagged, items parsed, cleaned of the fields the store sets itself and deduplicated within the batch.
+ */
+import { flagErrorLines } from '@crawldeck/shared';
+import type { LogEvent } from '../../events.ts';
+
+/** Longest stored log line: the node cuts at 64 KiB (+ marker); this guards the store against any other client. */
+export const MAX_LINE_CHARS = 64 * 1024 + 1024;
+
+/** A log line as stored: a NUL byte, which PostgreSQL text cannot hold, shown as U+FFFD; an overlong line cut. */
+export function storedLine(printed: string): string {
+  const raw = printed.includes('\u0000') ? printed.replaceAll('\u0000', '\uFFFD') : printed;
+  return raw.length > MAX_LINE_CHARS ? raw.slice(0, MAX_LINE_CHARS) + ` … [line cut: ${raw.length} chars]` : raw;
+}
+
+/** Log lines ready to store from line number `first` on, with their error flags. */
+export interface LogRows {
+  first: number;
+  msgs: string[];
+  flags: boolean[];
+  errors: number;
+}
+
+/** `before`: the stored line just before the first (a traceback's last line is known by the line before it). */
+export function logRows(fresh: readonly string[], first: number, before: string): LogRows {
+  const msgs = fresh.map(storedLine);
+  const flags = flagErrorLines(msgs, before);
+  let errors = 0;
+  for (const f of flags) if (f) errors++;
+  return { first, msgs, flags, errors };
+}
+
+/** What the console's live log and the metrics hear about stored lines. */
+export function logEvent(taskId: string, rows: LogRows): LogEvent {
+  const lines = rows.msgs.map((msg, i) => ({ line_no: rows.first + i, msg, is_error: rows.flags[i] }));
+  return { taskId, lines };
+}
+
+export interface DedupConfig {
+  collection: string;
+  isDedup: boolean;
+  field: string;
+  method: 'ignore' | 'overwrite';
+}
+
+/** An item ready to store: its JSON document and, when the spider deduplicates, the key it is deduplicated by. */
+export interface ItemRow {
+  dedup_key: string | null;
+  data: string;
+}
+
+/**
+ * What a line may hold that writing the item again would change: a number JSON.parse reads as Infinity (a
+ * three-digit exponent, or more integer digits than a double holds), stored as null so no reader ever meets a
+ * non-finite number; a lone half of a UTF-16 pair, kept as its escape.
+ */
+const NOT_AS_IS = /[eE][+-]?\d{3}|\d{309}|\p{Cs}/u;
+
+/**
+ * The item's JSON document: the line itself when it is already what would be stored (no field the store sets
+ * itself, no number out of range, no lone half of a UTF-16 pair), otherwise the cleaned object written again.
+ * Reading the line costs as much as writing it again, so only the first is done when it can be.
+ */
+function itemData(line: string, obj: Record<string, unknown>): string {
+  const reserved = Object.hasOwn(obj, '_id') || Object.hasOwn(obj, 'task_id');
+  if (!reserved && !NOT_AS_IS.test(line)) return line;
+  delete obj._id;
+  delete obj.task_id;
+  return JSON.stringify(obj);
+}
+
+function parseItem(line: string): Record<string, unknown> | undefined {
+  try {
+    const item: unknown = JSON.parse(line);
+    return item && typeof item === 'object' && !Array.isArray(item) ? (item as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Items of a batch in order: lines that are not a JSON object are skipped, and with deduplication on, a key seen
+ * earlier in the batch is skipped (ignore) or replaces the earlier item in its place (overwrite).
+ */
+export function itemRows(fresh: readonly string[], dedup: DedupConfig): { rows: ItemRow[]; skipped: number } {
+  const dedupOn = dedup.isDedup && !!dedup.field;
+  const rows: ItemRow[] = [];
+  const byKey = new Map<string, number>();
+  let skipped = 0;
+  for (const line of fresh) {
+    const obj = parseItem(line);
+    if (!obj) {
+      skipped++;
+      continue;
+    }
+    const data = itemData(line, obj);
+    // Read after the reserved fields are gone: deduplicating by one of them means by nothing.
+    const value = dedupOn ? obj[dedup.field] : undefined;
+    const key = value === undefined || value === null ? null : JSON.stringify(value);
+    const row: ItemRow = { dedup_key: key, data };
+    if (key !== null) {
+      const seen = byKey.get(key);
+      if (seen !== undefined) {
+        skipped++;
+        if (dedup.method === 'overwrite') rows[seen] = row;
+        continue;
+      }
+      byKey.set(key, rows.length);
+    }
+    rows.push(row);
+  }
+  return { rows, skipped };
+}
