@@ -2,8 +2,27 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { errorText } from '@crawldeck/shared';
 import { badRequest } from './errors.ts';
 
+/** Whether `value` holds a non-finite number anywhere; walks without building paths (ingest bodies hold 20,000 lines). */
+function hasNonFinite(value: unknown): boolean {
+  const stack: unknown[] = [value];
+  while (stack.length) {
+    const v = stack.pop();
+    if (typeof v === 'number') {
+      if (!Number.isFinite(v)) return true;
+    } else if (v && typeof v === 'object') {
+      if (Array.isArray(v)) {
+        for (const child of v) if (typeof child === 'number' || (child && typeof child === 'object')) stack.push(child);
+      } else {
+        for (const child of Object.values(v)) stack.push(child);
+      }
+    }
+  }
+  return false;
+}
+
 /** Where a non-finite number sits in `value` (`n`, `a.b.0`), or null when every number is finite. */
 function nonFinitePath(value: unknown): string | null {
+  if (!hasNonFinite(value)) return null;
   const stack: { v: unknown; path: string }[] = [{ v: value, path: '' }];
   while (stack.length) {
     const { v, path } = stack.pop()!;
