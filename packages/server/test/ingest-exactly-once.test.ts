@@ -47,6 +47,25 @@ async function items(taskId: string): Promise<Record<string, unknown>[]> {
 const lines = (from: number, n: number) => Array.from({ length: n }, (_, i) => `line ${from + i + 1}`);
 
 describe('exactly-once ingest of batches that overlap, skip ahead or hold odd text', () => {
+  it('refuses a malformed batch with a 400 and a message, storing nothing', async () => {
+    const taskId = await simTask(await makeSpider(m, 'malformed-batch', 'echo sim'));
+    const post = (body: unknown) =>
+      fetch(`${m.url}/api/node-api/tasks/${taskId}/logs`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', [NODE_KEY_HEADER]: KEY, [NODE_ID_HEADER]: sim.nodeId },
+        body: JSON.stringify(body),
+      });
+    for (const body of [{ from: -1, lines: ['a'] }, { from: 0, lines: [{}] }, { from: 0 }]) {
+      const res = await post(body);
+      expect(res.status, JSON.stringify(body)).toBe(400);
+      expect(((await res.json()) as { error: string }).error).toMatch(/body/);
+    }
+    // The bound on a line is counted in UTF-16 units: a line of 600,000 emoji (1.2M units) is over 1 MiB.
+    const tooLong = await post({ from: 0, lines: ['😀'.repeat(600_000)] });
+    expect(tooLong.status).toBe(400);
+    expect(await allLog(m, taskId)).toEqual([]);
+  });
+
   it('stores log lines once when a batch overlaps what is stored, and refuses a gap', async () => {
     const taskId = await simTask(await makeSpider(m, 'overlap-logs', 'echo sim'));
     expect(await ship('logs', taskId, 0, lines(0, 100))).toBe(100);

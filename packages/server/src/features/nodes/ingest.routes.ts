@@ -11,6 +11,7 @@ import type { AppContext, TypedApp } from '../../context.ts';
 import { ok } from '../../http/envelope.ts';
 import { HttpError, conflict, notFound } from '../../http/errors.ts';
 import { nodeKeyMatches } from '../../http/auth.ts';
+import { bulkValidatorCompiler } from '../../http/bulk-validator.ts';
 import { blobContent, spiderForTask } from '../tasks/spider-source.ts';
 import { ingestItems, ingestLogs } from '../tasks/ingest.store.ts';
 import { ingestOrderOf } from '../tasks/ingest-order.ts';
@@ -58,6 +59,7 @@ export function registerIngestRoutes(app: TypedApp, ctx: AppContext, rt: TaskRun
   }
 
   const shipSchema = { params: IdParams, body: ShipBody, response: { 200: ShipAckEnvelope } };
+  const validatorCompiler = bulkValidatorCompiler;
   /** Counts a task's batches at the master from their first byte to their answer (ingest-order.ts). */
   const counted = new WeakSet<FastifyRequest>();
   const streamOf = (req: FastifyRequest) =>
@@ -76,7 +78,7 @@ export function registerIngestRoutes(app: TypedApp, ctx: AppContext, rt: TaskRun
 
   app.post(
     '/api/node-api/tasks/:id/logs',
-    { config: { access: 'node' }, schema: shipSchema, ...counting },
+    { config: { access: 'node' }, schema: shipSchema, validatorCompiler, ...counting },
     async (req) => {
       await taskForNode(req, req.params.id);
       const taskId = req.params.id;
@@ -89,7 +91,7 @@ export function registerIngestRoutes(app: TypedApp, ctx: AppContext, rt: TaskRun
 
   app.post(
     '/api/node-api/tasks/:id/items',
-    { config: { access: 'node' }, schema: shipSchema, ...counting },
+    { config: { access: 'node' }, schema: shipSchema, validatorCompiler, ...counting },
     async (req) => {
       const t = await taskForNode(req, req.params.id);
       const spider = await spiderForTask(db, t.spider_id);
