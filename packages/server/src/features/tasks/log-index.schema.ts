@@ -14,7 +14,7 @@ import Database from 'better-sqlite3';
 export const LINE_BITS = 32n;
 
 /** Where a task's own table starts, unless the caller says otherwise: lines before it share one table. */
-export const OWN_FROM = 100_001;
+export const OWN_FROM = 10_001;
 
 const VERSION = 1;
 

@@ -5,11 +5,28 @@
  * and indexing new lines take turns), removes gone tasks' entries first, then catches up on stored lines task by
  * task, and rests for the idle pause once nothing is left.
  */
+import { readlinkSync } from 'node:fs';
+import os from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parentPort, workerData } from 'node:worker_threads';
 import { indexNextLines, openLogIndexWriter, purgeRetired, tasksBehind } from './log-index.store.ts';
 
 const { file, idleMs } = workerData as { file: string; idleMs: number };
+
+/**
+ * The indexer is background work: on Linux its thread gets a lower CPU priority than the master's main thread (a
+ * thread has a nice value of its own), so on a busy machine requests are served first. Elsewhere it keeps the
+ * process's priority.
+ */
+function yieldCpu(): void {
+  try {
+    const thread = Number(readlinkSync('/proc/thread-self').split('/').pop());
+    if (thread > 0) os.setPriority(thread, 5);
+  } catch {
+    // No per-thread priority here.
+  }
+}
+yieldCpu();
 const conn = openLogIndexWriter(file);
 
 /** A chunk should take about this long. */
