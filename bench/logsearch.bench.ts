@@ -1,17 +1,20 @@
 /**
  * Log search benchmark. Run: `node --import tsx bench/logsearch.bench.ts` (BENCH_PG=1 adds PostgreSQL at
- * CRAWLDECK_TEST_PG_URL; BENCH_LOGSEARCH_10M=1 adds the 10M-line size). For each engine and size:
- *  1. Ingest: lines/s of `ingestLogs` (the master's own ingest statement, 5 000-line batches) into a master whose
- *     background log indexer is off (the baseline: the bare ingest) and into one whose indexer runs meanwhile
- *     (SQLite); then how long the indexer takes to catch up, and GET /api/version while it does.
- *  2. GET /api/tasks/{id}/log?keyword=… on a task of N lines: a rare keyword, a frequent one and a 2-character one,
- *     page 1 and page 3, median of 3, on a log not indexed, half indexed and fully indexed (SQLite); against the
- *     bare SQL of a plain scan (LIKE / ILIKE for the page plus a count) on the same store in the same run.
- *  3. While a slow search runs, GET /api/version from a second client: its worst and median latency.
- *  4. SQLite: deleting the task, then the indexer's removal of its entries in chunks.
+ * CRAWLDECK_TEST_PG_URL, BENCH_SQLITE=0 leaves SQLite out, BENCH_LOGSEARCH_10M=1 adds the 10M-line size,
+ * BENCH_LOGSEARCH_SIZES=100000,… runs those sizes, BENCH_LOGSEARCH_INGEST=0 leaves step 6 out). For each engine and
+ * size, on a task of N lines (a 10M-line task: bare scans once, no half-indexed set, the indexer's last 500 000):
+ *  1. Ingest: lines/s of `ingestLogs` (the master's own ingest statement, 5 000-line batches), background indexer off.
+ *  2. GET /api/tasks/{id}/log?keyword=…: a rare keyword, a frequent one and a 2-character one, page 1 and page 3,
+ *     median of 3, against the bare SQL of a plain scan (LIKE / ILIKE for the page plus a count) on the same store
+ *     in the same run; on SQLite on a log not indexed, half indexed (directly, as the indexer does) and indexed.
+ *  3. SQLite: the master restarts on the same store with its background indexer, which indexes the second half;
+ *     GET /api/version from a second client meanwhile (p50, p99, max), and as a baseline once the indexer is idle.
+ *  4. GET /api/version while a slow search runs.
+ *  5. SQLite: the task deleted, then the indexer's removal of its entries, GET /api/version meanwhile.
+ *  6. SQLite up to 1M lines: the ingest with the indexer running, and its catch-up after it.
  * Prints ratios to the baselines and growth ×10 / ×100 across sizes.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
@@ -21,15 +24,16 @@ import { newId } from '@crawldeck/shared';
 import { startMaster, type RunningMaster } from '../packages/server/src/master.ts';
 import { deleteTaskRows } from '../packages/server/src/features/tasks/tasks.store.ts';
 import { ingestLogs } from '../packages/server/src/features/tasks/ingest.store.ts';
-import {
-  indexNextLines,
-  openLogIndexWriter,
-  purgeRetired,
-} from '../packages/server/src/features/tasks/log-index.store.ts';
-import { createTestDatabase } from '../packages/server/test/harness.ts';
+import { indexNextLines, openLogIndexWriter } from '../packages/server/src/features/tasks/log-index.store.ts';
+import { logIndexFile } from '../packages/server/src/features/tasks/log-index.schema.ts';
+import { PG_ADMIN_URL } from '../packages/server/test/harness.ts';
 import { insertRow } from '../packages/server/test/seed-rows.ts';
 
-const SIZES = [100_000, 1_000_000, ...(process.env.BENCH_LOGSEARCH_10M === '1' ? [10_000_000] : [])];
+const SIZES = process.env.BENCH_LOGSEARCH_SIZES
+  ? process.env.BENCH_LOGSEARCH_SIZES.split(',').map(Number)
+  : [100_000, 1_000_000, ...(process.env.BENCH_LOGSEARCH_10M === '1' ? [10_000_000] : [])];
+/** From this size on a bare scan takes tens of seconds: it runs once per search, and no half-indexed set is run. */
+const HUGE = 10_000_000;
 const PASSWORD = 'bench-admin';
 const BATCH = 5000;
 const KEYWORDS = { rare: 'ConnectionRefused', frequent: 'crawled', short: '42' } as const;
@@ -53,15 +57,39 @@ async function timed<T>(fn: () => Promise<T>): Promise<[number, T]> {
 }
 
 async function api(m: RunningMaster, token: string, route: string): Promise<any> {
-  const res = await fetch(m.url + '/api' + route, { headers: { authorization: token } });
+  const call = () => fetch(m.url + '/api' + route, { headers: { authorization: token } });
+  // After minutes of indexing on this thread a kept-alive connection may have been closed: one new try.
+  const res = await call().catch(call);
   const json = (await res.json()) as any;
   if (res.status !== 200) throw new Error(`${route}: ${res.status} ${json.error}`);
   return json;
 }
 
-async function boot(engine: 'sqlite' | 'postgres', indexer: boolean) {
-  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'wt-logsearch-bench-'));
-  const db = engine === 'postgres' ? await createTestDatabase() : undefined;
+/** A new PostgreSQL database for one master, named from BENCH_PG_PREFIX (default crawldeck_bench), dropped after. */
+async function createBenchDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+  const name = `${process.env.BENCH_PG_PREFIX ?? 'crawldeck_bench'}_${Math.random().toString(36).slice(2, 10)}`;
+  const admin = async (q: string) => {
+    const c = new pg.Client({ connectionString: PG_ADMIN_URL });
+    await c.connect();
+    return c.query(q).finally(() => c.end());
+  };
+  await admin(`CREATE DATABASE ${name}`);
+  const drop = async () => {
+    // The master's pool has ended, its connections may still be closing: FORCE would end them mid-way.
+    const open = `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = '${name}'`;
+    for (let i = 0; i < 40 && (await admin(open)).rows[0].n > 0; i++) await new Promise((r) => setTimeout(r, 50));
+    await admin(`DROP DATABASE ${name} WITH (FORCE)`);
+  };
+  return { url: PG_ADMIN_URL.replace(/\/[^/]*$/, `/${name}`), drop };
+}
+
+/** A master on a new store, or on the store of `dataDir` (then the store stays for `close` of the first master). */
+async function boot(
+  engine: 'sqlite' | 'postgres',
+  indexer: boolean,
+  dataDir = mkdtempSync(path.join(os.tmpdir(), 'wt-logsearch-bench-')),
+) {
+  const db = engine === 'postgres' ? await createBenchDatabase() : undefined;
   const m = await startMaster({
     port: port++,
     host: '127.0.0.1',
@@ -70,7 +98,7 @@ async function boot(engine: 'sqlite' | 'postgres', indexer: boolean) {
     adminPassword: PASSWORD,
     embeddedNode: false,
     logLevel: 'warn',
-    logIndexIdleMs: indexer ? 1000 : 0,
+    logIndexIdleMs: indexer ? 100 : 0,
   });
   const login = await fetch(m.url + '/api/login', {
     method: 'POST',
@@ -83,7 +111,7 @@ async function boot(engine: 'sqlite' | 'postgres', indexer: boolean) {
     await db?.drop();
     rmSync(dataDir, { recursive: true, force: true });
   };
-  return { m, token, url: db?.url, file: path.join(dataDir, 'crawldeck.db'), close };
+  return { m, token, url: db?.url, dataDir, file: path.join(dataDir, 'crawldeck.db'), close };
 }
 
 /** Stores `n` lines into a new task through the master's ingest; lines/s. */
@@ -112,27 +140,23 @@ function indexTo(file: string, taskId: string, upTo: number): number {
   return n / ((performance.now() - t0) / 1000);
 }
 
-/** Removes a deleted task's index entries as the indexer does (2 000 per chunk); ms. */
-function purgeAll(file: string): number {
-  const conn = openLogIndexWriter(file);
-  const t0 = performance.now();
-  while (purgeRetired(conn, 2000) > 0);
-  conn.close();
-  return performance.now() - t0;
+/** How far the indexer got in the task, read from the index file. */
+function indexedLine(ix: Database.Database, taskId: string): number {
+  const row = ix.prepare('SELECT indexed_line AS n FROM task_log_search WHERE task_id = ?').get(taskId);
+  return (row as { n: number } | undefined)?.n ?? 0;
 }
 
-async function indexedLine(m: RunningMaster, taskId: string): Promise<number> {
-  const { rows } = await sql<{
-    n: number;
-  }>`SELECT indexed_line AS n FROM task_log_search WHERE task_id = ${taskId}`.execute(m.store.db);
-  return rows[0]?.n ?? 0;
-}
+const mb = (file: string) => `${Math.round(statSync(file).size / 1e6)} MB`;
 
-/** GET /api/version from a second client until `done()`: the count, median and worst latency. */
+/** GET /api/version from a second client until `done()`: the count, median, 99th percentile and worst latency. */
 async function versionWhile(b: { m: RunningMaster; token: string }, done: () => boolean | Promise<boolean>) {
   const lat: number[] = [];
   while (!(await done())) lat.push((await timed(() => api(b.m, b.token, '/version')))[0]);
-  return lat.length ? `${lat.length} calls, p50 ${ms(median(lat))} ms, max ${ms(Math.max(...lat))} ms` : 'no call';
+  if (!lat.length) return 'no call';
+  const sorted = [...lat].sort((a, b) => a - b);
+  const p99 = sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.99))];
+  const slow = lat.filter((x) => x > 100).length;
+  return `${lat.length} calls, p50 ${ms(median(lat))} ms, p99 ${ms(p99)} ms, max ${ms(sorted[sorted.length - 1])} ms, ${slow} over 100 ms`;
 }
 
 /** The query the master ran before the index: a page of LIKE / ILIKE matches plus their count. */
@@ -191,17 +215,19 @@ async function searchSet(
         const [t, r] = await timed(() => api(b.m, b.token, q));
         apiTimes.push(t);
         last = r;
-        bareTimes.push((await timed(() => bare.run(taskId, k, (pageNum - 1) * 50)))[0]);
+        if (i === 0 || size < HUGE) bareTimes.push((await timed(() => bare.run(taskId, k, (pageNum - 1) * 50)))[0]);
       }
       const what = `${label}: ${kind} "${k}" page ${pageNum}`;
-      rows.push({
+      const row = {
         size,
         what,
         api: median(apiTimes),
         bare: median(bareTimes),
         total: last.total,
         partial: !!last.total_partial,
-      });
+      };
+      rows.push(row);
+      console.log(`row: ${Object.values(row).join(' | ')}`);
     }
   }
   await bare.close();
@@ -215,23 +241,61 @@ async function versionDuringSearch(b: Booted, taskId: string): Promise<string> {
   return versionWhile(b, () => done);
 }
 
-/** SQLite: searches on a log not indexed, half indexed and indexed; then deletion and the purge of its entries. */
+/** Whether the indexer has removed everything of the task: its progress gone and no removal queued. */
+function purged(ix: Database.Database, taskId: string): boolean {
+  const queued = ix.prepare('SELECT count(*) AS n FROM task_log_purge').get() as { n: number };
+  return queued.n === 0 && indexedLine(ix, taskId) === 0;
+}
+
+/**
+ * SQLite: searches on a log not indexed and half indexed (directly, as the indexer does); then the master restarts on
+ * the same store with its background indexer, which indexes the other half (GET /api/version meanwhile); searches
+ * on the indexed log; then the task is deleted and the indexer removes its entries (GET /api/version meanwhile).
+ */
 async function sqliteSearches(size: number, rows: Row[], notes: string[]) {
-  const b = await boot('sqlite', false);
+  const first = await boot('sqlite', false);
+  let b = first;
   try {
-    const { taskId, rate } = await ingest(b.m, size);
-    notes.push(`ingest ${size} lines, indexer off: ${Math.round(rate)} lines/s`);
+    const stored = await ingest(b.m, size);
+    const taskId = stored.taskId;
+    notes.push(`ingest ${size} lines, indexer off: ${Math.round(stored.rate)} lines/s`);
     await searchSet('sqlite', b, taskId, size, 'not indexed', rows);
-    const half = indexTo(b.file, taskId, size / 2);
-    await searchSet('sqlite', b, taskId, size, 'half indexed', rows);
-    const rest = indexTo(b.file, taskId, size);
-    notes.push(`indexing ${size} lines in 2000-line chunks: ${Math.round((half + rest) / 2)} lines/s`);
-    await searchSet('sqlite', b, taskId, size, 'indexed', rows);
-    notes.push(`${size} lines indexed: GET /api/version during a slow search: ${await versionDuringSearch(b, taskId)}`);
-    const [del] = await timed(() => deleteTaskRows(b.m.store.db, [taskId]));
-    notes.push(`${size} lines: task deleted in ${ms(del)} ms, its index entries purged in ${ms(purgeAll(b.file))} ms`);
+    // The huge task: all but the last 500 000 lines indexed directly, the rest by the master's indexer.
+    const direct = size >= HUGE ? size - 500_000 : size / 2;
+    const rate = indexTo(b.file, taskId, direct);
+    notes.push(`indexing the first ${direct} lines in 2000-line chunks, alone: ${Math.round(rate)} lines/s`);
+    if (size < HUGE) await searchSet('sqlite', b, taskId, size, 'half indexed', rows);
+    await first.m.close();
+    b = await boot('sqlite', true, first.dataDir);
+    const ix = new Database(logIndexFile(b.file), { readonly: true });
+    try {
+      const t0 = performance.now();
+      const during = await versionWhile(b, () => indexedLine(ix, taskId) >= size);
+      const s = (performance.now() - t0) / 1000;
+      notes.push(
+        `${size} lines: the background indexer indexed the other ${size - direct} in ${ms(s)} s (${Math.round((size - direct) / s)} lines/s); GET /api/version meanwhile: ${during}`,
+      );
+      let calls = 0;
+      notes.push(
+        `${size} lines: GET /api/version, indexer idle (baseline): ${await versionWhile(b, () => ++calls > 2000)}`,
+      );
+      notes.push(`${size} lines: store file ${mb(b.file)}, index file ${mb(logIndexFile(b.file))}`);
+      await searchSet('sqlite', b, taskId, size, 'indexed', rows);
+      notes.push(
+        `${size} lines indexed: GET /api/version during a slow search: ${await versionDuringSearch(b, taskId)}`,
+      );
+      const [del] = await timed(() => deleteTaskRows(b.m.store.db, [taskId]));
+      const p0 = performance.now();
+      const purging = await versionWhile(b, () => purged(ix, taskId));
+      notes.push(
+        `${size} lines: task deleted in ${ms(del)} ms; the indexer removed its entries ${ms(performance.now() - p0)} ms later; GET /api/version meanwhile: ${purging}`,
+      );
+    } finally {
+      ix.close();
+    }
   } finally {
-    await b.close();
+    // The first master is closed once the second runs; the store goes with whichever runs last.
+    await (b !== first ? b : first).close();
   }
 }
 
@@ -242,10 +306,15 @@ async function sqliteIngestWithIndexer(size: number, notes: string[]) {
     const { taskId, rate } = await ingest(b.m, size);
     notes.push(`ingest ${size} lines, indexer running: ${Math.round(rate)} lines/s`);
     const t0 = performance.now();
-    const during = await versionWhile(b, async () => (await indexedLine(b.m, taskId)) >= size);
+    const ix = new Database(logIndexFile(b.file), { readonly: true });
+    const during = await versionWhile(b, () => indexedLine(ix, taskId) >= size);
+    ix.close();
     notes.push(
       `${size} lines: indexer caught up ${ms((performance.now() - t0) / 1000)} s after the ingest; GET /api/version meanwhile: ${during}`,
     );
+    let calls = 0;
+    const idle = await versionWhile(b, () => ++calls > 2000);
+    notes.push(`${size} lines: GET /api/version with the indexer idle (baseline): ${idle}`);
   } finally {
     await b.close();
   }
@@ -281,17 +350,29 @@ function print(engine: string, rows: Row[], notes: string[]) {
   }
 }
 
+/** Notes are printed as they come too, so a long run shows its progress. */
+function noteList(): string[] {
+  const notes: string[] = [];
+  const push = notes.push.bind(notes);
+  notes.push = (...xs: string[]) => {
+    for (const x of xs) console.log(`[${new Date().toISOString().slice(11, 19)}] ${x}`);
+    return push(...xs);
+  };
+  return notes;
+}
+
 async function main() {
   const rows: Row[] = [];
-  const notes: string[] = [];
-  for (const size of SIZES) {
+  const notes = noteList();
+  for (const size of process.env.BENCH_SQLITE === '0' ? [] : SIZES) {
     await sqliteSearches(size, rows, notes);
-    await sqliteIngestWithIndexer(size, notes);
+    // The ingest with the indexer running, up to 1M lines (the 10M-line task is ingested once, above).
+    if (size <= 1_000_000 && process.env.BENCH_LOGSEARCH_INGEST !== '0') await sqliteIngestWithIndexer(size, notes);
   }
-  print('sqlite', rows, notes);
+  if (rows.length) print('sqlite', rows, notes);
   if (process.env.BENCH_PG !== '1') return;
   const pgRows: Row[] = [];
-  const pgNotes: string[] = [];
+  const pgNotes = noteList();
   for (const size of SIZES) await postgresSearches(size, pgRows, pgNotes);
   print('postgres', pgRows, pgNotes);
 }

@@ -91,7 +91,7 @@ export const MASTER_VARIABLES = {
   CRAWLDECK_LOG_INDEX_IDLE_MS: {
     default: '`1000`',
     description:
-      'SQLite: how long the background indexer of task logs waits, once every log is indexed, before it looks for new lines again; `0` turns it off (searches then read the lines)',
+      'SQLite: how long the background log indexer rests once every log is indexed; `0` turns it off (searches read the lines). Its index is a file beside the store (`crawldeck.log-index.db`); deleted while the master is stopped (e.g. after restoring a backup), it is rebuilt',
   },
   CRAWLDECK_TASK_USER: {
     default: '`crawldeck-task`',

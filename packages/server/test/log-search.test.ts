@@ -3,7 +3,9 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { newId } from '@crawldeck/shared';
 import { ENGINE, startTestMaster, type TestMaster } from './harness.ts';
 import { insertRow, insertRows } from './seed-rows.ts';
-import { indexNextLines, openLogIndexWriter } from '../src/features/tasks/log-index.store.ts';
+import Database from 'better-sqlite3';
+import { adoptRetired, indexNextLines, openLogIndexWriter, purgeNext } from '../src/features/tasks/log-index.store.ts';
+import { logIndexFile, ownTable } from '../src/features/tasks/log-index.schema.ts';
 
 /**
  * GET /api/tasks/:id/log?keyword=…: matches must equal what a plain scan of the task's lines finds (LIKE on SQLite,
@@ -46,13 +48,18 @@ afterAll(async () => {
   await m?.close();
 });
 
-/** A task whose log holds `lines` (line numbers from 1), written straight into the store. */
+/**
+ * A task whose log holds `lines` (line numbers from 1), written straight into the store. As with the ingest, the
+ * task's line count covers the lines only once they are stored: the indexer takes a line below the count that is not
+ * stored for one the retention removed, and indexes past it.
+ */
 async function seedTask(lines: string[]): Promise<string> {
   const db = m.master.store.db;
   const id = newId();
-  await insertRow(db, 'tasks', { id, spider_id: spiderId, status: 'finished', log_lines: lines.length });
+  await insertRow(db, 'tasks', { id, spider_id: spiderId, status: 'finished', log_lines: 0 });
   const rows = lines.map((msg, i) => ({ task_id: id, line_no: i + 1, msg, is_error: 0 }));
   await insertRows(db, 'task_logs', rows, 2000);
+  await db.updateTable('tasks').set({ log_lines: lines.length }).where('id', '=', id).execute();
   return id;
 }
 
@@ -66,13 +73,25 @@ async function scanned(taskId: string, keyword: string): Promise<number[]> {
   return rows.map((r) => Number(r.line_no));
 }
 
+/** SQLite: runs a query on the index file, read-only. */
+function onIndex<T>(read: (ix: Database.Database) => T): T {
+  const ix = new Database(logIndexFile(m.master.store.location), { readonly: true, fileMustExist: true });
+  try {
+    return read(ix);
+  } finally {
+    ix.close();
+  }
+}
+
 /** SQLite: how far the background indexer has indexed the task's log (0: not at all). */
 async function indexedLine(taskId: string): Promise<number> {
-  const { rows } = await sql<{
-    indexed_line: number;
-  }>`SELECT indexed_line FROM task_log_search WHERE task_id = ${taskId}`.execute(m.master.store.db);
-  return rows[0]?.indexed_line ?? 0;
+  const row = onIndex((ix) => ix.prepare('SELECT indexed_line FROM task_log_search WHERE task_id = ?').get(taskId));
+  return (row as { indexed_line: number } | undefined)?.indexed_line ?? 0;
 }
+
+/** SQLite: the task's search number. */
+const seqOf = (taskId: string): number =>
+  onIndex((ix) => (ix.prepare('SELECT seq FROM task_log_search WHERE task_id = ?').get(taskId) as { seq: number }).seq);
 
 /** SQLite: waits until the background indexer has indexed every line of the task. */
 async function untilIndexed(taskId: string, lines: number): Promise<void> {
@@ -80,12 +99,39 @@ async function untilIndexed(taskId: string, lines: number): Promise<void> {
   await vi.waitFor(async () => expect(await indexedLine(taskId)).toBe(lines), { timeout: 30_000, interval: 50 });
 }
 
-/** SQLite: the index entries under a task's search number. */
-async function indexEntries(seq: number): Promise<number> {
+/** SQLite: the index entries under a task's search number: shared ones, and whether its own table exists. */
+function indexEntries(seq: number): { shared: number; ownTable: boolean } {
   const base = BigInt(seq) << 32n;
-  const { rows } = await sql<{ n: number }>`SELECT count(*) AS n FROM task_log_fts
-    WHERE rowid BETWEEN ${base} AND ${base + (1n << 32n) - 1n}`.execute(m.master.store.db);
-  return Number(rows[0].n);
+  return onIndex((ix) => ({
+    shared: (
+      ix
+        .prepare('SELECT count(*) AS n FROM task_log_fts WHERE rowid BETWEEN ? AND ?')
+        .get(base, base + (1n << 32n) - 1n) as { n: number }
+    ).n,
+    ownTable: !!ix.prepare('SELECT 1 FROM sqlite_schema WHERE name = ?').get(ownTable(seq)),
+  }));
+}
+
+/** SQLite: index entries of any task that match a keyword (the shared table), and the queue of removals. */
+function leftovers(keyword: string): { matches: number; queued: number } {
+  return onIndex((ix) => ({
+    matches: (
+      ix.prepare('SELECT count(*) AS n FROM task_log_fts WHERE task_log_fts MATCH ?').get(`"${keyword}"`) as {
+        n: number;
+      }
+    ).n,
+    queued: (ix.prepare('SELECT count(*) AS n FROM task_log_purge').get() as { n: number }).n,
+  }));
+}
+
+/** SQLite, with the background indexer off: indexes the task up to `upTo`, its own table from line `ownFrom`. */
+function indexDirectly(taskId: string, upTo: number, ownFrom: number): void {
+  const conn = openLogIndexWriter(m.master.store.location);
+  try {
+    while (indexNextLines(conn, taskId, 500, upTo, ownFrom) > 0);
+  } finally {
+    conn.close();
+  }
 }
 
 async function search(taskId: string, keyword: string, page_num = 1, page_size = 1000) {
@@ -163,14 +209,88 @@ describe('log search', () => {
   it.runIf(ENGINE === 'sqlite')('removes the index entries of a deleted task in the background', async () => {
     const taskId = await seedTask(Array.from({ length: 3000 }, (_, i) => `line ${i}`));
     await untilIndexed(taskId, 3000);
-    const { rows } = await sql<{ seq: number }>`SELECT seq FROM task_log_search WHERE task_id = ${taskId}`.execute(
-      m.master.store.db,
-    );
-    const seq = rows[0].seq;
-    expect(await indexEntries(seq)).toBe(3000);
+    const seq = seqOf(taskId);
+    expect(indexEntries(seq)).toEqual({ shared: 3000, ownTable: false });
     expect((await m.api('DELETE', `/tasks/${taskId}`)).status).toBe(200);
-    await vi.waitFor(async () => expect(await indexEntries(seq)).toBe(0), { timeout: 30_000, interval: 50 });
+    await vi.waitFor(() => expect(indexEntries(seq)).toEqual({ shared: 0, ownTable: false }), {
+      timeout: 30_000,
+      interval: 50,
+    });
     expect(await indexedLine(taskId)).toBe(0);
+  });
+
+  describe.runIf(ENGINE === 'sqlite')('removing a gone task from the index', () => {
+    beforeAll(() => m.restart({ logIndexIdleMs: 0 })); // no background indexer until a test restarts with one
+    afterAll(() => m.restart());
+
+    it('drops its own table, removes its shared entries, and goes on after a restart in the middle', async () => {
+      const lines = Array.from({ length: 3000 }, (_, i) => `removal-word ${i}`);
+      const [gone, kept] = [await seedTask(lines), await seedTask(lines)];
+      indexDirectly(gone, 3000, 1001);
+      indexDirectly(kept, 3000, 1001);
+      const seq = seqOf(gone);
+      expect(indexEntries(seq)).toEqual({ shared: 1000, ownTable: true });
+      expect(leftovers('removal-word')).toEqual({ matches: 2000, queued: 0 });
+      expect((await m.api('DELETE', `/tasks/${gone}`)).status).toBe(200);
+      // The purge starts as the indexer would, then the master stops half way.
+      const conn = openLogIndexWriter(m.master.store.location);
+      try {
+        expect(adoptRetired(conn, 10)).toBe(1);
+        expect(purgeNext(conn, 100)).toBe(1); // its own table, dropped whole
+        expect(purgeNext(conn, 100)).toBe(100);
+      } finally {
+        conn.close();
+      }
+      expect(indexEntries(seq)).toEqual({ shared: 900, ownTable: false });
+      expect(leftovers('removal-word')).toEqual({ matches: 1900, queued: 1 });
+      await m.restart(); // with the background indexer
+      await vi.waitFor(() => expect(leftovers('removal-word')).toEqual({ matches: 1000, queued: 0 }), {
+        timeout: 30_000,
+        interval: 50,
+      });
+      expect(indexEntries(seq)).toEqual({ shared: 0, ownTable: false });
+      const expected = await scanned(kept, 'removal-word 25');
+      expect(await search(kept, 'removal-word 25')).toEqual({
+        lines: expected,
+        total: expected.length,
+        partial: false,
+      });
+      await m.restart({ logIndexIdleMs: 0 });
+    });
+
+    it('adds nothing for a task deleted while it is being indexed, and removes what it had', async () => {
+      const taskId = await seedTask(Array.from({ length: 3000 }, (_, i) => `halfway-word ${i}`));
+      indexDirectly(taskId, 1500, 1001);
+      const seq = seqOf(taskId);
+      expect(indexEntries(seq)).toEqual({ shared: 1000, ownTable: true });
+      expect((await m.api('DELETE', `/tasks/${taskId}`)).status).toBe(200);
+      indexDirectly(taskId, 3000, 1001);
+      expect(await indexedLine(taskId)).toBe(1500);
+      await m.restart(); // with the background indexer
+      await vi.waitFor(() => expect(leftovers('halfway-word')).toEqual({ matches: 0, queued: 0 }), {
+        timeout: 30_000,
+        interval: 50,
+      });
+      expect(indexEntries(seq)).toEqual({ shared: 0, ownTable: false });
+      expect(await indexedLine(taskId)).toBe(0);
+      await m.restart({ logIndexIdleMs: 0 });
+    });
+
+    it('finds the same lines in a log split between the shared table and its own', async () => {
+      const lines = Array.from({ length: 5000 }, (_, i) =>
+        i % 7 === 0 ? `Fetched page ${i}` : i % 11 === 0 ? `FETCHED again ${i}` : `parsed item ${i}`,
+      );
+      const taskId = await seedTask(lines);
+      indexDirectly(taskId, 4000, 1500);
+      for (const keyword of ['fetched', 'page 1499', 'page 1505', 'again', 'item 4999']) {
+        const expected = await scanned(taskId, keyword);
+        for (const page of [1, 2]) {
+          const got = await search(taskId, keyword, page, 1000);
+          const lines = expected.slice((page - 1) * 1000, page * 1000);
+          expect({ keyword, ...got }).toEqual({ keyword, lines, total: expected.length, partial: false });
+        }
+      }
+    });
   });
 
   it.runIf(ENGINE === 'sqlite')('finds the same lines when only the first part of the log is indexed', async () => {
@@ -180,12 +300,7 @@ describe('log search', () => {
         i % 7 === 0 ? `Fetched page ${i}` : i % 11 === 0 ? `FETCHED again ${i}` : `parsed item ${i}`,
       );
       const taskId = await seedTask(lines);
-      const conn = openLogIndexWriter(m.master.store.location);
-      try {
-        while (indexNextLines(conn, taskId, 500, 2345) > 0);
-      } finally {
-        conn.close();
-      }
+      indexDirectly(taskId, 2345, 100_001);
       expect(await indexedLine(taskId)).toBe(2345);
       for (const keyword of ['fetched', 'Fetched page 23', 'page 2345', 'again', 'ed', 'item 4999']) {
         const expected = await scanned(taskId, keyword);

@@ -1,40 +1,55 @@
 import Database from 'better-sqlite3';
+import {
+  attachLogIndex,
+  LINE_BITS,
+  OWN_FROM,
+  OWN_TABLE_OPTIONS,
+  ownTable,
+  prepareLogIndex,
+} from './log-index.schema.ts';
 
 /**
- * The background indexer of task logs on SQLite: it adds stored lines to the trigram index after the ingest
- * has committed them, and removes the entries of deleted tasks, a bounded chunk per write transaction so the
- * master's own writes never wait long for the lock. Progress lives in task_log_search (per task the last indexed
- * line), so a restart goes on where the last run stopped.
+ * The background indexer of task logs on SQLite: it adds stored lines to the trigram index after the ingest has
+ * committed them, and removes the entries of tasks that went away, a bounded chunk per transaction. It writes only
+ * the index file (schema `ix`); the store's file it reads, apart from taking tasks off the list of retired ones.
+ * Progress lives in the index file (per task the last indexed line), so a restart goes on where the last run stopped.
  */
-const LINE_BITS = 32n;
 
-/** Opens the indexer's own writable connection beside the master's (WAL: readers are never blocked). */
+/** Opens the indexer's connection: the store's file, with the index file attached for writing. */
 export function openLogIndexWriter(file: string): Database.Database {
+  prepareLogIndex(file);
   const conn = new Database(file, { fileMustExist: true });
   conn.pragma('busy_timeout = 5000');
-  conn.pragma('synchronous = NORMAL');
+  attachLogIndex(conn, file);
+  conn.pragma('ix.synchronous = NORMAL');
   return conn;
 }
 
-interface Behind {
-  task_id: string;
-  log_lines: number;
-  seq: number | null;
-  indexed_line: number | null;
+interface Progress {
+  seq: number;
+  indexed_line: number;
+  own_from: number;
+  own_table: number;
 }
 
 interface Statements {
-  behind: Database.Statement<[number], Behind>;
-  logLines: Database.Statement<[string], { log_lines: number }>;
-  progress: Database.Statement<[string], { seq: number; indexed_line: number }>;
-  register: Database.Statement<[string]>;
+  behind: Database.Statement<[number], { task_id: string; log_lines: number }>;
+  logLines: Database.Statement<[string], { log_lines: number; retired: number }>;
+  progress: Database.Statement<[string], Progress>;
+  register: Database.Statement<[string, number]>;
   linesOf: Database.Statement<[string, number, number], { line_no: number; msg: string }>;
-  addEntry: Database.Statement<[bigint, string]>;
+  addShared: Database.Statement<[bigint, string]>;
   advance: Database.Statement<[number, number]>;
-  retired: Database.Statement<[], { seq: number }>;
-  retiredKeys: Database.Statement<[bigint, bigint, number], { rowid: bigint }>;
-  removeEntry: Database.Statement<[bigint]>;
-  forget: Database.Statement<[number]>;
+  markOwn: Database.Statement<[number]>;
+  retired: Database.Statement<[number], { task_id: string }>;
+  queuePurge: Database.Statement<[string]>;
+  unregister: Database.Statement<[string]>;
+  unretire: Database.Statement<[string]>;
+  nextPurge: Database.Statement<[], { seq: number; own_table: number }>;
+  ownDropped: Database.Statement<[number]>;
+  sharedKeys: Database.Statement<[bigint, bigint, number], { rowid: bigint }>;
+  removeShared: Database.Statement<[bigint]>;
+  purged: Database.Statement<[number]>;
 }
 
 const prepared = new WeakMap<Database.Database, Statements>();
@@ -43,23 +58,31 @@ function statements(conn: Database.Database): Statements {
   let st = prepared.get(conn);
   if (st) return st;
   st = {
-    behind: conn.prepare(`SELECT t.id AS task_id, t.log_lines, s.seq, s.indexed_line FROM tasks t
-      LEFT JOIN task_log_search s ON s.task_id = t.id WHERE t.log_lines > coalesce(s.indexed_line, 0) LIMIT ?`),
-    logLines: conn.prepare('SELECT log_lines FROM tasks WHERE id = ?'),
-    progress: conn.prepare('SELECT seq, indexed_line FROM task_log_search WHERE task_id = ?'),
-    register: conn.prepare('INSERT OR IGNORE INTO task_log_search (task_id) VALUES (?)'),
+    behind: conn.prepare(`SELECT t.id AS task_id, t.log_lines FROM main.tasks t
+      LEFT JOIN ix.task_log_search s ON s.task_id = t.id WHERE t.log_lines > coalesce(s.indexed_line, 0) LIMIT ?`),
+    logLines: conn.prepare(`SELECT log_lines, EXISTS (SELECT 1 FROM main.task_log_retired r WHERE r.task_id = t.id)
+      AS retired FROM main.tasks t WHERE id = ?`),
+    progress: conn.prepare('SELECT seq, indexed_line, own_from, own_table FROM ix.task_log_search WHERE task_id = ?'),
+    register: conn.prepare('INSERT OR IGNORE INTO ix.task_log_search (task_id, own_from) VALUES (?, ?)'),
     linesOf: conn.prepare(
-      'SELECT line_no, msg FROM task_logs WHERE task_id = ? AND line_no > ? AND line_no <= ? ORDER BY line_no',
+      'SELECT line_no, msg FROM main.task_logs WHERE task_id = ? AND line_no > ? AND line_no <= ? ORDER BY line_no',
     ),
-    addEntry: conn.prepare('INSERT OR REPLACE INTO task_log_fts (rowid, msg) VALUES (?, ?)'),
-    advance: conn.prepare('UPDATE task_log_search SET indexed_line = ? WHERE seq = ?'),
-    retired: conn.prepare('SELECT seq FROM task_log_search_retired ORDER BY seq LIMIT 1'),
+    addShared: conn.prepare('INSERT OR REPLACE INTO ix.task_log_fts (rowid, msg) VALUES (?, ?)'),
+    advance: conn.prepare('UPDATE ix.task_log_search SET indexed_line = ? WHERE seq = ?'),
+    markOwn: conn.prepare('UPDATE ix.task_log_search SET own_table = 1 WHERE seq = ?'),
+    retired: conn.prepare('SELECT task_id FROM main.task_log_retired LIMIT ?'),
+    queuePurge: conn.prepare(`INSERT OR IGNORE INTO ix.task_log_purge (seq, own_table)
+      SELECT seq, own_table FROM ix.task_log_search WHERE task_id = ?`),
+    unregister: conn.prepare('DELETE FROM ix.task_log_search WHERE task_id = ?'),
+    unretire: conn.prepare('DELETE FROM main.task_log_retired WHERE task_id = ?'),
+    nextPurge: conn.prepare('SELECT seq, own_table FROM ix.task_log_purge ORDER BY seq LIMIT 1'),
+    ownDropped: conn.prepare('UPDATE ix.task_log_purge SET own_table = 0 WHERE seq = ?'),
     // Keys above 2^53 would lose digits as numbers: they are read as bigints.
-    retiredKeys: conn
-      .prepare('SELECT rowid FROM task_log_fts WHERE rowid BETWEEN ? AND ? ORDER BY rowid LIMIT ?')
-      .safeIntegers(true) as Statements['retiredKeys'],
-    removeEntry: conn.prepare('DELETE FROM task_log_fts WHERE rowid = ?'),
-    forget: conn.prepare('DELETE FROM task_log_search_retired WHERE seq = ?'),
+    sharedKeys: conn
+      .prepare('SELECT rowid FROM ix.task_log_fts WHERE rowid BETWEEN ? AND ? ORDER BY rowid LIMIT ?')
+      .safeIntegers(true) as Statements['sharedKeys'],
+    removeShared: conn.prepare('DELETE FROM ix.task_log_fts WHERE rowid = ?'),
+    purged: conn.prepare('DELETE FROM ix.task_log_purge WHERE seq = ?'),
   };
   prepared.set(conn, st);
   return st;
@@ -72,42 +95,101 @@ export function tasksBehind(conn: Database.Database, limit: number): { taskId: s
     .map((r) => ({ taskId: r.task_id, logLines: r.log_lines }));
 }
 
-/**
- * Indexes the next stored lines of one task, at most `chunk` of them and none past `upTo` (a test stops there), in
- * one short write transaction; answers how many lines it indexed (0: the task is gone or indexed that far).
- */
-export function indexNextLines(conn: Database.Database, taskId: string, chunk: number, upTo = Infinity): number {
-  const st = statements(conn);
-  return conn
-    .transaction(() => {
-      const task = st.logLines.get(taskId);
-      if (!task) return 0;
-      st.register.run(taskId);
-      const progress = st.progress.get(taskId)!;
-      const end = Math.min(task.log_lines, upTo, progress.indexed_line + chunk);
-      if (progress.indexed_line >= end) return 0;
-      const lines = st.linesOf.all(taskId, progress.indexed_line, end);
-      const base = BigInt(progress.seq) << LINE_BITS;
-      for (const l of lines) st.addEntry.run(base + BigInt(l.line_no), l.msg);
-      // Lines are stored without gaps; lines missing here were removed by the log retention and need no entry.
-      st.advance.run(end, progress.seq);
-      return Math.max(lines.length, 1);
-    })
-    .immediate();
+/** Adds lines to a task's own table (created with its first line). */
+function ownWriter(conn: Database.Database, p: Progress) {
+  let insert: Database.Statement<[number, string]> | undefined;
+  return (lineNo: number, msg: string) => {
+    if (!insert) {
+      const table = ownTable(p.seq);
+      if (!p.own_table) {
+        conn.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS ix.${table} USING fts5(${OWN_TABLE_OPTIONS})`);
+        statements(conn).markOwn.run(p.seq);
+      }
+      insert = conn.prepare(`INSERT OR REPLACE INTO ix.${table} (rowid, msg) VALUES (?, ?)`);
+    }
+    insert.run(lineNo, msg);
+  };
 }
 
-/** Removes up to `chunk` index entries of a deleted task's retired number; answers how many it removed. */
-export function purgeRetired(conn: Database.Database, chunk: number): number {
+/**
+ * Indexes the next stored lines of one task, at most `chunk` of them and none past `upTo` (a test stops there), in
+ * one transaction that writes only the index file; answers how many lines it indexed (0: the task is gone, retired
+ * or indexed that far). `ownFrom` is where the task's own table starts, fixed when the task is first indexed.
+ */
+export function indexNextLines(
+  conn: Database.Database,
+  taskId: string,
+  chunk: number,
+  upTo = Infinity,
+  ownFrom = OWN_FROM,
+): number {
   const st = statements(conn);
-  return conn
-    .transaction(() => {
-      const retired = st.retired.get();
-      if (!retired) return 0;
-      const base = BigInt(retired.seq) << LINE_BITS;
-      const keys = st.retiredKeys.all(base, base + (1n << LINE_BITS) - 1n, chunk);
-      for (const k of keys) st.removeEntry.run(k.rowid);
-      if (keys.length < chunk) st.forget.run(retired.seq);
-      return Math.max(keys.length, 1);
-    })
-    .immediate();
+  return conn.transaction(() => {
+    const task = st.logLines.get(taskId);
+    // A retired task is first taken off the list (and its entries queued for removal), then indexed anew.
+    if (!task || task.retired) return 0;
+    st.register.run(taskId, ownFrom);
+    const progress = st.progress.get(taskId)!;
+    const end = Math.min(task.log_lines, upTo, progress.indexed_line + chunk);
+    if (progress.indexed_line >= end) return 0;
+    const lines = st.linesOf.all(taskId, progress.indexed_line, end);
+    const base = BigInt(progress.seq) << LINE_BITS;
+    const addOwn = ownWriter(conn, progress);
+    for (const l of lines) {
+      if (l.line_no < progress.own_from) st.addShared.run(base + BigInt(l.line_no), l.msg);
+      else addOwn(l.line_no, l.msg);
+    }
+    // Lines are stored without gaps; lines missing here were removed by the log retention and need no entry.
+    st.advance.run(end, progress.seq);
+    return Math.max(lines.length, 1);
+  })();
+}
+
+/**
+ * Takes up to `limit` tasks off the store's list of retired ones: their progress goes, so searches and the indexer
+ * forget them, and their entries are queued for removal. Answers how many it took.
+ */
+export function adoptRetired(conn: Database.Database, limit: number): number {
+  const st = statements(conn);
+  const ids = st.retired.all(limit).map((r) => r.task_id);
+  if (!ids.length) return 0;
+  conn.transaction(() => {
+    for (const id of ids) {
+      st.queuePurge.run(id);
+      st.unregister.run(id);
+    }
+  })();
+  // Then off the list, in the store's file (a short write): if the master stops in between, they are taken again
+  // and, having no progress any more, simply dropped from the list.
+  conn.transaction(() => {
+    for (const id of ids) st.unretire.run(id);
+  })();
+  return ids.length;
+}
+
+/**
+ * Removes one chunk of a gone task's entries: its own table dropped whole, or up to `chunk` shared entries. Answers
+ * how much it did (0: nothing queued).
+ */
+export function purgeNext(conn: Database.Database, chunk: number): number {
+  const st = statements(conn);
+  return conn.transaction(() => {
+    const next = st.nextPurge.get();
+    if (!next) return 0;
+    if (next.own_table) {
+      conn.exec(`DROP TABLE IF EXISTS ix.${ownTable(next.seq)}`);
+      st.ownDropped.run(next.seq);
+      return 1;
+    }
+    const base = BigInt(next.seq) << LINE_BITS;
+    const keys = st.sharedKeys.all(base, base + (1n << LINE_BITS) - 1n, chunk);
+    for (const k of keys) st.removeShared.run(k.rowid);
+    if (keys.length < chunk) st.purged.run(next.seq);
+    return Math.max(keys.length, 1);
+  })();
+}
+
+/** Both steps of removing gone tasks' entries; answers how much work there was (0: none). */
+export function purgeRetired(conn: Database.Database, chunk: number): number {
+  return adoptRetired(conn, 500) + purgeNext(conn, chunk);
 }

@@ -1,6 +1,7 @@
 import Database from 'better-sqlite3';
 import { sql, type Kysely } from 'kysely';
 import type { DB } from '../../store/schema.ts';
+import { attachLogIndex, LINE_BITS, ownTable } from './log-index.schema.ts';
 import type { StoredLogLine } from './tasks.store.ts';
 
 /** One keyword search in one task's log: which lines, which page of the matches, and until when to work. */
@@ -30,8 +31,6 @@ export function containsPattern(keyword: string): string {
 /** Trigrams serve keywords of three characters or more; shorter ones are found by reading the lines. */
 export const trigramsServe = (keyword: string): boolean => [...keyword].length >= 3;
 
-/** The index keys of one task: its search number in the high 32 bits, the line number in the low ones. */
-const LINE_BITS = 32n;
 const FIRST_SPAN = 16_384;
 const MAX_SPAN = 1 << 24;
 /** A slice of lines should take about this long, so the clock is looked at often but queries stay few. */
@@ -46,44 +45,83 @@ const DENSE_SHARE = 0.05;
 export function openLogReader(file: string): Database.Database {
   const conn = new Database(file, { readonly: true, fileMustExist: true });
   conn.pragma('busy_timeout = 5000');
+  attachLogIndex(conn, file);
   return conn;
 }
 
+interface Progress {
+  seq: number;
+  indexed_line: number;
+  own_from: number;
+  own_table: number;
+}
+
+interface IndexQueries {
+  count: Database.Statement<unknown[], { n: number }>;
+  rows: Database.Statement<unknown[], StoredLogLine>;
+}
+
 interface Statements {
-  progressOf: Database.Statement<[string], { seq: number; indexed_line: number }>;
-  indexedCount: Database.Statement<unknown[], { n: number }>;
-  indexedRows: Database.Statement<unknown[], StoredLogLine>;
+  progressOf: Database.Statement<[string, string], Progress>;
+  shared: IndexQueries;
   scanCount: Database.Statement<unknown[], { n: number }>;
   scanRows: Database.Statement<unknown[], StoredLogLine>;
+  /** The queries of a task's own table, by its search number (a few kept). */
+  own: Map<number, IndexQueries>;
 }
 
 const prepared = new WeakMap<Database.Database, Statements>();
 
+/**
+ * The trigram index narrows the lines; LIKE on the stored line keeps exactly the matches a plain scan finds (the
+ * index folds the case of every alphabet, LIKE only of ASCII letters). `key - @base` is the line number.
+ */
+function indexQueries(conn: Database.Database, table: string): IndexQueries {
+  const from = `FROM ix.${table} CROSS JOIN main.task_logs l ON l.task_id = @task AND l.line_no = ${table}.rowid - @base
+    WHERE ${table} MATCH @phrase AND ${table}.rowid BETWEEN @lo AND @hi AND l.msg LIKE @pattern ESCAPE '\\'`;
+  return {
+    count: conn.prepare(`SELECT count(*) AS n ${from}`),
+    rows: conn.prepare(`SELECT l.line_no, l.msg, l.is_error ${from} ORDER BY ${table}.rowid LIMIT @take OFFSET @skip`),
+  };
+}
+
 function statements(conn: Database.Database): Statements {
   let st = prepared.get(conn);
   if (st) return st;
-  // The trigram index narrows the lines; LIKE on the stored line keeps exactly the matches a plain scan finds
-  // (the index folds the case of every alphabet, LIKE only of ASCII letters).
-  const indexedFrom = `FROM task_log_fts CROSS JOIN task_logs l ON l.task_id = @task AND l.line_no = task_log_fts.rowid - @base
-    WHERE task_log_fts MATCH @phrase AND task_log_fts.rowid BETWEEN @lo AND @hi AND l.msg LIKE @pattern ESCAPE '\\'`;
-  const scanFrom = `FROM task_logs WHERE task_id = @task AND line_no BETWEEN @lo AND @hi AND msg LIKE @pattern ESCAPE '\\'`;
+  const scanFrom = `FROM main.task_logs WHERE task_id = @task AND line_no BETWEEN @lo AND @hi AND msg LIKE @pattern ESCAPE '\\'`;
   st = {
-    progressOf: conn.prepare('SELECT seq, indexed_line FROM task_log_search WHERE task_id = ?'),
-    indexedCount: conn.prepare(`SELECT count(*) AS n ${indexedFrom}`),
-    indexedRows: conn.prepare(
-      `SELECT l.line_no, l.msg, l.is_error ${indexedFrom} ORDER BY task_log_fts.rowid LIMIT @take OFFSET @skip`,
-    ),
+    // A task on the store's list of retired ones has lost its lines: its index entries are not read any more.
+    progressOf: conn.prepare(`SELECT seq, indexed_line, own_from, own_table FROM ix.task_log_search WHERE task_id = ?
+      AND NOT EXISTS (SELECT 1 FROM main.task_log_retired WHERE task_id = ?)`),
+    shared: indexQueries(conn, 'task_log_fts'),
     scanCount: conn.prepare(`SELECT count(*) AS n ${scanFrom}`),
     scanRows: conn.prepare(`SELECT line_no, msg, is_error ${scanFrom} ORDER BY line_no LIMIT @take OFFSET @skip`),
+    own: new Map(),
   };
   prepared.set(conn, st);
   return st;
+}
+
+function ownQueries(conn: Database.Database, st: Statements, seq: number): IndexQueries {
+  let q = st.own.get(seq);
+  if (!q) {
+    if (st.own.size >= 8) st.own.delete(st.own.keys().next().value!);
+    q = indexQueries(conn, ownTable(seq));
+    st.own.set(seq, q);
+  }
+  return q;
 }
 
 /** How to count and read the matches among lines lo…hi of the task. */
 interface Slicer {
   count(lo: number, hi: number): number;
   rows(lo: number, hi: number, skip: number, take: number): StoredLogLine[];
+}
+
+/** A stretch of lines (up to `to`) served by one index table. */
+interface IndexPart {
+  to: number;
+  slicer: Slicer;
 }
 
 function scanSlicer(st: Statements, job: LogSearchJob): Slicer {
@@ -94,11 +132,7 @@ function scanSlicer(st: Statements, job: LogSearchJob): Slicer {
   };
 }
 
-/** The index over the task's lines 1…indexedLine; undefined when none of its lines is indexed yet. */
-function indexSlicer(st: Statements, job: LogSearchJob): (Slicer & { indexedLine: number }) | undefined {
-  const progress = st.progressOf.get(job.taskId);
-  if (!progress || progress.indexed_line < 1) return undefined;
-  const base = BigInt(progress.seq) << LINE_BITS;
+function tableSlicer(q: IndexQueries, job: LogSearchJob, base: bigint): Slicer {
   const keyed = {
     task: job.taskId,
     pattern: containsPattern(job.keyword),
@@ -107,10 +141,24 @@ function indexSlicer(st: Statements, job: LogSearchJob): (Slicer & { indexedLine
   };
   const range = (lo: number, hi: number) => ({ ...keyed, lo: base + BigInt(lo), hi: base + BigInt(hi) });
   return {
-    indexedLine: progress.indexed_line,
-    count: (lo, hi) => st.indexedCount.get(range(lo, hi))!.n,
-    rows: (lo, hi, skip, take) => st.indexedRows.all({ ...range(lo, hi), skip, take }),
+    count: (lo, hi) => q.count.get(range(lo, hi))!.n,
+    rows: (lo, hi, skip, take) => q.rows.all({ ...range(lo, hi), skip, take }),
   };
+}
+
+/**
+ * The index over the task's lines 1…indexed line, in stretches: the shared table up to the task's own table, then
+ * its own table; empty when none of its lines is indexed yet.
+ */
+function indexParts(conn: Database.Database, st: Statements, job: LogSearchJob): IndexPart[] {
+  const p = st.progressOf.get(job.taskId, job.taskId);
+  if (!p || p.indexed_line < 1) return [];
+  const parts: IndexPart[] = [];
+  const sharedTo = Math.min(p.indexed_line, p.own_from - 1);
+  if (sharedTo >= 1) parts.push({ to: sharedTo, slicer: tableSlicer(st.shared, job, BigInt(p.seq) << LINE_BITS) });
+  if (p.indexed_line >= p.own_from && p.own_table)
+    parts.push({ to: p.indexed_line, slicer: tableSlicer(ownQueries(conn, st, p.seq), job, 0n) });
+  return parts;
 }
 
 const nextSpan = (span: number, ms: number) =>
@@ -121,23 +169,28 @@ const nextSpan = (span: number, ms: number) =>
  * the asked page are also read. Lines the background indexer has reached go through the index while matches are
  * sparse; the rest (the unindexed tail, short keywords, dense matches) are read line by line. Between slices the
  * clock decides whether to go on; when the deadline has passed the answer holds the page as far as found and the
- * matches counted so far, marked partial.
+ * matches counted so far, marked partial. The whole search reads one snapshot of both files, so a task's index
+ * cannot go away under it.
  */
 export function searchSqliteLog(conn: Database.Database, job: LogSearchJob): LogSearchAnswer {
+  return conn.transaction(() => searchSnapshot(conn, job))();
+}
+
+function searchSnapshot(conn: Database.Database, job: LogSearchJob): LogSearchAnswer {
   const deadline = Date.now() + job.budgetMs;
   const st = statements(conn);
   const scan = scanSlicer(st, job);
-  const index = trigramsServe(job.keyword) ? indexSlicer(st, job) : undefined;
+  const index = trigramsServe(job.keyword) ? indexParts(conn, st, job) : [];
   const rows: StoredLogLine[] = [];
   let total = 0;
   let lo = 1;
   let span = FIRST_SPAN;
   while (lo <= job.lastLine) {
     const started = performance.now();
-    const inIndex = index !== undefined && lo <= index.indexedLine;
-    // A slice never straddles the end of the index: the indexed part and the tail are read each their own way.
-    const hi = Math.min(job.lastLine, inIndex ? index.indexedLine : job.lastLine, lo + span - 1);
-    const slices = inIndex && total <= (lo - 1) * DENSE_SHARE ? index : scan;
+    const part = index.find((p) => lo <= p.to);
+    // A slice never straddles the end of an index stretch: each stretch and the tail are read each their own way.
+    const hi = Math.min(job.lastLine, part ? part.to : job.lastLine, lo + span - 1);
+    const slices = part && total <= (lo - 1) * DENSE_SHARE ? part.slicer : scan;
     const n = slices.count(lo, hi);
     if (rows.length < job.limit && total + n > job.offset) {
       rows.push(...slices.rows(lo, hi, Math.max(0, job.offset - total), job.limit - rows.length));

@@ -1,5 +1,6 @@
 import type { AppContext } from '../../context.ts';
 import type { PageWindow } from '../../store/page.ts';
+import { prepareLogIndex } from './log-index.schema.ts';
 import { startLogIndexer } from './log-index.ts';
 import { LogSearchPool } from './log-search.pool.ts';
 import { searchPostgresLog, type LogSearchAnswer } from './log-search.store.ts';
@@ -13,7 +14,7 @@ export interface LogSearch {
 
 /**
  * The master's log search. On SQLite searches run in worker threads with their own read-only connections, through
- * the trigram index as far as the background indexer has reached and by reading the lines after that; on
+ * the trigram index (a file of its own beside the store's) as far as the background indexer has reached and by reading the lines after that; on
  * PostgreSQL the query runs in the database server under a statement timeout. Either way a search stops at the
  * configured budget and answers the page and count it has, marked partial.
  */
@@ -33,6 +34,8 @@ export function createLogSearch(ctx: AppContext): LogSearch {
       searchPostgresLog(store.db, jobOf(task, keyword, page));
     return { search, warm: () => {} };
   }
+  // Search workers attach the index file read-only: it exists before the first of them starts.
+  prepareLogIndex(store.location);
   startLogIndexer(ctx);
   const pool = new LogSearchPool(store.location, ctx.config.logSearchWorkers);
   ctx.onClose(() => pool.close());

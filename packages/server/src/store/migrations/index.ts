@@ -14,6 +14,7 @@ import { m2026112230_datasources } from './2026112230_datasources.ts';
 import { m2026112301_environments } from './2026112301_environments.ts';
 import { m2026112410_list_keys } from './2026112410_list_keys.ts';
 import { m2026112420_log_search } from './2026112420_log_search.ts';
+import { m2026112630_log_index_file } from './2026112630_log_index_file.ts';
 
 /** Every migration by name; Kysely runs them in name order. Add one line per new migration file. */
 export const migrations: Record<string, EngineMigration> = {
@@ -32,4 +33,5 @@ export const migrations: Record<string, EngineMigration> = {
   '2026112301_environments': m2026112301_environments,
   '2026112410_list_keys': m2026112410_list_keys,
   '2026112420_log_search': m2026112420_log_search,
+  '2026112630_log_index_file': m2026112630_log_index_file,
 };
