@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { type Insertable, type Kysely, type Selectable } from 'kysely';
 import type { DB } from '../../store/schema.ts';
 import type { TaskReadSources } from '../../policies/task.policy.ts';
@@ -89,8 +90,48 @@ export async function tasksByIds(db: Kysely<DB>, ids: string[]): Promise<TaskRow
   return db.selectFrom('tasks').selectAll().where('id', 'in', ids).execute();
 }
 
+/** Log lines or items removed per statement when a task goes. */
+export const TASK_PURGE_CHUNK = 5000;
+
+/**
+ * Deletes tasks with their log lines and items. A task can hold millions of lines: one cascading DELETE would hold
+ * the store (and, on SQLite, the master's only thread) for the whole of them, so lines and items go first in
+ * chunks, with other work let through between chunks, and the task rows last.
+ */
 export async function deleteTaskRows(db: Kysely<DB>, ids: string[]): Promise<void> {
+  for (const id of ids) {
+    while (await deleteLogChunk(db, id)) await nextTurn();
+    while (await deleteItemChunk(db, id)) await nextTurn();
+  }
   if (ids.length) await db.deleteFrom('tasks').where('id', 'in', ids).execute();
+}
+
+/** Deletes up to one chunk of a task's first log lines; whether a full chunk went (more may remain). */
+async function deleteLogChunk(db: Kysely<DB>, taskId: string): Promise<boolean> {
+  const first = db
+    .selectFrom('task_logs')
+    .select('line_no')
+    .where('task_id', '=', taskId)
+    .orderBy('line_no')
+    .limit(TASK_PURGE_CHUNK);
+  const r = await db
+    .deleteFrom('task_logs')
+    .where('task_id', '=', taskId)
+    .where('line_no', 'in', first)
+    .executeTakeFirst();
+  return Number(r.numDeletedRows) === TASK_PURGE_CHUNK;
+}
+
+/** Deletes up to one chunk of a task's items; whether a full chunk went (more may remain). */
+async function deleteItemChunk(db: Kysely<DB>, taskId: string): Promise<boolean> {
+  const first = db
+    .selectFrom('results')
+    .select('id')
+    .where('task_id', '=', taskId)
+    .orderBy('id')
+    .limit(TASK_PURGE_CHUNK);
+  const r = await db.deleteFrom('results').where('id', 'in', first).executeTakeFirst();
+  return Number(r.numDeletedRows) === TASK_PURGE_CHUNK;
 }
 
 export async function insertTasks(db: Kysely<DB>, rows: Insertable<DB['tasks']>[]): Promise<void> {
