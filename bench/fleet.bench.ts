@@ -28,8 +28,10 @@ import {
   startHeartbeats,
   startMasterProcess,
   timedGet,
+  versionProbe,
   type Master,
 } from './fleet-support.ts';
+import { benchNodeId, seedBigStore, type SeedPlan } from './fleet-seed.ts';
 
 const FLEETS = (process.env.BENCH_FLEETS ?? '50,500,5000').split(',').map(Number);
 const WINDOW_S = Number(process.env.BENCH_WINDOW_SECONDS ?? 10);
@@ -37,6 +39,15 @@ const LOAD_S = Number(process.env.BENCH_LOAD_SECONDS ?? 30);
 const TASKS_PER_HOUR = Number(process.env.BENCH_TASKS_PER_HOUR ?? 100_000);
 const EVENTS_ONLY = process.env.BENCH_EVENTS_ONLY === '1';
 const PAGE = 20;
+const PROFILE_DIR = process.env.BENCH_PROFILE_DIR;
+const BIG: SeedPlan | undefined =
+  process.env.BENCH_BIG_STORE === '1'
+    ? {
+        tasks: Number(process.env.BENCH_BIG_TASKS ?? 10_000_000),
+        metricsNodes: Number(process.env.BENCH_METRICS_NODES ?? 500),
+        metricsDays: Number(process.env.BENCH_METRICS_DAYS ?? 7),
+      }
+    : undefined;
 
 const f1 = (n: number) => n.toFixed(1);
 const kb = (n: number) => (n / 1024).toFixed(1);
@@ -56,20 +67,48 @@ function perConsole(c: Consoles, seconds: number) {
   return { quiet: rate(c.quiet), page: rate(c.page) };
 }
 
-async function heartbeatWindow(m: Master, c: Consoles) {
+interface LoopDelay {
+  p50: number;
+  p99: number;
+  max: number;
+  mean: number;
+}
+
+/** How late the master's event loop ran and how long GET /api/version took while `work` ran. */
+async function stalls<T>(m: Master, work: () => Promise<T>): Promise<T & { loop: LoopDelay; version: number[] }> {
+  await m.probe({ probe: 'reset' });
+  const version = versionProbe(m);
+  const r = await work();
+  const loop = await m.probe<LoopDelay>({ probe: 'read' });
+  return { ...r, loop, version: await version.stop() };
+}
+
+async function heartbeatWindow(m: Master, c: Consoles, label: string) {
   c.quiet.reset();
   c.page.reset();
+  if (PROFILE_DIR) await m.probe({ probe: 'profile-start' });
   const cpu0 = cpuSeconds(m.proc.pid!);
   const t0 = performance.now();
   await sleep(WINDOW_S * 1000);
   const seconds = (performance.now() - t0) / 1000;
-  return { cpuPct: ((cpuSeconds(m.proc.pid!) - cpu0) / seconds) * 100, ...perConsole(c, seconds) };
+  const cpuPct = ((cpuSeconds(m.proc.pid!) - cpu0) / seconds) * 100;
+  if (PROFILE_DIR) await m.probe({ probe: 'profile-stop', file: `${PROFILE_DIR}/${label}.cpuprofile` });
+  return { cpuPct, ...perConsole(c, seconds) };
 }
+
+const stallLine = (r: { loop: LoopDelay; version: number[] }) =>
+  `loop delay p99 ${f1(r.loop.p99)} max ${f1(r.loop.max)} ms, GET /version p99 ${f1(pct(r.version, 99))} max ${f1(Math.max(...r.version))} ms`;
 
 /** Latency samples of `route` and of its bare-SQL counterpart, one pair every 200 ms for `seconds`. */
 async function sampleLists(m: Master, seconds: number, size: number) {
   const bare = await bareReader(m);
-  const s = { paged: [] as number[], whole: [] as number[], barePaged: [] as number[], bareWhole: [] as number[] };
+  const s = {
+    paged: [] as number[],
+    whole: [] as number[],
+    tasks: [] as number[],
+    barePaged: [] as number[],
+    bareWhole: [] as number[],
+  };
   let pagedBytes = 0;
   let wholeBytes = 0;
   const t0 = performance.now();
@@ -81,6 +120,7 @@ async function sampleLists(m: Master, seconds: number, size: number) {
     const w = await timedGet(m, '/nodes');
     s.whole.push(w.ms);
     wholeBytes = w.bytes;
+    s.tasks.push((await timedGet(m, '/tasks?page_num=1&page_size=10')).ms);
     s.barePaged.push(await timed(() => bare.run(BARE.nodesPage)));
     s.bareWhole.push(await timed(() => bare.run(BARE.nodesWhole)));
     await sleep(200);
@@ -146,29 +186,39 @@ function eventsLine(label: string, e: ReturnType<typeof perConsole>): string {
 }
 
 async function runFleet(port: number, size: number): Promise<string[]> {
-  const m = await startMasterProcess(port);
   const lines: string[] = [];
-  const engine = PG ? 'postgres' : 'sqlite';
+  const engine = (PG ? 'postgres' : 'sqlite') + (BIG ? ' big' : '');
+  const seed =
+    BIG &&
+    (async (store: { dataDir: string; databaseUrl: string }) => {
+      const t = await seedBigStore(store, BIG);
+      lines.push(
+        `${engine} | seeded ${BIG.tasks} tasks in ${f1(t.tasksS)} s, ${BIG.metricsDays} days of metrics of ${BIG.metricsNodes} nodes in ${f1(t.metricsS)} s`,
+      );
+    });
+  const m = await startMasterProcess(port, { seed: seed || undefined });
   try {
-    const fleet = await connectFleet(m, size);
+    const fleet = await connectFleet(m, size, BIG ? benchNodeId : undefined);
     const beating = startHeartbeats(fleet);
     await sleep(2500); // every node is beating
     const ids = fleet.slice(0, PAGE).map((n) => n.nodeId);
     const consoles = { quiet: await ConsoleSubscriber.open(m), page: await ConsoleSubscriber.open(m, `?nodes=${ids}`) };
-    const hb = await heartbeatWindow(m, consoles);
-    lines.push(`${engine} | ${size} nodes | heartbeats: master CPU ${f1(hb.cpuPct)} % | ${eventsLine('events', hb)}`);
+    const hb = await stalls(m, () => heartbeatWindow(m, consoles, `${engine.replace(' ', '-')}-${size}`));
+    lines.push(
+      `${engine} | ${size} nodes | heartbeats: master CPU ${f1(hb.cpuPct)} % | ${stallLine(hb)} | ${eventsLine('events', hb)}`,
+    );
     if (!EVENTS_ONLY) {
-      const l = await sampleLists(m, WINDOW_S, size);
+      const l = await stalls(m, () => sampleLists(m, WINDOW_S, size));
       const ratio = (a: number[], b: number[]) => (pct(a, 50) / pct(b, 50)).toFixed(1);
       lines.push(
-        `${engine} | ${size} nodes | GET /nodes paged p50 ${f1(pct(l.paged, 50))} p99 ${f1(pct(l.paged, 99))} ms ${kb(l.pagedBytes)} kB (bare SQL p50 ${pct(l.barePaged, 50).toFixed(2)} ms, ${ratio(l.paged, l.barePaged)}×) | whole p50 ${f1(pct(l.whole, 50))} p99 ${f1(pct(l.whole, 99))} ms ${kb(l.wholeBytes)} kB (bare SQL p50 ${f1(pct(l.bareWhole, 50))} ms, ${ratio(l.whole, l.bareWhole)}×)`,
+        `${engine} | ${size} nodes | GET /nodes paged p50 ${f1(pct(l.paged, 50))} p99 ${f1(pct(l.paged, 99))} ms ${kb(l.pagedBytes)} kB (bare SQL p50 ${pct(l.barePaged, 50).toFixed(2)} ms, ${ratio(l.paged, l.barePaged)}×) | whole p50 ${f1(pct(l.whole, 50))} p99 ${f1(pct(l.whole, 99))} ms ${kb(l.wholeBytes)} kB (bare SQL p50 ${f1(pct(l.bareWhole, 50))} ms, ${ratio(l.whole, l.bareWhole)}×) | GET /tasks p50 ${f1(pct(l.tasks, 50))} p99 ${f1(pct(l.tasks, 99))} ms | ${stallLine(l)}`,
       );
-      const ld = await load(m, consoles);
+      const ld = await stalls(m, () => load(m, consoles));
       const bare = await bareDispatch(m, ld.sid, 300);
       const hbCpuS = (hb.cpuPct / 100) * LOAD_S;
       const msPerTask = ((ld.cpuS - hbCpuS) / ld.created) * 1000;
       lines.push(
-        `${engine} | ${size} nodes | load ${f1(ld.tasksPerSec)} tasks/s: master CPU ${f1(ld.cpuPct)} % (${msPerTask.toFixed(2)} ms/task over heartbeats, bare SQL ${bare.toFixed(2)} ms/task) | GET /tasks p50 ${f1(pct(ld.tasks, 50))} p99 ${f1(pct(ld.tasks, 99))} ms (bare SQL p50 ${pct(ld.bareTasks, 50).toFixed(2)} ms) | GET /nodes paged p50 ${f1(pct(ld.nodes, 50))} p99 ${f1(pct(ld.nodes, 99))} ms | ${eventsLine('events', ld.events)}`,
+        `${engine} | ${size} nodes | load ${f1(ld.tasksPerSec)} tasks/s: master CPU ${f1(ld.cpuPct)} % (${msPerTask.toFixed(2)} ms/task over heartbeats, bare SQL ${bare.toFixed(2)} ms/task) | GET /tasks p50 ${f1(pct(ld.tasks, 50))} p99 ${f1(pct(ld.tasks, 99))} ms (bare SQL p50 ${pct(ld.bareTasks, 50).toFixed(2)} ms) | GET /nodes paged p50 ${f1(pct(ld.nodes, 50))} p99 ${f1(pct(ld.nodes, 99))} ms | ${stallLine(ld)} | ${eventsLine('events', ld.events)}`,
       );
     }
     beating.stop();
