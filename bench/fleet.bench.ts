@@ -83,17 +83,25 @@ async function stalls<T>(m: Master, work: () => Promise<T>): Promise<T & { loop:
   return { ...r, loop, version: await version.stop() };
 }
 
-async function heartbeatWindow(m: Master, c: Consoles, label: string) {
+async function heartbeatWindow(m: Master, c: Consoles) {
   c.quiet.reset();
   c.page.reset();
-  if (PROFILE_DIR) await m.probe({ probe: 'profile-start' });
   const cpu0 = cpuSeconds(m.proc.pid!);
   const t0 = performance.now();
   await sleep(WINDOW_S * 1000);
   const seconds = (performance.now() - t0) / 1000;
-  const cpuPct = ((cpuSeconds(m.proc.pid!) - cpu0) / seconds) * 100;
-  if (PROFILE_DIR) await m.probe({ probe: 'profile-stop', file: `${PROFILE_DIR}/${label}.cpuprofile` });
-  return { cpuPct, ...perConsole(c, seconds) };
+  return { cpuPct: ((cpuSeconds(m.proc.pid!) - cpu0) / seconds) * 100, ...perConsole(c, seconds) };
+}
+
+/** Runs `work` under a CPU profile of the master when BENCH_PROFILE_DIR is set. */
+async function profiled<T>(m: Master, label: string, work: () => Promise<T>): Promise<T> {
+  if (!PROFILE_DIR) return work();
+  await m.probe({ probe: 'profile-start' });
+  try {
+    return await work();
+  } finally {
+    await m.probe({ probe: 'profile-stop', file: `${PROFILE_DIR}/${label}.cpuprofile` });
+  }
 }
 
 const stallLine = (r: { loop: LoopDelay; version: number[] }) =>
@@ -203,7 +211,8 @@ async function runFleet(port: number, size: number): Promise<string[]> {
     await sleep(2500); // every node is beating
     const ids = fleet.slice(0, PAGE).map((n) => n.nodeId);
     const consoles = { quiet: await ConsoleSubscriber.open(m), page: await ConsoleSubscriber.open(m, `?nodes=${ids}`) };
-    const hb = await stalls(m, () => heartbeatWindow(m, consoles, `${engine.replace(' ', '-')}-${size}`));
+    const label = `${engine.replace(' ', '-')}-${size}`;
+    const hb = await stalls(m, () => profiled(m, label, () => heartbeatWindow(m, consoles)));
     lines.push(
       `${engine} | ${size} nodes | heartbeats: master CPU ${f1(hb.cpuPct)} % | ${stallLine(hb)} | ${eventsLine('events', hb)}`,
     );
@@ -213,7 +222,7 @@ async function runFleet(port: number, size: number): Promise<string[]> {
       lines.push(
         `${engine} | ${size} nodes | GET /nodes paged p50 ${f1(pct(l.paged, 50))} p99 ${f1(pct(l.paged, 99))} ms ${kb(l.pagedBytes)} kB (bare SQL p50 ${pct(l.barePaged, 50).toFixed(2)} ms, ${ratio(l.paged, l.barePaged)}×) | whole p50 ${f1(pct(l.whole, 50))} p99 ${f1(pct(l.whole, 99))} ms ${kb(l.wholeBytes)} kB (bare SQL p50 ${f1(pct(l.bareWhole, 50))} ms, ${ratio(l.whole, l.bareWhole)}×) | GET /tasks p50 ${f1(pct(l.tasks, 50))} p99 ${f1(pct(l.tasks, 99))} ms | ${stallLine(l)}`,
       );
-      const ld = await stalls(m, () => load(m, consoles));
+      const ld = await stalls(m, () => profiled(m, `${label}-load`, () => load(m, consoles)));
       const bare = await bareDispatch(m, ld.sid, 300);
       const hbCpuS = (hb.cpuPct / 100) * LOAD_S;
       const msPerTask = ((ld.cpuS - hbCpuS) / ld.created) * 1000;
