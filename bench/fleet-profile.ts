@@ -1,6 +1,7 @@
 /**
  * Reads a `.cpuprofile` written by the fleet benchmark (BENCH_PROFILE_DIR) and prints where the master's CPU went:
- * self time by function, and the time under each of the product's own functions (self and callees).
+ * self time by function, the time under each of the product's own functions (self and callees), and the longest
+ * stretches the master spent without going idle (what a request arriving then waited behind) with their top frames.
  * Run: `node --import tsx bench/fleet-profile.ts <file.cpuprofile> [rows]`.
  */
 import { readFileSync } from 'node:fs';
@@ -60,3 +61,34 @@ const print = (title: string, m: Map<string, number>, keep: (l: string) => boole
 
 print('Self time', self, () => true);
 print('Time under the product’s functions', inclusive, (l) => l.includes('packages/server/src'));
+
+/** The product (or library) frame nearest the top of a sample's stack: what that stretch of work was doing. */
+function ownFrame(id: number): string {
+  for (let cur: number | undefined = id; cur !== undefined; cur = parent.get(cur)) {
+    const l = label(byId.get(cur)!);
+    if (l.includes('packages/server/src')) return l;
+  }
+  return label(byId.get(id)!);
+}
+
+const idle = new Set(profile.nodes.filter((n) => n.callFrame.functionName === '(idle)').map((n) => n.id));
+const busy: { ms: number; frames: Map<string, number> }[] = [];
+let cur: { ms: number; frames: Map<string, number> } | undefined;
+profile.samples.forEach((id, i) => {
+  const us = profile.timeDeltas[i + 1] ?? 0;
+  if (idle.has(id)) {
+    if (cur) busy.push(cur);
+    cur = undefined;
+    return;
+  }
+  cur ??= { ms: 0, frames: new Map() };
+  cur.ms += us / 1000;
+  const f = ownFrame(id);
+  cur.frames.set(f, (cur.frames.get(f) ?? 0) + us / 1000);
+});
+if (cur) busy.push(cur);
+console.log('\nLongest stretches without idling (wall ms; the process may have been waiting for a CPU)');
+for (const b of busy.sort((a, c) => c.ms - a.ms).slice(0, 8)) {
+  const top = [...b.frames].sort((a, c) => c[1] - a[1]).slice(0, 4);
+  console.log(`${b.ms.toFixed(0).padStart(7)} ms: ${top.map(([f, ms]) => `${f} ${ms.toFixed(0)} ms`).join(' | ')}`);
+}
