@@ -82,6 +82,8 @@ export interface MasterOptions {
   postgres?: boolean;
   /** Fills the store before the master that is measured starts (a first start creates the schema). */
   seed?: (store: { dataDir: string; databaseUrl: string }) => Promise<void>;
+  /** Calls to the first master (the one that creates the schema), before `seed`. */
+  firstRun?: (m: Master) => Promise<void>;
 }
 
 /** A master started by the CLI in its own process, no embedded node; on PostgreSQL when `postgres` (BENCH_PG). */
@@ -91,6 +93,7 @@ export async function startMasterProcess(port: number, options: MasterOptions | 
   try {
     if (opts.seed) {
       const first = await launch(port, store);
+      await opts.firstRun?.(first);
       await first.stop();
       await opts.seed(store);
     }

@@ -12,6 +12,12 @@
  *     statements a task needs at least run as bare SQL.
  * BENCH_EVENTS_ONLY=1 runs part 1 alone (to measure a master before the node feed with the same subscribers).
  * With BENCH_PG=1 the store is PostgreSQL (CRAWLDECK_TEST_PG_URL). Ports from BENCH_PORT (41000) up.
+ * In every part: the master's event-loop delay (p99, max) and GET /api/version (p99, max: how long any request
+ * waited behind other work), read through bench/fleet-probe.ts; BENCH_PROFILE_DIR=<dir> also writes a CPU profile
+ * of the master for parts 1 and 3 (read them with bench/fleet-profile.ts).
+ * BENCH_BIG_STORE=1: before the measured master starts, the store gets BENCH_BIG_TASKS (10M) finished tasks and
+ * BENCH_METRICS_DAYS (7) days of per-minute metrics of BENCH_METRICS_NODES (500) of the fleet's nodes by bulk SQL
+ * (bench/fleet-seed.ts; the seeded store is kept and copied for later runs, BENCH_BIG_DROP=1 removes it).
  * Run: `node --import tsx bench/fleet.bench.ts`.
  */
 import {
@@ -31,7 +37,7 @@ import {
   versionProbe,
   type Master,
 } from './fleet-support.ts';
-import { benchNodeId, seedBigStore, type SeedPlan } from './fleet-seed.ts';
+import { benchNodeId, dropKept, seedBigStore, type SeedPlan } from './fleet-seed.ts';
 
 const FLEETS = (process.env.BENCH_FLEETS ?? '50,500,5000').split(',').map(Number);
 const WINDOW_S = Number(process.env.BENCH_WINDOW_SECONDS ?? 10);
@@ -200,11 +206,23 @@ async function runFleet(port: number, size: number): Promise<string[]> {
     BIG &&
     (async (store: { dataDir: string; databaseUrl: string }) => {
       const t = await seedBigStore(store, BIG);
+      const what = `${BIG.tasks} tasks, ${BIG.metricsDays} days of metrics of ${BIG.metricsNodes} nodes`;
       lines.push(
-        `${engine} | seeded ${BIG.tasks} tasks in ${f1(t.tasksS)} s, ${BIG.metricsDays} days of metrics of ${BIG.metricsNodes} nodes in ${f1(t.metricsS)} s`,
+        t.copied
+          ? `${engine} | ${what}: copied from the kept store`
+          : `${engine} | seeded ${what} in ${f1(t.tasksS)} s (tasks) + ${f1(t.metricsS)} s (nodes and metrics)`,
       );
     });
-  const m = await startMasterProcess(port, { seed: seed || undefined });
+  // The seeded tasks belong to 20 spiders made through the API of the master that creates the schema.
+  const firstRun = async (first: Master) => {
+    BIG!.spiders = [];
+    for (let k = 0; k < 20; k++)
+      BIG!.spiders.push(
+        (await api(first, 'PUT', '/spiders', { name: `seeded-${k}`, cmd: 'echo seeded', type: 'customized' })).data
+          ._id as string,
+      );
+  };
+  const m = await startMasterProcess(port, { seed: seed || undefined, firstRun: BIG && firstRun });
   try {
     const fleet = await connectFleet(m, size, BIG ? benchNodeId : undefined);
     const beating = startHeartbeats(fleet);
@@ -245,6 +263,7 @@ async function main(): Promise<void> {
   const rows: string[] = [];
   let port = Number(process.env.BENCH_PORT ?? 41000);
   for (const size of FLEETS) rows.push(...(await runFleet(port++, size)));
+  if (BIG && process.env.BENCH_BIG_DROP === '1') await dropKept(BIG, PG);
   console.log('\n' + rows.join('\n'));
 }
 
