@@ -193,11 +193,14 @@ pgOnly('two masters on one PostgreSQL store', () => {
       await far.connect();
       await waitFor('the peer’s node listed here', async () => (await nodes()).data.some((n) => n._id === far.nodeId));
       far.heartbeat({ cpu: 77 });
-      // The peer stores its nodes' latest metrics once a minute; its flush on close stores them now.
-      await getRuntime(peer.master.ctx).heartbeats.flush(Date.now(), true);
-      await waitFor('the peer’s metrics listed here', async () =>
-        (await nodes({ keyword: 'on-the-peer' })).data.some((n) => n.metrics?.cpu === 77),
-      );
+      const peerRt = getRuntime(peer.master.ctx);
+      await waitFor('the beat at the peer', async () => peerRt.liveSession(far.nodeId)?.metrics?.cpu === 77);
+      // The peer stores its nodes' latest metrics once a minute; a flush of everything stores them now (asked again
+      // while a periodic flush, which may not store them, is the one running).
+      await waitFor('the peer’s metrics listed here', async () => {
+        await peerRt.heartbeats.flush(Date.now(), true);
+        return (await nodes({ keyword: 'on-the-peer' })).data.some((n) => n.metrics?.cpu === 77);
+      });
     } finally {
       far.close();
       await peer.close();
