@@ -190,12 +190,12 @@ export class NodeList {
   private async check(): Promise<void> {
     const startedAt = Date.now();
     const since = this.checkedAt - CLOCK_SLACK_MS;
-    const generation = this.built;
+    const readAt = this.fullReadAt;
     this.checks++;
     this.heardDuringCheck = [];
     const { count, rows } = await nodesChangedSince(this.db, since);
     // A full read that finished meanwhile is newer than these rows.
-    if (this.built !== generation || this.building) return;
+    if (this.fullReadAt !== readAt || this.building) return;
     let stale = count !== this.nodes.length;
     for (const row of rows) {
       const n = this.byId.get(row.id);
