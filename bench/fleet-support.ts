@@ -10,7 +10,6 @@ import path from 'node:path';
 import pg from 'pg';
 import Database from 'better-sqlite3';
 import { SimNode } from '../packages/server/test/support/sim-node.ts';
-import { createTestDatabase } from '../packages/server/test/harness.ts';
 
 export const PG = process.env.BENCH_PG === '1';
 export const KEY = 'fleet-bench-key';
@@ -38,17 +37,80 @@ export interface Master {
   token: string;
   dataDir: string;
   databaseUrl: string;
+  /** Asks the master's probe (bench/fleet-probe.ts) over IPC and resolves with its answer. */
+  probe<T = unknown>(msg: { probe: string; file?: string }): Promise<T>;
   stop(): Promise<void>;
 }
 
+/** Where a benchmark master keeps its data: a data directory and, on PostgreSQL, a database of the bench's own. */
+interface BenchStore {
+  dataDir: string;
+  databaseUrl: string;
+  drop(): Promise<void>;
+}
+
+const PG_ADMIN = process.env.CRAWLDECK_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+let databases = 0;
+
+async function adminQuery(q: string): Promise<void> {
+  const c = new pg.Client({ connectionString: PG_ADMIN });
+  await c.connect();
+  try {
+    await c.query(q);
+  } finally {
+    await c.end();
+  }
+}
+
+async function createStore(postgres: boolean): Promise<BenchStore> {
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'wt-fleet-bench-master-'));
+  if (!postgres)
+    return { dataDir, databaseUrl: '', drop: async () => rmSync(dataDir, { recursive: true, force: true }) };
+  const name = `wt_fleet_bench_${process.pid}_${databases++}`;
+  await adminQuery(`CREATE DATABASE ${name}`);
+  return {
+    dataDir,
+    databaseUrl: PG_ADMIN.replace(/\/[^/]*$/, `/${name}`),
+    async drop() {
+      await adminQuery(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface MasterOptions {
+  postgres?: boolean;
+  /** Fills the store before the master that is measured starts (a first start creates the schema). */
+  seed?: (store: { dataDir: string; databaseUrl: string }) => Promise<void>;
+  /** Calls to the first master (the one that creates the schema), before `seed`. */
+  firstRun?: (m: Master) => Promise<void>;
+}
+
 /** A master started by the CLI in its own process, no embedded node; on PostgreSQL when `postgres` (BENCH_PG). */
-export async function startMasterProcess(port: number, postgres = PG): Promise<Master> {
-  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'crawldeck-bench-master-'));
-  const database = postgres ? await createTestDatabase() : undefined;
+export async function startMasterProcess(port: number, options: MasterOptions | boolean = {}): Promise<Master> {
+  const opts = typeof options === 'boolean' ? { postgres: options } : options;
+  const store = await createStore(opts.postgres ?? PG);
+  try {
+    if (opts.seed) {
+      const first = await launch(port, store);
+      await opts.firstRun?.(first);
+      await first.stop();
+      await opts.seed(store);
+    }
+    const m = await launch(port, store);
+    return { ...m, stop: async () => (await m.stop(), await store.drop()) };
+  } catch (err) {
+    await store.drop();
+    throw err;
+  }
+}
+
+async function launch(port: number, store: BenchStore): Promise<Master> {
   const cli = path.join(REPO, 'packages/cli/src/main.ts');
+  const probe = path.join(REPO, 'bench/fleet-probe.ts');
   const proc = spawn(
     process.execPath,
-    ['--import', 'tsx', cli, 'start', '--port', String(port), '--data-dir', dataDir],
+    ['--import', 'tsx', '--import', probe, cli, 'start', '--port', String(port), '--data-dir', store.dataDir],
     {
       cwd: REPO,
       env: {
@@ -56,13 +118,14 @@ export async function startMasterProcess(port: number, postgres = PG): Promise<M
         CRAWLDECK_EMBEDDED_NODE: 'false',
         CRAWLDECK_NODE_KEY: KEY,
         CRAWLDECK_ADMIN_PASSWORD: PASSWORD,
-        CRAWLDECK_DATABASE_URL: database?.url ?? '',
+        CRAWLDECK_DATABASE_URL: store.databaseUrl,
         CRAWLDECK_LOG_LEVEL: 'error',
         CRAWLDECK_NODE_OFFLINE_SECONDS: '600',
       },
-      stdio: ['ignore', 'inherit', 'inherit'],
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     },
   );
+  const exited = new Promise((r) => proc.once('exit', r));
   const url = `http://127.0.0.1:${port}`;
   for (let i = 0; ; i++) {
     try {
@@ -75,11 +138,19 @@ export async function startMasterProcess(port: number, postgres = PG): Promise<M
         const token = ((await r.json()) as { data: string }).data;
         const stop = async () => {
           proc.kill('SIGTERM');
-          await new Promise((r) => proc.once('exit', r));
-          await database?.drop();
-          rmSync(dataDir, { recursive: true, force: true });
+          await exited;
         };
-        return { url, proc, token, dataDir, databaseUrl: database?.url ?? '', stop };
+        const probeCall = <T>(msg: { probe: string; file?: string }) =>
+          new Promise<T>((resolve) => {
+            const on = (answer: { probe?: string; answer: T }) => {
+              if (answer?.probe !== msg.probe) return;
+              proc.off('message', on);
+              resolve(answer.answer);
+            };
+            proc.on('message', on);
+            proc.send(msg);
+          });
+        return { url, proc, token, ...store, probe: probeCall, stop };
       }
     } catch {
       /* not listening yet */
@@ -90,6 +161,28 @@ export async function startMasterProcess(port: number, postgres = PG): Promise<M
     }
     await sleep(100);
   }
+}
+
+/** Samples GET /api/version (no store, no session) every `everyMs` until stopped: how long any request waits. */
+export function versionProbe(m: Master, everyMs = 100) {
+  const ms: number[] = [];
+  let on = true;
+  const loop = (async () => {
+    while (on) {
+      const t0 = performance.now();
+      const res = await fetch(m.url + '/api/version');
+      await res.arrayBuffer();
+      ms.push(performance.now() - t0);
+      await sleep(everyMs);
+    }
+  })();
+  return {
+    async stop() {
+      on = false;
+      await loop;
+      return ms;
+    },
+  };
 }
 
 export async function api(m: Master, method: string, route: string, body?: unknown): Promise<any> {
@@ -122,7 +215,8 @@ export async function pool(count: number, n: number, fn: (i: number) => Promise<
   );
 }
 
-export async function connectFleet(m: Master, size: number): Promise<SimNode[]> {
+/** `size` simulated nodes connected to the master; `idOf` names them (default: random ids). */
+export async function connectFleet(m: Master, size: number, idOf?: (i: number) => string): Promise<SimNode[]> {
   const fleet = Array.from(
     { length: size },
     (_, i) =>
@@ -130,6 +224,7 @@ export async function connectFleet(m: Master, size: number): Promise<SimNode[]> 
         master: m.url,
         key: KEY,
         name: `sim-${i}`,
+        nodeId: idOf?.(i),
         maxRunners: 4,
         onAssign: (n, t) => {
           n.started(t.taskId);

@@ -12,6 +12,12 @@
  *     statements a task needs at least run as bare SQL.
  * BENCH_EVENTS_ONLY=1 runs part 1 alone (to measure a master before the node feed with the same subscribers).
  * With BENCH_PG=1 the store is PostgreSQL (CRAWLDECK_TEST_PG_URL). Ports from BENCH_PORT (41000) up.
+ * In every part: the master's event-loop delay (p99, max) and GET /api/version (p99, max: how long any request
+ * waited behind other work), read through bench/fleet-probe.ts; BENCH_PROFILE_DIR=<dir> also writes a CPU profile
+ * of the master for parts 1 and 3 (read them with bench/fleet-profile.ts).
+ * BENCH_BIG_STORE=1: before the measured master starts, the store gets BENCH_BIG_TASKS (10M) finished tasks and
+ * BENCH_METRICS_DAYS (7) days of per-minute metrics of BENCH_METRICS_NODES (500) of the fleet's nodes by bulk SQL
+ * (bench/fleet-seed.ts; the seeded store is kept and copied for later runs, BENCH_BIG_DROP=1 removes it).
  * Run: `node --import tsx bench/fleet.bench.ts`.
  */
 import {
@@ -28,8 +34,10 @@ import {
   startHeartbeats,
   startMasterProcess,
   timedGet,
+  versionProbe,
   type Master,
 } from './fleet-support.ts';
+import { benchNodeId, dropKept, seedBigStore, type SeedPlan } from './fleet-seed.ts';
 
 const FLEETS = (process.env.BENCH_FLEETS ?? '50,500,5000').split(',').map(Number);
 const WINDOW_S = Number(process.env.BENCH_WINDOW_SECONDS ?? 10);
@@ -37,6 +45,15 @@ const LOAD_S = Number(process.env.BENCH_LOAD_SECONDS ?? 30);
 const TASKS_PER_HOUR = Number(process.env.BENCH_TASKS_PER_HOUR ?? 100_000);
 const EVENTS_ONLY = process.env.BENCH_EVENTS_ONLY === '1';
 const PAGE = 20;
+const PROFILE_DIR = process.env.BENCH_PROFILE_DIR;
+const BIG: SeedPlan | undefined =
+  process.env.BENCH_BIG_STORE === '1'
+    ? {
+        tasks: Number(process.env.BENCH_BIG_TASKS ?? 10_000_000),
+        metricsNodes: Number(process.env.BENCH_METRICS_NODES ?? 500),
+        metricsDays: Number(process.env.BENCH_METRICS_DAYS ?? 7),
+      }
+    : undefined;
 
 const f1 = (n: number) => n.toFixed(1);
 const kb = (n: number) => (n / 1024).toFixed(1);
@@ -56,6 +73,22 @@ function perConsole(c: Consoles, seconds: number) {
   return { quiet: rate(c.quiet), page: rate(c.page) };
 }
 
+interface LoopDelay {
+  p50: number;
+  p99: number;
+  max: number;
+  mean: number;
+}
+
+/** How late the master's event loop ran and how long GET /api/version took while `work` ran. */
+async function stalls<T>(m: Master, work: () => Promise<T>): Promise<T & { loop: LoopDelay; version: number[] }> {
+  await m.probe({ probe: 'reset' });
+  const version = versionProbe(m);
+  const r = await work();
+  const loop = await m.probe<LoopDelay>({ probe: 'read' });
+  return { ...r, loop, version: await version.stop() };
+}
+
 async function heartbeatWindow(m: Master, c: Consoles) {
   c.quiet.reset();
   c.page.reset();
@@ -66,10 +99,30 @@ async function heartbeatWindow(m: Master, c: Consoles) {
   return { cpuPct: ((cpuSeconds(m.proc.pid!) - cpu0) / seconds) * 100, ...perConsole(c, seconds) };
 }
 
+/** Runs `work` under a CPU profile of the master when BENCH_PROFILE_DIR is set. */
+async function profiled<T>(m: Master, label: string, work: () => Promise<T>): Promise<T> {
+  if (!PROFILE_DIR) return work();
+  await m.probe({ probe: 'profile-start' });
+  try {
+    return await work();
+  } finally {
+    await m.probe({ probe: 'profile-stop', file: `${PROFILE_DIR}/${label}.cpuprofile` });
+  }
+}
+
+const stallLine = (r: { loop: LoopDelay; version: number[] }) =>
+  `loop delay p99 ${f1(r.loop.p99)} max ${f1(r.loop.max)} ms, GET /version p99 ${f1(pct(r.version, 99))} max ${f1(Math.max(...r.version))} ms`;
+
 /** Latency samples of `route` and of its bare-SQL counterpart, one pair every 200 ms for `seconds`. */
 async function sampleLists(m: Master, seconds: number, size: number) {
   const bare = await bareReader(m);
-  const s = { paged: [] as number[], whole: [] as number[], barePaged: [] as number[], bareWhole: [] as number[] };
+  const s = {
+    paged: [] as number[],
+    whole: [] as number[],
+    tasks: [] as number[],
+    barePaged: [] as number[],
+    bareWhole: [] as number[],
+  };
   let pagedBytes = 0;
   let wholeBytes = 0;
   const t0 = performance.now();
@@ -81,6 +134,7 @@ async function sampleLists(m: Master, seconds: number, size: number) {
     const w = await timedGet(m, '/nodes');
     s.whole.push(w.ms);
     wholeBytes = w.bytes;
+    s.tasks.push((await timedGet(m, '/tasks?page_num=1&page_size=10')).ms);
     s.barePaged.push(await timed(() => bare.run(BARE.nodesPage)));
     s.bareWhole.push(await timed(() => bare.run(BARE.nodesWhole)));
     await sleep(200);
@@ -146,29 +200,52 @@ function eventsLine(label: string, e: ReturnType<typeof perConsole>): string {
 }
 
 async function runFleet(port: number, size: number): Promise<string[]> {
-  const m = await startMasterProcess(port);
   const lines: string[] = [];
-  const engine = PG ? 'postgres' : 'sqlite';
+  const engine = (PG ? 'postgres' : 'sqlite') + (BIG ? ' big' : '');
+  const seed =
+    BIG &&
+    (async (store: { dataDir: string; databaseUrl: string }) => {
+      const t = await seedBigStore(store, BIG);
+      const what = `${BIG.tasks} tasks, ${BIG.metricsDays} days of metrics of ${BIG.metricsNodes} nodes`;
+      lines.push(
+        t.copied
+          ? `${engine} | ${what}: copied from the kept store`
+          : `${engine} | seeded ${what} in ${f1(t.tasksS)} s (tasks) + ${f1(t.metricsS)} s (nodes and metrics)`,
+      );
+    });
+  // The seeded tasks belong to 20 spiders made through the API of the master that creates the schema.
+  const firstRun = async (first: Master) => {
+    BIG!.spiders = [];
+    for (let k = 0; k < 20; k++)
+      BIG!.spiders.push(
+        (await api(first, 'PUT', '/spiders', { name: `seeded-${k}`, cmd: 'echo seeded', type: 'customized' })).data
+          ._id as string,
+      );
+  };
+  const m = await startMasterProcess(port, { seed: seed || undefined, firstRun: BIG && firstRun });
   try {
-    const fleet = await connectFleet(m, size);
+    const fleet = await connectFleet(m, size, BIG ? benchNodeId : undefined);
     const beating = startHeartbeats(fleet);
     await sleep(2500); // every node is beating
     const ids = fleet.slice(0, PAGE).map((n) => n.nodeId);
     const consoles = { quiet: await ConsoleSubscriber.open(m), page: await ConsoleSubscriber.open(m, `?nodes=${ids}`) };
-    const hb = await heartbeatWindow(m, consoles);
-    lines.push(`${engine} | ${size} nodes | heartbeats: master CPU ${f1(hb.cpuPct)} % | ${eventsLine('events', hb)}`);
+    const label = `${engine.replace(' ', '-')}-${size}`;
+    const hb = await stalls(m, () => profiled(m, label, () => heartbeatWindow(m, consoles)));
+    lines.push(
+      `${engine} | ${size} nodes | heartbeats: master CPU ${f1(hb.cpuPct)} % | ${stallLine(hb)} | ${eventsLine('events', hb)}`,
+    );
     if (!EVENTS_ONLY) {
-      const l = await sampleLists(m, WINDOW_S, size);
+      const l = await stalls(m, () => sampleLists(m, WINDOW_S, size));
       const ratio = (a: number[], b: number[]) => (pct(a, 50) / pct(b, 50)).toFixed(1);
       lines.push(
-        `${engine} | ${size} nodes | GET /nodes paged p50 ${f1(pct(l.paged, 50))} p99 ${f1(pct(l.paged, 99))} ms ${kb(l.pagedBytes)} kB (bare SQL p50 ${pct(l.barePaged, 50).toFixed(2)} ms, ${ratio(l.paged, l.barePaged)}×) | whole p50 ${f1(pct(l.whole, 50))} p99 ${f1(pct(l.whole, 99))} ms ${kb(l.wholeBytes)} kB (bare SQL p50 ${f1(pct(l.bareWhole, 50))} ms, ${ratio(l.whole, l.bareWhole)}×)`,
+        `${engine} | ${size} nodes | GET /nodes paged p50 ${f1(pct(l.paged, 50))} p99 ${f1(pct(l.paged, 99))} ms ${kb(l.pagedBytes)} kB (bare SQL p50 ${pct(l.barePaged, 50).toFixed(2)} ms, ${ratio(l.paged, l.barePaged)}×) | whole p50 ${f1(pct(l.whole, 50))} p99 ${f1(pct(l.whole, 99))} ms ${kb(l.wholeBytes)} kB (bare SQL p50 ${f1(pct(l.bareWhole, 50))} ms, ${ratio(l.whole, l.bareWhole)}×) | GET /tasks p50 ${f1(pct(l.tasks, 50))} p99 ${f1(pct(l.tasks, 99))} ms | ${stallLine(l)}`,
       );
-      const ld = await load(m, consoles);
+      const ld = await stalls(m, () => profiled(m, `${label}-load`, () => load(m, consoles)));
       const bare = await bareDispatch(m, ld.sid, 300);
       const hbCpuS = (hb.cpuPct / 100) * LOAD_S;
       const msPerTask = ((ld.cpuS - hbCpuS) / ld.created) * 1000;
       lines.push(
-        `${engine} | ${size} nodes | load ${f1(ld.tasksPerSec)} tasks/s: master CPU ${f1(ld.cpuPct)} % (${msPerTask.toFixed(2)} ms/task over heartbeats, bare SQL ${bare.toFixed(2)} ms/task) | GET /tasks p50 ${f1(pct(ld.tasks, 50))} p99 ${f1(pct(ld.tasks, 99))} ms (bare SQL p50 ${pct(ld.bareTasks, 50).toFixed(2)} ms) | GET /nodes paged p50 ${f1(pct(ld.nodes, 50))} p99 ${f1(pct(ld.nodes, 99))} ms | ${eventsLine('events', ld.events)}`,
+        `${engine} | ${size} nodes | load ${f1(ld.tasksPerSec)} tasks/s: master CPU ${f1(ld.cpuPct)} % (${msPerTask.toFixed(2)} ms/task over heartbeats, bare SQL ${bare.toFixed(2)} ms/task) | GET /tasks p50 ${f1(pct(ld.tasks, 50))} p99 ${f1(pct(ld.tasks, 99))} ms (bare SQL p50 ${pct(ld.bareTasks, 50).toFixed(2)} ms) | GET /nodes paged p50 ${f1(pct(ld.nodes, 50))} p99 ${f1(pct(ld.nodes, 99))} ms | ${stallLine(ld)} | ${eventsLine('events', ld.events)}`,
       );
     }
     beating.stop();
@@ -186,6 +263,7 @@ async function main(): Promise<void> {
   const rows: string[] = [];
   let port = Number(process.env.BENCH_PORT ?? 41000);
   for (const size of FLEETS) rows.push(...(await runFleet(port++, size)));
+  if (BIG && process.env.BENCH_BIG_DROP === '1') await dropKept(BIG, PG);
   console.log('\n' + rows.join('\n'));
 }
 

@@ -20,18 +20,22 @@ export interface SimNodeOptions {
   master: string;
   key: string;
   name?: string;
+  /** The node's id; default: a random one (a benchmark that seeds the store picks them). */
+  nodeId?: string;
   maxRunners?: number;
   /** What to do with an assigned task; default: keep it (the test finishes it). */
   onAssign?: (node: SimNode, task: TaskAssignment) => void;
 }
 
 export class SimNode {
-  readonly nodeId = randomBytes(12).toString('hex');
+  readonly nodeId: string;
   readonly assigned: TaskAssignment[] = [];
   private ws: WebSocket | undefined;
   private beats = 0;
 
-  constructor(private readonly opts: SimNodeOptions) {}
+  constructor(private readonly opts: SimNodeOptions) {
+    this.nodeId = opts.nodeId ?? randomBytes(12).toString('hex');
+  }
 
   /** Connects and registers; resolves once the master confirmed. */
   connect(): Promise<void> {

@@ -70,14 +70,20 @@ export class Dispatcher {
     })();
   }
 
-  /** Places one round of waiting tasks; true when it placed any (free slots may remain for the next round). */
+  /**
+   * Places one round of waiting tasks; true when another round may place more: it placed some, and tasks may wait
+   * that this round did not see or could not place. A round that placed every task it read, and read fewer than it
+   * asked for, leaves nothing: a task created since wakes dispatch itself. (Each round looks at every session, so a
+   * round that cannot place anything costs a large fleet as much as one that does.)
+   */
   private async round(): Promise<boolean> {
     const { db, sessions } = this.host;
     const free = sessions.free();
     if (!free.length) return false;
     const slots = free.reduce((n, s) => n + (s.maxRunners - s.active.size), 0);
     this.counts.rounds++;
-    const queued = await queuedTasks(db, new Set(free.map((s) => s.nodeId)), Math.min(slots, ROUND));
+    const limit = Math.min(slots, ROUND);
+    const queued = await queuedTasks(db, new Set(free.map((s) => s.nodeId)), limit);
     if (!queued.length) return false;
     const mayRunOnMaster = await this.masterNodeRule(free, queued);
     let placed = 0;
@@ -96,7 +102,7 @@ export class Dispatcher {
       await this.host.assign(s, t.id);
       await this.host.statusMayHaveChanged(s.nodeId);
     }
-    return placed > 0;
+    return placed > 0 && (queued.length === limit || placed < queued.length);
   }
 
   /**

@@ -160,16 +160,21 @@ export class HeartbeatRecorder {
     this.writes.latest += latest.length;
   }
 
-  /** Deletes history beyond the retention window, a chunk at a time, letting other work run in between. */
+  /**
+   * Deletes history beyond the retention window, a chunk at a time, resting as long as each chunk took before the
+   * next: a long backlog (days of history left by a store that was off, or loaded) takes at most about half of the
+   * master's time while it lasts, and other work never waits behind more than one chunk.
+   */
   async retain(now = Date.now()): Promise<number> {
     this.lastRetention = now;
     let total = 0;
     for (;;) {
+      const t0 = performance.now();
       const n = await deleteMetricsChunk(this.db, now - this.retentionMs);
       this.writes.retention++;
       total += n;
       if (n < RETENTION_CHUNK) return total;
-      await new Promise((resolve) => setImmediate(resolve));
+      await new Promise((resolve) => setTimeout(resolve, performance.now() - t0));
     }
   }
 }

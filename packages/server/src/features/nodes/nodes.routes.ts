@@ -17,6 +17,7 @@ import { deleteNode, metricsSince, updateNode } from './nodes.store.ts';
 import { forgetNode, presentNode } from './nodes.service.ts';
 import { getRuntime } from './runtime.ts';
 import { nodeListFor } from './node-list.ts';
+import { LIST_CHUNK, sendInChunks } from './list-stream.ts';
 import { joinCommand, masterUrl } from '../node-install/node-install.service.ts';
 
 const IdParams = Type.Object({ id: Type.String({ pattern: '^[0-9a-f]{24}$' }) });
@@ -35,9 +36,9 @@ export const nodesFeature: Feature = async (app, ctx) => {
   app.get(
     '/api/nodes',
     { config: { access: 'user' }, schema: { querystring: NodeListQuery, response: { 200: NodeListEnvelope } } },
-    async (req) => {
+    async (req, reply) => {
       const { rows, total } = await list.query(req.query);
-      return ok(rows, total);
+      return rows.length > LIST_CHUNK ? sendInChunks(reply, rows, total) : ok(rows, total);
     },
   );
 

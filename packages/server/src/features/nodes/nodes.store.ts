@@ -6,17 +6,60 @@
 import { newId, type NodeStatus, type NodeType, type SystemInfo } from '@crawldeck/shared';
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { DB } from '../../store/schema.ts';
+import { inChunks } from './chunks.ts';
 
 export type NodeRow = Selectable<DB['nodes']>;
 export type MetricsRow = DB['node_metrics'];
 
-/** Rows per DELETE of old metrics: each chunk is short, so other statements never wait long behind it. */
-export const RETENTION_CHUNK = 5000;
-/** Rows per INSERT of metrics (well below the bound-parameter limits of both engines). */
-const INSERT_CHUNK = 1000;
+/**
+ * Rows per DELETE of old metrics: each chunk is short, so other statements never wait long behind it (a store
+ * holding days of history beyond the window deletes them at its first flushes: 5 000 rows took 150–400 ms there).
+ */
+export const RETENTION_CHUNK = 1000;
+/**
+ * Rows per statement of the batched writes and of the node list's read: on SQLite a statement holds the master's
+ * thread while it runs, so each is kept to a few milliseconds and other work runs between them.
+ */
+export const WRITE_CHUNK = 500;
 
-export function listNodes(db: Kysely<DB>): Promise<NodeRow[]> {
-  return db.selectFrom('nodes').selectAll().orderBy('type').orderBy('create_ts').execute();
+/** Where the node list's order (type, creation, id) continues after a chunk. */
+export type NodeKey = Pick<NodeRow, 'type' | 'create_ts' | 'id'>;
+
+/** Up to `limit` nodes in the list's order, after `after` (from the start without it). */
+export function listNodesChunk(db: Kysely<DB>, after: NodeKey | undefined, limit: number): Promise<NodeRow[]> {
+  let q = db.selectFrom('nodes').selectAll();
+  if (after) {
+    const { type, create_ts, id } = after;
+    q = q.where((eb) =>
+      eb.or([
+        eb('type', '>', type),
+        eb.and([eb('type', '=', type), eb('create_ts', '>', create_ts)]),
+        eb.and([eb('type', '=', type), eb('create_ts', '=', create_ts), eb('id', '>', id)]),
+      ]),
+    );
+  }
+  return q.orderBy('type').orderBy('create_ts').orderBy('id').limit(limit).execute();
+}
+
+/** How many nodes are stored and those written (other than last seen and metrics) since `since`. */
+export async function nodesChangedSince(db: Kysely<DB>, since: number): Promise<{ count: number; rows: NodeRow[] }> {
+  const [count, rows] = await Promise.all([
+    db
+      .selectFrom('nodes')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow(),
+    db.selectFrom('nodes').selectAll().where('update_ts', '>=', since).execute(),
+  ]);
+  return { count: Number(count.n), rows };
+}
+
+/** What changes between the list's reads of these nodes: their status, runners in use, metrics and last heard. */
+export function nodesLiveState(db: Kysely<DB>, ids: string[]) {
+  return db
+    .selectFrom('nodes')
+    .select(['id', 'status', 'running', 'metrics', 'last_seen_ts'])
+    .where('id', 'in', ids)
+    .execute();
 }
 
 export function getNode(db: Kysely<DB>, id: string): Promise<NodeRow | undefined> {
@@ -116,15 +159,11 @@ export async function lastSeen(db: Kysely<DB>, ids: string[]): Promise<Map<strin
   return new Map(rows.map((r) => [r.id, r.last_seen_ts == null ? null : Number(r.last_seen_ts)]));
 }
 
-/** One statement for every node heard since the last flush. */
+/** The last-seen time of every node heard since the last flush: one statement per chunk of nodes. */
 export async function touchLastSeen(db: Kysely<DB>, ids: string[], ts: number): Promise<void> {
-  for (let i = 0; i < ids.length; i += INSERT_CHUNK) {
-    await db
-      .updateTable('nodes')
-      .set({ last_seen_ts: ts })
-      .where('id', 'in', ids.slice(i, i + INSERT_CHUNK))
-      .execute();
-  }
+  await inChunks(ids, WRITE_CHUNK, async (chunk) => {
+    await db.updateTable('nodes').set({ last_seen_ts: ts }).where('id', 'in', chunk).execute();
+  });
 }
 
 /** The latest metrics and running count of each node: one UPDATE from a VALUES list per chunk of nodes. */
@@ -132,25 +171,23 @@ export async function saveLatestMetrics(
   db: Kysely<DB>,
   latest: { nodeId: string; metrics: string; running: number }[],
 ): Promise<void> {
-  for (let i = 0; i < latest.length; i += INSERT_CHUNK) {
-    const values = sql.join(
-      latest.slice(i, i + INSERT_CHUNK).map((l) => sql`(${l.nodeId}, ${l.metrics}, CAST(${l.running} AS INTEGER))`),
-    );
+  await inChunks(latest, WRITE_CHUNK, async (chunk) => {
+    const values = sql.join(chunk.map((l) => sql`(${l.nodeId}, ${l.metrics}, CAST(${l.running} AS INTEGER))`));
     await sql`WITH v(id, metrics, running) AS (VALUES ${values}) UPDATE nodes SET metrics = v.metrics, running = v.running FROM v WHERE nodes.id = v.id`.execute(
       db,
     );
-  }
+  });
 }
 
 /** Stores per-minute metrics rows; a minute stored already (another master, a repeat) keeps its row. */
 export async function insertMetrics(db: Kysely<DB>, rows: MetricsRow[]): Promise<void> {
-  for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
+  await inChunks(rows, WRITE_CHUNK, async (chunk) => {
     await db
       .insertInto('node_metrics')
-      .values(rows.slice(i, i + INSERT_CHUNK))
+      .values(chunk)
       .onConflict((oc) => oc.doNothing())
       .execute();
-  }
+  });
 }
 
 /**
