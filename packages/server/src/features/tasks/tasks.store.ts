@@ -91,7 +91,7 @@ export async function tasksByIds(db: Kysely<DB>, ids: string[]): Promise<TaskRow
 }
 
 /** Log lines or items removed per statement when a task goes. */
-export const TASK_PURGE_CHUNK = 5000;
+export const TASK_PURGE_CHUNK = 1000;
 
 /**
  * Deletes tasks with their log lines and items. A task can hold millions of lines: one cascading DELETE would hold
