@@ -91,6 +91,34 @@ describe('dashboard stats', () => {
     );
   });
 
+  it('counts tasks per status as they change status and go, like a count of the table', async () => {
+    const db = m.master.store.db;
+    const owner = (await db.selectFrom('users').select('id').where('username', '=', 'admin').executeTakeFirstOrThrow())
+      .id;
+    const spiders = [newId(), newId()];
+    for (const id of spiders) await insertRow(db, 'spiders', { id, owner_id: owner });
+    const ids = Array.from({ length: 12 }, () => newId());
+    for (const [i, id] of ids.entries())
+      await insertRow(db, 'tasks', { id, spider_id: spiders[i % 2], status: 'pending', run_type: 'random' });
+    const even = ids.filter((_, i) => i % 2 === 0);
+    const odd = ids.filter((_, i) => i % 2 === 1);
+    await db.updateTable('tasks').set({ status: 'running' }).where('id', 'in', even.slice(0, 4)).execute();
+    await db.updateTable('tasks').set({ status: 'finished' }).where('id', 'in', even.slice(0, 2)).execute();
+    // The same status again changes no count.
+    await db.updateTable('tasks').set({ status: 'finished' }).where('id', 'in', even.slice(0, 2)).execute();
+    await db.updateTable('tasks').set({ status: 'error' }).where('id', 'in', odd).execute();
+    expect((await m.api('DELETE', '/tasks', { body: { ids: [even[0], even[5]] } })).status).toBe(200);
+    // A spider's tasks go with it.
+    expect((await m.api('DELETE', `/spiders/${spiders[1]}`)).status).toBe(200);
+    const { rows } = await sql<{
+      status: string;
+      n: number;
+    }>`SELECT status, COUNT(*) AS n FROM tasks GROUP BY status`.execute(db);
+    const counted = Object.fromEntries(rows.map((r) => [r.status, Number(r.n)]));
+    const shown = (await m.api('GET', '/stats/home')).body.data.status as { status: string; count: number }[];
+    expect(Object.fromEntries(shown.map((s) => [s.status, s.count]))).toEqual(counted);
+  });
+
   it('stays fast with many tasks', async () => {
     const db = m.master.store.db;
     if (!(await tableExists(db, 'tasks'))) return;

@@ -4,6 +4,7 @@ import { ingestOrderOf } from '../tasks/ingest-order.ts';
 import { statusOf } from '../nodes/sessions.ts';
 import type { AppContext } from '../../context.ts';
 import { TASK_STATUSES } from '@crawldeck/shared';
+import { taskStatusCounts } from '../stats/stats.store.ts';
 import {
   deliveriesSince,
   firesSince,
@@ -11,7 +12,6 @@ import {
   oldestPendingCreateTs,
   outboxDepth,
   taskWait,
-  tasksByStatus,
 } from './metrics.store.ts';
 
 const PREFIX = 'crawldeck_';
@@ -87,6 +87,7 @@ export class MasterMetrics {
   }
 
   private storeGauges(): void {
+    const store = this.ctx.store;
     const db = this.db;
     const registers = [this.registry];
     new Gauge({
@@ -95,7 +96,7 @@ export class MasterMetrics {
       labelNames: ['status'],
       registers,
       async collect() {
-        const counts = new Map((await tasksByStatus(db)).map((r) => [r.status, Number(r.n)]));
+        const counts = new Map((await taskStatusCounts(store)).map((r) => [r.status, Number(r.n)]));
         for (const s of TASK_STATUSES) this.set({ status: s }, counts.get(s) ?? 0);
       },
     });
@@ -104,7 +105,7 @@ export class MasterMetrics {
       help: 'Tasks waiting for a node (pending)',
       registers,
       async collect() {
-        this.set(Number((await tasksByStatus(db)).find((r) => r.status === 'pending')?.n ?? 0));
+        this.set(Number((await taskStatusCounts(store)).find((r) => r.status === 'pending')?.n ?? 0));
       },
     });
     new Gauge({

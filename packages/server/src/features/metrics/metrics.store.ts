@@ -3,14 +3,6 @@ import type { DB } from '../../store/schema.ts';
 
 /** Store reads behind the /metrics gauges: the store is the truth shared by every master. */
 
-export function tasksByStatus(db: Kysely<DB>) {
-  return db
-    .selectFrom('tasks')
-    .select(['status', (eb) => eb.fn.countAll<number>().as('n')])
-    .groupBy('status')
-    .execute();
-}
-
 /** When the task waiting longest was created (null when none waits). */
 export async function oldestPendingCreateTs(db: Kysely<DB>): Promise<number | null> {
   const r = await db

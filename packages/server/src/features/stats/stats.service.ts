@@ -8,7 +8,7 @@ const TABLES = ['tasks', 'nodes', 'deploys', 'spiders', 'projects'] as const;
 
 /**
  * Everything the dashboard shows, from one catalogue lookup and a handful of aggregate queries: the task total is
- * the sum of the per-status counts (one GROUP BY, an index-only scan with an index on tasks.status), and the daily
+ * the sum of the per-status counts (kept by the store on SQLite, one GROUP BY on PostgreSQL), and the daily
  * series reads only the last 30 days through the create_ts index. Tables another feature has not created yet count 0.
  */
 export async function homeStats(store: Store, tzOffsetMin = 0, now = Date.now()): Promise<HomeStats> {
