@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NODE_ID_HEADER, NODE_KEY_HEADER } from '@crawldeck/shared';
 import { startTestMaster, type TestMaster } from './harness.ts';
-import { allLog, makeSpider, runSpider, waitFor } from './tasks.helpers.ts';
+import { allLog, makeSpider } from './tasks.helpers.ts';
 import { SimNode } from './support/sim-node.ts';
+import { handShipping } from './ship.helpers.ts';
 
 const KEY = 'exactly-once-key';
 let m: TestMaster;
@@ -19,24 +20,11 @@ afterAll(async () => {
   await m?.close();
 });
 
-async function simTask(spiderId: string): Promise<string> {
-  const before = sim.assigned.length;
-  await runSpider(m, spiderId, { run_type: 'selected-nodes', node_ids: [sim.nodeId] });
-  await waitFor('the assignment', async () => sim.assigned.length > before);
-  const taskId = sim.assigned[before].taskId;
-  sim.started(taskId);
-  return taskId;
-}
-
-async function ship(kind: 'logs' | 'items', taskId: string, from: number, lines: string[]): Promise<number> {
-  const res = await fetch(`${m.url}/api/node-api/tasks/${taskId}/${kind}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', [NODE_KEY_HEADER]: KEY, [NODE_ID_HEADER]: sim.nodeId },
-    body: JSON.stringify({ from, lines }),
-  });
-  expect(res.status).toBe(200);
-  return ((await res.json()) as { data: { acked: number } }).data.acked;
-}
+const { simTask, ship } = handShipping(
+  () => m,
+  () => sim,
+  KEY,
+);
 
 async function items(taskId: string): Promise<Record<string, unknown>[]> {
   const r = await m.api('GET', `/tasks/${taskId}/results`, { query: { page_size: 1000 } });

@@ -4,7 +4,7 @@ import { ENGINE, startTestMaster, type TestMaster } from './harness.ts';
 import { allLog, makeSpider, runSpider, waitFor, waitNodes, waitTask } from './tasks.helpers.ts';
 import { spawnNode, type ChildNode } from './nodes.helpers.ts';
 import { SimNode } from './support/sim-node.ts';
-import { NODE_ID_HEADER, NODE_KEY_HEADER } from '@crawldeck/shared';
+import { handShipping } from './ship.helpers.ts';
 
 const KEY = 'ingest-order-key';
 let m: TestMaster;
@@ -32,25 +32,11 @@ async function metric(name: string): Promise<number> {
   return line ? Number(line.split(' ')[1]) : NaN;
 }
 
-/** A task assigned to the simulated node, which ships its batches by hand. */
-async function simTask(spiderId: string): Promise<string> {
-  const before = sim.assigned.length;
-  await runSpider(m, spiderId, { run_type: 'selected-nodes', node_ids: [sim.nodeId] });
-  await waitFor('the assignment', async () => sim.assigned.length > before);
-  const taskId = sim.assigned[before].taskId;
-  sim.started(taskId);
-  return taskId;
-}
-
-async function ship(kind: 'logs' | 'items', taskId: string, from: number, lines: string[]): Promise<number> {
-  const res = await fetch(`${m.url}/api/node-api/tasks/${taskId}/${kind}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', [NODE_KEY_HEADER]: KEY, [NODE_ID_HEADER]: sim.nodeId },
-    body: JSON.stringify({ from, lines }),
-  });
-  expect(res.status).toBe(200);
-  return ((await res.json()) as { data: { acked: number } }).data.acked;
-}
+const { simTask, ship } = handShipping(
+  () => m,
+  () => sim,
+  KEY,
+);
 
 describe('ingest with several batches of a task in flight', () => {
   it('a real node keeps several batches of one task in flight; every line and item is stored once, in order', async () => {

@@ -10,7 +10,7 @@ import type pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import type { ShipBatch } from '@crawldeck/shared';
 import type { Store } from '../../store/db.ts';
-import { itemRows, logRows, type DedupConfig, type LogRows } from './ingest-rows.ts';
+import { itemRows, logRows, unstoredPart, type DedupConfig, type LogRows } from './ingest-rows.ts';
 
 type PgTransaction = NonNullable<Store['pgTransaction']>;
 
@@ -72,8 +72,7 @@ export function ingestLogsPg(
     const { id, task: t, before } = await beginLocked(client, taskId, true);
     if (!t) return undefined;
     const stored = t.log_lines;
-    if (batch.from > stored) return { acked: stored };
-    const fresh = batch.lines.slice(stored - batch.from);
+    const fresh = unstoredPart(batch, stored);
     if (!fresh.length) return { acked: stored };
     const rows = logRows(fresh, stored + 1, before);
     await copyIn(client, 'COPY task_logs (task_id, line_no, msg, is_error) FROM STDIN', logCopyText(taskId, rows));
@@ -94,8 +93,7 @@ export function ingestItemsPg(
     const { id, task: t } = await beginLocked(client, taskId, false);
     if (!t) return undefined;
     const offset = t.item_offset;
-    if (batch.from > offset) return { acked: offset, stored: 0, skipped: 0 };
-    const fresh = batch.lines.slice(offset - batch.from);
+    const fresh = unstoredPart(batch, offset);
     if (!fresh.length) return { acked: offset, stored: 0, skipped: 0 };
     const { rows, skipped } = itemRows(fresh, dedup);
     const now = Date.now();

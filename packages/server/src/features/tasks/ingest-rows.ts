@@ -2,8 +2,16 @@
  * What a batch of a task's output becomes before it is stored, the same on both engines: log lines made storable
  * and flagged, items parsed, cleaned of the fields the store sets itself and deduplicated within the batch.
  */
-import { flagErrorLines } from '@crawldeck/shared';
+import { flagErrorLines, type ShipBatch } from '@crawldeck/shared';
 import type { LogEvent } from '../../events.ts';
+
+/**
+ * The lines of a batch not stored yet when `stored` are: what lies below is skipped, and nothing is taken from a
+ * batch that starts beyond `stored` (a gap: the node ships again from the answered offset).
+ */
+export function unstoredPart(batch: ShipBatch, stored: number): string[] {
+  return batch.from > stored ? [] : batch.lines.slice(stored - batch.from);
+}
 
 /** Longest stored log line: the node cuts at 64 KiB (+ marker); this guards the store against any other client. */
 export const MAX_LINE_CHARS = 64 * 1024 + 1024;

@@ -10,7 +10,7 @@ import type { DB } from '../../store/schema.ts';
 import type { Store } from '../../store/db.ts';
 import type { LogEvent } from '../../events.ts';
 import { ingestItemsPg, ingestLogsPg } from './ingest-pg.store.ts';
-import { itemRows, logEvent, logRows, type DedupConfig, type LogRows } from './ingest-rows.ts';
+import { itemRows, logEvent, logRows, unstoredPart, type DedupConfig, type LogRows } from './ingest-rows.ts';
 
 export { MAX_LINE_CHARS, type DedupConfig } from './ingest-rows.ts';
 
@@ -39,8 +39,7 @@ function ingestLogsSqlite(store: Store, taskId: string, batch: ShipBatch) {
     const t = await lockTask(trx, taskId);
     if (!t) return undefined;
     const stored = t.log_lines;
-    if (batch.from > stored) return { acked: stored };
-    const fresh = batch.lines.slice(stored - batch.from);
+    const fresh = unstoredPart(batch, stored);
     if (!fresh.length) return { acked: stored };
     const rows = logRows(fresh, stored + 1, await lastStoredLine(trx, taskId, stored));
     const json = JSON.stringify(rows.msgs.map((m, i) => [m, rows.flags[i] ? 1 : 0]));
@@ -79,8 +78,7 @@ function ingestItemsSqlite(store: Store, taskId: string, batch: ShipBatch, dedup
     const t = await lockTask(trx, taskId);
     if (!t) return undefined;
     const offset = t.item_offset;
-    if (batch.from > offset) return { acked: offset, stored: 0, skipped: 0 };
-    const fresh = batch.lines.slice(offset - batch.from);
+    const fresh = unstoredPart(batch, offset);
     if (!fresh.length) return { acked: offset, stored: 0, skipped: 0 };
     const { rows, skipped } = itemRows(fresh, dedup);
     const now = Date.now();
