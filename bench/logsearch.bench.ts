@@ -25,7 +25,7 @@ import { startMaster, type RunningMaster } from '../packages/server/src/master.t
 import { deleteTaskRows } from '../packages/server/src/features/tasks/tasks.store.ts';
 import { ingestLogs } from '../packages/server/src/features/tasks/ingest.store.ts';
 import { indexNextLines, openLogIndexWriter } from '../packages/server/src/features/tasks/log-index.store.ts';
-import { logIndexFile } from '../packages/server/src/features/tasks/log-index.schema.ts';
+import { logIndexFile } from '../packages/server/src/features/tasks/log-index-file.store.ts';
 import { PG_ADMIN_URL } from '../packages/server/test/harness.ts';
 import { insertRow } from '../packages/server/test/seed-rows.ts';
 

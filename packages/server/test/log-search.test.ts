@@ -5,7 +5,7 @@ import { ENGINE, startTestMaster, type TestMaster } from './harness.ts';
 import { insertRow, insertRows } from './seed-rows.ts';
 import Database from 'better-sqlite3';
 import { adoptRetired, indexNextLines, openLogIndexWriter, purgeNext } from '../src/features/tasks/log-index.store.ts';
-import { logIndexFile, ownTable } from '../src/features/tasks/log-index.schema.ts';
+import { logIndexFile, ownTable } from '../src/features/tasks/log-index-file.store.ts';
 
 /**
  * GET /api/tasks/:id/log?keyword=…: matches must equal what a plain scan of the task's lines finds (LIKE on SQLite,

@@ -6,7 +6,7 @@ import {
   OWN_TABLE_OPTIONS,
   ownTable,
   prepareLogIndex,
-} from './log-index.schema.ts';
+} from './log-index-file.store.ts';
 
 /**
  * The background indexer of task logs on SQLite: it adds stored lines to the trigram index after the ingest has

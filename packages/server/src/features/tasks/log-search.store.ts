@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3';
 import { sql, type Kysely } from 'kysely';
 import type { DB } from '../../store/schema.ts';
-import { attachLogIndex, LINE_BITS, ownTable } from './log-index.schema.ts';
+import { attachLogIndex, LINE_BITS, ownTable } from './log-index-file.store.ts';
 import type { StoredLogLine } from './tasks.store.ts';
 
 /** One keyword search in one task's log: which lines, which page of the matches, and until when to work. */

@@ -1,6 +1,6 @@
 import type { AppContext } from '../../context.ts';
 import type { PageWindow } from '../../store/page.ts';
-import { prepareLogIndex } from './log-index.schema.ts';
+import { prepareLogIndex } from './log-index-file.store.ts';
 import { startLogIndexer } from './log-index.ts';
 import { LogSearchPool } from './log-search.pool.ts';
 import { searchPostgresLog, type LogSearchAnswer } from './log-search.store.ts';
