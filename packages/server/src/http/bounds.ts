@@ -10,10 +10,9 @@ function hasNonFinite(value: unknown): boolean {
     if (typeof v === 'number') {
       if (!Number.isFinite(v)) return true;
     } else if (v && typeof v === 'object') {
-      if (Array.isArray(v)) {
-        for (const child of v) if (typeof child === 'number' || (child && typeof child === 'object')) stack.push(child);
-      } else {
-        for (const child of Object.values(v)) stack.push(child);
+      // Only numbers and containers are worth a visit: the strings of a batch are never pushed.
+      for (const child of Array.isArray(v) ? v : Object.values(v)) {
+        if (typeof child === 'number' || (child && typeof child === 'object')) stack.push(child);
       }
     }
   }

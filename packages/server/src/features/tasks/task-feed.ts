@@ -22,7 +22,6 @@ export class TaskFeed {
   private changes = new Map<string, TaskStatusEvent>();
   private timer: NodeJS.Timeout | undefined;
   private lastFlush = 0;
-  private started = false;
 
   constructor(
     private readonly events: EventBus,
@@ -37,12 +36,10 @@ export class TaskFeed {
   };
 
   start(): void {
-    this.started = true;
     this.events.on('task.status', this.onStatus);
   }
 
   close(): void {
-    this.started = false;
     clearTimeout(this.timer);
     this.timer = undefined;
     this.events.off('task.status', this.onStatus);
@@ -50,7 +47,8 @@ export class TaskFeed {
 
   /** Flushes at the end of the interval that began with the previous flush (at once if that one is over). */
   private schedule(): void {
-    if (this.timer || !this.started) return;
+    // Only heard between start() and close(): no timer is set on a closed feed.
+    if (this.timer) return;
     const wait = Math.max(0, this.lastFlush + this.intervalMs - Date.now());
     this.timer = setTimeout(() => {
       this.timer = undefined;
