@@ -90,13 +90,16 @@ export class MasterMetrics {
     const store = this.ctx.store;
     const db = this.db;
     const registers = [this.registry];
+    // One scrape collects the gauges side by side: the two that need tasks per status share one read of them.
+    let reading: ReturnType<typeof taskStatusCounts> | undefined;
+    const statusCounts = () => (reading ??= taskStatusCounts(store).finally(() => (reading = undefined)));
     new Gauge({
       name: `${PREFIX}tasks`,
       help: 'Stored tasks by status',
       labelNames: ['status'],
       registers,
       async collect() {
-        const counts = new Map((await taskStatusCounts(store)).map((r) => [r.status, Number(r.n)]));
+        const counts = new Map((await statusCounts()).map((r) => [r.status, r.n]));
         for (const s of TASK_STATUSES) this.set({ status: s }, counts.get(s) ?? 0);
       },
     });
@@ -105,7 +108,7 @@ export class MasterMetrics {
       help: 'Tasks waiting for a node (pending)',
       registers,
       async collect() {
-        this.set(Number((await taskStatusCounts(store)).find((r) => r.status === 'pending')?.n ?? 0));
+        this.set((await statusCounts()).find((r) => r.status === 'pending')?.n ?? 0);
       },
     });
     new Gauge({
