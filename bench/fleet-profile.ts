@@ -27,7 +27,8 @@ const parent = new Map<number, number>();
 for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
 
 const selfUs = new Map<number, number>();
-profile.samples.forEach((id, i) => selfUs.set(id, (selfUs.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
+// timeDeltas[i] is the time from sample i-1 to sample i: the time up to the next sample belongs to sample i.
+profile.samples.forEach((id, i) => selfUs.set(id, (selfUs.get(id) ?? 0) + (profile.timeDeltas[i + 1] ?? 0)));
 const totalUs = [...selfUs.values()].reduce((a, b) => a + b, 0);
 
 const label = (n: ProfileNode) => {
@@ -92,3 +93,13 @@ for (const b of busy.sort((a, c) => c.ms - a.ms).slice(0, 8)) {
   const top = [...b.frames].sort((a, c) => c[1] - a[1]).slice(0, 4);
   console.log(`${b.ms.toFixed(0).padStart(7)} ms: ${top.map(([f, ms]) => `${f} ${ms.toFixed(0)} ms`).join(' | ')}`);
 }
+
+// A sample normally follows the last within about a millisecond; a long gap is time the master's thread did not
+// run JavaScript or could not be interrupted: not scheduled (machine loaded) or blocked in a system call (disk).
+const gaps: string[] = [];
+profile.samples.forEach((id, i) => {
+  const us = profile.timeDeltas[i + 1] ?? 0;
+  if (us > 100_000) gaps.push(`${(us / 1000).toFixed(0)} ms after ${label(byId.get(id)!)}`);
+});
+console.log(`\nGaps of more than 100 ms between samples: ${gaps.length ? '' : 'none'}`);
+for (const g of gaps.slice(0, 12)) console.log(`  ${g}`);

@@ -17,7 +17,8 @@ export const ADMIN_PASSWORD = 'admin-pass';
 
 /** A fresh PostgreSQL database for one test file, dropped afterwards. */
 export async function createTestDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
-  const name = `crawldeck_t_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
+  const prefix = process.env.CRAWLDECK_TEST_DB_PREFIX ?? 'crawldeck_t';
+  const name = `${prefix}_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
   const admin = new pg.Client({ connectionString: PG_ADMIN_URL });
   await admin.connect();
   await admin.query(`CREATE DATABASE ${name}`);

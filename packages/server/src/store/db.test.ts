@@ -1,8 +1,12 @@
+import { mkdtempSync, rmSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import Database from 'better-sqlite3';
 import { sql } from 'kysely';
-import { describe, expect, it } from 'vitest';
-import { isStoreUnavailable, openStore } from './db.ts';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { isStoreUnavailable, openStore, preparedOnce } from './db.ts';
 
 /** A loopback port nobody listens on (bound, then released). */
 async function closedPort(): Promise<number> {
@@ -48,5 +52,63 @@ describe('store unavailable', () => {
     expect(isStoreUnavailable(new Error('boom'))).toBe(false);
     expect(isStoreUnavailable(undefined)).toBe(false);
     expect(isStoreUnavailable('Connection terminated')).toBe(false);
+  });
+});
+
+describe('SQLite statements prepared once', () => {
+  const dirs: string[] = [];
+  const tempDir = () => {
+    const d = mkdtempSync(path.join(os.tmpdir(), 'crawldeck-prepared-'));
+    dirs.push(d);
+    return d;
+  };
+  afterEach(() => {
+    vi.restoreAllMocks();
+    for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+  });
+
+  it('a statement text run again is not prepared again, and follows changes of the schema', async () => {
+    const store = openStore({ dataDir: tempDir() });
+    await sql`CREATE TABLE t (a INTEGER)`.execute(store.db);
+    const prepare = vi.spyOn(Database.prototype, 'prepare');
+    for (let i = 0; i < 20; i++) await sql`INSERT INTO t (a) VALUES (${i})`.execute(store.db);
+    expect(prepare).toHaveBeenCalledTimes(1);
+    const all = () => sql<Record<string, unknown>>`SELECT * FROM t ORDER BY a LIMIT 1`.execute(store.db);
+    expect((await all()).rows).toEqual([{ a: 0 }]);
+    await sql`ALTER TABLE t ADD COLUMN b TEXT DEFAULT 'x'`.execute(store.db);
+    expect((await all()).rows).toEqual([{ a: 0, b: 'x' }]);
+    // A stream left before its end, then the same text again.
+    for await (const row of store.db
+      .selectFrom('t' as never)
+      .selectAll()
+      .stream()) {
+      expect(row).toBeTruthy();
+      break;
+    }
+    expect(
+      await store.db
+        .selectFrom('t' as never)
+        .selectAll()
+        .execute(),
+    ).toHaveLength(20);
+    await store.close();
+  });
+
+  it('a statement still being read is not handed out twice; at most 500 texts are kept', () => {
+    const raw = new Database(path.join(tempDir(), 'x.db'));
+    const db = preparedOnce(raw);
+    raw.exec('CREATE TABLE t (a INTEGER); INSERT INTO t VALUES (1), (2), (3)');
+    const reading = db.prepare('SELECT a FROM t') as unknown as Database.Statement;
+    const rows = reading.iterate();
+    expect(rows.next().value).toEqual({ a: 1 });
+    const other = db.prepare('SELECT a FROM t') as unknown as Database.Statement;
+    expect(other).not.toBe(reading);
+    expect(other.all()).toHaveLength(3);
+    expect(rows.next().value).toEqual({ a: 2 });
+    rows.return?.();
+    expect(db.prepare('SELECT a FROM t')).toBe(reading);
+    for (let i = 0; i < 500; i++) db.prepare(`SELECT a + ${i} FROM t`);
+    expect(db.prepare('SELECT a FROM t')).not.toBe(reading);
+    db.close();
   });
 });

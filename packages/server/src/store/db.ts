@@ -12,6 +12,7 @@ import {
   type DatabaseConnection,
   type Driver,
   type PostgresPool,
+  type SqliteDatabase,
   type SqliteDialectConfig,
 } from 'kysely';
 import type { DB } from './schema.ts';
@@ -168,6 +169,38 @@ class ImmediateSqliteDialect extends SqliteDialect {
   }
 }
 
+/** Most statement texts the SQLite connection keeps prepared; the least recently used go first. */
+const PREPARED = 500;
+/** Longer texts (batches of rows) are prepared each time rather than kept. */
+const PREPARED_TEXT_MAX = 4_096;
+
+/**
+ * The SQLite connection prepares each statement text once and keeps it: the query builder produces the same texts
+ * again and again (task transitions, dispatch claims, node writes), and preparing them anew was a measurable share
+ * of the master's CPU under task load. A kept statement still being read (a stream not finished) is not shared:
+ * that call prepares one of its own. SQLite prepares a kept statement again by itself when the schema changed.
+ */
+export function preparedOnce(sqlite: Database.Database): SqliteDatabase {
+  const kept = new Map<string, Database.Statement>();
+  return {
+    close: () => sqlite.close(),
+    prepare(text: string) {
+      const stmt = kept.get(text);
+      if (stmt?.busy) return sqlite.prepare(text);
+      if (stmt) {
+        kept.delete(text);
+        kept.set(text, stmt);
+        return stmt;
+      }
+      const fresh = sqlite.prepare(text);
+      if (text.length > PREPARED_TEXT_MAX) return fresh;
+      kept.set(text, fresh);
+      if (kept.size > PREPARED) kept.delete(kept.keys().next().value!);
+      return fresh;
+    },
+  };
+}
+
 export function openStore(opts: { dataDir: string; databaseUrl?: string }): Store {
   if (opts.databaseUrl) return openPostgres(opts.databaseUrl);
   const file = path.join(opts.dataDir, 'crawldeck.db');
@@ -178,6 +211,6 @@ export function openStore(opts: { dataDir: string; databaseUrl?: string }): Stor
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
-  const db = new Kysely<DB>({ dialect: new ImmediateSqliteDialect({ database: sqlite }) });
+  const db = new Kysely<DB>({ dialect: new ImmediateSqliteDialect({ database: preparedOnce(sqlite) }) });
   return { db, engine: 'sqlite', location: file, close: () => db.destroy(), onConnectionError: () => undefined };
 }

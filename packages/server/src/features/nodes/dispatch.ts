@@ -11,7 +11,8 @@ import type { DB } from '../../store/schema.ts';
 import { masterNodeClosedToUsers } from '../tasks/master-node.ts';
 import { claimTask, queuedTasks, type QueuedTask } from '../tasks/task-state.store.ts';
 import { adminIds } from './nodes.store.ts';
-import { loadOf, takesWork, type Session, type SessionTable } from './sessions.ts';
+import { takesWork } from './free-sessions.ts';
+import type { Session, SessionTable } from './sessions.ts';
 
 /** Most tasks read per round; a pass reads again while it still places tasks. */
 const ROUND = 500;
@@ -27,7 +28,10 @@ export interface DispatchHost {
   statusMayHaveChanged(nodeId: string): Promise<void>;
 }
 
-/** Counters of the work dispatch did: tests and benchmarks check claims per task, not timings. */
+/**
+ * Counters of the work dispatch did: tests and benchmarks check claims per task, not timings. The sessions it
+ * looked at and the steps spent keeping them in order are read from the table's free sessions (`work`).
+ */
 export interface DispatchCounts {
   passes: number;
   rounds: number;
@@ -73,24 +77,23 @@ export class Dispatcher {
   /**
    * Places one round of waiting tasks; true when another round may place more: it placed some, and tasks may wait
    * that this round did not see or could not place. A round that placed every task it read, and read fewer than it
-   * asked for, leaves nothing: a task created since wakes dispatch itself. (Each round looks at every session, so a
-   * round that cannot place anything costs a large fleet as much as one that does.)
+   * asked for, leaves nothing: a task created since wakes dispatch itself. The free sessions are kept in order by
+   * the session table, so a round costs its store reads and its placements, whatever the size of the fleet.
    */
   private async round(): Promise<boolean> {
     const { db, sessions } = this.host;
-    const free = sessions.free();
-    if (!free.length) return false;
-    const slots = free.reduce((n, s) => n + (s.maxRunners - s.active.size), 0);
+    const free = sessions.free;
+    if (!free.size) return false;
     this.counts.rounds++;
-    const limit = Math.min(slots, ROUND);
-    const queued = await queuedTasks(db, new Set(free.map((s) => s.nodeId)), limit);
+    const limit = Math.min(free.slots, ROUND);
+    const queued = await queuedTasks(db, free.ids, limit);
     if (!queued.length) return false;
-    const mayRunOnMaster = await this.masterNodeRule(free, queued);
+    const mayRunOnMaster = await this.masterNodeRule(queued);
     let placed = 0;
     for (const t of queued) {
       if (this.closed) return false;
       const s =
-        t.node_id === EMPTY_ID ? this.leastLoaded(mayRunOnMaster(t)) : this.target(t.node_id, mayRunOnMaster(t));
+        t.node_id === EMPTY_ID ? free.leastLoaded(mayRunOnMaster(t)) : this.target(t.node_id, mayRunOnMaster(t));
       if (!s) continue;
       if (!(await claimTask(db, t.id, s.nodeId))) {
         this.counts.claimsLost++;
@@ -98,7 +101,7 @@ export class Dispatcher {
       }
       this.counts.claims++;
       placed++;
-      s.active.add(t.id);
+      sessions.addTask(s, t.id);
       await this.host.assign(s, t.id);
       await this.host.statusMayHaveChanged(s.nodeId);
     }
@@ -109,20 +112,10 @@ export class Dispatcher {
    * Whether a task may go to the master's own node: while it is closed to normal users' tasks, only tasks of
    * admins or of no user (the system) may.
    */
-  private async masterNodeRule(free: Session[], queued: QueuedTask[]): Promise<(t: QueuedTask) => boolean> {
-    if (!free.some((s) => s.isMaster) || !(await masterNodeClosedToUsers(this.host.db))) return () => true;
+  private async masterNodeRule(queued: QueuedTask[]): Promise<(t: QueuedTask) => boolean> {
+    if (!this.host.sessions.free.hasMaster || !(await masterNodeClosedToUsers(this.host.db))) return () => true;
     const admins = queued.some((t) => t.owner_id) ? await adminIds(this.host.db) : new Set<string>();
     return (t) => !t.owner_id || admins.has(t.owner_id);
-  }
-
-  private leastLoaded(masterAllowed: boolean): Session | undefined {
-    let best: Session | undefined;
-    for (const s of this.host.sessions.values()) {
-      if (!takesWork(s) || (s.isMaster && !masterAllowed)) continue;
-      if (!best || loadOf(s) < loadOf(best) || (loadOf(s) === loadOf(best) && s.active.size < best.active.size))
-        best = s;
-    }
-    return best;
   }
 
   private target(nodeId: string, masterAllowed: boolean): Session | undefined {

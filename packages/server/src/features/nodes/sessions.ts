@@ -5,16 +5,21 @@
  */
 import type { WebSocket } from 'ws';
 import type { MasterToNode, NodeMetrics, NodeStatus } from '@crawldeck/shared';
+import { FreeSessions } from './free-sessions.ts';
 
+/**
+ * What decides whether a node takes work (enabled, capacity, tasks held, paused) changes only through the
+ * SessionTable, which keeps the free sessions in order as it does.
+ */
 export interface Session {
   nodeId: string;
   socket: WebSocket;
-  enabled: boolean;
-  maxRunners: number;
+  readonly enabled: boolean;
+  readonly maxRunners: number;
   /** Tasks claimed for or running on this node, as the master sees them. */
-  active: Set<string>;
+  readonly active: ReadonlySet<string>;
   /** The node refused a task (full by its own count): no new work until it reports in again. */
-  paused: boolean;
+  readonly paused: boolean;
   /** The master's own node: normal users' tasks may be kept off it (tasks/master-node.ts). */
   isMaster: boolean;
   /** The status last written to the store (writes happen only when it changes). */
@@ -29,17 +34,20 @@ export function statusOf(s: Session | undefined): NodeStatus {
   return !s.enabled || s.active.size >= s.maxRunners ? 'unavailable' : 'online';
 }
 
-/** Share of the node's runners in use: dispatch fills the least loaded node first. */
-export function loadOf(s: Session): number {
-  return s.active.size / s.maxRunners;
+/** The fields of a session only the table changes. */
+interface Writable {
+  enabled: boolean;
+  maxRunners: number;
+  active: Set<string>;
+  paused: boolean;
 }
 
-export function takesWork(s: Session): boolean {
-  return s.enabled && !s.paused && s.active.size < s.maxRunners && s.socket.readyState === 1;
-}
+const writable = (s: Session) => s as unknown as Writable;
 
 export class SessionTable {
   private readonly byId = new Map<string, Session>();
+  /** The sessions that take work now, least loaded first (dispatch chooses from here). */
+  readonly free = new FreeSessions();
 
   get(nodeId: string): Session | undefined {
     return this.byId.get(nodeId);
@@ -51,10 +59,37 @@ export class SessionTable {
 
   set(s: Session): void {
     this.byId.set(s.nodeId, s);
+    this.free.open(s);
   }
 
   delete(nodeId: string): void {
     this.byId.delete(nodeId);
+    this.free.close(nodeId);
+  }
+
+  /** A task was claimed for the node, or the node reports running it. */
+  addTask(s: Session, taskId: string): void {
+    writable(s).active.add(taskId);
+    this.free.update(s);
+  }
+
+  /** The node no longer holds the task; false when it did not. */
+  removeTask(s: Session, taskId: string): boolean {
+    if (!writable(s).active.delete(taskId)) return false;
+    this.free.update(s);
+    return true;
+  }
+
+  /** The node refused a task (paused until it reports in again), or reported in. */
+  setPaused(s: Session, paused: boolean): void {
+    writable(s).paused = paused;
+    this.free.update(s);
+  }
+
+  configure(s: Session, enabled: boolean, maxRunners: number): void {
+    writable(s).enabled = enabled;
+    writable(s).maxRunners = maxRunners;
+    this.free.update(s);
   }
 
   values(): IterableIterator<Session> {
@@ -63,13 +98,6 @@ export class SessionTable {
 
   get size(): number {
     return this.byId.size;
-  }
-
-  /** Sessions that may take a task right now. */
-  free(): Session[] {
-    const out: Session[] = [];
-    for (const s of this.byId.values()) if (takesWork(s)) out.push(s);
-    return out;
   }
 
   send(s: Session, msg: MasterToNode): boolean {
@@ -84,7 +112,9 @@ export class SessionTable {
   }
 
   closeAll(): void {
-    for (const s of this.byId.values()) s.socket.close(1001, 'master shutting down');
-    this.byId.clear();
+    for (const s of [...this.byId.values()]) {
+      s.socket.close(1001, 'master shutting down');
+      this.delete(s.nodeId);
+    }
   }
 }
