@@ -23,12 +23,13 @@ import pg from 'pg';
 import { sql, type Kysely } from 'kysely';
 import { startMaster, type RunningMaster } from '../packages/server/src/master.ts';
 import { encodeCursor } from '../packages/server/src/http/cursor.ts';
-import { BENCH_PASSWORD, addUser, signIn } from './support.ts';
 
 const PG = process.env.BENCH_PG === '1';
-// The test helper that fills a row's other required columns reads the engine from the test environment.
+// The test helpers (the one that fills a row's other required columns, and the harness the bench support uses) read
+// the engine from the test environment when they load: they are loaded after it is set.
 if (PG) process.env.CRAWLDECK_TEST_STORE = 'postgres';
 const { insertRow } = await import('../packages/server/test/seed-rows.ts');
+const { BENCH_PASSWORD, addUser, signIn } = await import('./support.ts');
 const PG_ADMIN = process.env.CRAWLDECK_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const SIZES = process.env.BENCH_SIZES
   ? process.env.BENCH_SIZES.split(',').map(Number)
