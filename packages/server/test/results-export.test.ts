@@ -98,22 +98,9 @@ afterAll(async () => {
 
 describe('an export writes every value as its rules say', () => {
   it('nasty documents among many plain ones, across the blocks of the download, in every text format', async () => {
-    // The nasty documents come first (they make the columns) and again every 997 items, so they fall inside,
-    // at the start and at the end of the blocks the store reads.
-    const docs: string[] = [...NASTY];
-    for (let i = 0; docs.length < 25_000; i++)
-      docs.push(
-        i % 997
-          ? JSON.stringify({ n: i, title: `item ${i}`, url: `https://example.com/p/${i}` })
-          : NASTY[i % NASTY.length],
-      );
-    const taskId = await seedTask(docs);
-    const want = expectedDownloads(docs);
-    for (const format of ['csv', 'json', 'jsonl'] as const) {
-      const got = await download(taskId, format);
-      expect(got.length, format).toBe(want[format].length);
-      expect(got.equals(want[format]), format).toBe(true);
-    }
+    // Spread so that they fall inside, at the start and at the end of the blocks the store reads.
+    const docs = nastyAmongPlain(25_000);
+    await expectSameBytes(await seedTask(docs), docs);
   });
 
   it('a task without items: the header alone, an empty array, nothing', async () => {
@@ -124,14 +111,56 @@ describe('an export writes every value as its rules say', () => {
   });
 });
 
+/** Nasty documents first (they make the columns) and again every 997 items among plain ones, `n` in all. */
+function nastyAmongPlain(n: number): string[] {
+  const docs: string[] = [...NASTY];
+  for (let i = 0; docs.length < n; i++)
+    docs.push(
+      i % 997
+        ? JSON.stringify({ n: i, title: `item ${i}`, url: `https://example.com/p/${i}` })
+        : NASTY[i % NASTY.length],
+    );
+  return docs;
+}
+
+async function expectSameBytes(taskId: string, docs: string[]) {
+  const want = expectedDownloads(docs);
+  for (const format of ['csv', 'json', 'jsonl'] as const) {
+    const got = await download(taskId, format);
+    expect(got.length, format).toBe(want[format].length);
+    expect(got.equals(want[format]), format).toBe(true);
+  }
+}
+
 describe.runIf(ENGINE === 'postgres')('a download on PostgreSQL follows its client', () => {
-  /** The server's COPY of the items, if one is running: its state and what it waits for. */
-  async function runningCopy(client: pg.Client): Promise<{ state: string; wait_event: string | null } | undefined> {
-    const r = await client.query(
+  const BIG = 300_000;
+  let bigTask: string;
+  let watcher: pg.Client;
+
+  beforeAll(async () => {
+    bigTask = await seedTask([]);
+    // 300k items of ≈120 bytes: far more than the sockets between the database and the client can buffer.
+    await sql`INSERT INTO results (collection, task_id, spider_id, data, create_ts)
+      SELECT 'results_export', ${bigTask}, ${spiderId},
+        json_build_object('n', n, 'title', 'item ' || n, 'url', 'https://example.com/p/' || n || repeat('x', 40))::text,
+        ${T}::bigint
+      FROM generate_series(1, ${BIG}::int) AS n`.execute(db);
+    const dbName = m.master.store.location.split('/').pop()!;
+    watcher = new pg.Client({ connectionString: PG_ADMIN_URL.replace(/\/[^/]*$/, `/${dbName}`) });
+    await watcher.connect();
+  });
+
+  afterAll(async () => {
+    await watcher?.end();
+  });
+
+  /** The server's COPYs of items that are running: their state and what they wait for. */
+  async function runningCopies(): Promise<Array<{ state: string; wait_event: string | null }>> {
+    const r = await watcher.query(
       `SELECT state, wait_event FROM pg_stat_activity
        WHERE datname = current_database() AND pid <> pg_backend_pid() AND query LIKE 'COPY (SELECT data FROM results%'`,
     );
-    return r.rows[0];
+    return r.rows;
   }
 
   async function until<T>(what: string, probe: () => Promise<T | undefined | false>, ms = 20_000): Promise<T> {
@@ -144,38 +173,46 @@ describe.runIf(ENGINE === 'postgres')('a download on PostgreSQL follows its clie
     }
   }
 
-  it('a client that stops reading holds the COPY back; one that goes away ends it', async () => {
-    const taskId = await seedTask([]);
-    // 300k items of ≈120 bytes: far more than the sockets between the database and the client can buffer.
-    await sql`INSERT INTO results (collection, task_id, spider_id, data, create_ts)
-      SELECT 'results_export', ${taskId}, ${spiderId},
-        json_build_object('n', n, 'title', 'item ' || n, 'url', 'https://example.com/p/' || n || repeat('x', 40))::text, ${T}::bigint
-      FROM generate_series(1, 300000) AS n`.execute(db);
-    const dbName = m.master.store.location.split('/').pop()!;
-    const watcher = new pg.Client({ connectionString: PG_ADMIN_URL.replace(/\/[^/]*$/, `/${dbName}`) });
-    await watcher.connect();
-    try {
-      const abort = new AbortController();
-      const res = await fetch(`${m.url}/api/tasks/${taskId}/results/download?format=csv`, {
-        headers: { authorization: m.adminToken },
-        signal: abort.signal,
-      });
-      const body = res.body!.getReader();
-      expect((await body.read()).done).toBe(false);
-      // The client reads no more: the database ends up waiting to write to the master, its COPY unfinished.
-      const held = await until('the COPY to wait for its client', async () => {
-        const c = await runningCopy(watcher);
-        return c?.wait_event === 'ClientWrite' && c;
-      });
-      expect(held.state).toBe('active');
+  /** A download of the big task whose client reads its first chunk and then nothing more. */
+  async function stalledDownload() {
+    const abort = new AbortController();
+    const res = await fetch(`${m.url}/api/tasks/${bigTask}/results/download?format=csv`, {
+      headers: { authorization: m.adminToken },
+      signal: abort.signal,
+    });
+    const body = res.body!.getReader();
+    expect((await body.read()).done).toBe(false);
+    return async () => {
       abort.abort();
       await body.cancel().catch(() => undefined);
-      await until('the COPY to end', async () => !(await runningCopy(watcher)) && true);
-      // The master goes on exporting: the connection and the streamed-export slot came back.
-      const csv = (await download(taskId, 'csv')).toString();
-      expect(csv.split('\n').length).toBe(300_000 + 2);
+    };
+  }
+
+  it('a client that stops reading holds the COPY back; one that goes away ends it', async () => {
+    const leave = await stalledDownload();
+    // The client reads no more: the database ends up waiting to write to the master, its COPY unfinished.
+    const held = await until('the COPY to wait for its client', async () => {
+      const [c] = await runningCopies();
+      return c?.wait_event === 'ClientWrite' && c;
+    });
+    expect(held.state).toBe('active');
+    await leave();
+    await until('the COPY to end', async () => !(await runningCopies()).length);
+    // The master goes on exporting: the connection and the streamed-export slot came back.
+    const csv = (await download(bigTask, 'csv')).toString();
+    expect(csv.split('\n').length).toBe(BIG + 2);
+  });
+
+  it('past three streamed exports the next one reads keyset pages, and writes the same bytes', async () => {
+    const docs = nastyAmongPlain(12_000);
+    const taskId = await seedTask(docs);
+    const leaving = await Promise.all([stalledDownload(), stalledDownload(), stalledDownload()]);
+    try {
+      await until('three COPYs to run', async () => (await runningCopies()).length === 3);
+      await expectSameBytes(taskId, docs);
     } finally {
-      await watcher.end();
+      for (const leave of leaving) await leave();
     }
+    await until('the COPYs to end', async () => !(await runningCopies()).length);
   });
 });
