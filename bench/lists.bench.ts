@@ -6,13 +6,16 @@
  * shared: the minimum is the cost of the work, the median mostly the neighbours' load):
  *   GET /tasks first page, middle page (by cursor), page_num 1000 (the deepest page a number reaches), last page
  *   (by the `last` cursor), as the administrator and as a normal user (task policy filter), and the `next` page;
- *   CSV export of the task's items.
+ *   CSV and JSON export of the task's items (fastest, median and slowest call, and the master's CPU time per call:
+ *   this process's, as curl and psql are processes of their own). BENCH_EXPORTS_ONLY=1 inserts only the items and
+ *   times only the exports; BENCH_EXPORT_REPEAT sets their calls. BENCH_DATA_DIR and BENCH_DB_PREFIX place the
+ *   bench's data directory and name its database.
  * Baselines in the same run: a bare keyset SELECT of one page on the store's own driver, and a bare export of the
  * items' column by the engine's command-line client (`COPY … TO STDOUT` by psql, `sqlite3 -csv`); the export through
  * the API is downloaded by curl, a separate process as those clients are.
  */
 import { execFile } from 'node:child_process';
-import { mkdirSync, rmSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import Database from 'better-sqlite3';
@@ -20,19 +23,24 @@ import pg from 'pg';
 import { sql, type Kysely } from 'kysely';
 import { startMaster, type RunningMaster } from '../packages/server/src/master.ts';
 import { encodeCursor } from '../packages/server/src/http/cursor.ts';
-import { BENCH_PASSWORD, addUser, signIn } from './support.ts';
 
 const PG = process.env.BENCH_PG === '1';
-// The test helper that fills a row's other required columns reads the engine from the test environment.
+// The test helpers (the one that fills a row's other required columns, and the harness the bench support uses) read
+// the engine from the test environment when they load: they are loaded after it is set.
 if (PG) process.env.CRAWLDECK_TEST_STORE = 'postgres';
 const { insertRow } = await import('../packages/server/test/seed-rows.ts');
+const { BENCH_PASSWORD, addUser, signIn } = await import('./support.ts');
 const PG_ADMIN = process.env.CRAWLDECK_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const SIZES = process.env.BENCH_SIZES
   ? process.env.BENCH_SIZES.split(',').map(Number)
   : [10_000, 100_000, 1_000_000, ...(process.env.BENCH_10M === '1' ? [10_000_000] : [])];
 const REPEAT = Number(process.env.BENCH_REPEAT ?? 15);
+/** Exports only (the list pages skipped), each timed BENCH_EXPORT_REPEAT times (default: 5 at 1M, fewer above). */
+const EXPORTS_ONLY = process.env.BENCH_EXPORTS_ONLY === '1';
+const EXPORT_REPEAT = process.env.BENCH_EXPORT_REPEAT ? Number(process.env.BENCH_EXPORT_REPEAT) : undefined;
 const PORT = Number(process.env.BENCH_PORT ?? 21040);
-const DATA = `/tmp/wt-lists-data/bench-${process.pid}`;
+const DATA = `${process.env.BENCH_DATA_DIR ?? '/tmp/wt-lists-data'}/bench-${process.pid}`;
+const DB_PREFIX = process.env.BENCH_DB_PREFIX ?? 'wt_lists_bench';
 const SPIDERS = 20;
 const PUBLIC_SPIDERS = 5;
 const BASE_TS = 1_700_000_000_000;
@@ -43,14 +51,27 @@ const hexId = (n: number) => n.toString(16).padStart(24, '0');
 const spiderId = (k: number) => hexId(0xf00000 + k);
 
 async function timed(fn: () => Promise<unknown>, repeat = REPEAT): Promise<number> {
+  return (await spread(fn, repeat)).min;
+}
+
+/**
+ * Fastest, median and slowest of `repeat` calls after one warm-up, in ms, and the fewest ms of CPU this process
+ * (the master) spent on one call: on a shared machine the CPU time is the work, the wall time also the neighbours.
+ */
+async function spread(fn: () => Promise<unknown>, repeat = REPEAT) {
   await fn();
   const ms: number[] = [];
+  const cpu: number[] = [];
   for (let i = 0; i < repeat; i++) {
+    const c0 = process.cpuUsage();
     const t0 = performance.now();
     await fn();
     ms.push(performance.now() - t0);
+    const c = process.cpuUsage(c0);
+    cpu.push((c.user + c.system) / 1000);
   }
-  return Math.min(...ms);
+  ms.sort((a, b) => a - b);
+  return { min: ms[0], median: ms[Math.floor(ms.length / 2)], max: ms[ms.length - 1], cpu: Math.min(...cpu) };
 }
 
 async function getJson(m: RunningMaster, token: string, route: string): Promise<any> {
@@ -132,21 +153,40 @@ async function middleKey(db: Kysely<any>, size: number): Promise<[number, string
   return [Number(r.rows[0].create_ts), r.rows[0].id];
 }
 
-/** The CSV export as a separate client downloads it (curl, like psql for the bare export), to /dev/null. */
-function downloadCsv(m: RunningMaster, token: string): Promise<unknown> {
-  const url = `${m.url}/api/tasks/${CSV_TASK}/results/download?format=csv`;
+/** An export as a separate client downloads it (curl, like psql for the bare export), to /dev/null. */
+function download(m: RunningMaster, token: string, format: 'csv' | 'json'): Promise<unknown> {
+  const url = `${m.url}/api/tasks/${CSV_TASK}/results/download?format=${format}`;
   return run('curl', ['-sf', '-o', '/dev/null', '-H', `authorization: ${token}`, url]);
 }
 
 type Row = Record<string, number>;
 
 async function measure(m: RunningMaster, bare: Bare, size: number, admin: string, user: string): Promise<Row> {
+  const row: Row = {};
+  if (!EXPORTS_ONLY) await measurePages(m, bare, size, admin, user, row);
+  const exports = EXPORT_REPEAT ?? Math.max(1, Math.min(5, Math.round(1_000_000 / size)));
+  const load = () => Number(readFileSync('/proc/loadavg', 'utf8').split(' ')[0]);
+  const load0 = load();
+  const b = await spread(() => bare.exportItems(), exports);
+  Object.assign(row, { bare_copy: b.min, bare_copy_median: b.median, bare_copy_max: b.max });
+  for (const format of ['csv', 'json'] as const) {
+    const d = await spread(() => download(m, admin, format), exports);
+    Object.assign(row, { [format]: d.min, [`${format}_median`]: d.median, [`${format}_max`]: d.max });
+    row[`${format}_master_cpu`] = d.cpu;
+  }
+  row.load_before = load0;
+  row.load_after = load();
+  return row;
+}
+
+/** The list pages, each against the bare keyset page of the same size. */
+async function measurePages(m: RunningMaster, bare: Bare, size: number, admin: string, user: string, row: Row) {
   const db = m.store.db as Kysely<any>;
   const mid = await middleKey(db, size);
   const midCursor = encodeCursor({ dir: 'after', key: mid });
   const last = encodeCursor({ dir: 'last' });
   const first = await getJson(m, admin, '/tasks?page_size=10');
-  const row: Row = { bare_page: await timed(() => bare.page(mid)) };
+  row.bare_page = await timed(() => bare.page(mid));
   for (const [who, token] of [
     ['admin', admin],
     ['user', user],
@@ -157,10 +197,6 @@ async function measure(m: RunningMaster, bare: Bare, size: number, admin: string
     row[`${who}_last`] = await timed(() => getJson(m, token, `/tasks?page_size=10&cursor=${last}`));
   }
   row.admin_next = await timed(() => getJson(m, admin, `/tasks?page_size=10&cursor=${first.next}`));
-  const exports = Math.max(1, Math.min(5, Math.round(1_000_000 / size)));
-  row.bare_copy = await timed(() => bare.exportItems(), exports);
-  row.csv = await timed(() => downloadCsv(m, admin), exports);
-  return row;
 }
 
 function report(rows: Map<number, Row>): void {
@@ -173,7 +209,8 @@ function report(rows: Map<number, Row>): void {
   for (const name of names) {
     const cells = sizes.map((s) => {
       const r = rows.get(s)!;
-      const against = name === 'csv' ? r.bare_copy : name.startsWith('bare') ? undefined : r.bare_page;
+      const exported = /^(csv|json)/.test(name) && !name.endsWith('cpu');
+      const against = exported ? r.bare_copy : /^(bare|load)|cpu$/.test(name) ? undefined : r.bare_page;
       return fmt(r[name]) + (against ? ` (${(r[name] / against).toFixed(1)}x)` : '');
     });
     const growth = (n: number) => (rows.get(n) ? (rows.get(n)![name] / base[name]).toFixed(2) : '-');
@@ -184,7 +221,7 @@ function report(rows: Map<number, Row>): void {
 async function main(): Promise<void> {
   rmSync(DATA, { recursive: true, force: true });
   mkdirSync(DATA, { recursive: true });
-  const dbName = `wt_lists_bench_${process.pid}`;
+  const dbName = `${DB_PREFIX}_${process.pid}`;
   const pgAdmin = PG ? new pg.Client({ connectionString: PG_ADMIN }) : undefined;
   await pgAdmin?.connect();
   await pgAdmin?.query(`CREATE DATABASE ${dbName}`);
@@ -220,7 +257,7 @@ async function main(): Promise<void> {
     console.log(`# lists.bench on ${PG ? 'postgres' : 'sqlite'}`);
     for (const size of SIZES) {
       const t0 = Date.now();
-      await topUp(db, have, size, (a, b) => insertTasks(db, a, b, adminId, userId));
+      if (!EXPORTS_ONLY) await topUp(db, have, size, (a, b) => insertTasks(db, a, b, adminId, userId));
       await topUp(db, have, size, (a, b) => insertItems(db, a, b));
       // What autovacuum / a periodic ANALYZE does on a live store: fresh statistics and visibility.
       await sql.raw(PG ? 'VACUUM ANALYZE' : 'ANALYZE').execute(db);

@@ -7,12 +7,21 @@ import type { StoredRow, TargetWriter } from '../datasources/target.ts';
 import { writerCache } from '../datasources/writers.ts';
 import { badRequest } from '../../http/errors.ts';
 import type { Keyset, KeysetPage, PageWindow } from '../../store/page.ts';
-import { builtinResultsCopy, builtinResultsCount, builtinResultsList, builtinResultsPage } from './results.store.ts';
+import {
+  builtinResultsCopy,
+  builtinResultsCount,
+  builtinResultsDocPage,
+  builtinResultsList,
+  builtinResultsPage,
+} from './results.store.ts';
 
-/** An item as stored: its id and fields (without _id and task_id). */
+/** What an item holds (without _id and task_id). */
+export type ItemFields = Record<string, unknown>;
+
+/** An item as stored: its id and fields. */
 export interface ResultItem {
   id: number;
-  fields: Record<string, unknown>;
+  fields: ItemFields;
 }
 
 /** A task's items wherever they went: the built-in store or the data source the task recorded. */
@@ -25,8 +34,8 @@ export interface ResultsReader {
   list(at: { cursor: Keyset } | PageWindow, limit: number): Promise<KeysetPage<ResultItem>>;
   /** Columns of a download: the keys of the first items (built-in store) or the table's item columns. */
   columns(): Promise<string[]>;
-  /** Every item in id order, one page at a time: the next page is read only when asked for. */
-  pages(size: number): AsyncGenerator<ResultItem[]>;
+  /** Every item's fields in id order, a block at a time: the next block is read only when asked for. */
+  pages(size: number): AsyncGenerator<ItemFields[]>;
 }
 
 const HEAD_ROWS = 100;
@@ -43,22 +52,25 @@ const parse = (r: StoredItem): ResultItem => ({
   fields: JSON.parse(r.data) as Record<string, unknown>,
 });
 
+/** A block of documents joined by commas, read as one JSON array: one parse for the block, not one per item. */
+const parseBlock = (docs: string): ItemFields[] => (docs ? (JSON.parse(`[${docs}]`) as ItemFields[]) : []);
+
 /** Items by keyset pages: one short statement per page, each an index range from the last id. */
-async function* keysetPages(ctx: AppContext, taskId: string, size: number): AsyncGenerator<ResultItem[]> {
+async function* keysetPages(ctx: AppContext, taskId: string, size: number): AsyncGenerator<ItemFields[]> {
   let afterId = 0;
   for (;;) {
-    const rows = (await builtinResultsPage(ctx.store.db, taskId, { limit: size, afterId })).map(parse);
-    if (rows.length) yield rows;
-    if (rows.length < size) return;
-    afterId = rows[rows.length - 1].id;
+    const page = await builtinResultsDocPage(ctx.store.db, taskId, afterId, size);
+    if (page.count) yield parseBlock(page.docs);
+    if (page.count < size) return;
+    afterId = page.last;
   }
 }
 
-/** Items from one PostgreSQL COPY, `size` per page; the COPY is read on only when the download asks for more. */
-async function* copyPages(ctx: AppContext, taskId: string, size: number): AsyncGenerator<ResultItem[]> {
+/** Items from one PostgreSQL COPY; the COPY is read on only when the download asks for more. */
+async function* copyPages(ctx: AppContext, taskId: string): AsyncGenerator<ItemFields[]> {
   streamedExports++;
   try {
-    for await (const rows of builtinResultsCopy(ctx.store.copyOut!, taskId, size)) yield rows.map(parse);
+    for await (const docs of builtinResultsCopy(ctx.store.copyOut!, taskId)) yield parseBlock(docs);
   } finally {
     streamedExports--;
   }
@@ -81,7 +93,7 @@ function builtinReader(ctx: AppContext, taskId: string): ResultsReader {
     },
     pages(size) {
       const stream = !!ctx.store.copyOut && streamedExports < MAX_STREAMED_EXPORTS;
-      return stream ? copyPages(ctx, taskId, size) : keysetPages(ctx, taskId, size);
+      return stream ? copyPages(ctx, taskId) : keysetPages(ctx, taskId, size);
     },
   };
 }
@@ -131,7 +143,7 @@ function tableReader(writer: TargetWriter, table: string, taskId: string): Resul
       let afterId = 0;
       for (;;) {
         const rows = (await unavailable(() => writer.rows(table, cols, taskId, { limit: size, afterId }))).map(item);
-        if (rows.length) yield rows;
+        if (rows.length) yield rows.map((r) => r.fields);
         if (rows.length < size) return;
         afterId = rows[rows.length - 1].id;
       }
