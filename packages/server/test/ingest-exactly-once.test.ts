@@ -145,4 +145,25 @@ describe('exactly-once ingest of batches that overlap, skip ahead or hold odd te
       ['d', 4],
     ]);
   });
+
+  it('a task row deleted by itself takes its log lines and items with it', async () => {
+    const taskId = await simTask(await makeSpider(m, 'delete-output', 'echo sim'));
+    expect(await ship('logs', taskId, 0, lines(0, 30))).toBe(30);
+    expect(await ship('items', taskId, 0, ['{"n": 1}', '{"n": 2}'])).toBe(2);
+    const db = m.master.store.db;
+    const count = async (table: 'task_logs' | 'results') =>
+      Number(
+        (
+          await db
+            .selectFrom(table)
+            .select((e) => e.fn.countAll().as('n'))
+            .where('task_id', '=', taskId)
+            .executeTakeFirst()
+        )?.n,
+      );
+    expect([await count('task_logs'), await count('results')]).toEqual([30, 2]);
+    // No lines or items deleted first, as the task deletion does: the store itself takes them with the task row.
+    await db.deleteFrom('tasks').where('id', '=', taskId).execute();
+    expect([await count('task_logs'), await count('results')]).toEqual([0, 0]);
+  });
 });
