@@ -70,14 +70,27 @@ function logCopyText(id: string, rows: LogRows, start = 0): string {
   return text;
 }
 
+/** Batches made ready (by the request that holds them; a batch tried again is not made ready twice). */
+const readied = new WeakMap<ShipBatch, { rows: LogRows; tail: string }>();
+
 /**
  * A batch's log lines made ready before its task is locked, as if they follow the stored ones directly (the
  * usual case): the lines, their flags and the COPY text of all but the first, whose flag depends on the line
  * stored before it. Batches of one task are stored one after the other; this work overlaps the one before.
  */
 function earlyLogs(taskId: string, batch: ShipBatch) {
-  const rows = logRows(batch.lines, batch.from + 1, '');
-  return { rows, tail: logCopyText(copyField(taskId), rows, 1) };
+  let early = readied.get(batch);
+  if (!early) {
+    const rows = logRows(batch.lines, batch.from + 1, '');
+    early = { rows, tail: logCopyText(copyField(taskId), rows, 1) };
+    readied.set(batch, early);
+  }
+  return early;
+}
+
+/** Makes a batch of log lines ready to store while it may still wait for its turn (see earlyLogs). */
+export function readyLogsPg(taskId: string, batch: ShipBatch): void {
+  if (batch.lines.length) earlyLogs(taskId, batch);
 }
 
 /** Stores log lines `from…` of a task exactly once (see ingestLogs); `rows` undefined when nothing was new. */
@@ -137,6 +150,8 @@ async function insertDedupItems(
   return r.rowCount ?? 0;
 }
 
+const readiedItems = new WeakMap<ShipBatch, ReturnType<typeof itemRows>>();
+
 /** Stores items `from…` exactly once (see ingestItems): COPY, or one INSERT … ON CONFLICT when deduplicating. */
 export function ingestItemsPg(
   tx: PgTransaction,
@@ -144,8 +159,9 @@ export function ingestItemsPg(
   batch: ShipBatch,
   dedup: DedupConfig,
 ): Promise<{ acked: number; stored: number; skipped: number } | undefined> {
-  // Parsed before the task is locked, as if the batch follows the stored items (see earlyLogs).
-  const early = itemRows(batch.lines, dedup);
+  // Parsed before the task is locked, as if the batch follows the stored items (see earlyLogs), once per batch.
+  const early = readiedItems.get(batch) ?? itemRows(batch.lines, dedup);
+  readiedItems.set(batch, early);
   return tx(async (client) => {
     const { id, task: t } = await beginLocked(client, taskId, false);
     if (!t) return undefined;

@@ -9,7 +9,7 @@ import { sql, type Transaction } from 'kysely';
 import type { DB } from '../../store/schema.ts';
 import type { Store } from '../../store/db.ts';
 import type { LogEvent } from '../../events.ts';
-import { ingestItemsPg, ingestLogsPg } from './ingest-pg.store.ts';
+import { ingestItemsPg, ingestLogsPg, readyLogsPg } from './ingest-pg.store.ts';
 import { itemsToStore, logEvent, logsToStore, unstoredPart, type DedupConfig, type LogRows } from './ingest-rows.ts';
 
 export { MAX_LINE_CHARS, type DedupConfig } from './ingest-rows.ts';
@@ -54,6 +54,14 @@ function ingestLogsSqlite(store: Store, taskId: string, batch: ShipBatch) {
       .execute();
     return { acked: stored + rows.msgs.length, rows };
   });
+}
+
+/**
+ * Makes a batch of log lines ready to store while it may still wait for its turn behind the batch before it
+ * (PostgreSQL: its rows and their COPY text); SQLite stores a batch within one turn of the event loop anyway.
+ */
+export function readyLogs(store: Store, taskId: string, batch: ShipBatch): void {
+  if (store.pgTransaction) readyLogsPg(taskId, batch);
 }
 
 /**
