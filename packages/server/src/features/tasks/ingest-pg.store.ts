@@ -32,11 +32,23 @@ export function copyField(value: string): string {
   return COPY_SPECIAL.test(value) ? value.replace(COPY_SPECIAL_ALL, (c) => COPY_ESCAPES[c]) : value;
 }
 
-/** Sends `text` (rows in COPY's text format) through `COPY … FROM STDIN`; resolves once PostgreSQL has them all. */
-async function copyIn(client: pg.ClientBase, statement: string, text: string): Promise<void> {
+/** Sends `chunks` (rows in COPY's text format) through `COPY … FROM STDIN`; resolves once PostgreSQL has them all. */
+async function copyIn(client: pg.ClientBase, statement: string, ...chunks: Buffer[]): Promise<void> {
   const stream = client.query(copyFrom(statement));
-  stream.end(text, 'utf8');
+  for (const chunk of chunks) stream.write(chunk);
+  stream.end();
   await finished(stream);
+}
+
+/**
+ * Rows as one buffer of UTF-8: one string of the whole batch made at once and encoded once. It lies outside
+ * the JavaScript heap, so a batch that waits for its turn holds one block, not thousands of small strings the
+ * garbage collector would move to its old generation.
+ */
+function copyBuffer(count: number, row: (i: number) => string): Buffer {
+  const rows = new Array<string>(count);
+  for (let i = 0; i < count; i++) rows[i] = row(i);
+  return Buffer.from(rows.join(''), 'utf8');
 }
 
 interface LockedTask {
@@ -63,15 +75,15 @@ async function beginLocked(client: pg.ClientBase, taskId: string, lastLine: bool
 }
 
 /** COPY text of the log rows from index `start` on. */
-function logCopyText(id: string, rows: LogRows, start = 0): string {
-  let text = '';
-  for (let i = start; i < rows.msgs.length; i++)
-    text += `${id}\t${rows.first + i}\t${copyField(rows.msgs[i])}\t${rows.flags[i] ? 1 : 0}\n`;
-  return text;
+function logCopyText(id: string, rows: LogRows, start = 0, end = rows.msgs.length): Buffer {
+  return copyBuffer(end - start, (k) => {
+    const i = start + k;
+    return `${id}\t${rows.first + i}\t${copyField(rows.msgs[i])}\t${rows.flags[i] ? 1 : 0}\n`;
+  });
 }
 
 /** Batches made ready (by the request that holds them; a batch tried again is not made ready twice). */
-const readied = new WeakMap<ShipBatch, { rows: LogRows; tail: string }>();
+const readied = new WeakMap<ShipBatch, { rows: LogRows; tail: Buffer }>();
 
 /**
  * A batch's log lines made ready before its task is locked, as if they follow the stored ones directly (the
@@ -108,10 +120,8 @@ export function ingestLogsPg(
     if (!rows) return { acked: stored };
     const field = copyField(taskId);
     const text =
-      rows.msgs === early?.rows.msgs
-        ? logCopyText(field, { ...rows, msgs: rows.msgs.slice(0, 1) }) + early.tail
-        : logCopyText(field, rows);
-    await copyIn(client, 'COPY task_logs (task_id, line_no, msg, is_error) FROM STDIN', text);
+      rows.msgs === early?.rows.msgs ? [logCopyText(field, rows, 0, 1), early.tail] : [logCopyText(field, rows)];
+    await copyIn(client, 'COPY task_logs (task_id, line_no, msg, is_error) FROM STDIN', ...text);
     const [lines, errors] = [stored + rows.msgs.length, t.error_lines + rows.errors];
     await client.query(`UPDATE tasks SET log_lines = ${lines}, error_lines = ${errors} WHERE id = ${id}; COMMIT`);
     return { acked: lines, rows };
@@ -122,8 +132,7 @@ export function ingestLogsPg(
 async function copyItems(client: pg.ClientBase, taskId: string, spiderId: string, dedup: DedupConfig, rows: ItemRow[]) {
   const head = `${copyField(dedup.collection)}\t${copyField(taskId)}\t${copyField(spiderId)}\t\\N\t`;
   const now = Date.now();
-  let text = '';
-  for (const r of rows) text += `${head}${copyField(r.data)}\t${now}\n`;
+  const text = copyBuffer(rows.length, (i) => `${head}${copyField(rows[i].data)}\t${now}\n`);
   await copyIn(client, 'COPY results (collection, task_id, spider_id, dedup_key, data, create_ts) FROM STDIN', text);
   return rows.length;
 }
