@@ -6,7 +6,8 @@
  * once with one batch in flight per task (as before) and once with the node's default.
  * The baselines of the same run: exactly the batches the shipper sent, inserted by bare SQL (one statement per
  * batch in a transaction; tasks in parallel on PostgreSQL, one writer on SQLite), and on PostgreSQL sent by one
- * bare COPY per batch in a transaction, as the master does.
+ * bare COPY per batch in a transaction, as the master does, into copies of the master's own tables (same
+ * indexes and foreign keys).
  * Each run checks that the master stored every line exactly once. Run: `node --import tsx bench/ingest.bench.ts`.
  * BENCH_BATCH_BYTES sets the largest batch (default: the node's). Ports from BENCH_PORT (23010) up, data under the OS temp dir.
  */
