@@ -6,7 +6,8 @@
  * once with one batch in flight per task (as before) and once with the node's default.
  * The baselines of the same run: exactly the batches the shipper sent, inserted by bare SQL (one statement per
  * batch in a transaction; tasks in parallel on PostgreSQL, one writer on SQLite), and on PostgreSQL sent by one
- * bare COPY per batch in a transaction, as the master does.
+ * bare COPY per batch in a transaction, as the master does, into copies of the master's own tables (same
+ * indexes and foreign keys).
  * Each run checks that the master stored every line exactly once. Run: `node --import tsx bench/ingest.bench.ts`.
  * BENCH_BATCH_BYTES sets the largest batch (default: the node's). Ports from BENCH_PORT (23010) up, data under the OS temp dir.
  */
@@ -120,17 +121,31 @@ async function checkStored(m: Master, kind: Kind, taskIds: string[], per: number
 const BARE_PG = {
   logs: 'INSERT INTO bare_logs SELECT $1, $2::int + x.ord::int, x.m, 0 FROM unnest($3::text[]) WITH ORDINALITY AS x(m, ord)',
   items:
-    "INSERT INTO bare_results (collection, task_id, data, create_ts) SELECT 'results', $1, x.d, $2::bigint FROM unnest($3::text[]) AS x(d)",
+    "INSERT INTO bare_results (collection, task_id, spider_id, data, create_ts) SELECT 'results', $1, 'bench', x.d, $2::bigint FROM unnest($3::text[]) AS x(d)",
 };
 const BARE_SQLITE = {
   logs: 'INSERT INTO bare_logs SELECT ?, ? + key + 1, value, 0 FROM json_each(?)',
   items:
-    "INSERT INTO bare_results (collection, task_id, data, create_ts) SELECT 'results', ?, value, ? FROM json_each(?)",
+    "INSERT INTO bare_results (collection, task_id, spider_id, data, create_ts) SELECT 'results', ?, 'bench', value, ? FROM json_each(?)",
 };
 const BARE_TABLES = [
   'CREATE TABLE IF NOT EXISTS bare_logs (task_id text, line_no int, msg text, is_error int, PRIMARY KEY (task_id, line_no))',
-  'CREATE TABLE IF NOT EXISTS bare_results (collection text, task_id text, data text, create_ts bigint)',
+  'CREATE TABLE IF NOT EXISTS bare_results (collection text, task_id text, spider_id text, data text, create_ts bigint)',
 ];
+
+/**
+ * PostgreSQL: the bare tables are the master's own (columns, defaults, indexes, and any foreign key to the tasks
+ * table the tree has), so a bare row costs the database what a stored one does.
+ */
+const BARE_PG_TABLES = `
+  DROP TABLE IF EXISTS bare_logs; DROP TABLE IF EXISTS bare_results;
+  CREATE TABLE bare_logs (LIKE task_logs INCLUDING ALL); CREATE TABLE bare_results (LIKE results INCLUDING ALL);
+  DO $$ DECLARE c record; BEGIN
+    FOR c IN SELECT conrelid::regclass::text AS t, pg_get_constraintdef(oid) AS def FROM pg_constraint
+      WHERE contype = 'f' AND conrelid IN ('task_logs'::regclass, 'results'::regclass) LOOP
+      EXECUTE format('ALTER TABLE %I ADD %s', CASE c.t WHEN 'task_logs' THEN 'bare_logs' ELSE 'bare_results' END, c.def);
+    END LOOP;
+  END $$`;
 
 /** The rows of one batch in COPY's text format, as bare_logs / bare_results take them. */
 function bareCopyText(kind: Kind, taskId: string, b: ShipBatch): string {
@@ -139,7 +154,7 @@ function bareCopyText(kind: Kind, taskId: string, b: ShipBatch): string {
     .map((l, i) =>
       kind === 'logs'
         ? `${taskId}\t${b.from + i + 1}\t${copyField(l)}\t0\n`
-        : `results\t${taskId}\t${copyField(l)}\t${now}\n`,
+        : `results\t${taskId}\tbench\t${copyField(l)}\t${now}\n`,
     )
     .join('');
 }
@@ -177,10 +192,7 @@ async function bareInsert(engine: Engine, m: Master, kind: Kind, batches: ShipRu
   if (engine === 'sqlite') return { insert: bareSqlite(m, kind, byTask), copy: NaN };
   const admin = new pg.Client({ connectionString: m.databaseUrl });
   await admin.connect();
-  const reset = async () => {
-    await admin.query('DROP TABLE IF EXISTS bare_logs; DROP TABLE IF EXISTS bare_results');
-    for (const ddl of BARE_TABLES) await admin.query(ddl);
-  };
+  const reset = () => admin.query(BARE_PG_TABLES);
   await reset();
   const insert = await barePg(m, byTask, (c, taskId, b) =>
     c.query(BARE_PG[kind], [taskId, kind === 'logs' ? b.from : Date.now(), b.lines]),
@@ -189,7 +201,7 @@ async function bareInsert(engine: Engine, m: Master, kind: Kind, batches: ShipRu
   const table =
     kind === 'logs'
       ? 'bare_logs (task_id, line_no, msg, is_error)'
-      : 'bare_results (collection, task_id, data, create_ts)';
+      : 'bare_results (collection, task_id, spider_id, data, create_ts)';
   const copy = await barePg(m, byTask, async (c, taskId, b) => {
     const stream = c.query(copyFrom(`COPY ${table} FROM STDIN`));
     stream.end(bareCopyText(kind, taskId, b));

@@ -65,9 +65,9 @@ async function api(m: RunningMaster, token: string, route: string): Promise<any>
   return json;
 }
 
-/** A new PostgreSQL database for one master, named from BENCH_PG_PREFIX (default crawldeck_bench), dropped after. */
+/** A new PostgreSQL database for one master, named from BENCH_DB_PREFIX (default crawldeck_bench), dropped after. */
 async function createBenchDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
-  const name = `${process.env.BENCH_PG_PREFIX ?? 'crawldeck_bench'}_${Math.random().toString(36).slice(2, 10)}`;
+  const name = `${process.env.BENCH_DB_PREFIX ?? 'crawldeck_bench'}_${Math.random().toString(36).slice(2, 10)}`;
   const admin = async (q: string) => {
     const c = new pg.Client({ connectionString: PG_ADMIN_URL });
     await c.connect();

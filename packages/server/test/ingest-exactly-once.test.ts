@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NODE_ID_HEADER, NODE_KEY_HEADER } from '@crawldeck/shared';
-import { startTestMaster, type TestMaster } from './harness.ts';
+import { sql } from 'kysely';
+import { ENGINE, startTestMaster, type TestMaster } from './harness.ts';
 import { allLog, makeSpider } from './tasks.helpers.ts';
 import { SimNode } from './support/sim-node.ts';
 import { handShipping } from './ship.helpers.ts';
@@ -96,6 +97,28 @@ describe('exactly-once ingest of batches that overlap, skip ahead or hold odd te
     expect((await m.api('GET', `/tasks/${taskId}`)).body.data.error_log_count).toBe(2);
   });
 
+  it("lists a task's error lines from its error index (on PostgreSQL an index of the error lines alone)", async () => {
+    const taskId = await simTask(await makeSpider(m, 'error-index', 'echo sim'));
+    await ship('logs', taskId, 0, ['ok', 'KeyError: title', 'ok', 'an error here']);
+    await ship('logs', taskId, 4, ['ok', 'Traceback (most recent call last):']);
+    const errors = await m.api('GET', `/tasks/${taskId}/error-log`);
+    expect(errors.body.data.map((l: { line_no: number }) => l.line_no)).toEqual([2, 4, 6]);
+    if (ENGINE !== 'postgres') return;
+    // The query the error log runs, planned without the option of reading the whole table.
+    const plan = await m.master.store.db.transaction().execute(async (trx) => {
+      await sql`SET LOCAL enable_seqscan = off`.execute(trx);
+      return trx
+        .selectFrom('task_logs')
+        .select(['line_no', 'msg'])
+        .where('task_id', '=', taskId)
+        .where('is_error', '=', 1)
+        .orderBy('line_no')
+        .limit(100)
+        .explain();
+    });
+    expect(JSON.stringify(plan)).toContain('task_logs_errors_idx');
+  });
+
   it('stores items once when a batch overlaps, skips what is not an object, drops the fields the store sets', async () => {
     const taskId = await simTask(await makeSpider(m, 'overlap-items', 'echo sim'));
     const batch = [
@@ -144,5 +167,26 @@ describe('exactly-once ingest of batches that overlap, skip ahead or hold odd te
       ['c', 3],
       ['d', 4],
     ]);
+  });
+
+  it('a task row deleted by itself takes its log lines and items with it', async () => {
+    const taskId = await simTask(await makeSpider(m, 'delete-output', 'echo sim'));
+    expect(await ship('logs', taskId, 0, lines(0, 30))).toBe(30);
+    expect(await ship('items', taskId, 0, ['{"n": 1}', '{"n": 2}'])).toBe(2);
+    const db = m.master.store.db;
+    const count = async (table: 'task_logs' | 'results') =>
+      Number(
+        (
+          await db
+            .selectFrom(table)
+            .select((e) => e.fn.countAll().as('n'))
+            .where('task_id', '=', taskId)
+            .executeTakeFirst()
+        )?.n,
+      );
+    expect([await count('task_logs'), await count('results')]).toEqual([30, 2]);
+    // No lines or items deleted first, as the task deletion does: the store itself takes them with the task row.
+    await db.deleteFrom('tasks').where('id', '=', taskId).execute();
+    expect([await count('task_logs'), await count('results')]).toEqual([0, 0]);
   });
 });

@@ -13,7 +13,7 @@ import { HttpError, conflict, notFound } from '../../http/errors.ts';
 import { nodeKeyMatches } from '../../http/auth.ts';
 import { bulkValidatorCompiler } from '../../http/bulk-validator.ts';
 import { blobContent, spiderForTask } from '../tasks/spider-source.ts';
-import { ingestItems, ingestLogs } from '../tasks/ingest.store.ts';
+import { ingestItems, ingestLogs, readyLogs } from '../tasks/ingest.store.ts';
 import { ingestOrderOf } from '../tasks/ingest-order.ts';
 import { taskForIngest } from './nodes.store.ts';
 import { ingestIntoDataSource } from '../datasources/ingest.service.ts';
@@ -82,6 +82,7 @@ export function registerIngestRoutes(app: TypedApp, ctx: AppContext, rt: TaskRun
     async (req) => {
       await taskForNode(req, req.params.id);
       const taskId = req.params.id;
+      readyLogs(ctx.store, taskId, req.body);
       const r = await order.inOrder(`${taskId}:logs`, req.body.from, () => ingestLogs(ctx.store, taskId, req.body));
       if (!r) throw new HttpError(410, 'task gone');
       if (r.event) ctx.events.emit('task.log', r.event);

@@ -2,7 +2,9 @@
  * Puts the batches of one task's log (or items) in order on this master. A node keeps several batches of a task
  * in flight at once; they may arrive out of order. The store refuses a batch that starts after its stored offset
  * (a gap), so a batch that came before its predecessor waits here, briefly, until a batch of the same stream
- * stored on this master reaches its start, then is stored. Batches of different tasks never wait for each other.
+ * stored on this master reaches its start, then is stored. A batch whose predecessor is in hand here waits for it
+ * before it asks the store at all, so the batches of a task take the task's lock in their order instead of being
+ * refused and tried again. Batches of different tasks never wait for each other.
  * Waiting is only an optimisation: the store's offset check keeps ingest exactly-once on its own, and a batch
  * whose predecessor does not come in time is answered with the stored offset, from which the node ships again.
  */
@@ -13,6 +15,8 @@ interface Lane {
   /** Highest offset this master has seen stored for the stream while it had batches of it in hand. */
   stored: number;
   inFlight: number;
+  /** Where the batches in hand start. */
+  froms: number[];
   waiters: { from: number; wake: () => void }[];
 }
 
@@ -44,25 +48,35 @@ export class IngestOrder {
     from: number,
     store: () => Promise<R | undefined>,
   ): Promise<R | undefined> {
-    const lane = this.enter(stream);
+    const lane = this.enter(stream, from);
     const deadline = Date.now() + this.waitMs;
     let counted = false;
+    const wait = () => {
+      if (!counted) this.stats.waited++;
+      counted = true;
+      return this.waitFor(lane, from, deadline - Date.now());
+    };
     try {
+      // Its predecessor is in hand here: it goes first, so the batches take the task's lock in their order.
+      if (this.behind(lane, from)) await wait();
       for (;;) {
         const r = await store();
         if (!r) return r;
         this.advance(lane, r.acked);
         if (r.acked >= from) return r;
-        if (!counted) this.stats.waited++;
-        counted = true;
-        if (!(await this.waitFor(lane, from, deadline - Date.now()))) {
+        if (!(await wait())) {
           this.stats.refused++;
           return r;
         }
       }
     } finally {
-      this.leave(stream, lane);
+      this.leave(stream, lane, from);
     }
+  }
+
+  /** Whether a batch of the lane that starts before `from` is in hand while the stored offset is below it. */
+  private behind(lane: Lane, from: number): boolean {
+    return lane.stored < from && lane.froms.some((f) => f < from);
   }
 
   /**
@@ -81,18 +95,25 @@ export class IngestOrder {
     else this.arriving.delete(stream);
   }
 
-  private enter(stream: string): Lane {
+  private enter(stream: string, from: number): Lane {
     let lane = this.lanes.get(stream);
     if (!lane) {
-      lane = { stored: 0, inFlight: 0, waiters: [] };
+      lane = { stored: 0, inFlight: 0, froms: [], waiters: [] };
       this.lanes.set(stream, lane);
     }
     lane.inFlight++;
+    lane.froms.push(from);
     return lane;
   }
 
-  private leave(stream: string, lane: Lane): void {
+  /** A batch answered: waiters that no longer have a predecessor in hand try the store (it may have failed). */
+  private leave(stream: string, lane: Lane, from: number): void {
+    lane.froms.splice(lane.froms.indexOf(from), 1);
     if (--lane.inFlight === 0) this.lanes.delete(stream);
+    const ready = lane.waiters.filter((w) => !this.behind(lane, w.from));
+    if (!ready.length) return;
+    lane.waiters = lane.waiters.filter((w) => !ready.includes(w));
+    for (const w of ready) w.wake();
   }
 
   private advance(lane: Lane, stored: number): void {

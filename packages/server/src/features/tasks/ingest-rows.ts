@@ -2,7 +2,7 @@
  * What a batch of a task's output becomes before it is stored, the same on both engines: log lines made storable
  * and flagged, items parsed, cleaned of the fields the store sets itself and deduplicated within the batch.
  */
-import { flagErrorLines, type ShipBatch } from '@crawldeck/shared';
+import { flagErrorLines, isErrorLine, type ShipBatch } from '@crawldeck/shared';
 import type { LogEvent } from '../../events.ts';
 
 /**
@@ -37,6 +37,21 @@ export function logRows(fresh: readonly string[], first: number, before: string)
   let errors = 0;
   for (const f of flags) if (f) errors++;
   return { first, msgs, flags, errors };
+}
+
+/**
+ * The log lines of a batch to store once `stored` lines are: undefined when none are new. `early`, the rows of
+ * the whole batch made before the task was locked (as if the stored lines ended where the batch starts, the
+ * first line flagged as if nothing came before it), is taken when the batch does start there: only the first
+ * line's flag is read again, against the line actually stored before it.
+ */
+export function logsToStore(batch: ShipBatch, stored: number, before: string, early?: LogRows): LogRows | undefined {
+  const fresh = unstoredPart(batch, stored);
+  if (!fresh.length) return undefined;
+  if (!early || batch.from !== stored) return logRows(fresh, stored + 1, before);
+  const flag = isErrorLine(early.msgs[0], before);
+  const errors = early.errors + (flag ? 1 : 0) - (early.flags[0] ? 1 : 0);
+  return { ...early, flags: [flag, ...early.flags.slice(1)], errors };
 }
 
 /** What the console's live log and the metrics hear about stored lines. */
@@ -119,4 +134,16 @@ export function itemRows(fresh: readonly string[], dedup: DedupConfig): { rows: 
     rows.push(row);
   }
   return { rows, skipped };
+}
+
+/** The items of a batch to store once `offset` are stored, and how many lines that covers; see logsToStore. */
+export function itemsToStore(
+  batch: ShipBatch,
+  offset: number,
+  dedup: DedupConfig,
+  early?: { rows: ItemRow[]; skipped: number },
+): { lines: number; rows: ItemRow[]; skipped: number } | undefined {
+  const fresh = unstoredPart(batch, offset);
+  if (!fresh.length) return undefined;
+  return { lines: fresh.length, ...(early && batch.from === offset ? early : itemRows(fresh, dedup)) };
 }

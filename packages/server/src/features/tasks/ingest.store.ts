@@ -9,8 +9,8 @@ import { sql, type Transaction } from 'kysely';
 import type { DB } from '../../store/schema.ts';
 import type { Store } from '../../store/db.ts';
 import type { LogEvent } from '../../events.ts';
-import { ingestItemsPg, ingestLogsPg } from './ingest-pg.store.ts';
-import { itemRows, logEvent, logRows, unstoredPart, type DedupConfig, type LogRows } from './ingest-rows.ts';
+import { ingestItemsPg, ingestLogsPg, readyLogsPg } from './ingest-pg.store.ts';
+import { itemsToStore, logEvent, logsToStore, unstoredPart, type DedupConfig, type LogRows } from './ingest-rows.ts';
 
 export { MAX_LINE_CHARS, type DedupConfig } from './ingest-rows.ts';
 
@@ -39,9 +39,9 @@ function ingestLogsSqlite(store: Store, taskId: string, batch: ShipBatch) {
     const t = await lockTask(trx, taskId);
     if (!t) return undefined;
     const stored = t.log_lines;
-    const fresh = unstoredPart(batch, stored);
-    if (!fresh.length) return { acked: stored };
-    const rows = logRows(fresh, stored + 1, await lastStoredLine(trx, taskId, stored));
+    // The line before is read only when there is something to store.
+    if (!unstoredPart(batch, stored).length) return { acked: stored };
+    const rows = logsToStore(batch, stored, await lastStoredLine(trx, taskId, stored))!;
     const json = JSON.stringify(rows.msgs.map((m, i) => [m, rows.flags[i] ? 1 : 0]));
     await sql`INSERT INTO task_logs (task_id, line_no, msg, is_error)
       SELECT ${taskId}, ${stored} + key + 1, json_extract(value, '$[0]'), json_extract(value, '$[1]') FROM json_each(${json})`.execute(
@@ -49,11 +49,19 @@ function ingestLogsSqlite(store: Store, taskId: string, batch: ShipBatch) {
     );
     await trx
       .updateTable('tasks')
-      .set({ log_lines: stored + fresh.length, error_lines: t.error_lines + rows.errors })
+      .set({ log_lines: stored + rows.msgs.length, error_lines: t.error_lines + rows.errors })
       .where('id', '=', taskId)
       .execute();
-    return { acked: stored + fresh.length, rows };
+    return { acked: stored + rows.msgs.length, rows };
   });
+}
+
+/**
+ * Makes a batch of log lines ready to store while it may still wait for its turn behind the batch before it
+ * (PostgreSQL: its rows and their COPY text); SQLite stores a batch within one turn of the event loop anyway.
+ */
+export function readyLogs(store: Store, taskId: string, batch: ShipBatch): void {
+  if (store.pgTransaction) readyLogsPg(taskId, batch);
 }
 
 /**
@@ -78,9 +86,9 @@ function ingestItemsSqlite(store: Store, taskId: string, batch: ShipBatch, dedup
     const t = await lockTask(trx, taskId);
     if (!t) return undefined;
     const offset = t.item_offset;
-    const fresh = unstoredPart(batch, offset);
-    if (!fresh.length) return { acked: offset, stored: 0, skipped: 0 };
-    const { rows, skipped } = itemRows(fresh, dedup);
+    const todo = itemsToStore(batch, offset, dedup);
+    if (!todo) return { acked: offset, stored: 0, skipped: 0 };
+    const { rows, skipped } = todo;
     const now = Date.now();
     let stored = 0;
     if (rows.length) {
@@ -101,10 +109,10 @@ function ingestItemsSqlite(store: Store, taskId: string, batch: ShipBatch, dedup
     }
     await trx
       .updateTable('tasks')
-      .set({ item_offset: offset + fresh.length, result_count: t.result_count + stored })
+      .set({ item_offset: offset + todo.lines, result_count: t.result_count + stored })
       .where('id', '=', taskId)
       .execute();
-    return { acked: offset + fresh.length, stored, skipped: skipped + rows.length - stored };
+    return { acked: offset + todo.lines, stored, skipped: skipped + rows.length - stored };
   });
 }
 

@@ -1,0 +1,42 @@
+import { describe, expect, it } from 'vitest';
+import { itemRows, itemsToStore, logRows, logsToStore } from './ingest-rows.ts';
+
+const frame = '  File "spider.py", line 3, in parse';
+const noDedup = { collection: 'results', isDedup: false, field: '', method: 'ignore' as const };
+
+describe('the part of a batch to store, made before the task is locked', () => {
+  it('takes the rows made early when the batch starts at the stored offset, flagging its first line again', () => {
+    const batch = { from: 2, lines: ['QuotaExhausted: no more pages', 'KeyError: x', 'done'] };
+    const early = logRows(batch.lines, 3, '');
+    expect(early.flags).toEqual([false, true, false]);
+    const rows = logsToStore(batch, 2, frame, early)!;
+    expect(rows.msgs).toBe(early.msgs);
+    expect(rows.flags).toEqual([true, true, false]);
+    expect(rows.errors).toBe(2);
+    expect(early.flags).toEqual([false, true, false]);
+    expect(rows).toEqual(logRows(batch.lines, 3, frame));
+  });
+
+  it('makes the rows again from what is new when the batch overlaps the stored lines, and nothing for a gap', () => {
+    const batch = { from: 0, lines: ['a', frame, 'QuotaExhausted: no more pages'] };
+    const early = logRows(batch.lines, 1, '');
+    const rows = logsToStore(batch, 2, frame, early)!;
+    expect(rows.msgs).not.toBe(early.msgs);
+    expect(rows).toEqual({ first: 3, msgs: ['QuotaExhausted: no more pages'], flags: [true], errors: 1 });
+    expect(logsToStore({ from: 5, lines: ['x'] }, 3, '', logRows(['x'], 6, ''))).toBeUndefined();
+    expect(logsToStore(batch, 3, '', early)).toBeUndefined();
+  });
+
+  it('items: the early parse when the batch starts at the offset, a new one from what is new otherwise', () => {
+    const batch = { from: 4, lines: ['{"n": 1}', 'not json', '{"n": 2}'] };
+    const early = itemRows(batch.lines, noDedup);
+    expect(itemsToStore(batch, 4, noDedup, early)).toEqual({ lines: 3, ...early });
+    expect(itemsToStore(batch, 5, noDedup, early)).toEqual({
+      lines: 2,
+      rows: [{ dedup_key: null, data: '{"n": 2}' }],
+      skipped: 1,
+    });
+    expect(itemsToStore(batch, 3, noDedup, early)).toBeUndefined();
+    expect(itemsToStore(batch, 7, noDedup, early)).toBeUndefined();
+  });
+});
