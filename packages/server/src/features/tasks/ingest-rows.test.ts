@@ -44,7 +44,7 @@ describe('the part of a batch to store, made before the task is locked', () => {
 });
 
 describe('error flags of a batch', () => {
-  it('are the rules\' own flags on the recorded logs of real runs, whatever line came before the batch', () => {
+  it("are the rules' own flags on the recorded logs of real runs, whatever line came before the batch", () => {
     const dir = new URL('../../../../shared/src/rules/fixtures/', import.meta.url);
     const logs = readdirSync(dir).map((f) => readFileSync(new URL(f, dir), 'utf8').split('\n'));
     const odd = ['ERRORS: 2', 'eRrOr', 'x.CRITICAL: y', '    raise KeyError', 'Boom', '  File "a.py"', 'Boom: x'];
