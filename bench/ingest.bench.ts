@@ -30,6 +30,8 @@ const TASKS = Number(process.env.BENCH_INGEST_TASKS ?? 4);
 /** Largest batch in bytes; default: the node's. */
 const BATCH_BYTES = process.env.BENCH_BATCH_BYTES ? Number(process.env.BENCH_BATCH_BYTES) : undefined;
 const ENGINES = (process.env.BENCH_ENGINES ?? 'sqlite,postgres').split(',') as Engine[];
+/** What is shipped: log lines, items or both (default). */
+const KINDS = (process.env.BENCH_INGEST_KINDS ?? 'logs,items').split(',') as Kind[];
 
 type Engine = 'sqlite' | 'postgres';
 type Kind = 'logs' | 'items';
@@ -271,7 +273,7 @@ async function main(): Promise<void> {
       await sim.connect();
       const spider = (await api(m, 'PUT', '/spiders', { name: 'ingest', cmd: 'echo sim', type: 'customized' })).data;
       for (const size of SIZES)
-        for (const kind of ['logs', 'items'] as const) {
+        for (const kind of KINDS) {
           const row = await measure(engine, m, sim, spider._id as string, kind, size);
           console.log(row);
           rows.push(row);

@@ -1,9 +1,37 @@
 /** The node's HTTP calls to its master (the bulk side of the connection): shipping, job reports, spider blobs. */
+import http from 'node:http';
+import https from 'node:https';
 import { NODE_ID_HEADER, NODE_KEY_HEADER, type ShipAck, type ShipBatch } from '@crawldeck/shared';
 
 /** The master no longer has the task (deleted, or given to another node): shipping it stops. */
 class HttpGone extends Error {
   gone = true;
+}
+
+/** Longest wait for a shipped batch's answer before the batch counts as failed (and is shipped again). */
+const SHIP_TIMEOUT_MS = 300_000;
+
+/** Connections kept open between batches: shipping sends several batches a second to the same master. */
+const agents = { 'http:': new http.Agent({ keepAlive: true }), 'https:': new https.Agent({ keepAlive: true }) };
+
+/** One POST of a ready body; resolves with the status and the answer's text. */
+function postBody(url: URL, headers: Record<string, string>, body: Buffer): Promise<{ status: number; text: string }> {
+  const secure = url.protocol === 'https:';
+  return new Promise((resolve, reject) => {
+    const req = (secure ? https : http).request(
+      url,
+      { method: 'POST', agent: agents[secure ? 'https:' : 'http:'], headers, timeout: SHIP_TIMEOUT_MS },
+      (res) => {
+        const parts: Buffer[] = [];
+        res.on('data', (b: Buffer) => parts.push(b));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(parts).toString('utf8') }));
+        res.on('error', reject);
+      },
+    );
+    req.on('timeout', () => req.destroy(new Error(`no answer from ${url.host} in ${SHIP_TIMEOUT_MS} ms`)));
+    req.on('error', reject);
+    req.end(body);
+  });
 }
 
 export class MasterHttp {
@@ -17,17 +45,19 @@ export class MasterHttp {
     this.headers = { [NODE_KEY_HEADER]: key, [NODE_ID_HEADER]: nodeId };
   }
 
-  /** Ships a batch of a task's log lines or items; the answer is the offset the master has stored. */
+  /**
+   * Ships a batch of a task's log lines or items; the answer is the offset the master has stored. The body is
+   * written once, as one block of bytes, straight to a kept-open connection (the shipper sends thousands of
+   * lines a batch, so the copies a general-purpose client makes of it would cost more than writing it).
+   */
   async ship(kind: 'logs' | 'items', taskId: string, batch: ShipBatch): Promise<ShipAck> {
-    const res = await fetch(`${this.base}/api/node-api/tasks/${taskId}/${kind}`, {
-      method: 'POST',
-      headers: { ...this.headers, 'content-type': 'application/json' },
-      body: JSON.stringify(batch),
-    });
+    const body = Buffer.from(JSON.stringify(batch), 'utf8');
+    const url = new URL(`${this.base}/api/node-api/tasks/${taskId}/${kind}`);
+    const headers = { ...this.headers, 'content-type': 'application/json', 'content-length': String(body.length) };
+    const res = await postBody(url, headers, body);
     if (res.status === 410 || res.status === 404) throw new HttpGone(`task ${taskId} is gone`);
-    if (!res.ok) throw new Error(`shipping ${kind} failed: ${res.status}`);
-    const body = (await res.json()) as { data: ShipAck };
-    return body.data;
+    if (res.status < 200 || res.status > 299) throw new Error(`shipping ${kind} failed: ${res.status}`);
+    return (JSON.parse(res.text) as { data: ShipAck }).data;
   }
 
   async postJson<T>(route: string, body: unknown): Promise<T> {

@@ -7,7 +7,7 @@
  */
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import type { ShipAck, ShipBatch } from '@crawldeck/shared';
-import { MAX_BATCH_LINES, lineText } from './spool.ts';
+import { MAX_BATCH_LINES, MAX_LINE_BYTES, lineText } from './spool.ts';
 
 export interface ShipperState {
   bytes: number;
@@ -34,6 +34,27 @@ interface Sent {
 }
 
 const isGone = (err: unknown) => !!(err as { gone?: boolean } | undefined)?.gone;
+
+/**
+ * The lines of `data`, whole lines of `sizes` bytes each (the last one without its newline when it has none), as
+ * lineText reads each: the bytes decoded once and cut at the newlines. A newline byte is never part of a longer
+ * UTF-8 character, so a malformed character decodes the same at a line's end as within the whole. Only a line
+ * over the longest kept length, or one ending in a carriage return, is read again on its own.
+ */
+export function decodeLines(data: Buffer, sizes: readonly number[]): string[] {
+  const lines = data.toString('utf8').split('\n');
+  if (lines.length > sizes.length) lines.pop();
+  let at = 0;
+  for (let i = 0; i < sizes.length; i++) {
+    const line = lines[i];
+    if (sizes[i] > MAX_LINE_BYTES || line.charCodeAt(line.length - 1) === 13) {
+      const nl = data[at + sizes[i] - 1] === 10 ? 1 : 0;
+      lines[i] = lineText(data.subarray(at, at + sizes[i] - nl));
+    }
+    at += sizes[i];
+  }
+  return lines;
+}
 
 /** Everything below `state.lines` / `state.bytes` is stored on the master. `final` ships a trailing line too. */
 export class Shipper {
@@ -204,29 +225,25 @@ export class Shipper {
       const buf = Buffer.alloc(Math.min(size - from, this.maxBatchBytes));
       const n = readSync(fd, buf, 0, buf.length, from);
       const data = buf.subarray(0, n);
-      const atEnd = from + n >= size;
-      const chunk: Chunk = { lines: [], sizes: [] };
+      const sizes: number[] = [];
       let start = 0;
-      while (chunk.lines.length < MAX_BATCH_LINES) {
+      while (sizes.length < MAX_BATCH_LINES) {
         const nl = data.indexOf(10, start);
         if (nl === -1) break;
-        chunk.lines.push(lineText(data.subarray(start, nl)));
-        chunk.sizes.push(nl + 1 - start);
+        sizes.push(nl + 1 - start);
         start = nl + 1;
       }
-      if (chunk.lines.length === MAX_BATCH_LINES || start === n) return chunk.lines.length ? chunk : undefined;
-      if (atEnd) {
-        if (this.final) {
-          chunk.lines.push(lineText(data.subarray(start, n)));
-          chunk.sizes.push(n - start);
-        }
-        return chunk.lines.length ? chunk : undefined;
+      const atEnd = from + n >= size;
+      if (sizes.length < MAX_BATCH_LINES && start < n && atEnd && this.final) {
+        sizes.push(n - start);
+        start = n;
       }
-      if (chunk.lines.length) return chunk;
+      if (sizes.length) return { lines: decodeLines(data.subarray(0, start), sizes), sizes };
+      if (atEnd) return undefined;
       // One line longer than a whole batch: ship its cut start once its end (or the end of the output) is known.
       const end = this.findNewline(fd, from + n, size);
       if (end === -1 && !this.final) return undefined;
-      return { lines: [lineText(data.subarray(0, n))], sizes: [(end === -1 ? size : end + 1) - from] };
+      return { lines: [lineText(data)], sizes: [(end === -1 ? size : end + 1) - from] };
     } finally {
       closeSync(fd);
     }

@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { appendFileSync, mkdtempSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { MAX_BATCH_LINES, MAX_LINE_BYTES } from './spool.ts';
-import { Shipper } from './shipper.ts';
+import { MAX_BATCH_LINES, MAX_LINE_BYTES, lineText } from './spool.ts';
+import { Shipper, decodeLines } from './shipper.ts';
 import type { ShipBatch } from '@crawldeck/shared';
 import { resolveCommand } from './runner.ts';
 
@@ -51,6 +51,33 @@ describe('spool lines', () => {
       expect(out[0]).toMatch(/\[line cut at 65536 bytes\]$/);
       expect(out[1]).toBe('next');
     }
+  });
+
+  it('reads a batch decoded at once exactly as line by line: malformed UTF-8, carriage returns, long lines', () => {
+    const pieces = [
+      Buffer.from('plain ascii\n'),
+      Buffer.from('caf\u00e9 \u{1F600} \u6f22\u5b57\r\n'),
+      Buffer.from([0x61, 0xe2, 0x82, 0x0a]),
+      Buffer.from([0xf0, 0x9f, 0x0a, 0xff, 0xfe, 0x62, 0x0d, 0x0d, 0x0a]),
+      Buffer.from('\r\n\n'),
+      Buffer.from('\u00e9'.repeat(MAX_LINE_BYTES / 2 + 7) + '\r\n'),
+      Buffer.from('z'.repeat(MAX_LINE_BYTES) + '\n'),
+      Buffer.from([0xe2, 0x82]),
+    ];
+    const data = Buffer.concat(pieces);
+    const sizes: number[] = [];
+    const oneByOne: string[] = [];
+    for (let start = 0; start < data.length;) {
+      const nl = data.indexOf(10, start);
+      const end = nl === -1 ? data.length : nl;
+      oneByOne.push(lineText(data.subarray(start, end)));
+      sizes.push((nl === -1 ? end : end + 1) - start);
+      start += sizes.at(-1)!;
+    }
+    expect(oneByOne).toHaveLength(10);
+    expect(decodeLines(data, sizes)).toEqual(oneByOne);
+    const whole = data.subarray(0, data.length - 2);
+    expect(decodeLines(whole, sizes.slice(0, -1))).toEqual(oneByOne.slice(0, -1));
   });
 });
 

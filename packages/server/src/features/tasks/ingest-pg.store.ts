@@ -41,14 +41,16 @@ async function copyIn(client: pg.ClientBase, statement: string, ...chunks: Buffe
 }
 
 /**
- * Rows as one buffer of UTF-8: one string of the whole batch made at once and encoded once. It lies outside
- * the JavaScript heap, so a batch that waits for its turn holds one block, not thousands of small strings the
- * garbage collector would move to its old generation.
+ * Rows as one buffer of UTF-8: one string of the whole batch made at once and encoded once (text of ASCII only,
+ * a log's usual text, is the same bytes in Latin-1, which is a plain copy). It lies outside the JavaScript heap,
+ * so a batch that waits for its turn holds one block, not thousands of small strings the garbage collector would
+ * move to its old generation.
  */
 function copyBuffer(count: number, row: (i: number) => string): Buffer {
   const rows = new Array<string>(count);
   for (let i = 0; i < count; i++) rows[i] = row(i);
-  return Buffer.from(rows.join(''), 'utf8');
+  const text = rows.join('');
+  return Buffer.from(text, Buffer.byteLength(text, 'utf8') === text.length ? 'latin1' : 'utf8');
 }
 
 interface LockedTask {
@@ -76,9 +78,10 @@ async function beginLocked(client: pg.ClientBase, taskId: string, lastLine: bool
 
 /** COPY text of the log rows from index `start` on. */
 function logCopyText(id: string, rows: LogRows, start = 0, end = rows.msgs.length): Buffer {
+  const lead = id + '\t';
   return copyBuffer(end - start, (k) => {
     const i = start + k;
-    return `${id}\t${rows.first + i}\t${copyField(rows.msgs[i])}\t${rows.flags[i] ? 1 : 0}\n`;
+    return lead + (rows.first + i) + '\t' + copyField(rows.msgs[i]) + (rows.flags[i] ? '\t1\n' : '\t0\n');
   });
 }
 

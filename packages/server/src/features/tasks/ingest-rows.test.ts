@@ -1,5 +1,7 @@
+import { readFileSync, readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { itemRows, itemsToStore, logRows, logsToStore } from './ingest-rows.ts';
+import { flagErrorLines } from '@crawldeck/shared';
+import { errorFlags, itemRows, itemsToStore, logRows, logsToStore } from './ingest-rows.ts';
 
 const frame = '  File "spider.py", line 3, in parse';
 const noDedup = { collection: 'results', isDedup: false, field: '', method: 'ignore' as const };
@@ -38,5 +40,23 @@ describe('the part of a batch to store, made before the task is locked', () => {
     });
     expect(itemsToStore(batch, 3, noDedup, early)).toBeUndefined();
     expect(itemsToStore(batch, 7, noDedup, early)).toBeUndefined();
+  });
+});
+
+describe('error flags of a batch', () => {
+  it("are the rules' own flags on the recorded logs of real runs, whatever line came before the batch", () => {
+    const dir = new URL('../../../../shared/src/rules/fixtures/', import.meta.url);
+    const logs = readdirSync(dir).map((f) => readFileSync(new URL(f, dir), 'utf8').split('\n'));
+    const odd = ['ERRORS: 2', 'eRrOr', 'x.CRITICAL: y', '    raise KeyError', 'Boom', '  File "a.py"', 'Boom: x'];
+    let flagged = 0;
+    for (const lines of [...logs, odd, odd.map((l) => l.toUpperCase())])
+      for (const before of ['', frame, '    x = 1'])
+        for (let start = 0; start < lines.length; start += 7) {
+          const part = lines.slice(start);
+          const want = flagErrorLines(part, before);
+          expect(errorFlags(part, before)).toEqual(want);
+          flagged += want.filter(Boolean).length;
+        }
+    expect(flagged).toBeGreaterThan(100);
   });
 });

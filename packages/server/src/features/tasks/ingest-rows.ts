@@ -2,7 +2,7 @@
  * What a batch of a task's output becomes before it is stored, the same on both engines: log lines made storable
  * and flagged, items parsed, cleaned of the fields the store sets itself and deduplicated within the batch.
  */
-import { flagErrorLines, isErrorLine, type ShipBatch } from '@crawldeck/shared';
+import { isErrorLine, type ShipBatch } from '@crawldeck/shared';
 import type { LogEvent } from '../../events.ts';
 
 /**
@@ -22,18 +22,47 @@ export function storedLine(printed: string): string {
   return raw.length > MAX_LINE_CHARS ? raw.slice(0, MAX_LINE_CHARS) + ` … [line cut: ${raw.length} chars]` : raw;
 }
 
+/** The lines as stored: the same array when no line changes (the usual case), no copy made. */
+function storedLines(lines: readonly string[]): readonly string[] {
+  for (const line of lines) if (line.length > MAX_LINE_CHARS || line.includes('\u0000')) return lines.map(storedLine);
+  return lines;
+}
+
+/**
+ * What a line holds when any rule but the traceback's last line makes it an error line: one of the words the
+ * rules look for (error, exception, traceback, Scrapy's CRITICAL), in any case. A traceback's last line follows
+ * a frame line, which starts with two spaces.
+ */
+const ERROR_HINT = /error|exception|traceback|critical/i;
+
+/**
+ * The error flags of consecutive lines, as flagErrorLines gives them (`before`: the line stored just before the
+ * first), the rules read only for a line with a hint of an error or after an indented line: most lines of a log
+ * are neither, and one search for four words costs a fraction of the rules' six patterns.
+ */
+export function errorFlags(msgs: readonly string[], before: string): boolean[] {
+  const flags = new Array<boolean>(msgs.length);
+  let previous = before;
+  for (let i = 0; i < msgs.length; i++) {
+    const line = msgs[i];
+    flags[i] = (ERROR_HINT.test(line) || previous.startsWith('  ')) && isErrorLine(line, previous);
+    previous = line;
+  }
+  return flags;
+}
+
 /** Log lines ready to store from line number `first` on, with their error flags. */
 export interface LogRows {
   first: number;
-  msgs: string[];
+  msgs: readonly string[];
   flags: boolean[];
   errors: number;
 }
 
 /** `before`: the stored line just before the first (a traceback's last line is known by the line before it). */
 export function logRows(fresh: readonly string[], first: number, before: string): LogRows {
-  const msgs = fresh.map(storedLine);
-  const flags = flagErrorLines(msgs, before);
+  const msgs = storedLines(fresh);
+  const flags = errorFlags(msgs, before);
   let errors = 0;
   for (const f of flags) if (f) errors++;
   return { first, msgs, flags, errors };
