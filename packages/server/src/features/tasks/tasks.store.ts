@@ -140,14 +140,20 @@ export async function insertTasks(db: Kysely<DB>, rows: Insertable<DB['tasks']>[
 
 /** Whether a task of this spider is pending or running. */
 export async function spiderHasLiveTask(db: Kysely<DB>, spiderId: string): Promise<boolean> {
-  const t = await db
+  return !!(await spiderLiveTaskQuery(db, spiderId).executeTakeFirst());
+}
+
+/**
+ * The statement of `spiderHasLiveTask`: two short ranges of the (spider_id, status) index, however many finished
+ * tasks the spider has.
+ */
+export function spiderLiveTaskQuery(db: Kysely<DB>, spiderId: string) {
+  return db
     .selectFrom('tasks')
     .select('id')
     .where('spider_id', '=', spiderId)
     .where('status', 'in', ['pending', 'running'])
-    .limit(1)
-    .executeTakeFirst();
-  return !!t;
+    .limit(1);
 }
 
 async function namesOf(db: Kysely<DB>, table: 'spiders' | 'nodes', ids: string[]): Promise<Map<string, string>> {

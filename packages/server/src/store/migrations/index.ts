@@ -16,6 +16,7 @@ import { m2026112410_list_keys } from './2026112410_list_keys.ts';
 import { m2026112420_log_search } from './2026112420_log_search.ts';
 import { m2026112630_log_index_file } from './2026112630_log_index_file.ts';
 import { m2026112650_task_status_counts } from './2026112650_task_status_counts.ts';
+import { m2026112720_tasks_spider_status } from './2026112720_tasks_spider_status.ts';
 
 /** Every migration by name; Kysely runs them in name order. Add one line per new migration file. */
 export const migrations: Record<string, EngineMigration> = {
@@ -36,4 +37,5 @@ export const migrations: Record<string, EngineMigration> = {
   '2026112420_log_search': m2026112420_log_search,
   '2026112630_log_index_file': m2026112630_log_index_file,
   '2026112650_task_status_counts': m2026112650_task_status_counts,
+  '2026112720_tasks_spider_status': m2026112720_tasks_spider_status,
 };
