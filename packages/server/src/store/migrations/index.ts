@@ -17,6 +17,7 @@ import { m2026112420_log_search } from './2026112420_log_search.ts';
 import { m2026112630_log_index_file } from './2026112630_log_index_file.ts';
 import { m2026112650_task_status_counts } from './2026112650_task_status_counts.ts';
 import { m2026112720_tasks_spider_status } from './2026112720_tasks_spider_status.ts';
+import { m2026112721_spider_purges } from './2026112721_spider_purges.ts';
 
 /** Every migration by name; Kysely runs them in name order. Add one line per new migration file. */
 export const migrations: Record<string, EngineMigration> = {
@@ -38,4 +39,5 @@ export const migrations: Record<string, EngineMigration> = {
   '2026112630_log_index_file': m2026112630_log_index_file,
   '2026112650_task_status_counts': m2026112650_task_status_counts,
   '2026112720_tasks_spider_status': m2026112720_tasks_spider_status,
+  '2026112721_spider_purges': m2026112721_spider_purges,
 };
