@@ -168,6 +168,10 @@ async function namesOf(db: Kysely<DB>, table: 'spiders' | 'nodes', ids: string[]
   return new Map(rows.map((r) => [r.id, r.name]));
 }
 
+export async function spiderExists(db: Kysely<DB>, id: string): Promise<boolean> {
+  return !!(await db.selectFrom('spiders').select('id').where('id', '=', id).executeTakeFirst());
+}
+
 /** Spider id → name, for the spiders among `ids` that exist. */
 export const spiderNames = (db: Kysely<DB>, ids: string[]) => namesOf(db, 'spiders', ids);
 
