@@ -18,6 +18,7 @@ import { m2026112630_log_index_file } from './2026112630_log_index_file.ts';
 import { m2026112650_task_status_counts } from './2026112650_task_status_counts.ts';
 import { m2026112720_tasks_spider_status } from './2026112720_tasks_spider_status.ts';
 import { m2026112721_spider_purges } from './2026112721_spider_purges.ts';
+import { m2026112722_task_log_behind } from './2026112722_task_log_behind.ts';
 
 /** Every migration by name; Kysely runs them in name order. Add one line per new migration file. */
 export const migrations: Record<string, EngineMigration> = {
@@ -40,4 +41,5 @@ export const migrations: Record<string, EngineMigration> = {
   '2026112650_task_status_counts': m2026112650_task_status_counts,
   '2026112720_tasks_spider_status': m2026112720_tasks_spider_status,
   '2026112721_spider_purges': m2026112721_spider_purges,
+  '2026112722_task_log_behind': m2026112722_task_log_behind,
 };
