@@ -107,6 +107,8 @@ export interface SpiderTables {
     update_ts: number;
   };
   variables: { id: string; key: string; value: string; remark: string; create_ts: number; update_ts: number };
+  /** Deleted spiders whose tasks are still being deleted (filled by a trigger on spiders). */
+  spider_purges: { spider_id: string; create_ts: number };
 }
 
 export interface TaskTables {

@@ -3,9 +3,9 @@ import { FINAL_TASK_STATUSES } from '@crawldeck/shared';
 import type { DB } from '../../store/schema.ts';
 
 /**
- * Aggregate queries of the spider Analytics tab. Both read only one spider's rows through tasks_spider_idx
- * (spider_id, create_ts desc): the overview groups all of them by status, the daily series reads the window's
- * range of that index. Runtime is finish_ts − start_ts of tasks that have both.
+ * Aggregate queries of the spider Analytics tab. Both read only one spider's rows through an index on spider_id
+ * (tasks_spider_idx, or tasks_spider_status_idx): the overview groups all of them by status, the daily series reads
+ * the window's range of the first. Runtime is finish_ts − start_ts of tasks that have both.
  */
 export const DAY_MS = 86400_000;
 

@@ -13,6 +13,7 @@ import {
   type UploadResult,
 } from '@crawldeck/shared';
 import type { AppContext, Feature, TypedApp } from '../../context.ts';
+import { startSpiderPurger } from './spider-purge.ts';
 import type { AuthUser } from '../../http/auth.ts';
 import { ok, paging } from '../../http/envelope.ts';
 import { badRequest } from '../../http/errors.ts';
@@ -173,4 +174,8 @@ export const spidersFeature: Feature = (app, ctx) => {
   const limits: ZipLimits = { maxEntries: ctx.config.zipMaxEntries, maxBytes: ctx.config.zipMaxBytes };
   spiderRoutes(app, ctx, { limits, maxBytes: limits.maxBytes + 1024 * 1024 });
   fileRoutes(app, ctx);
+  const purger = startSpiderPurger(ctx);
+  app.addHook('onReady', async () => purger.kick());
+  ctx.events.on('spider.deleted', () => purger.kick());
+  ctx.onClose(() => purger.close());
 };

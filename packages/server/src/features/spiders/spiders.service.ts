@@ -242,7 +242,10 @@ export async function updateSpider(
   }
 }
 
-/** Asks the guards, then deletes the spider; its files (and other features' rows) go by cascade. */
+/**
+ * Asks the guards, then deletes the spider; its files (and other features' rows) go by cascade, its tasks in the
+ * background (spider-purge.ts).
+ */
 export async function deleteSpider(ctx: AppContext, id: string): Promise<void> {
   const { db } = ctx.store;
   for (const guard of deleteGuards) {

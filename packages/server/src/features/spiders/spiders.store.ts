@@ -177,8 +177,9 @@ export async function updateSpiderRow(db: Kysely<DB>, id: string, patch: SpiderP
 }
 
 /**
- * Deletes a spider (its files and other features' rows go by cascade) and returns the content hashes its files
- * used, for the blob collector; undefined when there was no such spider.
+ * Deletes a spider (its files and other features' rows go by cascade; the store records it for the purge of its
+ * tasks, spider-purge.ts) and returns the content hashes its files used, for the blob collector; undefined when
+ * there was no such spider.
  */
 export async function deleteSpiderRow(db: Kysely<DB>, id: string): Promise<(string | null)[] | undefined> {
   return db.transaction().execute(async (trx) => {
@@ -196,4 +197,21 @@ export async function deleteSpiderRow(db: Kysely<DB>, id: string): Promise<(stri
 /** Sets a spider's command only while it has none (a command the user typed is never replaced). */
 export async function setCommandIfEmpty(db: Kysely<DB>, id: string, cmd: string): Promise<void> {
   await db.updateTable('spiders').set({ cmd }).where('id', '=', id).where('cmd', '=', '').execute();
+}
+
+/** Deleted spiders whose tasks are still being deleted, oldest first (the store records them as spiders go). */
+export async function spidersBeingPurged(db: Kysely<DB>): Promise<string[]> {
+  const rows = await db.selectFrom('spider_purges').select('spider_id').orderBy('create_ts').execute();
+  return rows.map((r) => r.spider_id);
+}
+
+/** Up to `limit` tasks of a deleted spider, through the spider's index. */
+export async function purgeTaskIds(db: Kysely<DB>, spiderId: string, limit: number): Promise<string[]> {
+  const rows = await db.selectFrom('tasks').select('id').where('spider_id', '=', spiderId).limit(limit).execute();
+  return rows.map((r) => r.id);
+}
+
+/** The deleted spider has no task left. */
+export async function endSpiderPurge(db: Kysely<DB>, spiderId: string): Promise<void> {
+  await db.deleteFrom('spider_purges').where('spider_id', '=', spiderId).execute();
 }

@@ -19,7 +19,17 @@ export async function earlierResults(
   taskId: string,
   beforeTs: number,
 ): Promise<number[]> {
-  const rows = await db
+  const rows = await earlierResultsQuery(db, spiderId, taskId, beforeTs).execute();
+  return rows.map((r) => r.result_count);
+}
+
+/**
+ * The statement of `earlierResults`: a walk back from `beforeTs` on the (spider_id, status) index, reading only
+ * the runs it returns. The status index alone would walk every finished task of every spider back to the
+ * spider's latest run (all of them for a spider that never finished one).
+ */
+export function earlierResultsQuery(db: Kysely<DB>, spiderId: string, taskId: string, beforeTs: number) {
+  return db
     .selectFrom('tasks')
     .select('result_count')
     .where('spider_id', '=', spiderId)
@@ -27,9 +37,7 @@ export async function earlierResults(
     .where('id', '!=', taskId)
     .where('create_ts', '<=', beforeTs)
     .orderBy('create_ts', 'desc')
-    .limit(EARLIER_RUNS)
-    .execute();
-  return rows.map((r) => r.result_count);
+    .limit(EARLIER_RUNS);
 }
 
 /** Records the suspicion once: false when another master (or an earlier event) recorded it already. */

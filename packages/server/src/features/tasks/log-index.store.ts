@@ -34,6 +34,8 @@ interface Progress {
 
 interface Statements {
   behind: Database.Statement<[number], { task_id: string; log_lines: number }>;
+  caughtUp: Database.Statement<[number]>;
+  behindAgain: Database.Statement<[string]>;
   logLines: Database.Statement<[string], { log_lines: number; retired: number }>;
   progress: Database.Statement<[string], Progress>;
   register: Database.Statement<[string, number]>;
@@ -52,14 +54,28 @@ interface Statements {
   purged: Database.Statement<[number]>;
 }
 
+/**
+ * Tasks with lines not indexed yet: from the list the store keeps, each task looked up by its key (CROSS JOIN keeps
+ * that order: SQLite's planner, without statistics, would walk the tasks table and look each one up in the list).
+ */
+export const TASKS_BEHIND = `SELECT t.id AS task_id, t.log_lines FROM main.task_log_behind b
+  CROSS JOIN main.tasks t ON t.id = b.task_id LEFT JOIN ix.task_log_search s ON s.task_id = t.id
+  WHERE t.log_lines > coalesce(s.indexed_line, 0) LIMIT ?`;
+
 const prepared = new WeakMap<Database.Database, Statements>();
 
 function statements(conn: Database.Database): Statements {
   let st = prepared.get(conn);
   if (st) return st;
   st = {
-    behind: conn.prepare(`SELECT t.id AS task_id, t.log_lines FROM main.tasks t
-      LEFT JOIN ix.task_log_search s ON s.task_id = t.id WHERE t.log_lines > coalesce(s.indexed_line, 0) LIMIT ?`),
+    behind: conn.prepare(TASKS_BEHIND),
+    // One statement: lines counted in meanwhile (the trigger) either come before it, and the task stays, or after.
+    caughtUp: conn.prepare(`DELETE FROM main.task_log_behind WHERE task_id IN (
+      SELECT b.task_id FROM main.task_log_behind b LEFT JOIN main.tasks t ON t.id = b.task_id
+      LEFT JOIN ix.task_log_search s ON s.task_id = b.task_id
+      WHERE t.id IS NULL OR t.log_lines <= coalesce(s.indexed_line, 0) LIMIT ?)`),
+    behindAgain: conn.prepare(`INSERT OR IGNORE INTO main.task_log_behind (task_id)
+      SELECT id FROM main.tasks WHERE id = ? AND log_lines > 0`),
     logLines: conn.prepare(`SELECT log_lines, EXISTS (SELECT 1 FROM main.task_log_retired r WHERE r.task_id = t.id)
       AS retired FROM main.tasks t WHERE id = ?`),
     progress: conn.prepare('SELECT seq, indexed_line, own_from, own_table FROM ix.task_log_search WHERE task_id = ?'),
@@ -88,7 +104,15 @@ function statements(conn: Database.Database): Statements {
   return st;
 }
 
-/** Tasks whose stored lines run ahead of their index, at most `limit` of them. */
+/**
+ * Takes up to `limit` tasks whose lines are all indexed (or that are gone) off the list of tasks behind; answers
+ * how many. A short write to the store's file.
+ */
+export function dropCaughtUp(conn: Database.Database, limit: number): number {
+  return statements(conn).caughtUp.run(limit).changes;
+}
+
+/** Tasks whose stored lines run ahead of their index, at most `limit` of them (from the list of tasks behind). */
 export function tasksBehind(conn: Database.Database, limit: number): { taskId: string; logLines: number }[] {
   return statements(conn)
     .behind.all(limit)
@@ -162,7 +186,11 @@ export function adoptRetired(conn: Database.Database, limit: number): number {
   // Then off the list, in the store's file (a short write): if the master stops in between, they are taken again
   // and, having no progress any more, simply dropped from the list.
   conn.transaction(() => {
-    for (const id of ids) st.unretire.run(id);
+    for (const id of ids) {
+      st.unretire.run(id);
+      // Its progress is gone: a task that still has lines is indexed anew.
+      st.behindAgain.run(id);
+    }
   })();
   return ids.length;
 }

@@ -9,7 +9,7 @@ import { readlinkSync } from 'node:fs';
 import os from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parentPort, workerData } from 'node:worker_threads';
-import { indexNextLines, openLogIndexWriter, purgeRetired, tasksBehind } from './log-index.store.ts';
+import { dropCaughtUp, indexNextLines, openLogIndexWriter, purgeRetired, tasksBehind } from './log-index.store.ts';
 
 const { file, idleMs } = workerData as { file: string; idleMs: number };
 
@@ -54,7 +54,7 @@ function step(): boolean {
   for (const t of tasksBehind(conn, 16)) {
     if (timedChunk((size) => indexNextLines(conn, t.taskId, size)) > 0) return true;
   }
-  return false;
+  return dropCaughtUp(conn, 1000) > 0;
 }
 
 while (!stop.signal.aborted) {

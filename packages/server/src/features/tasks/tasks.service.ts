@@ -21,6 +21,7 @@ import {
   knownNodeIds,
   nodeNames,
   onlineNodeIds,
+  spiderExists,
   spiderNames,
   tasksByIds,
   type TaskRow,
@@ -95,10 +96,24 @@ export async function createTasks(ctx: AppContext, input: CreateTasksInput): Pro
     owner_id: input.ownerId ?? null,
   }));
   await insertTasks(db, rows);
+  await dropIfSpiderWentMeanwhile(db, spider.id, rows);
   const rt = getRuntime(ctx);
   for (const r of rows) await rt.emitStatus(r.id);
   await rt.tasksCreated();
   return rows.map((r) => r.id);
+}
+
+/**
+ * The tasks table does not reference spiders (their tasks are purged after them): a spider deleted between the
+ * check above and the insert, whose purge may have ended already, would leave these tasks behind.
+ */
+async function dropIfSpiderWentMeanwhile(db: Kysely<DB>, spiderId: string, rows: { id: string }[]): Promise<void> {
+  if (await spiderExists(db, spiderId)) return;
+  await deleteTaskRows(
+    db,
+    rows.map((r) => r.id),
+  );
+  throw notFound('spider');
 }
 
 /**

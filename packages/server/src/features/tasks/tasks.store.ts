@@ -1,5 +1,5 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { type Insertable, type Kysely, type Selectable } from 'kysely';
+import { type ExpressionBuilder, type Insertable, type Kysely, type Selectable } from 'kysely';
 import type { DB } from '../../store/schema.ts';
 import type { TaskReadSources } from '../../policies/task.policy.ts';
 import {
@@ -15,9 +15,14 @@ import {
 export type TaskRow = Selectable<DB['tasks']>;
 export type { DedupConfig } from './ingest.store.ts';
 
+/** A task, unless its spider was deleted (its tasks then wait to be purged and are no one's to read). */
 export function getTask(db: Kysely<DB>, id: string) {
-  return db.selectFrom('tasks').selectAll().where('id', '=', id).executeTakeFirst();
+  return db.selectFrom('tasks').selectAll().where('id', '=', id).where(notPurging).executeTakeFirst();
 }
+
+/** Leaves out the tasks of deleted spiders still being purged (a handful of spiders at most). */
+const notPurging = (eb: ExpressionBuilder<DB, 'tasks'>) =>
+  eb('tasks.spider_id', 'not in', eb.selectFrom('spider_purges').select('spider_purges.spider_id'));
 
 /** Conditions of a task list beyond what the caller may read; all optional. */
 export interface TaskListFilter {
@@ -36,7 +41,7 @@ const taskKey = (t: TaskRow): [number, string] => [Number(t.create_ts), t.id];
 export type TaskListAt = { cursor: Keyset } | PageWindow;
 
 function filtered(db: Kysely<DB>, f: TaskListFilter) {
-  let q = db.selectFrom('tasks');
+  let q = db.selectFrom('tasks').where(notPurging);
   if (f.node_id) q = q.where('node_id', '=', f.node_id);
   if (f.spider_id) q = q.where('spider_id', '=', f.spider_id);
   if (f.statuses) q = q.where('status', 'in', f.statuses);
@@ -140,14 +145,20 @@ export async function insertTasks(db: Kysely<DB>, rows: Insertable<DB['tasks']>[
 
 /** Whether a task of this spider is pending or running. */
 export async function spiderHasLiveTask(db: Kysely<DB>, spiderId: string): Promise<boolean> {
-  const t = await db
+  return !!(await spiderLiveTaskQuery(db, spiderId).executeTakeFirst());
+}
+
+/**
+ * The statement of `spiderHasLiveTask`: two short ranges of the (spider_id, status) index, however many finished
+ * tasks the spider has.
+ */
+export function spiderLiveTaskQuery(db: Kysely<DB>, spiderId: string) {
+  return db
     .selectFrom('tasks')
     .select('id')
     .where('spider_id', '=', spiderId)
     .where('status', 'in', ['pending', 'running'])
-    .limit(1)
-    .executeTakeFirst();
-  return !!t;
+    .limit(1);
 }
 
 async function namesOf(db: Kysely<DB>, table: 'spiders' | 'nodes', ids: string[]): Promise<Map<string, string>> {
@@ -155,6 +166,10 @@ async function namesOf(db: Kysely<DB>, table: 'spiders' | 'nodes', ids: string[]
   if (!uniq.length) return new Map();
   const rows = await db.selectFrom(table).select(['id', 'name']).where('id', 'in', uniq).execute();
   return new Map(rows.map((r) => [r.id, r.name]));
+}
+
+export async function spiderExists(db: Kysely<DB>, id: string): Promise<boolean> {
+  return !!(await db.selectFrom('spiders').select('id').where('id', '=', id).executeTakeFirst());
 }
 
 /** Spider id → name, for the spiders among `ids` that exist. */

@@ -16,6 +16,9 @@ import { m2026112410_list_keys } from './2026112410_list_keys.ts';
 import { m2026112420_log_search } from './2026112420_log_search.ts';
 import { m2026112630_log_index_file } from './2026112630_log_index_file.ts';
 import { m2026112650_task_status_counts } from './2026112650_task_status_counts.ts';
+import { m2026112720_tasks_spider_status } from './2026112720_tasks_spider_status.ts';
+import { m2026112721_spider_purges } from './2026112721_spider_purges.ts';
+import { m2026112722_task_log_behind } from './2026112722_task_log_behind.ts';
 import { m2026112740_task_output_by_trigger } from './2026112740_task_output_by_trigger.ts';
 import { m2026112741_task_logs_error_index } from './2026112741_task_logs_error_index.ts';
 
@@ -38,6 +41,9 @@ export const migrations: Record<string, EngineMigration> = {
   '2026112420_log_search': m2026112420_log_search,
   '2026112630_log_index_file': m2026112630_log_index_file,
   '2026112650_task_status_counts': m2026112650_task_status_counts,
+  '2026112720_tasks_spider_status': m2026112720_tasks_spider_status,
+  '2026112721_spider_purges': m2026112721_spider_purges,
+  '2026112722_task_log_behind': m2026112722_task_log_behind,
   '2026112740_task_output_by_trigger': m2026112740_task_output_by_trigger,
   '2026112741_task_logs_error_index': m2026112741_task_logs_error_index,
 };
