@@ -1,50 +1,24 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestMaster, type TestMaster } from './harness.ts';
+import { describe, expect, it } from 'vitest';
 import { makeSpider, waitFor } from './tasks.helpers.ts';
-import { SimNode } from './support/sim-node.ts';
-import { getRuntime, type TaskRuntime } from '../src/features/nodes/runtime.ts';
+import { useSimFleet } from './support/sim-fleet.ts';
 
 // Dispatch chooses from the free sessions kept in order by the session table: placing a task looks at the session
 // it places on, whatever the size of the fleet, and keeping the order costs steps that grow with log n, not n.
-let m: TestMaster;
-let rt: TaskRuntime;
-const KEY = 'scale-key';
-const sims: SimNode[] = [];
+const fleet = useSimFleet('scale-key');
 /** While true, nodes start and finish what they are given at once (the fleet bench's load). */
 let finishAtOnce = false;
-
-async function join(count: number): Promise<SimNode[]> {
-  const fresh = Array.from(
-    { length: count },
-    (_, i) =>
-      new SimNode({
-        master: m.url,
-        key: KEY,
-        name: `scale-${sims.length + i}`,
-        maxRunners: 4,
-        onAssign: (node, task) => {
-          if (!finishAtOnce) return;
-          node.started(task.taskId);
-          node.finished(task.taskId);
-        },
-      }),
-  );
-  for (let i = 0; i < fresh.length; i += 100) await Promise.all(fresh.slice(i, i + 100).map((s) => s.connect()));
-  sims.push(...fresh);
-  return fresh;
-}
-
-beforeAll(async () => {
-  m = await startTestMaster({ embeddedNode: false, nodeKey: KEY, nodeHeartbeatMs: 60_000, nodeOfflineMs: 600_000 });
-  rt = getRuntime(m.master.ctx);
-});
-afterAll(async () => {
-  for (const s of sims) s.close();
-  await m?.close();
-});
+const join = (count: number) =>
+  fleet.join(count, {
+    onAssign: (node, task) => {
+      if (!finishAtOnce) return;
+      node.started(task.taskId);
+      node.finished(task.taskId);
+    },
+  });
 
 /** Creates `count` tasks for any node, a few at a time, and waits until dispatch claimed them all. */
 async function place(spiderId: string, count: number) {
+  const { master: m, runtime: rt } = fleet;
   const d0 = { ...rt.dispatcher.counts };
   const w0 = { ...rt.sessions.free.work };
   for (let i = 0; i < count; i += 5) {
@@ -61,7 +35,8 @@ async function place(spiderId: string, count: number) {
 
 describe('dispatch at fleet scale', () => {
   it('spreads tasks least loaded first, and a placement looks at one session at 50 and at 1 000 nodes', async () => {
-    const spiderId = await makeSpider(m, 'scale', 'echo scale');
+    const rt = fleet.runtime;
+    const spiderId = await makeSpider(fleet.master, 'scale', 'echo scale');
     const first = await join(50);
     // Tasks kept: one task per node before any node gets a second.
     await place(spiderId, 50);

@@ -1,35 +1,19 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestMaster, type TestMaster } from './harness.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { TestMaster } from './harness.ts';
 import { makeSpider, waitFor } from './tasks.helpers.ts';
-import { SimNode } from './support/sim-node.ts';
-import { getRuntime, type TaskRuntime } from '../src/features/nodes/runtime.ts';
+import { useSimFleet } from './support/sim-fleet.ts';
+import type { TaskRuntime } from '../src/features/nodes/runtime.ts';
 import { countMetrics, getNode, insertMetrics, RETENTION_CHUNK } from '../src/features/nodes/nodes.store.ts';
 import { MINUTE_MS } from '../src/features/nodes/heartbeats.ts';
 
 // Costs that must not grow with the fleet: counted store statements and claims, not timings.
+const simFleet = useSimFleet('fleet-key');
+const join = (count: number) => simFleet.join(count);
 let m: TestMaster;
 let rt: TaskRuntime;
-const KEY = 'fleet-key';
-const sims: SimNode[] = [];
-
-async function join(count: number, maxRunners = 4): Promise<SimNode[]> {
-  const fresh = Array.from(
-    { length: count },
-    (_, i) => new SimNode({ master: m.url, key: KEY, name: `sim-${sims.length + i}`, maxRunners }),
-  );
-  await Promise.all(fresh.map((s) => s.connect()));
-  sims.push(...fresh);
-  return fresh;
-}
-
-beforeAll(async () => {
-  // Long intervals: the test flushes by hand, so what a heartbeat writes on its own shows.
-  m = await startTestMaster({ embeddedNode: false, nodeKey: KEY, nodeHeartbeatMs: 60_000, nodeOfflineMs: 600_000 });
-  rt = getRuntime(m.master.ctx);
-});
-afterAll(async () => {
-  for (const s of sims) s.close();
-  await m?.close();
+beforeAll(() => {
+  m = simFleet.master;
+  rt = simFleet.runtime;
 });
 
 describe('heartbeats at fleet scale', () => {
@@ -92,10 +76,9 @@ describe('heartbeats at fleet scale', () => {
 
 describe('dispatch at fleet scale', () => {
   it('one claim per task: tasks for any node spread over the least loaded nodes', async () => {
-    for (const s of sims) s.close();
+    simFleet.leaveAll();
     await waitFor('closed sessions gone', async () => [...rt.sessions.values()].length === 0);
-    sims.length = 0;
-    const fleet = await join(10, 4);
+    const fleet = await join(10);
     const spiderId = await makeSpider(m, 'fleet', 'echo fleet');
     const before = { ...rt.dispatcher.counts };
     for (let i = 0; i < 20; i++)
@@ -107,7 +90,7 @@ describe('dispatch at fleet scale', () => {
   });
 
   it('a task for one node costs one claim; a full node takes more only when a slot frees', async () => {
-    const fleet = sims.slice(-10);
+    const fleet = simFleet.nodes.slice(-10);
     const target = fleet[0];
     const spiderId = await makeSpider(m, 'fleet-one', 'echo one');
     const before = { ...rt.dispatcher.counts };
