@@ -5,6 +5,7 @@ import { ENGINE, startTestMaster, type TestMaster } from './harness.ts';
 import { allLog, makeSpider } from './tasks.helpers.ts';
 import { SimNode } from './support/sim-node.ts';
 import { handShipping } from './ship.helpers.ts';
+import { errorLinesQuery } from '../src/features/tasks/tasks.store.ts';
 
 const KEY = 'exactly-once-key';
 let m: TestMaster;
@@ -107,14 +108,7 @@ describe('exactly-once ingest of batches that overlap, skip ahead or hold odd te
     // The query the error log runs, planned without the option of reading the whole table.
     const plan = await m.master.store.db.transaction().execute(async (trx) => {
       await sql`SET LOCAL enable_seqscan = off`.execute(trx);
-      return trx
-        .selectFrom('task_logs')
-        .select(['line_no', 'msg'])
-        .where('task_id', '=', taskId)
-        .where('is_error', '=', 1)
-        .orderBy('line_no')
-        .limit(100)
-        .explain();
+      return errorLinesQuery(trx, taskId, 100).explain();
     });
     expect(JSON.stringify(plan)).toContain('task_logs_errors_idx');
   });

@@ -217,12 +217,16 @@ export function logLinesAfter(db: Kysely<DB>, taskId: string, after: number, lim
 
 /** The first `max` error lines of a task. */
 export function errorLines(db: Kysely<DB>, taskId: string, max: number) {
+  return errorLinesQuery(db, taskId, max).execute();
+}
+
+/** The statement of `errorLines` (tests read its plan). */
+export function errorLinesQuery(db: Kysely<DB>, taskId: string, max: number) {
   return db
     .selectFrom('task_logs')
     .select(['line_no', 'msg'])
     .where('task_id', '=', taskId)
     .where('is_error', '=', 1)
     .orderBy('line_no')
-    .limit(max)
-    .execute();
+    .limit(max);
 }
