@@ -10,7 +10,7 @@
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { createRequire } from 'node:module';
-import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
+import { constants, monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 
 interface ProbeMessage {
   probe?: 'reset' | 'read' | 'profile-start' | 'profile-stop';
@@ -24,13 +24,17 @@ let inspector: Session | undefined;
 const ms = (ns: number) => Math.round(ns / 1e4) / 100;
 
 /** Garbage collection pauses of the window: how many, the longest, and their total, in ms. */
-const gc = { count: 0, max: 0, total: 0, over50: 0 };
+const gc = { count: 0, max: 0, total: 0, over50: 0, maxMinor: 0, maxMajor: 0 };
 new PerformanceObserver((list) => {
   for (const e of list.getEntries()) {
     gc.count++;
     gc.total += e.duration;
     gc.max = Math.max(gc.max, e.duration);
     if (e.duration > 50) gc.over50++;
+    // A scavenge of the young generation, or anything else (mark-compact, its incremental steps).
+    const minor = (e as unknown as { detail?: { kind?: number } }).detail?.kind === constants.NODE_PERFORMANCE_GC_MINOR;
+    if (minor) gc.maxMinor = Math.max(gc.maxMinor, e.duration);
+    else gc.maxMajor = Math.max(gc.maxMajor, e.duration);
   }
 }).observe({ entryTypes: ['gc'] });
 
@@ -63,7 +67,7 @@ async function handle(msg: ProbeMessage): Promise<unknown> {
   switch (msg.probe) {
     case 'reset':
       delay.reset();
-      Object.assign(gc, { count: 0, max: 0, total: 0, over50: 0 });
+      Object.assign(gc, { count: 0, max: 0, total: 0, over50: 0, maxMinor: 0, maxMajor: 0 });
       slow = [];
       return { ok: true };
     case 'read':

@@ -79,7 +79,7 @@ interface LoopDelay {
   p99: number;
   max: number;
   mean: number;
-  gc: { count: number; max: number; total: number; over50: number };
+  gc: { count: number; max: number; total: number; over50: number; maxMinor: number; maxMajor: number };
   slow: { sql: string; ms: number; at: number }[];
 }
 
@@ -114,7 +114,7 @@ async function profiled<T>(m: Master, label: string, work: () => Promise<T>): Pr
 }
 
 const stallLine = (r: { loop: LoopDelay; version: number[] }) =>
-  `loop delay p99 ${f1(r.loop.p99)} max ${f1(r.loop.max)} ms, GET /version p99 ${f1(pct(r.version, 99))} max ${f1(Math.max(...r.version))} ms, GC ${r.loop.gc.count} pauses max ${f1(r.loop.gc.max)} ms (${r.loop.gc.over50} > 50 ms, ${f1(r.loop.gc.total)} ms in all), SQLite statements > 50 ms: ${slowLine(r.loop.slow)}`;
+  `loop delay p99 ${f1(r.loop.p99)} max ${f1(r.loop.max)} ms, GET /version p99 ${f1(pct(r.version, 99))} max ${f1(Math.max(...r.version))} ms, GC ${r.loop.gc.count} pauses max ${f1(r.loop.gc.max)} ms (scavenge ${f1(r.loop.gc.maxMinor)}, other ${f1(r.loop.gc.maxMajor)}; ${r.loop.gc.over50} > 50 ms, ${f1(r.loop.gc.total)} ms in all), SQLite statements > 50 ms: ${slowLine(r.loop.slow)}`;
 
 /** The window's slow statements: how many, the longest, and the three longest texts. */
 function slowLine(slow: LoopDelay['slow']): string {
