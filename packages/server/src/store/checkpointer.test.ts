@@ -58,6 +58,17 @@ describe('SQLite checkpoints off the main thread', () => {
     }
   }, 60_000);
 
+  it('left to SQLite, the connection checkpoints by itself and reports no thread', async () => {
+    const store = openStore({ dataDir: tempDir(), checkpoints: 'sqlite' });
+    try {
+      const auto = await sql<{ wal_autocheckpoint: number }>`pragma wal_autocheckpoint`.execute(store.db);
+      expect(auto.rows[0]!.wal_autocheckpoint).toBeGreaterThan(0);
+      expect(store.checkpoints).toBeUndefined();
+    } finally {
+      await store.close();
+    }
+  });
+
   it('closing the store stops the thread and leaves an empty log', async () => {
     const dir = tempDir();
     const store = openStore({ dataDir: dir });

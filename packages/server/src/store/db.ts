@@ -207,7 +207,11 @@ export function preparedOnce(sqlite: Database.Database): SqliteDatabase {
 /** The write-ahead log file is cut back to this size when it starts over after a complete checkpoint. */
 const WAL_KEPT_BYTES = 64 * 1024 * 1024;
 
-export function openStore(opts: { dataDir: string; databaseUrl?: string }): Store {
+/**
+ * `checkpoints`: `thread` (the default) runs write-ahead-log checkpoints on a worker thread of their own
+ * (checkpointer.ts); `sqlite` leaves them to SQLite, inside the commits of the connection that writes.
+ */
+export function openStore(opts: { dataDir: string; databaseUrl?: string; checkpoints?: 'thread' | 'sqlite' }): Store {
   if (opts.databaseUrl) return openPostgres(opts.databaseUrl);
   const file = path.join(opts.dataDir, 'crawldeck.db');
   const sqlite = new Database(file);
@@ -218,8 +222,8 @@ export function openStore(opts: { dataDir: string; databaseUrl?: string }): Stor
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma(`journal_size_limit = ${WAL_KEPT_BYTES}`);
-  // Checkpoints run on a thread of their own, never inside one of the master's commits; `auto` leaves them to SQLite.
-  const checkpointer = process.env.CRAWLDECK_SQLITE_CHECKPOINT === 'auto' ? undefined : startCheckpointer(file);
+  // Checkpoints run on a thread of their own, never inside one of the master's commits.
+  const checkpointer = opts.checkpoints === 'sqlite' ? undefined : startCheckpointer(file);
   if (checkpointer) sqlite.pragma('wal_autocheckpoint = 0');
   const db = new Kysely<DB>({ dialect: new ImmediateSqliteDialect({ database: preparedOnce(sqlite) }) });
   const close = async () => {
