@@ -9,7 +9,8 @@
  */
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
-import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { createRequire } from 'node:module';
+import { constants, monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 
 interface ProbeMessage {
   probe?: 'reset' | 'read' | 'profile-start' | 'profile-stop';
@@ -22,10 +23,52 @@ let inspector: Session | undefined;
 
 const ms = (ns: number) => Math.round(ns / 1e4) / 100;
 
+/** Garbage collection pauses of the window: how many, the longest, and their total, in ms. */
+const gc = { count: 0, max: 0, total: 0, over50: 0, maxMinor: 0, maxMajor: 0 };
+new PerformanceObserver((list) => {
+  for (const e of list.getEntries()) {
+    gc.count++;
+    gc.total += e.duration;
+    gc.max = Math.max(gc.max, e.duration);
+    if (e.duration > 50) gc.over50++;
+    // A scavenge of the young generation, or anything else (mark-compact, its incremental steps).
+    const minor = (e as unknown as { detail?: { kind?: number } }).detail?.kind === constants.NODE_PERFORMANCE_GC_MINOR;
+    if (minor) gc.maxMinor = Math.max(gc.maxMinor, e.duration);
+    else gc.maxMajor = Math.max(gc.maxMajor, e.duration);
+  }
+}).observe({ entryTypes: ['gc'] });
+
+/** SQLite statements of the window that ran longer than SLOW_MS on the master's thread (text, ms, when). */
+const SLOW_MS = 50;
+let slow: { sql: string; ms: number; at: number }[] = [];
+function timeSqliteStatements(): void {
+  const require = createRequire(import.meta.url);
+  // The server resolves the same CommonJS module, so patching its statement class here times the master's statements.
+  const Database = require('better-sqlite3') as typeof import('better-sqlite3');
+  const memory = new Database(':memory:');
+  const proto = Object.getPrototypeOf(memory.prepare('select 1')) as Record<string, unknown>;
+  memory.close();
+  for (const name of ['run', 'get', 'all']) {
+    const original = proto[name] as (this: { source: string }, ...a: unknown[]) => unknown;
+    proto[name] = function (this: { source: string }, ...args: unknown[]) {
+      const t0 = performance.now();
+      try {
+        return original.apply(this, args);
+      } finally {
+        const took = performance.now() - t0;
+        if (took > SLOW_MS) slow.push({ sql: this.source.slice(0, 70), ms: Math.round(took), at: Date.now() });
+      }
+    };
+  }
+}
+timeSqliteStatements();
+
 async function handle(msg: ProbeMessage): Promise<unknown> {
   switch (msg.probe) {
     case 'reset':
       delay.reset();
+      Object.assign(gc, { count: 0, max: 0, total: 0, over50: 0, maxMinor: 0, maxMajor: 0 });
+      slow = [];
       return { ok: true };
     case 'read':
       return {
@@ -33,6 +76,8 @@ async function handle(msg: ProbeMessage): Promise<unknown> {
         p99: ms(delay.percentile(99)),
         max: ms(delay.max),
         mean: ms(delay.mean),
+        gc: { ...gc },
+        slow,
       };
     case 'profile-start':
       inspector = new Session();

@@ -105,12 +105,27 @@ export async function startMasterProcess(port: number, options: MasterOptions | 
   }
 }
 
+/** Extra options for the master's node (BENCH_MASTER_NODE_ARGS, space-separated), e.g. `--max-semi-space-size=32`. */
+const masterNodeArgs = () => (process.env.BENCH_MASTER_NODE_ARGS ?? '').split(' ').filter(Boolean);
+
 async function launch(port: number, store: BenchStore): Promise<Master> {
   const cli = path.join(REPO, 'packages/cli/src/main.ts');
   const probe = path.join(REPO, 'bench/fleet-probe.ts');
   const proc = spawn(
     process.execPath,
-    ['--import', 'tsx', '--import', probe, cli, 'start', '--port', String(port), '--data-dir', store.dataDir],
+    [
+      ...masterNodeArgs(),
+      '--import',
+      'tsx',
+      '--import',
+      probe,
+      cli,
+      'start',
+      '--port',
+      String(port),
+      '--data-dir',
+      store.dataDir,
+    ],
     {
       cwd: REPO,
       env: {

@@ -79,6 +79,8 @@ interface LoopDelay {
   p99: number;
   max: number;
   mean: number;
+  gc: { count: number; max: number; total: number; over50: number; maxMinor: number; maxMajor: number };
+  slow: { sql: string; ms: number; at: number }[];
 }
 
 /** How late the master's event loop ran and how long GET /api/version took while `work` ran. */
@@ -112,7 +114,14 @@ async function profiled<T>(m: Master, label: string, work: () => Promise<T>): Pr
 }
 
 const stallLine = (r: { loop: LoopDelay; version: number[] }) =>
-  `loop delay p99 ${f1(r.loop.p99)} max ${f1(r.loop.max)} ms, GET /version p99 ${f1(pct(r.version, 99))} max ${f1(Math.max(...r.version))} ms`;
+  `loop delay p99 ${f1(r.loop.p99)} max ${f1(r.loop.max)} ms, GET /version p99 ${f1(pct(r.version, 99))} max ${f1(Math.max(...r.version))} ms, GC ${r.loop.gc.count} pauses max ${f1(r.loop.gc.max)} ms (scavenge ${f1(r.loop.gc.maxMinor)}, other ${f1(r.loop.gc.maxMajor)}; ${r.loop.gc.over50} > 50 ms, ${f1(r.loop.gc.total)} ms in all), SQLite statements > 50 ms: ${slowLine(r.loop.slow)}`;
+
+/** The window's slow statements: how many, the longest, and the three longest texts. */
+function slowLine(slow: LoopDelay['slow']): string {
+  if (!slow.length) return 'none';
+  const top = [...slow].sort((a, b) => b.ms - a.ms).slice(0, 3);
+  return `${slow.length}, max ${top[0]!.ms} ms (${top.map((s) => `${s.ms} ms ${s.sql}`).join(' / ')})`;
+}
 
 /** Latency samples of `route` and of its bare-SQL counterpart, one pair every 200 ms for `seconds`. */
 async function sampleLists(m: Master, seconds: number, size: number) {

@@ -15,6 +15,7 @@ import {
   type SqliteDatabase,
   type SqliteDialectConfig,
 } from 'kysely';
+import { startCheckpointer, type CheckpointStats } from './checkpointer.ts';
 import type { DB } from './schema.ts';
 
 export type Engine = 'sqlite' | 'postgres';
@@ -42,6 +43,8 @@ export interface Store {
    * committed when it resolves and rolled back when it throws.
    */
   pgTransaction?: <T>(work: (client: pg.ClientBase) => Promise<T>) => Promise<T>;
+  /** SQLite only: what the checkpointer thread has done so far (see checkpointer.ts). */
+  checkpoints?: () => CheckpointStats;
 }
 
 async function* copyOutOf(pool: pg.Pool, statement: string): AsyncGenerator<Buffer> {
@@ -201,7 +204,14 @@ export function preparedOnce(sqlite: Database.Database): SqliteDatabase {
   };
 }
 
-export function openStore(opts: { dataDir: string; databaseUrl?: string }): Store {
+/** The write-ahead log file is cut back to this size when it starts over after a complete checkpoint. */
+const WAL_KEPT_BYTES = 64 * 1024 * 1024;
+
+/**
+ * `checkpoints`: `thread` (the default) runs write-ahead-log checkpoints on a worker thread of their own
+ * (checkpointer.ts); `sqlite` leaves them to SQLite, inside the commits of the connection that writes.
+ */
+export function openStore(opts: { dataDir: string; databaseUrl?: string; checkpoints?: 'thread' | 'sqlite' }): Store {
   if (opts.databaseUrl) return openPostgres(opts.databaseUrl);
   const file = path.join(opts.dataDir, 'crawldeck.db');
   const sqlite = new Database(file);
@@ -211,6 +221,27 @@ export function openStore(opts: { dataDir: string; databaseUrl?: string }): Stor
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
+  sqlite.pragma(`journal_size_limit = ${WAL_KEPT_BYTES}`);
+  // Checkpoints run on a thread of their own, never inside one of the master's commits.
+  const checkpointer = opts.checkpoints === 'sqlite' ? undefined : startCheckpointer(file);
+  if (checkpointer) sqlite.pragma('wal_autocheckpoint = 0');
   const db = new Kysely<DB>({ dialect: new ImmediateSqliteDialect({ database: preparedOnce(sqlite) }) });
-  return { db, engine: 'sqlite', location: file, close: () => db.destroy(), onConnectionError: () => undefined };
+  const close = async () => {
+    await checkpointer?.stop();
+    // The log is copied back and emptied while the master still holds the file; a failure leaves it to the next open.
+    try {
+      sqlite.pragma('wal_checkpoint(TRUNCATE)');
+    } catch {
+      // Busy: another connection (the log indexer) was still reading.
+    }
+    await db.destroy();
+  };
+  return {
+    db,
+    engine: 'sqlite',
+    location: file,
+    close,
+    onConnectionError: () => undefined,
+    ...(checkpointer ? { checkpoints: () => checkpointer.stats() } : {}),
+  };
 }

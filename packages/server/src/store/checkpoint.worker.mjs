@@ -1,0 +1,53 @@
+// The SQLite checkpointer's worker thread (plain JavaScript: it needs no loader and starts at once). It copies the
+// write-ahead log back into the database file on its own connection, so that work and its disk flushes never run on
+// the master's main thread. See checkpointer.ts for when and how.
+import { statSync } from 'node:fs';
+import { parentPort, workerData } from 'node:worker_threads';
+import Database from 'better-sqlite3';
+
+const { file, intervalMs, truncateBytes, stats } = workerData;
+/** Shared counters the master reads (see checkpointer.ts for their order). */
+const counters = new Int32Array(stats);
+const [CHECKPOINTS, TRUNCATES, FRAMES, MAX_MS, ERRORS, WAL_KB] = [0, 1, 2, 3, 4, 5];
+
+const conn = new Database(file, { fileMustExist: true });
+// A truncating checkpoint waits at most this long for writers and readers, then tries again on a later round.
+conn.pragma('busy_timeout = 1000');
+
+const walBytes = () => {
+  try {
+    return statSync(`${file}-wal`).size;
+  } catch {
+    return 0;
+  }
+};
+
+/** One round: a passive checkpoint, or a truncating one when the log has grown past its ceiling. */
+function checkpoint() {
+  const truncate = walBytes() > truncateBytes;
+  const t0 = performance.now();
+  try {
+    const [r] = conn.pragma(`wal_checkpoint(${truncate ? 'TRUNCATE' : 'PASSIVE'})`);
+    const ms = Math.round(performance.now() - t0);
+    Atomics.add(counters, truncate ? TRUNCATES : CHECKPOINTS, 1);
+    if (r.checkpointed > 0) Atomics.add(counters, FRAMES, r.checkpointed);
+    if (ms > Atomics.load(counters, MAX_MS)) Atomics.store(counters, MAX_MS, ms);
+  } catch {
+    // Busy (a truncation waited too long) or the file went away: the next round tries again.
+    Atomics.add(counters, ERRORS, 1);
+  }
+  Atomics.store(counters, WAL_KB, Math.round(walBytes() / 1024));
+}
+
+let timer = setTimeout(function round() {
+  checkpoint();
+  timer = setTimeout(round, intervalMs);
+}, intervalMs);
+
+parentPort.on('message', (msg) => {
+  if (msg !== 'stop') return;
+  clearTimeout(timer);
+  checkpoint();
+  conn.close();
+  parentPort.close();
+});
