@@ -7,6 +7,7 @@ import Database from 'better-sqlite3';
 import { sql } from 'kysely';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { openStore, type Store } from './db.ts';
+import { startCheckpointer } from './checkpointer.ts';
 
 const dirs: string[] = [];
 const tempDir = () => {
@@ -57,6 +58,14 @@ describe('SQLite checkpoints off the main thread', () => {
       await store.close();
     }
   }, 60_000);
+
+  it('a thread that ends without being stopped is reported, so SQLite can take the checkpoints back', async () => {
+    // The worker opens only an existing file: this one is missing, so the thread fails at once.
+    const lost = new Promise<void>((resolve) =>
+      startCheckpointer(path.join(tempDir(), 'missing.db'), { onLost: resolve }),
+    );
+    await expect(lost).resolves.toBeUndefined();
+  });
 
   it('left to SQLite, the connection checkpoints by itself and reports no thread', async () => {
     const store = openStore({ dataDir: tempDir(), checkpoints: 'sqlite' });

@@ -40,24 +40,36 @@ export interface Checkpointer {
 
 export const CHECKPOINT_DEFAULTS = { intervalMs: 500, truncateBytes: 256 * 1024 * 1024 };
 
-export function startCheckpointer(file: string, opts: Partial<typeof CHECKPOINT_DEFAULTS> = {}): Checkpointer {
+/**
+ * `onLost` runs when the worker ends without being stopped (it failed to start or crashed): the caller then hands
+ * checkpoints back to SQLite, so the log cannot grow without end.
+ */
+export function startCheckpointer(
+  file: string,
+  opts: Partial<typeof CHECKPOINT_DEFAULTS> & { onLost?: () => void } = {},
+): Checkpointer {
   const { intervalMs, truncateBytes } = { ...CHECKPOINT_DEFAULTS, ...opts };
+  let stopping = false;
   const shared = new SharedArrayBuffer(6 * Int32Array.BYTES_PER_ELEMENT);
   const counters = new Int32Array(shared);
   const worker = new Worker(new URL('./checkpoint.worker.mjs', import.meta.url), {
     workerData: { file, intervalMs, truncateBytes, stats: shared },
     execArgv: [],
   });
-  // Not a reason for the process to stay up; an error ends the worker and leaves the log to the next open.
+  // Not a reason for the process to stay up.
   worker.unref();
   const exited = once(worker, 'exit').catch(() => undefined);
   worker.on('error', () => undefined);
+  worker.on('exit', () => {
+    if (!stopping) opts.onLost?.();
+  });
   return {
     stats: () => {
       const [checkpoints, truncates, frames, maxMs, errors, walKiB] = Array.from(counters);
       return { checkpoints, truncates, frames, maxMs, errors, walKiB } as CheckpointStats;
     },
     stop: async () => {
+      stopping = true;
       worker.postMessage('stop');
       const timer = setTimeout(() => void worker.terminate(), 5000);
       await exited;

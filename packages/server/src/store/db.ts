@@ -223,7 +223,11 @@ export function openStore(opts: { dataDir: string; databaseUrl?: string; checkpo
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma(`journal_size_limit = ${WAL_KEPT_BYTES}`);
   // Checkpoints run on a thread of their own, never inside one of the master's commits.
-  const checkpointer = opts.checkpoints === 'sqlite' ? undefined : startCheckpointer(file);
+  // Should the thread end on its own, SQLite checkpoints in the commits again (its default of 1 000 pages).
+  const checkpointer =
+    opts.checkpoints === 'sqlite'
+      ? undefined
+      : startCheckpointer(file, { onLost: () => sqlite.open && sqlite.pragma('wal_autocheckpoint = 1000') });
   if (checkpointer) sqlite.pragma('wal_autocheckpoint = 0');
   const db = new Kysely<DB>({ dialect: new ImmediateSqliteDialect({ database: preparedOnce(sqlite) }) });
   const close = async () => {
