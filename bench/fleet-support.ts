@@ -66,7 +66,7 @@ async function createStore(postgres: boolean): Promise<BenchStore> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'wt-fleet-bench-master-'));
   if (!postgres)
     return { dataDir, databaseUrl: '', drop: async () => rmSync(dataDir, { recursive: true, force: true }) };
-  const name = `${process.env.BENCH_DB_PREFIX ?? 'wt_fleet_bench'}_${process.pid}_${databases++}`;
+  const name = `${process.env.BENCH_DB_PREFIX ?? 'crawldeck_fleet_bench'}_${process.pid}_${databases++}`;
   await adminQuery(`CREATE DATABASE ${name}`);
   return {
     dataDir,

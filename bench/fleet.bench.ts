@@ -12,7 +12,7 @@
  *     statements a task needs at least run as bare SQL.
  * BENCH_EVENTS_ONLY=1 runs part 1 alone (to measure a master before the node feed with the same subscribers).
  * With BENCH_PG=1 the store is PostgreSQL (CRAWLDECK_TEST_PG_URL), in a database of its own named
- * `<BENCH_DB_PREFIX>_<pid>_<n>` (default prefix wt_fleet_bench), dropped after. Ports from BENCH_PORT (41000) up.
+ * `<BENCH_DB_PREFIX>_<pid>_<n>` (default prefix crawldeck_fleet_bench), dropped after. Ports from BENCH_PORT (41000) up.
  * In every part: the master's event-loop delay (p99, max) and GET /api/version (p99, max: how long any request
  * waited behind other work), read through bench/fleet-probe.ts; BENCH_PROFILE_DIR=<dir> also writes a CPU profile
  * of the master for parts 1 and 3 (read them with bench/fleet-profile.ts).

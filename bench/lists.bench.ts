@@ -17,6 +17,7 @@
 import { execFile } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
+import os from 'node:os';
 import { promisify } from 'node:util';
 import Database from 'better-sqlite3';
 import pg from 'pg';
@@ -39,8 +40,8 @@ const REPEAT = Number(process.env.BENCH_REPEAT ?? 15);
 const EXPORTS_ONLY = process.env.BENCH_EXPORTS_ONLY === '1';
 const EXPORT_REPEAT = process.env.BENCH_EXPORT_REPEAT ? Number(process.env.BENCH_EXPORT_REPEAT) : undefined;
 const PORT = Number(process.env.BENCH_PORT ?? 21040);
-const DATA = `${process.env.BENCH_DATA_DIR ?? '/tmp/wt-lists-data'}/bench-${process.pid}`;
-const DB_PREFIX = process.env.BENCH_DB_PREFIX ?? 'wt_lists_bench';
+const DATA = `${process.env.BENCH_DATA_DIR ?? path.join(os.tmpdir(), 'crawldeck-lists-bench')}/bench-${process.pid}`;
+const DB_PREFIX = process.env.BENCH_DB_PREFIX ?? 'crawldeck_lists_bench';
 const SPIDERS = 20;
 const PUBLIC_SPIDERS = 5;
 const BASE_TS = 1_700_000_000_000;
