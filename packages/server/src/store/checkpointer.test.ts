@@ -1,23 +1,15 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
-import os from 'node:os';
+import { statSync } from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import Database from 'better-sqlite3';
 import { sql } from 'kysely';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { openStore, type Store } from './db.ts';
 import { startCheckpointer } from './checkpointer.ts';
+import { useTempDirs } from '../../test/support/temp-dirs.ts';
 
-const dirs: string[] = [];
-const tempDir = () => {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'crawldeck-checkpoint-'));
-  dirs.push(dir);
-  return dir;
-};
-afterEach(() => {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
+const tempDir = useTempDirs('crawldeck-checkpoint-');
 
 const walBytes = (store: Store) => {
   try {

@@ -1,12 +1,11 @@
-import { mkdtempSync, rmSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import net from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { sql } from 'kysely';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { isStoreUnavailable, openStore, preparedOnce } from './db.ts';
+import { useTempDirs } from '../../test/support/temp-dirs.ts';
 
 /** A loopback port nobody listens on (bound, then released). */
 async function closedPort(): Promise<number> {
@@ -56,16 +55,8 @@ describe('store unavailable', () => {
 });
 
 describe('SQLite statements prepared once', () => {
-  const dirs: string[] = [];
-  const tempDir = () => {
-    const d = mkdtempSync(path.join(os.tmpdir(), 'crawldeck-prepared-'));
-    dirs.push(d);
-    return d;
-  };
-  afterEach(() => {
-    vi.restoreAllMocks();
-    for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-  });
+  const tempDir = useTempDirs('crawldeck-prepared-');
+  afterEach(() => vi.restoreAllMocks());
 
   it('a statement text run again is not prepared again, and follows changes of the schema', async () => {
     const store = openStore({ dataDir: tempDir() });
