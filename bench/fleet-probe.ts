@@ -4,10 +4,13 @@
  * request waits behind whatever runs before it) and, on request, a CPU profile of a window.
  *
  * Messages from the benchmark: `{ probe: 'reset' }` starts a new delay window; `{ probe: 'read' }` answers the
- * window's delay in ms (p50, p99, max, mean); `{ probe: 'profile-start' }` / `{ probe: 'profile-stop', file }` write
+ * window's delay in ms (p50, p99, max, mean), its garbage collection pauses and slow SQLite statements, how long the
+ * main thread waited for a CPU, and the requests as the master timed them; `{ probe: 'profile-start' }` / `{ probe: 'profile-stop', file }` write
  * a `.cpuprofile` of the time between them (open it in Chrome's DevTools or read it with bench/fleet-profile.ts).
  */
-import { writeFileSync } from 'node:fs';
+import { subscribe } from 'node:diagnostics_channel';
+import { readFileSync, writeFileSync } from 'node:fs';
+import type { IncomingMessage } from 'node:http';
 import { Session } from 'node:inspector/promises';
 import { createRequire } from 'node:module';
 import { constants, monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
@@ -63,12 +66,71 @@ function timeSqliteStatements(): void {
 }
 timeSqliteStatements();
 
+/**
+ * Time the master's main thread spent ready to run but waiting for a CPU (the kernel's run-queue wait), and the
+ * time it ran: on a busy machine a late loop can be the machine, not the master.
+ */
+function schedstat(): { runNs: number; waitNs: number; slices: number } {
+  const [run, wait, slices] = readFileSync(`/proc/self/task/${process.pid}/schedstat`, 'utf8').trim().split(' ');
+  return { runNs: Number(run), waitNs: Number(wait), slices: Number(slices) };
+}
+let sched0 = schedstat();
+/** When the window began (the slowest request of a route is placed from here). */
+let windowAt = Date.now();
+
+/**
+ * Requests as the master saw them, from the request's arrival to the last byte of the answer, by route (its path,
+ * and whether it asked for a page): a client's own delays do not count.
+ */
+const started = new WeakMap<IncomingMessage, { t0: number; at: number }>();
+let served: { route: string; ms: number; at: number }[] = [];
+subscribe('http.server.request.start', (m) => {
+  started.set((m as { request: IncomingMessage }).request, { t0: performance.now(), at: Date.now() });
+});
+subscribe('http.server.response.finish', (m) => {
+  const req = (m as { request: IncomingMessage }).request;
+  const s = started.get(req);
+  if (!s) return;
+  const [path, query = ''] = (req.url ?? '').split('?');
+  const route = `${req.method} ${path}${query.includes('page_num') ? ' (paged)' : ''}`;
+  served.push({ route, ms: performance.now() - s.t0, at: s.at });
+});
+
+function schedDelta() {
+  const now = schedstat();
+  const slices = now.slices - sched0.slices;
+  return {
+    runMs: Math.round((now.runNs - sched0.runNs) / 1e6),
+    waitMs: Math.round((now.waitNs - sched0.waitNs) / 1e6),
+    slices,
+  };
+}
+
+function servedSummary() {
+  const by = new Map<string, { ms: number; at: number }[]>();
+  for (const r of served) {
+    const list = by.get(r.route) ?? [];
+    list.push(r);
+    by.set(r.route, list);
+  }
+  return [...by].map(([route, rs]) => {
+    const sorted = rs.map((r) => r.ms).sort((a, b) => a - b);
+    const at = (q: number) =>
+      Math.round(sorted[Math.min(sorted.length - 1, Math.floor((q / 100) * sorted.length))]! * 10) / 10;
+    const slowest = rs.reduce((a, b) => (b.ms > a.ms ? b : a));
+    return { route, count: rs.length, p50: at(50), p99: at(99), max: at(100), slowestAt: slowest.at - windowAt };
+  });
+}
+
 async function handle(msg: ProbeMessage): Promise<unknown> {
   switch (msg.probe) {
     case 'reset':
       delay.reset();
       Object.assign(gc, { count: 0, max: 0, total: 0, over50: 0, maxMinor: 0, maxMajor: 0 });
       slow = [];
+      served = [];
+      sched0 = schedstat();
+      windowAt = Date.now();
       return { ok: true };
     case 'read':
       return {
@@ -78,6 +140,8 @@ async function handle(msg: ProbeMessage): Promise<unknown> {
         mean: ms(delay.mean),
         gc: { ...gc },
         slow,
+        sched: schedDelta(),
+        served: servedSummary(),
       };
     case 'profile-start':
       inspector = new Session();

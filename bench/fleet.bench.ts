@@ -81,6 +81,10 @@ interface LoopDelay {
   mean: number;
   gc: { count: number; max: number; total: number; over50: number; maxMinor: number; maxMajor: number };
   slow: { sql: string; ms: number; at: number }[];
+  /** The master's main thread: ms it ran, ms it waited for a CPU, and in how many time slices. */
+  sched: { runMs: number; waitMs: number; slices: number };
+  /** Requests timed by the master, by route: arrival to the answer's last byte; the slowest's ms into the window. */
+  served: { route: string; count: number; p50: number; p99: number; max: number; slowestAt: number }[];
 }
 
 /** How late the master's event loop ran and how long GET /api/version took while `work` ran. */
@@ -114,7 +118,22 @@ async function profiled<T>(m: Master, label: string, work: () => Promise<T>): Pr
 }
 
 const stallLine = (r: { loop: LoopDelay; version: number[] }) =>
-  `loop delay p99 ${f1(r.loop.p99)} max ${f1(r.loop.max)} ms, GET /version p99 ${f1(pct(r.version, 99))} max ${f1(Math.max(...r.version))} ms, GC ${r.loop.gc.count} pauses max ${f1(r.loop.gc.max)} ms (scavenge ${f1(r.loop.gc.maxMinor)}, other ${f1(r.loop.gc.maxMajor)}; ${r.loop.gc.over50} > 50 ms, ${f1(r.loop.gc.total)} ms in all), SQLite statements > 50 ms: ${slowLine(r.loop.slow)}`;
+  `loop delay p99 ${f1(r.loop.p99)} max ${f1(r.loop.max)} ms, GET /version p99 ${f1(pct(r.version, 99))} max ${f1(Math.max(...r.version))} ms, GC ${r.loop.gc.count} pauses max ${f1(r.loop.gc.max)} ms (scavenge ${f1(r.loop.gc.maxMinor)}, other ${f1(r.loop.gc.maxMajor)}; ${r.loop.gc.over50} > 50 ms, ${f1(r.loop.gc.total)} ms in all), SQLite statements > 50 ms: ${slowLine(r.loop.slow)} | ${schedLine(r.loop.sched)} | as the master timed them: ${servedLine(r.loop.served)}`;
+
+/** Time the master's main thread was ready to run but waited for a CPU (a busy machine, not the master). */
+const schedLine = (s: LoopDelay['sched']) =>
+  `main thread waited for a CPU ${s.waitMs} ms (ran ${s.runMs} ms in ${s.slices} slices, ${f1(s.waitMs / Math.max(1, s.slices))} ms a slice)`;
+
+/** The list and task routes as the master timed them (the client's own delays left out). */
+function servedLine(served: LoopDelay['served']): string {
+  const shown = served.filter((r) => /\/(nodes|tasks|version)\b/.test(r.route) && r.route.startsWith('GET'));
+  return shown
+    .map(
+      (r) =>
+        `${r.route} p50 ${f1(r.p50)} p99 ${f1(r.p99)} max ${f1(r.max)} ms (${r.count}, slowest at +${r.slowestAt} ms)`,
+    )
+    .join(' / ');
+}
 
 /** The window's slow statements: how many, the longest, and the three longest texts. */
 function slowLine(slow: LoopDelay['slow']): string {
