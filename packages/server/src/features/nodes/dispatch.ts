@@ -101,7 +101,7 @@ export class Dispatcher {
       }
       this.counts.claims++;
       placed++;
-      sessions.addTask(s, t.id);
+      s.addTask(t.id);
       await this.host.assign(s, t.id);
       await this.host.statusMayHaveChanged(s.nodeId);
     }

@@ -9,19 +9,8 @@ import { SessionTable, type Session } from './sessions.ts';
 /** A connection as the index sees it: open (1) or closed (3). */
 const conn = () => ({ readyState: 1, send: () => undefined, close: () => undefined }) as unknown as WebSocket;
 
-function session(nodeId: string, maxRunners: number, isMaster = false): Session {
-  return {
-    nodeId,
-    socket: conn(),
-    enabled: true,
-    maxRunners,
-    active: new Set(),
-    paused: false,
-    isMaster,
-    storedStatus: undefined,
-    metrics: null,
-    lastSeenTs: 0,
-  };
+function open(table: SessionTable, nodeId: string, maxRunners: number, isMaster = false): Session {
+  return table.open({ nodeId, socket: conn(), enabled: true, maxRunners, isMaster, lastSeenTs: 0 });
 }
 
 /** The choice the walk over all sessions makes, in connection order. */
@@ -49,8 +38,7 @@ describe('free sessions', () => {
       const r = rand();
       const s = live[Math.floor(rand() * live.length)];
       if (r < 0.1 || !s) {
-        const n = session(`n${step}`, 1 + Math.floor(rand() * 6), live.length === 3);
-        table.set(n);
+        const n = open(table, `n${step}`, 1 + Math.floor(rand() * 6), live.length === 3);
         live.push(n);
       } else if (r < 0.13) {
         table.delete(s.nodeId);
@@ -58,12 +46,12 @@ describe('free sessions', () => {
       } else if (r < 0.5) {
         const chosen = table.free.leastLoaded(true);
         expect(chosen).toBe(walk(live, true));
-        if (chosen) table.addTask(chosen, `t${tasks++}`);
+        if (chosen) chosen.addTask(`t${tasks++}`);
       } else if (r < 0.8) {
         const first = [...s.active][0];
-        if (first) table.removeTask(s, first);
-      } else if (r < 0.88) table.setPaused(s, !s.paused);
-      else if (r < 0.94) table.configure(s, rand() < 0.8, 1 + Math.floor(rand() * 6));
+        if (first) s.removeTask(first);
+      } else if (r < 0.88) s.setPaused(!s.paused);
+      else if (r < 0.94) s.configure(rand() < 0.8, 1 + Math.floor(rand() * 6));
       else expect(table.free.leastLoaded(false)).toBe(walk(live, false));
       const free = live.filter(takesWork);
       expect(table.free.size).toBe(free.length);
@@ -74,10 +62,8 @@ describe('free sessions', () => {
 
   it('a closed connection leaves the index when it would be chosen', () => {
     const table = new SessionTable();
-    const a = session('a', 4);
-    const b = session('b', 4);
-    table.set(a);
-    table.set(b);
+    const a = open(table, 'a', 4);
+    const b = open(table, 'b', 4);
     (a.socket as { readyState: number }).readyState = 3;
     expect(table.free.leastLoaded(true)).toBe(b);
     expect(table.free.ids.has('a')).toBe(false);
@@ -87,19 +73,18 @@ describe('free sessions', () => {
   it('choosing a session costs the same at 50 and at 5 000 sessions; keeping the order grows with log n', () => {
     const cost = (n: number) => {
       const table = new SessionTable();
-      const all = Array.from({ length: n }, (_, i) => session(`n${i}`, 4));
-      for (const s of all) table.set(s);
+      for (let i = 0; i < n; i++) open(table, `n${i}`, 4);
       const w0 = { ...table.free.work };
       const placements = 1_000;
       const held: [Session, string][] = [];
       for (let i = 0; i < placements; i++) {
         const s = table.free.leastLoaded(true)!;
-        table.addTask(s, `t${i}`);
+        s.addTask(`t${i}`);
         held.push([s, `t${i}`]);
         // Tasks finish as they do under load, so the heap keeps moving.
         if (held.length > 50) {
           const [f, id] = held.shift()!;
-          table.removeTask(f, id);
+          f.removeTask(id);
         }
       }
       const w = table.free.work;

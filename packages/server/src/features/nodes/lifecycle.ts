@@ -44,20 +44,14 @@ export class NodeLifecycle {
     const row = await upsertRegisteredNode(this.db, { ...msg, ip }, now);
     const old = this.sessions.get(msg.nodeId);
     if (old && old.socket !== socket) old.socket.terminate();
-    const session: Session = {
+    return this.sessions.open({
       nodeId: msg.nodeId,
       socket,
       enabled: row.enabled === 1,
       maxRunners: row.max_runners,
-      active: new Set(),
-      paused: false,
       isMaster: msg.nodeType === 'master',
-      storedStatus: undefined,
-      metrics: null,
       lastSeenTs: now,
-    };
-    this.sessions.set(session);
-    return session;
+    });
   }
 
   /** Stores the node's status and tells the views, when it differs from what was stored. */

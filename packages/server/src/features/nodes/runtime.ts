@@ -196,7 +196,7 @@ export class TaskRuntime {
         this.sessions.send(s, { type: 'task.drop', taskId: r.taskId });
         continue;
       }
-      this.sessions.addTask(s, r.taskId);
+      s.addTask(r.taskId);
       if (r.state !== 'running') continue;
       if (t.status === 'cancelled') this.sessions.send(s, { type: 'task.cancel', taskId: r.taskId });
       else this.emit(await state.resumeTask(this.db, r.taskId, r.pid));
@@ -219,8 +219,8 @@ export class TaskRuntime {
       case 'heartbeat':
         return this.heartbeat(s, msg, now);
       case 'task.rejected':
-        this.sessions.removeTask(s, msg.taskId);
-        this.sessions.setPaused(s, true);
+        s.removeTask(msg.taskId);
+        s.setPaused(true);
         await state.unassignTask(this.db, msg.taskId);
         await this.lifecycle.saveStatus(s.nodeId);
         this.dispatcher.schedule();
@@ -245,7 +245,7 @@ export class TaskRuntime {
 
   private heartbeat(s: Session, msg: Extract<NodeToMaster, { type: 'heartbeat' }>, now: number): Promise<void> {
     if (s.paused) {
-      this.sessions.setPaused(s, false);
+      s.setPaused(false);
       this.dispatcher.schedule();
     }
     s.metrics = msg.metrics;
@@ -260,8 +260,8 @@ export class TaskRuntime {
   }
 
   private async finished(s: Session, msg: Extract<NodeToMaster, { type: 'task.finished' }>): Promise<void> {
-    this.sessions.removeTask(s, msg.taskId);
-    if (s.paused) this.sessions.setPaused(s, false);
+    s.removeTask(msg.taskId);
+    if (s.paused) s.setPaused(false);
     const r = await state.finishTask(this.db, msg.taskId, msg);
     if (r) {
       if (r.logLines < msg.logLines || r.items < msg.items) {
@@ -286,7 +286,7 @@ export class TaskRuntime {
     const nodeId = r.event.nodeId;
     if (r.wasOnNode && !this.sessions.sendTo(nodeId, { type: 'task.cancel', taskId })) {
       const s = this.sessions.get(nodeId);
-      if (s) this.sessions.removeTask(s, taskId);
+      if (s) s.removeTask(taskId);
       // The node may hold its connection to another master.
       if (!this.sessions.has(nodeId)) await this.bus.publish({ type: 'cancel', taskId, nodeId });
     }
@@ -307,7 +307,7 @@ export class TaskRuntime {
     const s = this.sessions.get(nodeId);
     if (!s) return;
     this.sessions.send(s, { type: 'task.drop', taskId });
-    if (this.sessions.removeTask(s, taskId)) {
+    if (s.removeTask(taskId)) {
       void this.lifecycle.saveStatus(nodeId).catch(() => undefined);
       this.dispatcher.schedule();
     }
@@ -316,7 +316,7 @@ export class TaskRuntime {
   async setNodeConfig(nodeId: string, enabled: boolean, maxRunners: number): Promise<void> {
     const s = this.sessions.get(nodeId);
     if (s) {
-      this.sessions.configure(s, enabled, maxRunners);
+      s.configure(enabled, maxRunners);
       this.sessions.send(s, { type: 'config', enabled, maxRunners });
     }
     await this.lifecycle.saveStatus(nodeId);
@@ -350,7 +350,7 @@ export class TaskRuntime {
     if (!t) return;
     const spider = await spiderForTask(this.db, t.spider_id);
     if (!spider) {
-      this.sessions.removeTask(s, taskId);
+      s.removeTask(taskId);
       this.emit(await state.failTask(this.db, taskId, 'spider not found'));
       return;
     }
@@ -368,7 +368,7 @@ export class TaskRuntime {
       files: await spiderManifest(this.db, spider.id),
     };
     if (!this.closed && this.sessions.send(s, { type: 'task.assign', task })) return;
-    this.sessions.removeTask(s, taskId);
+    s.removeTask(taskId);
     await state.unassignTask(this.db, taskId);
   }
 }

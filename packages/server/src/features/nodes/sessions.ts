@@ -7,42 +7,97 @@ import type { WebSocket } from 'ws';
 import type { MasterToNode, NodeMetrics, NodeStatus } from '@crawldeck/shared';
 import { FreeSessions } from './free-sessions.ts';
 
-/**
- * What decides whether a node takes work (enabled, capacity, tasks held, paused) changes only through the
- * SessionTable, which keeps the free sessions in order as it does.
- */
-export interface Session {
+/** A node's session as it opens: the rest starts empty (no tasks held, not paused, no metrics yet). */
+export interface SessionInit {
   nodeId: string;
   socket: WebSocket;
-  readonly enabled: boolean;
-  readonly maxRunners: number;
-  /** Tasks claimed for or running on this node, as the master sees them. */
-  readonly active: ReadonlySet<string>;
-  /** The node refused a task (full by its own count): no new work until it reports in again. */
-  readonly paused: boolean;
+  enabled: boolean;
+  maxRunners: number;
+  isMaster: boolean;
+  lastSeenTs: number;
+}
+
+/**
+ * One node's connection to this master. What decides whether the node takes work (enabled, capacity, tasks held,
+ * paused) changes only through the session's own methods, each of which tells the table's index of free sessions,
+ * so dispatch's order can never miss a change.
+ */
+export class Session {
+  readonly nodeId: string;
+  socket: WebSocket;
   /** The master's own node: normal users' tasks may be kept off it (tasks/master-node.ts). */
   isMaster: boolean;
   /** The status last written to the store (writes happen only when it changes). */
-  storedStatus: NodeStatus | undefined;
+  storedStatus: NodeStatus | undefined = undefined;
   /** Latest heartbeat, kept here rather than written on every beat. */
-  metrics: NodeMetrics | null;
+  metrics: NodeMetrics | null = null;
   lastSeenTs: number;
+  #enabled: boolean;
+  #maxRunners: number;
+  readonly #active = new Set<string>();
+  #paused = false;
+
+  constructor(
+    init: SessionInit,
+    /** Told after each change of what decides whether the node takes work. */
+    private readonly changed: (s: Session) => void = () => undefined,
+  ) {
+    this.nodeId = init.nodeId;
+    this.socket = init.socket;
+    this.isMaster = init.isMaster;
+    this.lastSeenTs = init.lastSeenTs;
+    this.#enabled = init.enabled;
+    this.#maxRunners = init.maxRunners;
+  }
+
+  get enabled(): boolean {
+    return this.#enabled;
+  }
+
+  get maxRunners(): number {
+    return this.#maxRunners;
+  }
+
+  /** Tasks claimed for or running on this node, as the master sees them. */
+  get active(): ReadonlySet<string> {
+    return this.#active;
+  }
+
+  /** The node refused a task (full by its own count): no new work until it reports in again. */
+  get paused(): boolean {
+    return this.#paused;
+  }
+
+  /** A task was claimed for the node, or the node reports running it. */
+  addTask(taskId: string): void {
+    this.#active.add(taskId);
+    this.changed(this);
+  }
+
+  /** The node no longer holds the task; false when it did not. */
+  removeTask(taskId: string): boolean {
+    if (!this.#active.delete(taskId)) return false;
+    this.changed(this);
+    return true;
+  }
+
+  /** The node refused a task (paused until it reports in again), or reported in. */
+  setPaused(paused: boolean): void {
+    this.#paused = paused;
+    this.changed(this);
+  }
+
+  configure(enabled: boolean, maxRunners: number): void {
+    this.#enabled = enabled;
+    this.#maxRunners = maxRunners;
+    this.changed(this);
+  }
 }
 
 export function statusOf(s: Session | undefined): NodeStatus {
   if (!s) return 'offline';
   return !s.enabled || s.active.size >= s.maxRunners ? 'unavailable' : 'online';
 }
-
-/** The fields of a session only the table changes. */
-interface Writable {
-  enabled: boolean;
-  maxRunners: number;
-  active: Set<string>;
-  paused: boolean;
-}
-
-const writable = (s: Session) => s as unknown as Writable;
 
 export class SessionTable {
   private readonly byId = new Map<string, Session>();
@@ -57,39 +112,17 @@ export class SessionTable {
     return this.byId.has(nodeId);
   }
 
-  set(s: Session): void {
+  /** Opens a node's session (replacing an earlier one of the same node) and enters it in the free sessions. */
+  open(init: SessionInit): Session {
+    const s = new Session(init, (changed) => this.free.update(changed));
     this.byId.set(s.nodeId, s);
     this.free.open(s);
+    return s;
   }
 
   delete(nodeId: string): void {
     this.byId.delete(nodeId);
     this.free.close(nodeId);
-  }
-
-  /** A task was claimed for the node, or the node reports running it. */
-  addTask(s: Session, taskId: string): void {
-    writable(s).active.add(taskId);
-    this.free.update(s);
-  }
-
-  /** The node no longer holds the task; false when it did not. */
-  removeTask(s: Session, taskId: string): boolean {
-    if (!writable(s).active.delete(taskId)) return false;
-    this.free.update(s);
-    return true;
-  }
-
-  /** The node refused a task (paused until it reports in again), or reported in. */
-  setPaused(s: Session, paused: boolean): void {
-    writable(s).paused = paused;
-    this.free.update(s);
-  }
-
-  configure(s: Session, enabled: boolean, maxRunners: number): void {
-    writable(s).enabled = enabled;
-    writable(s).maxRunners = maxRunners;
-    this.free.update(s);
   }
 
   values(): IterableIterator<Session> {
