@@ -90,6 +90,20 @@ describe('the node list and other masters', () => {
     expect(list().reads - reads).toBe(0);
   });
 
+  it('reads nodes that join in the background, so the next request waits for no read', async () => {
+    await nodes();
+    const joining = Array.from({ length: 5 }, (_, i) => new SimNode({ master: m.url, key: KEY, name: `joining-${i}` }));
+    sims.push(...joining);
+    const reads = list().reads;
+    await Promise.all(joining.map((s) => s.connect()));
+    // No request meanwhile: the list reads the new rows by itself.
+    await waitFor('the joining nodes read', async () => list().reads > reads && !list().behind());
+    const readsBefore = list().reads;
+    const listed = await nodes({ keyword: 'joining-' });
+    expect(listed.total).toBe(joining.length);
+    expect(list().reads).toBe(readsBefore);
+  });
+
   it('drops a node another master deleted', async () => {
     const id = 'e2' + '0'.repeat(22);
     await storeNode(id, 'deleted-elsewhere', Date.now());

@@ -5,11 +5,14 @@
  * metrics, last heard) is taken at request time, for the rows answered, from the live sessions where this master
  * holds the node and from the stored row where it does not.
  *
- * - An edit, a deletion or a node not in the list yet asks for a fresh read, which the next request waits for.
+ * - An edit, a deletion or a node not in the list yet asks for a fresh read, which the next request waits for. The
+ *   read also starts by itself shortly after (`CATCH_UP_MS`, so that a fleet connecting at once costs a few reads,
+ *   not one per node): a console opened after nodes joined finds them listed already.
  * - A status change of a listed node is applied in place (also to the result of a read running meanwhile).
  * - Older than `maxAgeMs` (what other masters sharing the store wrote): answered as it is while a cheap check runs —
  *   how many nodes are stored and which rows were written since the last look (every write but last seen and
- *   metrics stamps `update_ts`); only those rows are presented again, and a node gone or new means a full read.
+ *   metrics stamps `update_ts`); only those rows are presented again, and a node gone or new, or more changed rows
+ *   than one chunk, means a full read.
  * - A full read goes in chunks with other work let through between them, and happens at least every
  *   `FULL_READ_MS` whatever the checks said (clocks of masters that disagree by more than `CLOCK_SLACK_MS`).
  */
@@ -26,6 +29,8 @@ import { presentNode } from './nodes.service.ts';
 import { statusOf, type Session } from './sessions.ts';
 import type { TaskRuntime } from './runtime.ts';
 
+/** How soon after a change of the stored rows the list reads them again without waiting for a request. */
+export const CATCH_UP_MS = 250;
 /** A full read of the stored rows at least this often. */
 export const FULL_READ_MS = 60_000;
 /** Rows written this long before the last check are looked at again (masters' clocks differ a little). */
@@ -80,6 +85,8 @@ export class NodeList {
   /** Status changes heard while a read runs: applied to its result, which may predate them. */
   private heardDuringRead: NodeStatusEvent[] = [];
   private heardDuringCheck: NodeStatusEvent[] = [];
+  private catchUpTimer: NodeJS.Timeout | undefined;
+  private closed = false;
   /** Full reads of the stored rows so far (tests check that requests and heartbeats cause none). */
   reads = 0;
   /** Checks for rows other masters wrote, and rows they found changed. */
@@ -96,13 +103,36 @@ export class NodeList {
   /** The stored rows changed (edit, deletion): the next request reads them again. */
   markDirty(): void {
     this.wanted++;
+    this.catchUpSoon();
   }
 
   readonly onStatus = (ev: NodeStatusEvent): void => {
     if (this.building) this.heardDuringRead.push(ev);
     if (this.checking) this.heardDuringCheck.push(ev);
-    if (!this.apply(ev)) this.wanted++;
+    if (!this.apply(ev)) this.markDirty();
   };
+
+  /** Whether a read of the stored rows is asked for and not done (the next request would wait for it). */
+  behind(): boolean {
+    return this.built < this.wanted;
+  }
+
+  /** No reads start from now on; a read running is let finish. */
+  async close(): Promise<void> {
+    this.closed = true;
+    clearTimeout(this.catchUpTimer);
+    await this.building?.catch(() => undefined);
+  }
+
+  /** Starts the read the stored rows' changes asked for, soon, unless a request does first. */
+  private catchUpSoon(): void {
+    if (this.catchUpTimer || this.closed) return;
+    this.catchUpTimer = setTimeout(() => {
+      this.catchUpTimer = undefined;
+      if (this.built < this.wanted && !this.closed) this.readInBackground();
+    }, CATCH_UP_MS);
+    this.catchUpTimer.unref();
+  }
 
   /** Applies a status change in place; false when the node is not listed (yet). */
   private apply(ev: NodeStatusEvent): boolean {
@@ -193,11 +223,12 @@ export class NodeList {
     const readAt = this.fullReadAt;
     this.checks++;
     this.heardDuringCheck = [];
-    const { count, rows } = await nodesChangedSince(this.db, since);
+    // More changed rows than a chunk (a fleet that just connected): a full read, in chunks, rather than one long go.
+    const { count, rows } = await nodesChangedSince(this.db, since, WRITE_CHUNK + 1);
     // A full read that finished meanwhile is newer than these rows.
     if (this.fullReadAt !== readAt || this.building) return;
-    let stale = count !== this.nodes.length;
-    for (const row of rows) {
+    let stale = count !== this.nodes.length || rows.length > WRITE_CHUNK;
+    for (const row of stale ? [] : rows) {
       const n = this.byId.get(row.id);
       if (!n || n.type !== row.type) {
         stale = true;
@@ -228,6 +259,8 @@ export class NodeList {
         this.fullReadAt = startedAt;
         this.built = Math.max(this.built, generation);
         for (const ev of this.heardDuringRead) this.apply(ev);
+        // Changes heard while reading (more nodes joining) are read next; after a failed read, requests ask again.
+        if (this.built < this.wanted) this.catchUpSoon();
       } finally {
         this.heardDuringRead = [];
         this.building = undefined;
@@ -247,6 +280,7 @@ export function nodeListFor(ctx: AppContext, rt: TaskRuntime): NodeList {
     ctx.events.on('node.status', created.onStatus);
     ctx.onClose(() => {
       ctx.events.off('node.status', created.onStatus);
+      return created.close();
     });
     lists.set(ctx, created);
     list = created;

@@ -42,13 +42,17 @@ export function listNodesChunk(db: Kysely<DB>, after: NodeKey | undefined, limit
 }
 
 /** How many nodes are stored and those written (other than last seen and metrics) since `since`. */
-export async function nodesChangedSince(db: Kysely<DB>, since: number): Promise<{ count: number; rows: NodeRow[] }> {
+export async function nodesChangedSince(
+  db: Kysely<DB>,
+  since: number,
+  limit: number,
+): Promise<{ count: number; rows: NodeRow[] }> {
   const [count, rows] = await Promise.all([
     db
       .selectFrom('nodes')
       .select((eb) => eb.fn.countAll<number>().as('n'))
       .executeTakeFirstOrThrow(),
-    db.selectFrom('nodes').selectAll().where('update_ts', '>=', since).execute(),
+    db.selectFrom('nodes').selectAll().where('update_ts', '>=', since).limit(limit).execute(),
   ]);
   return { count: Number(count.n), rows };
 }
