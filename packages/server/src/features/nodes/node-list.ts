@@ -202,7 +202,9 @@ export class NodeList {
     if (this.building || this.checking) return this.nodes;
     if (now - this.fullReadAt > FULL_READ_MS) this.readInBackground();
     else if (now - this.checkedAt > this.maxAgeMs) {
-      this.checking = this.check()
+      // From the next turn on: the request that asked is answered first, not after the rows the check presents.
+      this.checking = nextTurn()
+        .then(() => this.check())
         .catch((err: unknown) => this.log.warn({ err }, 'checking the node list failed'))
         .finally(() => {
           this.checking = undefined;
@@ -213,7 +215,10 @@ export class NodeList {
 
   /** A full read that no request waits for (requests meanwhile are answered from the list as it is). */
   private readInBackground(): void {
-    this.rebuild().catch((err: unknown) => this.log.warn({ err }, 'reading the node list failed'));
+    // From the next turn on, like a check: the read's first chunk does not hold the answer of the request that asked.
+    nextTurn()
+      .then(() => (this.closed ? undefined : this.rebuild()))
+      .catch((err: unknown) => this.log.warn({ err }, 'reading the node list failed'));
   }
 
   /** Rows written since the last look, presented again in place; a node gone or new asks for a full read. */
