@@ -1,6 +1,7 @@
 /**
  * Deleting a spider that has hundreds of thousands of tasks, on the fleet benchmark's big store (bench/fleet-seed.ts:
- * BENCH_BIG_TASKS finished tasks spread over 20 spiders; SQLite unless BENCH_PG=1). A master in its own process;
+ * finished tasks spread evenly over BENCH_PURGE_SPIDERS spiders, 20 unless set, BENCH_PURGE_TASKS of each, 500 000
+ * unless set, or BENCH_BIG_TASKS in all; SQLite unless BENCH_PG=1). A master in its own process;
  * the benchmark deletes one seeded spider through the API and measures how long the answer took, how long the
  * background purge of its tasks took, the master's CPU over the purge, its event-loop delay and GET /api/version
  * (sampled every 100 ms) meanwhile. The baseline of the same run, on the same store after the master stopped: the
@@ -14,10 +15,13 @@ import pg from 'pg';
 import { api, cpuSeconds, PG, pct, sleep, startMasterProcess, versionProbe, type Master } from './fleet-support.ts';
 import { seedBigStore, type SeedPlan } from './fleet-seed.ts';
 
+/** Seeded spiders; the store holds BENCH_PURGE_TASKS tasks of each (one of them deleted). */
+const SPIDERS = Number(process.env.BENCH_PURGE_SPIDERS ?? 20);
 const PLAN: SeedPlan = {
-  tasks: Number(process.env.BENCH_BIG_TASKS ?? 10_000_000),
+  tasks: Number(process.env.BENCH_BIG_TASKS ?? SPIDERS * Number(process.env.BENCH_PURGE_TASKS ?? 500_000)),
   metricsNodes: Number(process.env.BENCH_METRICS_NODES ?? 500),
   metricsDays: Number(process.env.BENCH_METRICS_DAYS ?? 7),
+  keptPrefix: `wt_purge_big_${SPIDERS}`,
 };
 const PORT = Number(process.env.BENCH_PORT ?? 41500);
 const f1 = (n: number) => n.toFixed(1);
@@ -51,7 +55,7 @@ async function storeQuery(m: Master, q: string, params: unknown[] = []): Promise
 async function main(): Promise<void> {
   const firstRun = async (first: Master) => {
     PLAN.spiders = [];
-    for (let k = 0; k < 20; k++)
+    for (let k = 0; k < SPIDERS; k++)
       PLAN.spiders.push(
         (await api(first, 'PUT', '/spiders', { name: `seeded-${k}`, cmd: 'echo seeded', type: 'customized' })).data
           ._id as string,
