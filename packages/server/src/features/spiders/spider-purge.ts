@@ -112,7 +112,6 @@ async function purgeRound(
   }
   await deletePurgedTasks(
     db,
-    spiderId,
     round.map((t) => t.id),
   );
   return { last, sized: true };
