@@ -9,6 +9,7 @@
  * spider's deletion did before (the store held for its whole length).
  * Run: `BENCH_BIG_STORE=1 node --import tsx bench/spider-purge.bench.ts` (BENCH_PORT, default 41500).
  */
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import pg from 'pg';
@@ -25,6 +26,18 @@ const PLAN: SeedPlan = {
 };
 const PORT = Number(process.env.BENCH_PORT ?? 41500);
 const f1 = (n: number) => n.toFixed(1);
+const loadavg = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+
+type SlowStatement = { sql: string; ms: number };
+
+/** Slow statements by their text: how many, the longest. */
+function slowSummary(slow: SlowStatement[]): string {
+  const by = new Map<string, number[]>();
+  for (const st of slow) by.set(st.sql, [...(by.get(st.sql) ?? []), st.ms]);
+  return [...by]
+    .map(([q, ms]) => `${ms.length}× max ${Math.max(...ms)} ms "${q.replace(/\s+/g, ' ').slice(0, 50)}"`)
+    .join('; ');
+}
 
 /** A read of the master's store from the benchmark process. */
 async function storeQuery(m: Master, q: string, params: unknown[] = []): Promise<any[]> {
@@ -78,11 +91,15 @@ async function main(): Promise<void> {
     while (Number((await storeQuery(m, 'SELECT COUNT(*) AS n FROM spider_purges'))[0].n) > 0) await sleep(500);
     const purgeS = (performance.now() - t0) / 1000;
     const cpuS = cpuSeconds(m.proc.pid!) - cpu0;
-    const loop = await m.probe<{ p99: number; max: number }>({ probe: 'read' });
+    const loop = await m.probe<{ p99: number; max: number; gc: { max: number }; slow: SlowStatement[] }>({
+      probe: 'read',
+    });
     const v = await version.stop();
     console.log(
-      `${PG ? 'postgres' : 'sqlite'} | spider of ${tasks} tasks: DELETE answered in ${f1(answerMs)} ms, purged in ${f1(purgeS)} s, master CPU ${f1(cpuS)} s (${((cpuS / tasks) * 1e6).toFixed(0)} µs/task) | loop delay p99 ${f1(loop.p99)} max ${f1(loop.max)} ms | GET /version p50 ${f1(pct(v, 50))} p99 ${f1(pct(v, 99))} max ${f1(Math.max(...v))} ms`,
+      `${PG ? 'postgres' : 'sqlite'} | spider of ${tasks} tasks: DELETE answered in ${f1(answerMs)} ms, purged in ${f1(purgeS)} s (${Math.round(tasks / purgeS)} tasks/s), master CPU ${f1(cpuS)} s (${((cpuS / tasks) * 1e6).toFixed(0)} µs/task) | loop delay p99 ${f1(loop.p99)} max ${f1(loop.max)} ms, GC max ${f1(loop.gc.max)} ms | GET /version p50 ${f1(pct(v, 50))} p99 ${f1(pct(v, 99))} max ${f1(Math.max(...v))} ms | load ${loadavg()}`,
     );
+    if (loop.slow.length)
+      console.log(`  SQLite statements over 50 ms on the master's thread: ${slowSummary(loop.slow)}`);
     baseline = other._id;
   } finally {
     await m.probe({ probe: 'reset' }).catch(() => undefined);
