@@ -7,7 +7,7 @@
  */
 
 /** Time one round of the purge may take. */
-export const PURGE_ROUND_BUDGET_MS = 25;
+export const PURGE_ROUND_BUDGET_MS = 15;
 /** Rows of the first round, and never fewer. */
 export const PURGE_ROUND_MIN_ROWS = 100;
 /** Rows of one round at most, whatever the budget allows. */
