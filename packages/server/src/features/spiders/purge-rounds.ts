@@ -6,8 +6,13 @@
  * on PostgreSQL it holds the locks of the rows it deletes.
  */
 
-/** Time one round of the purge may take. */
+/** Time one round of the purge may take on SQLite, where its statement holds the master's only thread. */
 export const PURGE_ROUND_BUDGET_MS = 15;
+/**
+ * Time one round may take on PostgreSQL, where the master goes on meanwhile and the round holds only the locks of
+ * the rows it deletes, which nobody reads any more.
+ */
+export const PURGE_ROUND_BUDGET_PG_MS = 50;
 /** Rows of the first round, and never fewer. */
 export const PURGE_ROUND_MIN_ROWS = 100;
 /** Rows of one round at most, whatever the budget allows. */

@@ -9,6 +9,8 @@ import {
   fitRound,
   nextRoundRows,
   purgeRows,
+  PURGE_ROUND_BUDGET_MS,
+  PURGE_ROUND_BUDGET_PG_MS,
   PURGE_ROUND_MAX_TASKS,
   PURGE_ROUND_MIN_ROWS,
   restAfter,
@@ -34,6 +36,7 @@ export function startSpiderPurger(ctx: AppContext): { kick(): void; close(): Pro
   let running: Promise<void> | undefined;
   let again = false;
   let rows = PURGE_ROUND_MIN_ROWS;
+  const budget = ctx.store.engine === 'sqlite' ? PURGE_ROUND_BUDGET_MS : PURGE_ROUND_BUDGET_PG_MS;
   /** Share of the last rest the master's event loop spent on other work. */
   let busy = 1;
 
@@ -49,7 +52,7 @@ export function startSpiderPurger(ctx: AppContext): { kick(): void; close(): Pro
         continue;
       }
       const took = performance.now() - t0;
-      if (round.sized) rows = nextRoundRows(rows, took);
+      if (round.sized) rows = nextRoundRows(rows, took, budget);
       after = round.last;
       const loop = performance.eventLoopUtilization();
       await rest(restAfter(took, busy));
