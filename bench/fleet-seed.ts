@@ -24,6 +24,8 @@ export interface SeedPlan {
   metricsDays: number;
   /** Spiders the tasks belong to (created through the API by the first master). */
   spiders?: string[];
+  /** Name prefix of the kept copy (`wt_fleet_big` unless set): a benchmark with its own plans keeps its own. */
+  keptPrefix?: string;
 }
 
 interface Exec {
@@ -112,7 +114,8 @@ async function admin(q: string): Promise<pg.QueryResult> {
   }
 }
 
-const keptName = (plan: SeedPlan) => `wt_fleet_big_${plan.tasks}_${plan.metricsNodes}_${plan.metricsDays}`;
+const keptName = (plan: SeedPlan) =>
+  `${plan.keptPrefix ?? 'wt_fleet_big'}_${plan.tasks}_${plan.metricsNodes}_${plan.metricsDays}`;
 const keptFile = (plan: SeedPlan) => path.join(os.tmpdir(), `${keptName(plan)}.db`);
 
 /** Replaces the store with the kept copy of the plan; false when there is none yet. */

@@ -1,6 +1,7 @@
 /**
  * Deleting a spider that has hundreds of thousands of tasks, on the fleet benchmark's big store (bench/fleet-seed.ts:
- * BENCH_BIG_TASKS finished tasks spread over 20 spiders; SQLite unless BENCH_PG=1). A master in its own process;
+ * finished tasks spread evenly over BENCH_PURGE_SPIDERS spiders, 20 unless set, BENCH_PURGE_TASKS of each, 500 000
+ * unless set, or BENCH_BIG_TASKS in all; SQLite unless BENCH_PG=1). A master in its own process;
  * the benchmark deletes one seeded spider through the API and measures how long the answer took, how long the
  * background purge of its tasks took, the master's CPU over the purge, its event-loop delay and GET /api/version
  * (sampled every 100 ms) meanwhile. The baseline of the same run, on the same store after the master stopped: the
@@ -8,19 +9,35 @@
  * spider's deletion did before (the store held for its whole length).
  * Run: `BENCH_BIG_STORE=1 node --import tsx bench/spider-purge.bench.ts` (BENCH_PORT, default 41500).
  */
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { api, cpuSeconds, PG, pct, sleep, startMasterProcess, versionProbe, type Master } from './fleet-support.ts';
 import { seedBigStore, type SeedPlan } from './fleet-seed.ts';
 
+/** Seeded spiders; the store holds BENCH_PURGE_TASKS tasks of each (one of them deleted). */
+const SPIDERS = Number(process.env.BENCH_PURGE_SPIDERS ?? 20);
 const PLAN: SeedPlan = {
-  tasks: Number(process.env.BENCH_BIG_TASKS ?? 10_000_000),
+  tasks: Number(process.env.BENCH_BIG_TASKS ?? SPIDERS * Number(process.env.BENCH_PURGE_TASKS ?? 500_000)),
   metricsNodes: Number(process.env.BENCH_METRICS_NODES ?? 500),
   metricsDays: Number(process.env.BENCH_METRICS_DAYS ?? 7),
+  keptPrefix: `wt_purge_big_${SPIDERS}`,
 };
 const PORT = Number(process.env.BENCH_PORT ?? 41500);
 const f1 = (n: number) => n.toFixed(1);
+const loadavg = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+
+type SlowStatement = { sql: string; ms: number };
+
+/** Slow statements by their text: how many, the longest. */
+function slowSummary(slow: SlowStatement[]): string {
+  const by = new Map<string, number[]>();
+  for (const st of slow) by.set(st.sql, [...(by.get(st.sql) ?? []), st.ms]);
+  return [...by]
+    .map(([q, ms]) => `${ms.length}× max ${Math.max(...ms)} ms "${q.replace(/\s+/g, ' ').slice(0, 50)}"`)
+    .join('; ');
+}
 
 /** A read of the master's store from the benchmark process. */
 async function storeQuery(m: Master, q: string, params: unknown[] = []): Promise<any[]> {
@@ -51,7 +68,7 @@ async function storeQuery(m: Master, q: string, params: unknown[] = []): Promise
 async function main(): Promise<void> {
   const firstRun = async (first: Master) => {
     PLAN.spiders = [];
-    for (let k = 0; k < 20; k++)
+    for (let k = 0; k < SPIDERS; k++)
       PLAN.spiders.push(
         (await api(first, 'PUT', '/spiders', { name: `seeded-${k}`, cmd: 'echo seeded', type: 'customized' })).data
           ._id as string,
@@ -74,11 +91,15 @@ async function main(): Promise<void> {
     while (Number((await storeQuery(m, 'SELECT COUNT(*) AS n FROM spider_purges'))[0].n) > 0) await sleep(500);
     const purgeS = (performance.now() - t0) / 1000;
     const cpuS = cpuSeconds(m.proc.pid!) - cpu0;
-    const loop = await m.probe<{ p99: number; max: number }>({ probe: 'read' });
+    const loop = await m.probe<{ p99: number; max: number; gc: { max: number }; slow: SlowStatement[] }>({
+      probe: 'read',
+    });
     const v = await version.stop();
     console.log(
-      `${PG ? 'postgres' : 'sqlite'} | spider of ${tasks} tasks: DELETE answered in ${f1(answerMs)} ms, purged in ${f1(purgeS)} s, master CPU ${f1(cpuS)} s (${((cpuS / tasks) * 1e6).toFixed(0)} µs/task) | loop delay p99 ${f1(loop.p99)} max ${f1(loop.max)} ms | GET /version p50 ${f1(pct(v, 50))} p99 ${f1(pct(v, 99))} max ${f1(Math.max(...v))} ms`,
+      `${PG ? 'postgres' : 'sqlite'} | spider of ${tasks} tasks: DELETE answered in ${f1(answerMs)} ms, purged in ${f1(purgeS)} s (${Math.round(tasks / purgeS)} tasks/s), master CPU ${f1(cpuS)} s (${((cpuS / tasks) * 1e6).toFixed(0)} µs/task) | loop delay p99 ${f1(loop.p99)} max ${f1(loop.max)} ms, GC max ${f1(loop.gc.max)} ms | GET /version p50 ${f1(pct(v, 50))} p99 ${f1(pct(v, 99))} max ${f1(Math.max(...v))} ms | load ${loadavg()}`,
     );
+    if (loop.slow.length)
+      console.log(`  SQLite statements over 50 ms on the master's thread: ${slowSummary(loop.slow)}`);
     baseline = other._id;
   } finally {
     await m.probe({ probe: 'reset' }).catch(() => undefined);

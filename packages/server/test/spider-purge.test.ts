@@ -4,7 +4,7 @@ import { newId } from '@crawldeck/shared';
 import { startTestMaster, type TestMaster } from './harness.ts';
 import { insertRow, insertRows } from './seed-rows.ts';
 import { makeSpider, waitFor } from './tasks.helpers.ts';
-import { SPIDER_PURGE_TASKS } from '../src/features/spiders/spider-purge.ts';
+import { PURGE_ROUND_MIN_ROWS } from '../src/features/spiders/purge-rounds.ts';
 
 let m: TestMaster;
 beforeAll(async () => {
@@ -62,7 +62,7 @@ describe('deleting a spider with many tasks', () => {
   it('answers at once, hides the spider and its tasks, and deletes them in the background', async () => {
     const gone = await makeSpider(m, 'purge-gone', 'echo x');
     const kept = await makeSpider(m, 'purge-kept', 'echo x');
-    const goneTasks = await finishedTasks(gone, 2 * SPIDER_PURGE_TASKS + 7);
+    const goneTasks = await finishedTasks(gone, 2 * PURGE_ROUND_MIN_ROWS + 7);
     const keptTasks = await finishedTasks(kept, 5);
 
     expect((await m.api('DELETE', `/spiders/${gone}`)).status).toBe(200);
@@ -88,7 +88,7 @@ describe('deleting a spider with many tasks', () => {
 
   it('goes on after a restart when the master stopped before the purge ended', async () => {
     const spider = await makeSpider(m, 'purge-restart', 'echo x');
-    const tasks = await finishedTasks(spider, SPIDER_PURGE_TASKS + 3);
+    const tasks = await finishedTasks(spider, PURGE_ROUND_MIN_ROWS + 3);
     // What a master killed right after the deletion leaves: the spider row gone, the purge recorded by the store,
     // every task still there. The running master is not told (no deletion event), so only a start purges it.
     await sql`DELETE FROM spiders WHERE id = ${spider}`.execute(db());

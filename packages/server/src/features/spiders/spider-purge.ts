@@ -1,33 +1,63 @@
 import { setTimeout as rest } from 'node:timers/promises';
+import { performance } from 'node:perf_hooks';
+import type { Kysely } from 'kysely';
 import type { AppContext } from '../../context.ts';
+import type { Store } from '../../store/db.ts';
+import type { DB } from '../../store/schema.ts';
 import { deleteTaskRows } from '../tasks/tasks.store.ts';
-import { endSpiderPurge, purgeTaskIds, spidersBeingPurged } from './spiders.store.ts';
+import {
+  fitRound,
+  nextRoundRows,
+  purgeRows,
+  PURGE_ROUND_BUDGET_MS,
+  PURGE_ROUND_BUDGET_PG_MS,
+  PURGE_ROUND_MAX_TASKS,
+  PURGE_ROUND_MIN_ROWS,
+  restAfter,
+} from './purge-rounds.ts';
+import { deletePurgedTasks, nextPurgeTasks, type PurgeKey } from './spider-purge.store.ts';
+import { endSpiderPurge, spidersBeingPurged } from './spiders.store.ts';
 
-/** Tasks of a deleted spider deleted per round (each with its log lines and items, in their own chunks). */
-export const SPIDER_PURGE_TASKS = 200;
 /** How often the list of spiders to purge is read when nothing announced a deletion (an owner's deletion). */
 const LOOK_AGAIN_MS = 5_000;
 
 /**
- * Deletes the tasks of deleted spiders in the background: a round of a few hundred tasks at a time, with their log
- * lines and items (`deleteTaskRows`, the chunked task deletion), then a rest as long as the round took, so that
- * requests and the task flow go on between rounds. The spiders to purge are stored (the store records each deleted
- * spider), so a purge cut short by a stop or a kill goes on at the next start. The spider itself is gone at once:
- * its tasks are hidden from the task list and the task detail while they wait.
+ * Deletes the tasks of deleted spiders in the background, in rounds sized by time (purge-rounds.ts): each round
+ * reads the next tasks of the spider along its index, past those already deleted, and deletes them in one statement
+ * with their log lines and items; a task with more output than a round goes alone, its output in chunks first. After
+ * each round the purger rests as long as the round took, so requests and the task flow go on between rounds (a
+ * quarter of that while the master has nothing else to do: restAfter). The spiders to purge are stored (the store records each deleted spider), so a purge cut short by a stop or a kill goes
+ * on at the next start, from the spider's first remaining task. The spider itself is gone at once: its tasks are
+ * hidden from the task lists and left out of every count while they wait.
  */
 export function startSpiderPurger(ctx: AppContext): { kick(): void; close(): Promise<void> } {
   const db = ctx.store.db;
   let closed = false;
   let running: Promise<void> | undefined;
   let again = false;
+  let rows = PURGE_ROUND_MIN_ROWS;
+  const budget = ctx.store.engine === 'sqlite' ? PURGE_ROUND_BUDGET_MS : PURGE_ROUND_BUDGET_PG_MS;
+  /** Share of the last rest the master's event loop spent on other work. */
+  let busy = 1;
 
   async function purge(spiderId: string): Promise<void> {
+    let after: PurgeKey | undefined;
     while (!closed) {
       const t0 = performance.now();
-      const ids = await purgeTaskIds(db, spiderId, SPIDER_PURGE_TASKS);
-      if (!ids.length) return endSpiderPurge(db, spiderId);
-      await deleteTaskRows(db, ids);
-      await rest(performance.now() - t0);
+      const round = await purgeRound(db, spiderId, after, rows);
+      if (round === 'done') {
+        // Tasks created behind the walk (a spider deleted while one was being added) are looked for once more.
+        if (!after) return endSpiderPurge(db, spiderId);
+        after = undefined;
+        continue;
+      }
+      const took = performance.now() - t0;
+      if (round.sized) rows = nextRoundRows(rows, took, budget);
+      after = round.last;
+      const loop = performance.eventLoopUtilization();
+      await rest(restAfter(took, busy));
+      await checkpointCaughtUp(ctx.store);
+      busy = performance.eventLoopUtilization(loop).utilization;
     }
   }
 
@@ -64,4 +94,53 @@ export function startSpiderPurger(ctx: AppContext): { kick(): void; close(): Pro
       await running;
     },
   };
+}
+
+/** Size of SQLite's write-ahead log (KiB) past which the purge waits for a checkpoint round before its next round. */
+const LOG_WAIT_KIB = 128 * 1024;
+/** The longest wait for a checkpoint round, and how often the wait looks. */
+const LOG_WAIT_MAX_MS = 2_000;
+const LOG_WAIT_STEP_MS = 50;
+
+/**
+ * On SQLite, lets the checkpoints (a thread of their own) catch up with the purge's writes: while the log is larger
+ * than LOG_WAIT_KIB, waits for one more checkpoint round. Rounds that follow each other with short rests can write
+ * faster than a checkpoint copies; the log then reaches its ceiling, and the truncating checkpoint that cuts it holds
+ * every commit of the master (hundreds of ms). A round of the purge waits instead.
+ */
+async function checkpointCaughtUp(store: Store): Promise<void> {
+  const stats = store.checkpoints?.();
+  if (!stats || stats.walKiB < LOG_WAIT_KIB) return;
+  const rounds = stats.checkpoints + stats.truncates;
+  for (let waited = 0; waited < LOG_WAIT_MAX_MS; waited += LOG_WAIT_STEP_MS) {
+    const now = store.checkpoints!();
+    if (now.checkpoints + now.truncates > rounds) return;
+    await rest(LOG_WAIT_STEP_MS);
+  }
+}
+
+/**
+ * One round of a spider's purge: the tasks after `after` that fit in `rows`, deleted. Answers the last task it
+ * deleted and whether the round's time tells about its size (a task deleted alone in chunks does not), or 'done'
+ * when no task is left after `after`.
+ */
+async function purgeRound(
+  db: Kysely<DB>,
+  spiderId: string,
+  after: PurgeKey | undefined,
+  rows: number,
+): Promise<{ last: PurgeKey; sized: boolean } | 'done'> {
+  const candidates = await nextPurgeTasks(db, spiderId, after, Math.min(rows, PURGE_ROUND_MAX_TASKS));
+  if (!candidates.length) return 'done';
+  const round = fitRound(candidates, rows);
+  const last = round[round.length - 1];
+  if (round.length === 1 && purgeRows(last) > rows) {
+    await deleteTaskRows(db, [last.id]);
+    return { last, sized: false };
+  }
+  await deletePurgedTasks(
+    db,
+    round.map((t) => t.id),
+  );
+  return { last, sized: true };
 }

@@ -205,12 +205,6 @@ export async function spidersBeingPurged(db: Kysely<DB>): Promise<string[]> {
   return rows.map((r) => r.spider_id);
 }
 
-/** Up to `limit` tasks of a deleted spider, through the spider's index. */
-export async function purgeTaskIds(db: Kysely<DB>, spiderId: string, limit: number): Promise<string[]> {
-  const rows = await db.selectFrom('tasks').select('id').where('spider_id', '=', spiderId).limit(limit).execute();
-  return rows.map((r) => r.id);
-}
-
 /** The deleted spider has no task left. */
 export async function endSpiderPurge(db: Kysely<DB>, spiderId: string): Promise<void> {
   await db.deleteFrom('spider_purges').where('spider_id', '=', spiderId).execute();
