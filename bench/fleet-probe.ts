@@ -5,8 +5,9 @@
  *
  * Messages from the benchmark: `{ probe: 'reset' }` starts a new delay window; `{ probe: 'read' }` answers the
  * window's delay in ms (p50, p99, max, mean), its garbage collection pauses and slow SQLite statements, how long the
- * main thread waited for a CPU, and the requests as the master timed them; `{ probe: 'profile-start' }` / `{ probe: 'profile-stop', file }` write
- * a `.cpuprofile` of the time between them (open it in Chrome's DevTools or read it with bench/fleet-profile.ts).
+ * main thread waited for a CPU, and the requests as the master timed them; `{ probe: 'profile-start' }` /
+ * `{ probe: 'profile-stop', file }` write a `.cpuprofile` of the time between them (open it in Chrome's DevTools or
+ * read it with bench/fleet-profile.ts).
  */
 import { subscribe } from 'node:diagnostics_channel';
 import { readFileSync, writeFileSync } from 'node:fs';

@@ -26,8 +26,9 @@ const LOOK_AGAIN_MS = 5_000;
  * reads the next tasks of the spider along its index, past those already deleted, and deletes them in one statement
  * with their log lines and items; a task with more output than a round goes alone, its output in chunks first. After
  * each round the purger rests as long as the round took, so requests and the task flow go on between rounds (a
- * quarter of that while the master has nothing else to do: restAfter). The spiders to purge are stored (the store records each deleted spider), so a purge cut short by a stop or a kill goes
- * on at the next start, from the spider's first remaining task. The spider itself is gone at once: its tasks are
+ * quarter of that while the master has nothing else to do: restAfter). The spiders to purge are stored (the store
+ * records each deleted spider), so a purge cut short by a stop or a kill goes on at the next start, from the
+ * spider's first remaining task. The spider itself is gone at once: its tasks are
  * hidden from the task lists and left out of every count while they wait.
  */
 export function startSpiderPurger(ctx: AppContext): { kick(): void; close(): Promise<void> } {
