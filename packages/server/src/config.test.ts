@@ -60,7 +60,7 @@ describe('master configuration', () => {
       scheduleGraceMs: 60_000,
       schedulerEnabled: true,
     });
-    expect(c.sqliteCache).toEqual({ cacheMb: 256, mmapMb: 0 });
+    expect(c.sqliteCache).toEqual({ cacheMb: 128, mmapMb: 0 });
     expect(c.nodeKey).toMatch(/^\S{20,}$/);
   });
 

@@ -26,7 +26,7 @@ export const MASTER_VARIABLES = {
     description: '`postgres://…` runs the store on PostgreSQL instead of SQLite',
   },
   CRAWLDECK_SQLITE_CACHE_MB: {
-    default: '`256`',
+    default: '`128`',
     description:
       "SQLite: page cache (MiB) of the master's connection to the store and of the log indexer's to its index file; it fills only as pages are read. Below the size of the tasks table's hot index pages (tens of MB on a store of millions of tasks and thousands of nodes), task writes read index pages again from the file",
   },
@@ -366,7 +366,7 @@ function coreSettings(overrides: Partial<MasterConfig>, env: EnvReader) {
     dataDir,
     databaseUrl,
     sqliteCache: {
-      cacheMb: env.positiveInt('CRAWLDECK_SQLITE_CACHE_MB', 256),
+      cacheMb: env.positiveInt('CRAWLDECK_SQLITE_CACHE_MB', 128),
       mmapMb: env.wholeNumber('CRAWLDECK_SQLITE_MMAP_MB', 0),
     },
     adminPassword: env.text('CRAWLDECK_ADMIN_PASSWORD', ''),
