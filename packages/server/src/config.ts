@@ -28,7 +28,7 @@ export const MASTER_VARIABLES = {
   CRAWLDECK_SQLITE_CACHE_MB: {
     default: '`128`',
     description:
-      "SQLite: page cache (MiB) of the master's connection to the store and of the log indexer's to its index file; it fills only as pages are read. Below the size of the tasks table's hot index pages (tens of MB on a store of millions of tasks and thousands of nodes), task writes read index pages again from the file",
+      "SQLite: page cache (MiB) of the master's connection to the store and of the log indexer's to its index file; it fills only as pages are read. Smaller than the hot index pages of a store of millions of tasks (tens of MB), it makes task writes read them again from the file",
   },
   CRAWLDECK_SQLITE_MMAP_MB: {
     default: '`0`',
