@@ -45,6 +45,29 @@ new PerformanceObserver((list) => {
 /** SQLite statements of the window that ran longer than SLOW_MS on the master's thread (text, ms, when). */
 const SLOW_MS = 50;
 let slow: { sql: string; ms: number; at: number }[] = [];
+/** Per statement text, the runs and SQLite time of a profiled window (written beside its profile). */
+let bySql = new Map<string, { runs: number; ms: number; max: number }>();
+
+function countStatement(source: string, took: number): void {
+  const s = bySql.get(source) ?? { runs: 0, ms: 0, max: 0 };
+  s.runs++;
+  s.ms += took;
+  s.max = Math.max(s.max, took);
+  bySql.set(source, s);
+}
+
+/** The profiled window's statements by SQLite time, longest first. */
+const statementTotals = () =>
+  [...bySql]
+    .map(([sql, s]) => ({
+      sql: sql.slice(0, 160),
+      runs: s.runs,
+      ms: Math.round(s.ms),
+      meanMs: +(s.ms / s.runs).toFixed(3),
+      maxMs: +s.max.toFixed(1),
+    }))
+    .sort((a, b) => b.ms - a.ms);
+
 function timeSqliteStatements(): void {
   const require = createRequire(import.meta.url);
   // The server resolves the same CommonJS module, so patching its statement class here times the master's statements.
@@ -60,6 +83,7 @@ function timeSqliteStatements(): void {
         return original.apply(this, args);
       } finally {
         const took = performance.now() - t0;
+        countStatement(this.source, took);
         if (took > SLOW_MS) slow.push({ sql: this.source.slice(0, 70), ms: Math.round(took), at: Date.now() });
       }
     };
@@ -145,6 +169,7 @@ async function handle(msg: ProbeMessage): Promise<unknown> {
         served: servedSummary(),
       };
     case 'profile-start':
+      bySql = new Map();
       inspector = new Session();
       inspector.connect();
       await inspector.post('Profiler.enable');
@@ -155,6 +180,7 @@ async function handle(msg: ProbeMessage): Promise<unknown> {
       if (!inspector) return { ok: false };
       const { profile } = await inspector.post('Profiler.stop');
       writeFileSync(msg.file!, JSON.stringify(profile));
+      writeFileSync(msg.file!.replace(/\.cpuprofile$/, '.statements.json'), JSON.stringify(statementTotals(), null, 1));
       inspector.disconnect();
       inspector = undefined;
       return { ok: true };

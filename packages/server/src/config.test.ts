@@ -60,6 +60,7 @@ describe('master configuration', () => {
       scheduleGraceMs: 60_000,
       schedulerEnabled: true,
     });
+    expect(c.sqliteCache).toEqual({ cacheMb: 128, mmapMb: 0 });
     expect(c.nodeKey).toMatch(/^\S{20,}$/);
   });
 
@@ -79,6 +80,10 @@ describe('master configuration', () => {
     });
     expect(loadConfig({ dataDir, nodeKey: 'flag' }, env).nodeKey).toBe('flag');
     expect(() => loadConfig({ dataDir }, { CRAWLDECK_SIGNUPS_PER_HOUR: 'many' })).toThrow(/CRAWLDECK_SIGNUPS_PER_HOUR/);
+    const sqlite = { CRAWLDECK_SQLITE_CACHE_MB: '64', CRAWLDECK_SQLITE_MMAP_MB: '1024' };
+    expect(loadConfig({ dataDir }, sqlite).sqliteCache).toEqual({ cacheMb: 64, mmapMb: 1024 });
+    expect(() => loadConfig({ dataDir }, { CRAWLDECK_SQLITE_CACHE_MB: '0' })).toThrow(/CRAWLDECK_SQLITE_CACHE_MB/);
+    expect(() => loadConfig({ dataDir }, { CRAWLDECK_SQLITE_MMAP_MB: '-1' })).toThrow(/CRAWLDECK_SQLITE_MMAP_MB/);
     expect(() => loadConfig({ dataDir }, { CRAWLDECK_OUTBOUND_ALLOW: 'not-a-range' })).toThrow(
       /CRAWLDECK_OUTBOUND_ALLOW/,
     );

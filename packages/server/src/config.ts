@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { allowListProblem } from './outbound/addresses.ts';
+import type { SqliteCacheSettings } from './store/sqlite-cache.ts';
 import { renderVariableTable, type VariableDefinition } from '@crawldeck/shared/config-table.ts';
 
 /**
@@ -23,6 +24,16 @@ export const MASTER_VARIABLES = {
   CRAWLDECK_DATABASE_URL: {
     default: '_(empty)_',
     description: '`postgres://…` runs the store on PostgreSQL instead of SQLite',
+  },
+  CRAWLDECK_SQLITE_CACHE_MB: {
+    default: '`128`',
+    description:
+      "SQLite: page cache (MiB) of the master's connection to the store and of the log indexer's to its index file; it fills only as pages are read. Smaller than the hot index pages of a store of millions of tasks (tens of MB), it makes task writes read them again from the file",
+  },
+  CRAWLDECK_SQLITE_MMAP_MB: {
+    default: '`0`',
+    description:
+      'SQLite: how much of the store file (MiB) those connections read through a memory map instead of read calls; `0` turns it off',
   },
   CRAWLDECK_ADMIN_PASSWORD: {
     default: '_(generated)_',
@@ -166,6 +177,8 @@ export interface MasterConfig {
   dataDir: string;
   /** `postgres://…` runs the store on PostgreSQL; empty means the embedded SQLite file in dataDir. */
   databaseUrl: string;
+  /** SQLite: page cache and memory map of the master's connection and of the log indexer's. */
+  sqliteCache: SqliteCacheSettings;
   /** Password of the `admin` user created on the first start; generated and written to the data dir when empty. */
   adminPassword: string;
   /** Folder holding the built console (index.html + assets). */
@@ -302,6 +315,15 @@ class EnvReader {
     return n;
   }
 
+  /** A whole number, 0 included; anything else stops the start with the variable's name. */
+  wholeNumber(name: MasterVariable, fallback: number): number {
+    const v = this.raw(name);
+    if (v === undefined) return fallback;
+    const n = Number(v);
+    if (!Number.isInteger(n) || n < 0) throw new Error(`${name} must be a whole number, got ${v}`);
+    return n;
+  }
+
   /** A number of at least `min`; anything else quietly falls back to the default. */
   lenientNumber(name: MasterVariable, fallback: number, min = 0): number {
     const v = this.raw(name);
@@ -343,6 +365,10 @@ function coreSettings(overrides: Partial<MasterConfig>, env: EnvReader) {
     host: env.text('CRAWLDECK_HOST', '0.0.0.0'),
     dataDir,
     databaseUrl,
+    sqliteCache: {
+      cacheMb: env.positiveInt('CRAWLDECK_SQLITE_CACHE_MB', 128),
+      mmapMb: env.wholeNumber('CRAWLDECK_SQLITE_MMAP_MB', 0),
+    },
     adminPassword: env.text('CRAWLDECK_ADMIN_PASSWORD', ''),
     consoleDir: env.text('CRAWLDECK_CONSOLE_DIR', DEFAULT_CONSOLE_DIR),
     nodeKey: overrides.nodeKey ?? env.raw('CRAWLDECK_NODE_KEY') ?? readOrCreateSecret(dataDir, 'node-key'),

@@ -16,6 +16,7 @@ import {
   type SqliteDialectConfig,
 } from 'kysely';
 import { startCheckpointer, type CheckpointStats } from './checkpointer.ts';
+import { applySqliteCache, type SqliteCacheSettings } from './sqlite-cache.ts';
 import type { DB } from './schema.ts';
 
 export type Engine = 'sqlite' | 'postgres';
@@ -210,12 +211,20 @@ const WAL_KEPT_BYTES = 64 * 1024 * 1024;
 /**
  * `checkpoints`: `thread` (the default) runs write-ahead-log checkpoints on a worker thread of their own
  * (checkpointer.ts); `sqlite` leaves them to SQLite, inside the commits of the connection that writes.
+ * `sqliteCache`: the page cache and memory map of the master's connection (the master passes its configuration);
+ * without it, SQLite's own defaults.
  */
-export function openStore(opts: { dataDir: string; databaseUrl?: string; checkpoints?: 'thread' | 'sqlite' }): Store {
+export function openStore(opts: {
+  dataDir: string;
+  databaseUrl?: string;
+  checkpoints?: 'thread' | 'sqlite';
+  sqliteCache?: SqliteCacheSettings;
+}): Store {
   if (opts.databaseUrl) return openPostgres(opts.databaseUrl);
   const file = path.join(opts.dataDir, 'crawldeck.db');
   const sqlite = new Database(file);
   chmodSync(file, 0o600);
+  if (opts.sqliteCache) applySqliteCache(sqlite, opts.sqliteCache);
   // WAL lets readers (console lists) proceed while the log ingester writes; NORMAL is durable under WAL.
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('synchronous = NORMAL');

@@ -1,4 +1,5 @@
 import Database from 'better-sqlite3';
+import { applySqliteCache, type SqliteCacheSettings } from '../../store/sqlite-cache.ts';
 import {
   attachLogIndex,
   LINE_BITS,
@@ -15,12 +16,17 @@ import {
  * Progress lives in the index file (per task the last indexed line), so a restart goes on where the last run stopped.
  */
 
-/** Opens the indexer's connection: the store's file, with the index file attached for writing. */
-export function openLogIndexWriter(file: string): Database.Database {
+/**
+ * Opens the indexer's connection: the store's file, with the index file attached for writing. `cache` sizes the page
+ * cache of the index file, where each chunk of lines adds entries all over a tree that grows with the stored logs;
+ * the store's own pages it reads once, in order, just after the ingest wrote them (the driver's default cache).
+ */
+export function openLogIndexWriter(file: string, cache?: SqliteCacheSettings): Database.Database {
   prepareLogIndex(file);
   const conn = new Database(file, { fileMustExist: true });
   conn.pragma('busy_timeout = 5000');
   attachLogIndex(conn, file);
+  if (cache) applySqliteCache(conn, cache, ['ix']);
   conn.pragma('ix.synchronous = NORMAL');
   return conn;
 }

@@ -17,7 +17,10 @@ export function startLogIndexer(ctx: AppContext): void {
   let retry: NodeJS.Timeout | undefined;
   const start = () => {
     const entry = new URL('./log-index.worker.ts', import.meta.url).href;
-    const w = new Worker(WORKER_FILE, { workerData: { entry, file: ctx.store.location, idleMs }, execArgv: [] });
+    const w = new Worker(WORKER_FILE, {
+      workerData: { entry, file: ctx.store.location, idleMs, cache: ctx.config.sqliteCache },
+      execArgv: [],
+    });
     worker = w;
     w.on('message', (msg: { error?: string }) => {
       if (msg.error) ctx.log.warn({ err: msg.error }, 'log indexer: a chunk failed, it is tried again');

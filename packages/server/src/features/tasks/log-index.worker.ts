@@ -9,9 +9,10 @@ import { readlinkSync } from 'node:fs';
 import os from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parentPort, workerData } from 'node:worker_threads';
+import type { SqliteCacheSettings } from '../../store/sqlite-cache.ts';
 import { dropCaughtUp, indexNextLines, openLogIndexWriter, purgeRetired, tasksBehind } from './log-index.store.ts';
 
-const { file, idleMs } = workerData as { file: string; idleMs: number };
+const { file, idleMs, cache } = workerData as { file: string; idleMs: number; cache: SqliteCacheSettings };
 
 /**
  * The indexer is background work: on Linux its thread gets a lower CPU priority than the master's main thread (a
@@ -27,7 +28,7 @@ function yieldCpu(): void {
   }
 }
 yieldCpu();
-const conn = openLogIndexWriter(file);
+const conn = openLogIndexWriter(file, cache);
 
 /** A chunk should take about this long. */
 const TARGET_MS = 20;

@@ -291,6 +291,6 @@ export async function readableTasks(
   req: ListRequest,
 ): Promise<KeysetAnswer<TaskInfo>> {
   const at = listStart(req, ['int', 'id']);
-  const page = await listTasks(ctx.store.db, taskReadSources(user), f, at, req.limit, LIST_COUNT_CAP);
+  const page = await listTasks(ctx.store, taskReadSources(user), f, at, req.limit, LIST_COUNT_CAP);
   return keysetAnswer(await presentTasks(ctx.store.db, page.rows), page);
 }

@@ -1,5 +1,6 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { type ExpressionBuilder, type Insertable, type Kysely, type Selectable } from 'kysely';
+import { sql, type ExpressionBuilder, type Insertable, type Kysely, type Selectable } from 'kysely';
+import type { Store } from '../../store/db.ts';
 import type { DB } from '../../store/schema.ts';
 import type { TaskReadSources } from '../../policies/task.policy.ts';
 import {
@@ -69,25 +70,54 @@ async function readableParts(db: Kysely<DB>, sources: Extract<TaskReadSources, {
  * One page of the tasks the caller may read (`sources`, from the task policy) matching `f`, newest first, with
  * the cursors of the pages around it and a total counted up to `countCap`. Every statement walks index ranges
  * ending on (create_ts, id) for at most a page (or the counted window): the cost does not grow with the table.
+ * On SQLite the total of all tasks, or of tasks by status, is read from the kept per-status counts instead.
  */
 export async function listTasks(
-  db: Kysely<DB>,
+  store: Pick<Store, 'db' | 'engine'>,
   sources: TaskReadSources,
   f: TaskListFilter,
   at: TaskListAt,
   limit: number,
   countCap: number,
 ) {
+  const db = store.db;
   const parts = sources.all ? [filtered(db, f)] : await readableParts(db, sources, f);
   const rows: RowSource<TaskRow> =
     parts.length === 1 ? parts[0].selectAll() : { db, parts, load: (ids) => tasksByIds(db, ids as string[]) };
+  const counted = () => disjointCappedCount(db, parts, countCap);
+  const keptApplies = store.engine === 'sqlite' && sources.all && byStatusAtMost(f);
   const [page, count] = await Promise.all([
     'cursor' in at
       ? keysetPage(rows, TASK_ORDER, at.cursor, limit, taskKey)
       : offsetPage(rows, TASK_ORDER, { limit, offset: at.offset }, taskKey),
-    disjointCappedCount(db, parts, countCap),
+    keptApplies ? keptTotal(db, f.statuses, countCap).then((t) => t ?? counted()) : counted(),
   ]);
   return { ...page, ...count };
+}
+
+/** Whether a list filter asks for tasks by status at most (no spider, node, schedule or type). */
+const byStatusAtMost = (f: TaskListFilter) =>
+  !f.node_id && !f.spider_id && !f.schedule_id && !f.type && (!f.statuses || f.statuses.length > 0);
+
+/**
+ * SQLite: the total of all tasks, or of the tasks in `statuses`, from the per-status counts the store keeps
+ * (`task_status_counts`, kept by triggers on the tasks table): a few rows. Counting the list up to the cap instead
+ * walks the cap's worth of index entries at every page once the store holds that many tasks, on the master's only
+ * thread. Undefined while a spider is being purged: its tasks are still in the counts but already out of the lists.
+ */
+async function keptTotal(db: Kysely<DB>, statuses: string[] | undefined, cap: number) {
+  const row = (await keptTotalQuery(statuses).execute(db)).rows[0];
+  if (!row || Number(row.purging) > 0) return undefined;
+  const n = Number(row.n);
+  return n > cap ? { total: cap, capped: true } : { total: n, capped: false };
+}
+
+/** The statement of `keptTotal` (tests read its plan): spiders being purged, and the kept count of `statuses`. */
+export function keptTotalQuery(statuses: string[] | undefined) {
+  const which = statuses ? sql`WHERE status IN (${sql.join(statuses)})` : sql``;
+  return sql<{ purging: number; n: number }>`SELECT
+    (SELECT COUNT(*) FROM spider_purges) AS purging,
+    (SELECT COALESCE(SUM(n), 0) FROM task_status_counts ${which}) AS n`;
 }
 
 export async function tasksByIds(db: Kysely<DB>, ids: string[]): Promise<TaskRow[]> {
