@@ -84,13 +84,12 @@ export async function listTasks(
   const parts = sources.all ? [filtered(db, f)] : await readableParts(db, sources, f);
   const rows: RowSource<TaskRow> =
     parts.length === 1 ? parts[0].selectAll() : { db, parts, load: (ids) => tasksByIds(db, ids as string[]) };
-  const counted = () => disjointCappedCount(db, parts, countCap);
   const keptApplies = store.engine === 'sqlite' && sources.all && byStatusAtMost(f);
   const [page, count] = await Promise.all([
     'cursor' in at
       ? keysetPage(rows, TASK_ORDER, at.cursor, limit, taskKey)
       : offsetPage(rows, TASK_ORDER, { limit, offset: at.offset }, taskKey),
-    keptApplies ? keptTotal(db, f.statuses, countCap).then((t) => t ?? counted()) : counted(),
+    keptApplies ? keptTotal(db, f.statuses, countCap) : disjointCappedCount(db, parts, countCap),
   ]);
   return { ...page, ...count };
 }
@@ -101,23 +100,23 @@ const byStatusAtMost = (f: TaskListFilter) =>
 
 /**
  * SQLite: the total of all tasks, or of the tasks in `statuses`, from the per-status counts the store keeps
- * (`task_status_counts`, kept by triggers on the tasks table): a few rows. Counting the list up to the cap instead
- * walks the cap's worth of index entries at every page once the store holds that many tasks, on the master's only
- * thread. Undefined while a spider is being purged: its tasks are still in the counts but already out of the lists.
+ * (`task_status_counts`, kept by triggers on the tasks table), less the tasks of spiders being purged (their own
+ * kept counts, `task_spider_counts`): a few rows. Counting the list up to the cap instead walks the cap's worth of
+ * index entries at every page once the store holds that many tasks, on the master's only thread.
  */
 async function keptTotal(db: Kysely<DB>, statuses: string[] | undefined, cap: number) {
   const row = (await keptTotalQuery(statuses).execute(db)).rows[0];
-  if (!row || Number(row.purging) > 0) return undefined;
-  const n = Number(row.n);
+  const n = Number(row?.n ?? 0);
   return n > cap ? { total: cap, capped: true } : { total: n, capped: false };
 }
 
-/** The statement of `keptTotal` (tests read its plan): spiders being purged, and the kept count of `statuses`. */
+/** The statement of `keptTotal` (tests read its plan). */
 export function keptTotalQuery(statuses: string[] | undefined) {
   const which = statuses ? sql`WHERE status IN (${sql.join(statuses)})` : sql``;
-  return sql<{ purging: number; n: number }>`SELECT
-    (SELECT COUNT(*) FROM spider_purges) AS purging,
-    (SELECT COALESCE(SUM(n), 0) FROM task_status_counts ${which}) AS n`;
+  return sql<{ n: number }>`SELECT
+    (SELECT COALESCE(SUM(n), 0) FROM task_status_counts ${which}) -
+    (SELECT COALESCE(SUM(n), 0) FROM task_spider_counts ${statuses ? sql`${which} AND` : sql`WHERE`}
+      spider_id IN (SELECT spider_id FROM spider_purges)) AS n`;
 }
 
 export async function tasksByIds(db: Kysely<DB>, ids: string[]): Promise<TaskRow[]> {
