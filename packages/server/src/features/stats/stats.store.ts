@@ -3,61 +3,41 @@ import type { Store } from '../../store/db.ts';
 
 const DAY_MS = 86400_000;
 
-type Count<K extends string> = Record<K, string> & { n: number };
-
-/** Deleted spiders whose tasks are still being purged: their tasks count nowhere (none, or a handful, at a time). */
-async function spidersBeingPurged(store: Store): Promise<string[]> {
-  const { rows } = await sql<{ spider_id: string }>`SELECT spider_id FROM spider_purges`.execute(store.db);
-  return rows.map((r) => r.spider_id);
-}
-
-/** `counts` less `gone`, by key; keys left with nothing are dropped. */
-function lessCounts<K extends string>(counts: Count<K>[], gone: Count<K>[], key: K): Count<K>[] {
-  const less = new Map(gone.map((g) => [String(g[key]), Number(g.n)]));
-  return counts.map((c) => ({ ...c, n: Number(c.n) - (less.get(String(c[key])) ?? 0) })).filter((c) => c.n > 0);
-}
+/** The spiders being purged (deleted, their tasks still going): their tasks count nowhere. */
+const PURGING = sql`SELECT spider_id FROM spider_purges`;
 
 /**
- * Tasks per status, leaving out the tasks of deleted spiders still being purged. On SQLite the store keeps the
- * counts, per status and per spider and status (triggers on the tasks table): counting there would hold the master's
- * only thread for the whole table. On PostgreSQL one GROUP BY over the status index, in the database server while
- * the master goes on, less the purged spiders' tasks counted along their own index.
+ * Tasks per status, leaving out the tasks of deleted spiders still being purged, in one statement: one snapshot, so
+ * a purge round that ends between two reads can neither count a spider's tasks nor take them away twice. On SQLite
+ * the store keeps the counts, per status and per spider and status (triggers on the tasks table): counting there
+ * would hold the master's only thread for the whole table. On PostgreSQL one GROUP BY over the status index, in the
+ * database server while the master goes on, less the purged spiders' tasks counted along their own index.
  */
 export async function taskStatusCounts(store: Store): Promise<{ status: string; n: number }[]> {
-  const purging = await spidersBeingPurged(store);
-  const sqlite = store.engine === 'sqlite';
   const { rows } = await (
-    sqlite
-      ? sql<Count<'status'>>`SELECT status, n FROM task_status_counts WHERE n > 0`
-      : sql<Count<'status'>>`SELECT status, COUNT(*) AS n FROM tasks GROUP BY status`
+    store.engine === 'sqlite'
+      ? sql<{ status: string; n: number }>`SELECT c.status, c.n - COALESCE((SELECT SUM(s.n) FROM task_spider_counts s
+          WHERE s.status = c.status AND s.spider_id IN (${PURGING})), 0) AS n FROM task_status_counts c`
+      : sql<{ status: string; n: number }>`SELECT t.status, t.n - COALESCE(g.n, 0) AS n
+          FROM (SELECT status, COUNT(*) AS n FROM tasks GROUP BY status) t
+          LEFT JOIN (SELECT status, COUNT(*) AS n FROM tasks WHERE spider_id IN (${PURGING}) GROUP BY status) g
+            ON g.status = t.status`
   ).execute(store.db);
-  if (!purging.length) return rows.map((r) => ({ status: r.status, n: Number(r.n) }));
-  const ids = sql.join(purging);
-  const gone = await (
-    sqlite
-      ? sql<
-          Count<'status'>
-        >`SELECT status, SUM(n) AS n FROM task_spider_counts WHERE spider_id IN (${ids}) GROUP BY status`
-      : sql<Count<'status'>>`SELECT status, COUNT(*) AS n FROM tasks WHERE spider_id IN (${ids}) GROUP BY status`
-  ).execute(store.db);
-  return lessCounts(rows, gone.rows, 'status');
+  return rows.map((r) => ({ status: r.status, n: Number(r.n) })).filter((r) => r.n > 0);
 }
 
 /**
  * Tasks created since `since` per day number (days start `offMs` after UTC midnight), through the create_ts index,
- * less those of deleted spiders still being purged, through their own (spider_id, create_ts) index.
+ * less those of deleted spiders still being purged, through their own (spider_id, create_ts) index; one statement,
+ * for the same reason as the counts per status.
  */
 export async function taskDailyCounts(store: Store, offMs: number, since: number): Promise<{ d: number; n: number }[]> {
-  const purging = await spidersBeingPurged(store);
   const day = sql`(create_ts + ${sql.lit(offMs)}) / ${sql.lit(DAY_MS)}`;
-  const { rows } = await sql<Count<'d'>>`
-        SELECT ${day} AS d, COUNT(*) AS n FROM tasks WHERE create_ts >= ${sql.lit(since)} GROUP BY 1`.execute(store.db);
-  const days = rows.map((r) => ({ d: String(r.d), n: Number(r.n) }));
-  if (!purging.length) return days.map((r) => ({ d: Number(r.d), n: r.n }));
-  const gone = await sql<Count<'d'>>`
-        SELECT ${day} AS d, COUNT(*) AS n FROM tasks
-        WHERE spider_id IN (${sql.join(purging)}) AND create_ts >= ${sql.lit(since)} GROUP BY 1`.execute(store.db);
-  return lessCounts(days, gone.rows, 'd').map((r) => ({ d: Number(r.d), n: r.n }));
+  const { rows } = await sql<{ d: number; n: number }>`SELECT t.d, t.n - COALESCE(g.n, 0) AS n
+    FROM (SELECT ${day} AS d, COUNT(*) AS n FROM tasks WHERE create_ts >= ${sql.lit(since)} GROUP BY 1) t
+    LEFT JOIN (SELECT ${day} AS d, COUNT(*) AS n FROM tasks
+      WHERE spider_id IN (${PURGING}) AND create_ts >= ${sql.lit(since)} GROUP BY 1) g ON g.d = t.d`.execute(store.db);
+  return rows.map((r) => ({ d: Number(r.d), n: Number(r.n) })).filter((r) => r.n > 0);
 }
 
 export async function onlineNodeCount(store: Store): Promise<number> {
