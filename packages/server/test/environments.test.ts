@@ -3,6 +3,7 @@
  * loopback, on the master's own node and on a joined worker; per-spider environments are built once, reused and
  * rebuilt when requirements.txt changes; a failing install keeps the tool's own words.
  */
+import { once } from 'node:events';
 import { createHash } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import os from 'node:os';
@@ -24,6 +25,18 @@ let normal = '';
 /** Where a node keeps its environments: its work dir, named after its data dir (packages/node defaults). */
 const workDirOf = (dataDir: string) =>
   path.join(os.tmpdir(), `crawldeck-work-${createHash('sha256').update(dataDir).digest('hex').slice(0, 12)}`);
+
+/**
+ * Kills a node and removes its work directory. A pip the node started (an install, a list of what is installed)
+ * outlives a kill -9 of the node for a moment and may still write its bytecode caches there: the removal retries.
+ */
+async function stopNode(node: ChildNode | undefined, dataDir: string): Promise<void> {
+  if (node && node.proc.exitCode === null && node.proc.signalCode === null) {
+    node.proc.kill('SIGKILL');
+    await once(node.proc, 'exit');
+  }
+  rmSync(workDirOf(dataDir), { recursive: true, force: true, maxRetries: 50, retryDelay: 100 });
+}
 
 type Job = { _id: string; status: string; error: string; log: string; node_id: string };
 type Pkg = { name: string; version: string; state: string; all_nodes: boolean };
@@ -88,11 +101,10 @@ beforeAll(async () => {
 }, 180_000);
 
 afterAll(async () => {
-  worker?.proc.kill('SIGKILL');
+  if (worker) await stopNode(worker, worker.dataDir);
   await m?.close();
   await indexes?.close();
-  for (const dir of [path.join(m.dataDir, 'node'), worker.dataDir])
-    rmSync(workDirOf(dir), { recursive: true, force: true });
+  if (m) await stopNode(undefined, path.join(m.dataDir, 'node'));
 });
 
 describe('node environments', () => {
@@ -191,8 +203,7 @@ describe('node environments', () => {
         all_nodes: true,
       });
     } finally {
-      late.proc.kill('SIGKILL');
-      rmSync(workDirOf(late.dataDir), { recursive: true, force: true });
+      await stopNode(late, late.dataDir);
     }
   }, 600_000);
 
