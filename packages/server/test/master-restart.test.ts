@@ -8,6 +8,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { ENGINE, createTestDatabase } from './harness.ts';
 import { CLI, REPO, groupAlive, killGroup, spawnNode, type ChildNode } from './nodes.helpers.ts';
 import { waitFor } from './tasks.helpers.ts';
+import { adminTokenWhenUp } from './support/admin-login.ts';
 
 const KEY = 'restart-node-key';
 const PASSWORD = 'admin-pass';
@@ -69,23 +70,7 @@ function client(url: string) {
     return (await res.json()) as { status: string; data: any; total?: number; error?: string };
   };
   const login = async () => {
-    token = await waitFor(
-      'master up',
-      async () => {
-        try {
-          const r = await fetch(`${url}/api/login`, {
-            method: 'POST',
-            headers: { 'content-type': 'application/json' },
-            body: JSON.stringify({ username: 'admin', password: PASSWORD }),
-          });
-          return r.ok ? ((await r.json()) as { data: string }).data : undefined;
-        } catch {
-          return undefined;
-        }
-      },
-      30_000,
-      100,
-    );
+    token = await adminTokenWhenUp(url, PASSWORD, 30_000);
   };
   return { api, login };
 }

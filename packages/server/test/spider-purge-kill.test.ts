@@ -9,6 +9,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { ENGINE, createTestDatabase } from './harness.ts';
 import { CLI, REPO } from './nodes.helpers.ts';
 import { waitFor } from './tasks.helpers.ts';
+import { adminTokenWhenUp } from './support/admin-login.ts';
 
 const PASSWORD = 'admin-pass';
 /** Tasks of the deleted spider: many rounds of the purge, so that a kill lands in the middle of it. */
@@ -56,23 +57,7 @@ function startMaster(port: number): ChildProcess {
 
 /** Signs in to the master on `url` (waiting for it to listen) and answers an API caller. */
 async function signIn(url: string) {
-  const token = await waitFor(
-    'master up',
-    async () => {
-      try {
-        const r = await fetch(`${url}/api/login`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({ username: 'admin', password: PASSWORD }),
-        });
-        return r.ok ? ((await r.json()) as { data: string }).data : undefined;
-      } catch {
-        return undefined;
-      }
-    },
-    60_000,
-    100,
-  );
+  const token = await adminTokenWhenUp(url, PASSWORD, 60_000);
   return async (method: string, route: string, body?: unknown) => {
     const res = await fetch(`${url}${route.startsWith('/metrics') ? '' : '/api'}${route}`, {
       method,
