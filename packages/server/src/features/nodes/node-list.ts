@@ -204,7 +204,7 @@ export class NodeList {
     else if (now - this.checkedAt > this.maxAgeMs) {
       // From the next turn on: the request that asked is answered first, not after the rows the check presents.
       this.checking = nextTurn()
-        .then(() => this.check())
+        .then(() => (this.closed ? undefined : this.check()))
         .catch((err: unknown) => this.log.warn({ err }, 'checking the node list failed'))
         .finally(() => {
           this.checking = undefined;
