@@ -1,28 +1,18 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ENGINE, createTestDatabase } from './harness.ts';
 import { CLI, REPO, groupAlive, killGroup, spawnNode, type ChildNode } from './nodes.helpers.ts';
 import { waitFor } from './tasks.helpers.ts';
-import { adminTokenWhenUp } from './support/admin-login.ts';
+import { adminTokenWhenUp, freePort } from './support/master-process.ts';
 
 const KEY = 'restart-node-key';
 const PASSWORD = 'admin-pass';
 const LINES = 3000;
 const ITEMS = 1500;
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 let master: ChildProcess | undefined;
 let node: ChildNode | undefined;

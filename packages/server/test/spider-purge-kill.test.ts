@@ -1,6 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
@@ -9,7 +8,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { ENGINE, createTestDatabase } from './harness.ts';
 import { CLI, REPO } from './nodes.helpers.ts';
 import { waitFor } from './tasks.helpers.ts';
-import { adminTokenWhenUp } from './support/admin-login.ts';
+import { adminTokenWhenUp, freePort } from './support/master-process.ts';
 
 const PASSWORD = 'admin-pass';
 /** Tasks of the deleted spider: many rounds of the purge, so that a kill lands in the middle of it. */
@@ -29,15 +28,6 @@ afterAll(async () => {
   await db?.drop();
   rmSync(dataDir, { recursive: true, force: true });
 });
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 function startMaster(port: number): ChildProcess {
   return spawn(process.execPath, ['--import', 'tsx', CLI, 'start', '--port', String(port), '--data-dir', dataDir], {
