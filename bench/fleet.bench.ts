@@ -106,7 +106,10 @@ async function heartbeatWindow(m: Master, c: Consoles) {
   return { cpuPct: ((cpuSeconds(m.proc.pid!) - cpu0) / seconds) * 100, ...perConsole(c, seconds) };
 }
 
-/** Runs `work` under a CPU profile of the master when BENCH_PROFILE_DIR is set. */
+/**
+ * Runs `work` under a CPU profile of the master when BENCH_PROFILE_DIR is set. The window's delays are read inside
+ * `work`: writing the profile holds the master's thread for hundreds of milliseconds, which is not the master's own.
+ */
 async function profiled<T>(m: Master, label: string, work: () => Promise<T>): Promise<T> {
   if (!PROFILE_DIR) return work();
   await m.probe({ probe: 'profile-start' });
@@ -259,7 +262,7 @@ async function runFleet(port: number, size: number): Promise<string[]> {
     const ids = fleet.slice(0, PAGE).map((n) => n.nodeId);
     const consoles = { quiet: await ConsoleSubscriber.open(m), page: await ConsoleSubscriber.open(m, `?nodes=${ids}`) };
     const label = `${engine.replace(' ', '-')}-${size}`;
-    const hb = await stalls(m, () => profiled(m, label, () => heartbeatWindow(m, consoles)));
+    const hb = await profiled(m, label, () => stalls(m, () => heartbeatWindow(m, consoles)));
     lines.push(
       `${engine} | ${size} nodes | heartbeats: master CPU ${f1(hb.cpuPct)} % | ${stallLine(hb)} | ${eventsLine('events', hb)}`,
     );
@@ -269,7 +272,7 @@ async function runFleet(port: number, size: number): Promise<string[]> {
       lines.push(
         `${engine} | ${size} nodes | GET /nodes paged p50 ${f1(pct(l.paged, 50))} p99 ${f1(pct(l.paged, 99))} ms ${kb(l.pagedBytes)} kB (bare SQL p50 ${pct(l.barePaged, 50).toFixed(2)} ms, ${ratio(l.paged, l.barePaged)}×) | whole p50 ${f1(pct(l.whole, 50))} p99 ${f1(pct(l.whole, 99))} ms ${kb(l.wholeBytes)} kB (bare SQL p50 ${f1(pct(l.bareWhole, 50))} ms, ${ratio(l.whole, l.bareWhole)}×) | GET /tasks p50 ${f1(pct(l.tasks, 50))} p99 ${f1(pct(l.tasks, 99))} ms | ${stallLine(l)}`,
       );
-      const ld = await stalls(m, () => profiled(m, `${label}-load`, () => load(m, consoles)));
+      const ld = await profiled(m, `${label}-load`, () => stalls(m, () => load(m, consoles)));
       const bare = await bareDispatch(m, ld.sid, 300);
       const hbCpuS = (hb.cpuPct / 100) * LOAD_S;
       const msPerTask = ((ld.cpuS - hbCpuS) / ld.created) * 1000;
