@@ -35,9 +35,9 @@ import {
   startHeartbeats,
   startMasterProcess,
   timedGet,
-  versionProbe,
   type Master,
 } from './fleet-support.ts';
+import { versionProbe } from './version-probe.ts';
 import { benchNodeId, dropKept, seedBigStore, type SeedPlan } from './fleet-seed.ts';
 
 const FLEETS = (process.env.BENCH_FLEETS ?? '50,500,5000').split(',').map(Number);

@@ -13,7 +13,8 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import pg from 'pg';
-import { api, cpuSeconds, PG, pct, sleep, startMasterProcess, versionProbe, type Master } from './fleet-support.ts';
+import { api, cpuSeconds, PG, pct, sleep, startMasterProcess, type Master } from './fleet-support.ts';
+import { versionProbe } from './version-probe.ts';
 import { seedBigStore, type SeedPlan } from './fleet-seed.ts';
 
 /** Seeded spiders; the store holds BENCH_PURGE_TASKS tasks of each (one of them deleted). */
