@@ -10,6 +10,9 @@
  * indexes and foreign keys).
  * Each run checks that the master stored every line exactly once. Run: `node --import tsx bench/ingest.bench.ts`.
  * BENCH_BATCH_BYTES sets the largest batch (default: the node's). Ports from BENCH_PORT (23010) up, data under the OS temp dir.
+ * The master's CPU is given for the whole process and for its main thread alone (where SQLite writes run; other
+ * threads are the log indexer's and the checkpoints'). BENCH_PROFILE_DIR: a `.cpuprofile` of the master for each
+ * run with the node's default of batches in flight (read it with bench/fleet-profile.ts).
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -32,6 +35,7 @@ const BATCH_BYTES = process.env.BENCH_BATCH_BYTES ? Number(process.env.BENCH_BAT
 const ENGINES = (process.env.BENCH_ENGINES ?? 'sqlite,postgres').split(',') as Engine[];
 /** What is shipped: log lines, items or both (default). */
 const KINDS = (process.env.BENCH_INGEST_KINDS ?? 'logs,items').split(',') as Kind[];
+const PROFILE_DIR = process.env.BENCH_PROFILE_DIR;
 
 type Engine = 'sqlite' | 'postgres';
 type Kind = 'logs' | 'items';
@@ -63,6 +67,8 @@ async function newTasks(m: Master, sim: SimNode, spiderId: string): Promise<stri
 interface ShipRun {
   seconds: number;
   masterCpu: number;
+  /** CPU seconds of the master's main thread alone. */
+  mainCpu: number;
   batches: { taskId: string; batch: ShipBatch }[];
   resent: number;
   /** CPU seconds of this process (the shipping node). */
@@ -74,7 +80,7 @@ async function shipAll(m: Master, sim: SimNode, kind: Kind, taskIds: string[], p
   const dir = mkdtempSync(path.join(os.tmpdir(), 'crawldeck-bench-spool-'));
   const text = Array.from({ length: per }, (_, i) => spoolLine(kind, i)).join('\n') + '\n';
   const http = new MasterHttp(m.url, KEY, sim.nodeId);
-  const run: ShipRun = { seconds: 0, masterCpu: 0, batches: [], resent: 0, nodeCpu: 0 };
+  const run: ShipRun = { seconds: 0, masterCpu: 0, mainCpu: 0, batches: [], resent: 0, nodeCpu: 0 };
   const shippers = taskIds.map((taskId) => {
     const file = path.join(dir, `${taskId}.txt`);
     writeFileSync(file, text);
@@ -99,12 +105,18 @@ async function shipAll(m: Master, sim: SimNode, kind: Kind, taskIds: string[], p
       depth,
     );
   });
+  const profile =
+    PROFILE_DIR && depth > 1 ? `${PROFILE_DIR}/${kind}-${per * taskIds.length}-${Date.now()}.cpuprofile` : '';
+  if (profile) await m.probe({ probe: 'profile-start' });
+  await m.probe({ probe: 'reset' });
   const cpu0 = cpuSeconds(m.proc.pid!);
   const own0 = process.cpuUsage();
   const t0 = performance.now();
   await Promise.all(shippers.map((s) => s.drain()));
   run.seconds = (performance.now() - t0) / 1000;
   run.masterCpu = cpuSeconds(m.proc.pid!) - cpu0;
+  run.mainCpu = (await m.probe<{ sched: { runMs: number } }>({ probe: 'read' })).sched.runMs / 1000;
+  if (profile) await m.probe({ probe: 'profile-stop', file: profile });
   const own = process.cpuUsage(own0);
   run.nodeCpu = (own.user + own.system) / 1e6;
   rmSync(dir, { recursive: true, force: true });
@@ -257,7 +269,8 @@ async function measure(engine: Engine, m: Master, sim: SimNode, spiderId: string
     `${engine} | ${kind} | ${lines} lines (${TASKS} tasks, ≈${avgBatch.toFixed(0)}/batch) | ` +
     `1 in flight ${rates[0].toFixed(0)}/s | ${BATCHES_IN_FLIGHT} in flight ${rates[1].toFixed(0)}/s ` +
     `(${(rates[1] / rates[0]).toFixed(2)}× of 1) | bare INSERT ${insert.toFixed(0)}/s (node API at ` +
-    `${(rates[1] / insert).toFixed(2)} of INSERT)${copyPart} | master CPU ${((last!.masterCpu / lines) * 1e6).toFixed(1)} µs/line, node ` +
+    `${(rates[1] / insert).toFixed(2)} of INSERT)${copyPart} | master CPU ${((last!.masterCpu / lines) * 1e6).toFixed(1)} µs/line ` +
+    `(main thread ${((last!.mainCpu / lines) * 1e6).toFixed(1)}), node ` +
     `${((last!.nodeCpu / lines) * 1e6).toFixed(1)} µs/line | ` +
     `${resent} batches sent again | load ${os.loadavg()[0].toFixed(1)}`
   );

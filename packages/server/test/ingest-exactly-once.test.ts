@@ -163,6 +163,51 @@ describe('exactly-once ingest of batches that overlap, skip ahead or hold odd te
     ]);
   });
 
+  it('stores a batch of more items than one statement takes once, in order, when it is sent again and overlapped', async () => {
+    const taskId = await simTask(await makeSpider(m, 'many-items', 'echo sim'));
+    const batch = Array.from({ length: 1300 }, (_, n) => (n % 100 === 7 ? 'not json' : JSON.stringify({ n })));
+    expect(await ship('items', taskId, 0, batch)).toBe(1300);
+    expect(await ship('items', taskId, 0, batch)).toBe(1300);
+    expect(await ship('items', taskId, 1000, [...batch.slice(1000), '{"n":1300}'])).toBe(1301);
+    const got: number[] = [];
+    for (let page = 1; got.length < 1288; page++) {
+      const r = await m.api('GET', `/tasks/${taskId}/results`, { query: { page_size: 1000, page_num: page } });
+      got.push(...(r.body.data as { n: number }[]).map((i) => i.n));
+    }
+    const want = [...Array(1301).keys()].filter((n) => n % 100 !== 7);
+    expect(got).toEqual(want);
+    expect((await m.api('GET', `/tasks/${taskId}`)).body.data.result_count).toBe(want.length);
+  });
+
+  it("deduplicates items by field across batches (overwrite): the later item takes the key's place and counts", async () => {
+    const spider = await makeSpider(
+      m,
+      'overwrite-items',
+      'echo sim',
+      {},
+      { is_dedup: true, dedup_field: 'url', dedup_method: 'overwrite', col: 'exactly_once_overwrite' },
+    );
+    const taskId = await simTask(spider);
+    expect(
+      await ship(
+        'items',
+        taskId,
+        0,
+        ['a', 'b'].map((url, n) => JSON.stringify({ url, n })),
+      ),
+    ).toBe(2);
+    const next = [JSON.stringify({ url: 'b', n: 2 }), JSON.stringify({ url: 'c', n: 3 }), JSON.stringify({ n: 4 })];
+    expect(await ship('items', taskId, 2, next)).toBe(5);
+    const got = await items(taskId);
+    expect(got.map((i) => [i.url, i.n])).toEqual([
+      ['a', 0],
+      ['b', 2],
+      ['c', 3],
+      [undefined, 4],
+    ]);
+    expect((await m.api('GET', `/tasks/${taskId}`)).body.data.result_count).toBe(5);
+  });
+
   it('a task row deleted by itself takes its log lines and items with it', async () => {
     const taskId = await simTask(await makeSpider(m, 'delete-output', 'echo sim'));
     expect(await ship('logs', taskId, 0, lines(0, 30))).toBe(30);

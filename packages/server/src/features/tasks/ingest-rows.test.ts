@@ -1,7 +1,7 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { flagErrorLines } from '@crawldeck/shared';
-import { errorFlags, itemRows, itemsToStore, logRows, logsToStore } from './ingest-rows.ts';
+import { errorFlags, itemRows, itemsToStore, logRows, logsToStore, notAsIs } from './ingest-rows.ts';
 
 const frame = '  File "spider.py", line 3, in parse';
 const noDedup = { collection: 'results', isDedup: false, field: '', method: 'ignore' as const };
@@ -40,6 +40,32 @@ describe('the part of a batch to store, made before the task is locked', () => {
     });
     expect(itemsToStore(batch, 3, noDedup, early)).toBeUndefined();
     expect(itemsToStore(batch, 7, noDedup, early)).toBeUndefined();
+  });
+});
+
+describe('items written again before they are stored', () => {
+  it('are those with a number out of range or a lone half of a UTF-16 pair, as one Unicode pattern finds them', () => {
+    const unicode = /[eE][+-]?\d{3}|\d{309}|\p{Cs}/u;
+    const parts = [
+      '{"a":1}',
+      '1e400',
+      '2E-308',
+      '1e99',
+      '"Product"',
+      '9'.repeat(309),
+      '9'.repeat(308),
+      '😀',
+      '\\ud800',
+    ];
+    const halves = ['\ud800', '\udbff', '\udc00', '\udfff'];
+    const lines = [...parts, ...halves].flatMap((a) => [...parts, ...halves].flatMap((b) => [a + b, `${a}x${b}`]));
+    let written = 0;
+    for (const line of lines) {
+      expect(notAsIs(line), JSON.stringify(line)).toBe(unicode.test(line));
+      if (notAsIs(line)) written++;
+    }
+    expect(written).toBeGreaterThan(lines.length / 2);
+    expect(written).toBeLessThan(lines.length);
   });
 });
 

@@ -105,9 +105,17 @@ export interface ItemRow {
 /**
  * What a line may hold that writing the item again would change: a number JSON.parse reads as Infinity (a
  * three-digit exponent, or more integer digits than a double holds), stored as null so no reader ever meets a
- * non-finite number; a lone half of a UTF-16 pair, kept as its escape.
+ * non-finite number; a lone half of a UTF-16 pair, kept as its escape. Three searches, each a plain scan: one
+ * pattern of the three alternatives (with \p{Cs}, which needs the Unicode flag) cost ≈ 4× as much per line.
  */
-const NOT_AS_IS = /[eE][+-]?\d{3}|\d{309}|\p{Cs}/u;
+const BIG_EXPONENT = /[eE][+-]?\d{3}/;
+const LONG_DIGITS = /\d{309}/;
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/** Whether the line must be written again to be stored (see above). */
+export function notAsIs(line: string): boolean {
+  return BIG_EXPONENT.test(line) || (line.length >= 309 && LONG_DIGITS.test(line)) || LONE_SURROGATE.test(line);
+}
 
 /**
  * The item's JSON document: the line itself when it is already what would be stored (no field the store sets
@@ -116,7 +124,7 @@ const NOT_AS_IS = /[eE][+-]?\d{3}|\d{309}|\p{Cs}/u;
  */
 function itemData(line: string, obj: Record<string, unknown>): string {
   const reserved = Object.hasOwn(obj, '_id') || Object.hasOwn(obj, 'task_id');
-  if (!reserved && !NOT_AS_IS.test(line)) return line;
+  if (!reserved && !notAsIs(line)) return line;
   delete obj._id;
   delete obj.task_id;
   return JSON.stringify(obj);

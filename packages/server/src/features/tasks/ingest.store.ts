@@ -1,14 +1,15 @@
 /**
  * Exactly-once ingest of a task's log lines and result rows: the task row holds how many of each are stored (its
  * offsets); a batch is stored in one transaction that locks the task, skips what is stored already, refuses a gap
- * and advances the offset. PostgreSQL sends the rows with COPY (ingest-pg.store.ts); SQLite takes them here, as
- * one JSON parameter read by one statement.
+ * and advances the offset. PostgreSQL sends the rows with COPY (ingest-pg.store.ts); SQLite takes log lines here,
+ * as one JSON parameter read by one statement, and items as multi-row INSERTs (results-insert.store.ts).
  */
 import type { ShipBatch } from '@crawldeck/shared';
 import { sql, type Transaction } from 'kysely';
 import type { DB } from '../../store/schema.ts';
 import type { Store } from '../../store/db.ts';
 import type { LogEvent } from '../../events.ts';
+import { insertItemsSqlite } from '../results/results-insert.store.ts';
 import { ingestItemsPg, ingestLogsPg, readyLogsPg } from './ingest-pg.store.ts';
 import { itemsToStore, logEvent, logsToStore, unstoredPart, type DedupConfig, type LogRows } from './ingest-rows.ts';
 
@@ -89,24 +90,13 @@ function ingestItemsSqlite(store: Store, taskId: string, batch: ShipBatch, dedup
     const todo = itemsToStore(batch, offset, dedup);
     if (!todo) return { acked: offset, stored: 0, skipped: 0 };
     const { rows, skipped } = todo;
-    const now = Date.now();
-    let stored = 0;
-    if (rows.length) {
-      const conflict = !(dedup.isDedup && dedup.field)
-        ? sql``
-        : dedup.method === 'overwrite'
-          ? sql`ON CONFLICT (collection, dedup_key) DO UPDATE SET data = excluded.data, task_id = excluded.task_id, create_ts = excluded.create_ts`
-          : sql`ON CONFLICT (collection, dedup_key) DO NOTHING`;
-      // One statement, the rows as one JSON parameter; ids follow the array order.
-      const res = await sql<{
-        id: number;
-      }>`INSERT INTO results (collection, task_id, spider_id, dedup_key, data, create_ts)
-        SELECT ${dedup.collection}, ${taskId}, ${t.spider_id}, json_extract(value, '$[0]'), json_extract(value, '$[1]'), ${now}
-        FROM json_each(${JSON.stringify(rows.map((r) => [r.dedup_key, r.data]))}) WHERE true ${conflict} RETURNING id`.execute(
-        trx,
-      );
-      stored = res.rows.length;
-    }
+    const keyed = dedup.isDedup && !!dedup.field;
+    const stored = await insertItemsSqlite(
+      trx,
+      { collection: dedup.collection, taskId, spiderId: t.spider_id, createTs: Date.now() },
+      { docs: rows.map((r) => r.data), keys: keyed ? rows.map((r) => r.dedup_key) : undefined },
+      keyed ? dedup.method : 'none',
+    );
     await trx
       .updateTable('tasks')
       .set({ item_offset: offset + todo.lines, result_count: t.result_count + stored })
