@@ -4,7 +4,7 @@
  * it) and returns the event it caused, which the caller emits; no event means nothing changed.
  */
 import { EMPTY_ID, type FinalStatus } from '@crawldeck/shared';
-import type { Kysely, Selectable } from 'kysely';
+import { sql, type Kysely, type Selectable } from 'kysely';
 import type { TaskStatusEvent } from '../../events.ts';
 import type { DB } from '../../store/schema.ts';
 
@@ -218,14 +218,16 @@ export function tasksOnNode(db: Kysely<DB>, nodeId: string): Promise<{ id: strin
 
 /**
  * The statement of `tasksOnNode`. Both statuses are named in one IN so that the (node_id, status) index reads only
- * these rows: a node that ran millions of tasks must not make this read (at every reconnect) walk its history.
+ * these rows: a node that ran millions of tasks must not make this read (at every reconnect) walk its history. The
+ * index holds only pending and running tasks; SQLite reads such an index only for a statement that states its
+ * condition as written, values included (not as parameters), hence the literal IN.
  */
 export function tasksOnNodeQuery(db: Kysely<DB>, nodeId: string) {
   return db
     .selectFrom('tasks')
     .select(['id', 'status'])
     .where('node_id', '=', nodeId)
-    .where('status', 'in', ['running', 'pending'])
+    .where(sql.ref('status'), 'in', [sql.lit('pending'), sql.lit('running')])
     .where((eb) => eb.or([eb('status', '=', 'running'), eb('assign_ts', 'is not', null)]));
 }
 
