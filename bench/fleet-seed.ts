@@ -26,6 +26,8 @@ export interface SeedPlan {
   spiders?: string[];
   /** Name prefix of the kept copy (`wt_fleet_big` unless set): a benchmark with its own plans keeps its own. */
   keptPrefix?: string;
+  /** Log lines and items of every seeded task (none unless set), with the task's counters to match. */
+  taskOutput?: { lines: number; items: number };
 }
 
 interface Exec {
@@ -63,17 +65,35 @@ function series(postgres: boolean, from: number, to: number): string {
 const hex = (postgres: boolean, expr: string) =>
   postgres ? `lpad(to_hex(${expr}), 24, '0')` : `printf('%024x', ${expr})`;
 
-/** Finished tasks spread over the spiders, three a millisecond, the newest a day old. */
-async function seedTasks(x: Exec, postgres: boolean, count: number, spiders: string[]): Promise<void> {
+/** Integers 1..to as rows `k` (a second series beside `series`). */
+function perTask(postgres: boolean, to: number): string {
+  return postgres
+    ? `generate_series(1, ${to}) AS p(k)`
+    : `(WITH RECURSIVE p(k) AS (SELECT 1 UNION ALL SELECT k + 1 FROM p WHERE k < ${to}) SELECT k FROM p) AS p`;
+}
+
+/** Finished tasks spread over the spiders, three a millisecond, the newest a day old, with their output if asked. */
+async function seedTasks(x: Exec, postgres: boolean, plan: SeedPlan): Promise<void> {
+  const { tasks: count, spiders = [], taskOutput: out = { lines: 0, items: 0 } } = plan;
   const owner = await x.adminId();
   const base = Date.now() - 24 * 3600_000 - Math.ceil(count / 3);
   const spider = `CASE n % ${spiders.length} ${spiders.map((id, k) => `WHEN ${k} THEN '${id}'`).join(' ')} END`;
+  const id = hex(postgres, `${0xa000000} + n`);
   for (let a = 0; a < count; a += SLICE) {
     const b = Math.min(count, a + SLICE);
-    await x.run(`INSERT INTO tasks (id, spider_id, node_id, status, run_type, create_ts, owner_id)
-      SELECT ${hex(postgres, `${0xa000000} + n`)}, ${spider}, '${benchNodeId(0)}', 'finished', 'random',
-        ${base} + n / 3, '${owner}'
+    await x.run(`INSERT INTO tasks (id, spider_id, node_id, status, run_type, create_ts, owner_id, log_lines,
+        result_count)
+      SELECT ${id}, ${spider}, '${benchNodeId(0)}', 'finished', 'random', ${base} + n / 3, '${owner}', ${out.lines},
+        ${out.items}
       FROM ${series(postgres, a, b)}`);
+    if (out.lines)
+      await x.run(`INSERT INTO task_logs (task_id, line_no, msg, is_error)
+        SELECT ${id}, k, 'seeded line ' || k || ' of a task log, about as long as a crawler''s usual log line', 0
+        FROM ${series(postgres, a, b)} CROSS JOIN ${perTask(postgres, out.lines)}`);
+    if (out.items)
+      await x.run(`INSERT INTO results (collection, task_id, spider_id, data, create_ts)
+        SELECT 'seeded', ${id}, ${spider}, '{"url":"https://example.com/' || n || '","k":' || k || '}', ${base} + n / 3
+        FROM ${series(postgres, a, b)} CROSS JOIN ${perTask(postgres, out.items)}`);
   }
 }
 
@@ -115,7 +135,8 @@ async function admin(q: string): Promise<pg.QueryResult> {
 }
 
 const keptName = (plan: SeedPlan) =>
-  `${plan.keptPrefix ?? 'wt_fleet_big'}_${plan.tasks}_${plan.metricsNodes}_${plan.metricsDays}`;
+  `${plan.keptPrefix ?? 'wt_fleet_big'}_${plan.tasks}_${plan.metricsNodes}_${plan.metricsDays}` +
+  (plan.taskOutput ? `_out_${plan.taskOutput.lines}_${plan.taskOutput.items}` : '');
 const keptFile = (plan: SeedPlan) => path.join(os.tmpdir(), `${keptName(plan)}.db`);
 
 /** Replaces the store with the kept copy of the plan; false when there is none yet. */
@@ -171,7 +192,7 @@ async function seed(store: { dataDir: string; databaseUrl: string }, plan: SeedP
   const x = await open(store);
   try {
     const t0 = performance.now();
-    await seedTasks(x, postgres, plan.tasks, plan.spiders ?? []);
+    await seedTasks(x, postgres, plan);
     const t1 = performance.now();
     await seedNodes(x, postgres, plan.metricsNodes);
     await seedMetrics(x, postgres, plan.metricsNodes, plan.metricsDays);

@@ -1,7 +1,8 @@
 /**
  * Deleting a spider that has hundreds of thousands of tasks, on the fleet benchmark's big store (bench/fleet-seed.ts:
  * finished tasks spread evenly over BENCH_PURGE_SPIDERS spiders, 20 unless set, BENCH_PURGE_TASKS of each, 500 000
- * unless set, or BENCH_BIG_TASKS in all; SQLite unless BENCH_PG=1). A master in its own process;
+ * unless set, or BENCH_BIG_TASKS in all; SQLite unless BENCH_PG=1; BENCH_PURGE_OUTPUT=lines,items gives every
+ * seeded task that many log lines and items, none unless set). A master in its own process;
  * the benchmark deletes one seeded spider through the API and measures how long the answer took, how long the
  * background purge of its tasks took, the master's CPU over the purge, its event-loop delay and GET /api/version
  * (sampled every 100 ms) meanwhile. The baseline of the same run, on the same store after the master stopped: the
@@ -24,7 +25,19 @@ const PLAN: SeedPlan = {
   metricsNodes: Number(process.env.BENCH_METRICS_NODES ?? 500),
   metricsDays: Number(process.env.BENCH_METRICS_DAYS ?? 7),
   keptPrefix: `wt_purge_big_${SPIDERS}`,
+  taskOutput: taskOutput(process.env.BENCH_PURGE_OUTPUT),
 };
+
+/** What each seeded task holds, for the result line. */
+const outputNote = () =>
+  PLAN.taskOutput ? ` (${PLAN.taskOutput.lines} log lines, ${PLAN.taskOutput.items} items each)` : '';
+
+/** `lines,items` of each seeded task, or no output. */
+function taskOutput(spec: string | undefined): SeedPlan['taskOutput'] {
+  if (!spec) return undefined;
+  const [lines, items = 0] = spec.split(',').map(Number);
+  return { lines, items };
+}
 const PORT = Number(process.env.BENCH_PORT ?? 41500);
 const f1 = (n: number) => n.toFixed(1);
 const loadavg = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
@@ -97,7 +110,7 @@ async function main(): Promise<void> {
     });
     const v = await version.stop();
     console.log(
-      `${PG ? 'postgres' : 'sqlite'} | spider of ${tasks} tasks: DELETE answered in ${f1(answerMs)} ms, purged in ${f1(purgeS)} s (${Math.round(tasks / purgeS)} tasks/s), master CPU ${f1(cpuS)} s (${((cpuS / tasks) * 1e6).toFixed(0)} µs/task) | loop delay p99 ${f1(loop.p99)} max ${f1(loop.max)} ms, GC max ${f1(loop.gc.max)} ms | GET /version p50 ${f1(pct(v, 50))} p99 ${f1(pct(v, 99))} max ${f1(Math.max(...v))} ms | load ${loadavg()}`,
+      `${PG ? 'postgres' : 'sqlite'} | spider of ${tasks} tasks${outputNote()}: DELETE answered in ${f1(answerMs)} ms, purged in ${f1(purgeS)} s (${Math.round(tasks / purgeS)} tasks/s), master CPU ${f1(cpuS)} s (${((cpuS / tasks) * 1e6).toFixed(0)} µs/task) | loop delay p99 ${f1(loop.p99)} max ${f1(loop.max)} ms, GC max ${f1(loop.gc.max)} ms | GET /version p50 ${f1(pct(v, 50))} p99 ${f1(pct(v, 99))} max ${f1(Math.max(...v))} ms | load ${loadavg()}`,
     );
     if (loop.slow.length)
       console.log(`  SQLite statements over 50 ms on the master's thread: ${slowSummary(loop.slow)}`);

@@ -114,6 +114,8 @@ export interface EventMap {
   'schedule.changed': ScheduleChangedEvent;
   /** The id of a deleted spider: its schedules stop. */
   'spider.deleted': string;
+  /** The id of a deleted user: their spiders went with them, and the purge of those spiders' tasks starts. */
+  'user.deleted': string;
   'task.items': ItemsEvent;
   'task.suspicious': TaskSuspiciousEvent;
 }
@@ -132,6 +134,7 @@ export const EVENT_NAMES = [
   'node.offline',
   'schedule.changed',
   'spider.deleted',
+  'user.deleted',
   'task.items',
   'task.suspicious',
 ] as const satisfies readonly EventName[];

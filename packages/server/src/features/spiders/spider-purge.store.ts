@@ -35,7 +35,8 @@ export async function nextPurgeTasks(
 /**
  * Deletes these tasks of a deleted spider in one statement, by their ids only: with the spider's id as well, SQLite
  * walks the spider's whole index range instead of looking each id up. Their log lines and items go with them (the
- * store's cascade on SQLite, its trigger on PostgreSQL), so the caller bounds the rows by the tasks' counters.
+ * store's cascade on SQLite; on PostgreSQL its trigger, two statements for all the tasks of the round), so the
+ * caller bounds the rows by the tasks' counters.
  */
 export async function deletePurgedTasks(db: Kysely<DB>, ids: string[]): Promise<void> {
   if (!ids.length) return;

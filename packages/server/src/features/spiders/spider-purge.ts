@@ -18,7 +18,10 @@ import {
 import { deletePurgedTasks, nextPurgeTasks, type PurgeKey } from './spider-purge.store.ts';
 import { endSpiderPurge, spidersBeingPurged } from './spiders.store.ts';
 
-/** How often the list of spiders to purge is read when nothing announced a deletion (an owner's deletion). */
+/**
+ * How often the list of spiders to purge is read when nothing announced a deletion (a deletion by another master
+ * of the same store, or straight in the store).
+ */
 const LOOK_AGAIN_MS = 5_000;
 
 /**

@@ -177,5 +177,7 @@ export const spidersFeature: Feature = (app, ctx) => {
   const purger = startSpiderPurger(ctx);
   app.addHook('onReady', async () => purger.kick());
   ctx.events.on('spider.deleted', () => purger.kick());
+  // A user's spiders go with the user: their purge starts at once too.
+  ctx.events.on('user.deleted', () => purger.kick());
   ctx.onClose(() => purger.close());
 };

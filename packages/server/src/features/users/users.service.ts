@@ -41,7 +41,10 @@ export async function changeUser(ctx: AppContext, actor: AuthUser, id: string, b
   return (await findUserById(db, id))!;
 }
 
-/** Deletes a user and its tokens; never oneself, never the last administrator. */
+/**
+ * Deletes a user and its tokens; never oneself, never the last administrator. The user's spiders go with the user
+ * (the store's cascade), and the announcement starts the purge of their tasks at once.
+ */
 export async function removeUser(ctx: AppContext, actor: AuthUser, id: string): Promise<void> {
   if (id === actor.id) throw badRequest(USER_ERRORS.deleteSelf);
   const { db, engine } = ctx.store;
@@ -52,4 +55,5 @@ export async function removeUser(ctx: AppContext, actor: AuthUser, id: string): 
     await deleteUserTokens(trx, user.id);
     await deleteUserRow(trx, user.id);
   });
+  ctx.events.emit('user.deleted', id);
 }

@@ -22,6 +22,7 @@ import { m2026112722_task_log_behind } from './2026112722_task_log_behind.ts';
 import { m2026112740_task_output_by_trigger } from './2026112740_task_output_by_trigger.ts';
 import { m2026112741_task_logs_error_index } from './2026112741_task_logs_error_index.ts';
 import { m2026112800_task_spider_counts } from './2026112800_task_spider_counts.ts';
+import { m2026112900_task_output_by_statement } from './2026112900_task_output_by_statement.ts';
 import { m2026112930_tasks_partial_indexes } from './2026112930_tasks_partial_indexes.ts';
 
 /** Every migration by name; Kysely runs them in name order. Add one line per new migration file. */
@@ -49,5 +50,6 @@ export const migrations: Record<string, EngineMigration> = {
   '2026112740_task_output_by_trigger': m2026112740_task_output_by_trigger,
   '2026112741_task_logs_error_index': m2026112741_task_logs_error_index,
   '2026112800_task_spider_counts': m2026112800_task_spider_counts,
+  '2026112900_task_output_by_statement': m2026112900_task_output_by_statement,
   '2026112930_tasks_partial_indexes': m2026112930_tasks_partial_indexes,
 };
