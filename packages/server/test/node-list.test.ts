@@ -4,7 +4,6 @@ import { waitFor } from './tasks.helpers.ts';
 import { SimNode } from './support/sim-node.ts';
 import { nodeListFor } from '../src/features/nodes/node-list.ts';
 import { getRuntime } from '../src/features/nodes/runtime.ts';
-import { listWriterFor } from '../src/features/nodes/list-stream.ts';
 import {
   deleteNode,
   insertMetrics,
@@ -23,14 +22,7 @@ const sims: SimNode[] = [];
 const FLEET = WRITE_CHUNK * 2 + 234;
 const METRICS = { cpu: 1, mem: 1, disk: 1, mem_total: 1 << 30, disk_total: 1 << 34, running: 0 };
 
-type Row = {
-  _id: string;
-  name: string;
-  description: string;
-  status: string;
-  metrics: { cpu: number } | null;
-  last_seen_ts: string;
-};
+type Row = { _id: string; name: string; description: string; metrics: { cpu: number } | null; last_seen_ts: string };
 
 beforeAll(async () => {
   // A short flush: the list looks at the store for other masters' writes every 200 ms.
@@ -202,74 +194,6 @@ describe('fleet-sized batches', () => {
       .execute();
     expect(all.data.map((n) => n._id)).toEqual(order.map((r) => r.id));
     expect(new Set(all.data.map((n) => n._id)).size).toBe(all.total);
-  });
-});
-
-describe('rows kept as JSON between requests', () => {
-  const rowOf = (list: { data: Row[] }, id: string) => list.data.find((n) => n._id === id);
-
-  /** Two whole lists in a row, the second writing no row again (nothing shown changed between them). */
-  async function settled(): Promise<void> {
-    const writer = listWriterFor(m.master.ctx);
-    await waitFor('a whole list that writes no row again', async () => {
-      await nodes();
-      const written = writer.rowsWritten;
-      await nodes();
-      return writer.rowsWritten === written;
-    });
-  }
-
-  it('writes a row again when only its live state changed, the row as stored being the same', async () => {
-    const writer = listWriterFor(m.master.ctx);
-    const [row] = (await list().query({ keyword: 'listed-1' })).rows;
-    const json = writer.rowJson(row);
-    expect(writer.rowJson(row)).toBe(json);
-    const metrics = { ...METRICS, cpu: 12 };
-    const beating = { stored: row.stored, shown: { ...row.shown, metrics } };
-    expect(JSON.parse(writer.rowJson(beating)).metrics.cpu).toBe(12);
-    // Changed in place by whoever holds it: still written again.
-    metrics.cpu = 13;
-    expect(JSON.parse(writer.rowJson(beating)).metrics.cpu).toBe(13);
-    const offline = { stored: row.stored, shown: { ...row.shown, metrics, status: 'offline' as const } };
-    expect(JSON.parse(writer.rowJson(offline)).status).toBe('offline');
-    expect(JSON.parse(writer.rowJson(row))).toEqual(JSON.parse(json));
-  });
-
-  it('writes an unchanged row once, and again when its name, metrics or status change', async () => {
-    const writer = listWriterFor(m.master.ctx);
-    // The bulk nodes above make the whole list big enough to go out in chunks.
-    expect((await nodes()).total).toBeGreaterThan(WRITE_CHUNK * 2);
-    await settled();
-    const [renamed, beating, leaving] = sims;
-
-    let written = writer.rowsWritten;
-    await m.api('POST', `/nodes/${renamed.nodeId}`, { body: { name: 'renamed-listed' } });
-    await waitFor('the new name listed', async () => rowOf(await nodes(), renamed.nodeId)?.name === 'renamed-listed');
-    expect(writer.rowsWritten).toBeGreaterThan(written);
-
-    beating.heartbeat({ cpu: 61 });
-    await waitFor('the new metrics listed', async () => rowOf(await nodes(), beating.nodeId)?.metrics?.cpu === 61);
-
-    // Metrics another master stored: read at each request, the stored row as listed is unchanged.
-    const elsewhere = 'e1' + '0'.repeat(22);
-    await settled();
-    written = writer.rowsWritten;
-    await saveLatestMetrics(db(), [
-      { nodeId: elsewhere, metrics: JSON.stringify({ ...METRICS, cpu: 43 }), running: 0 },
-    ]);
-    await waitFor('the stored metrics listed', async () => rowOf(await nodes(), elsewhere)?.metrics?.cpu === 43);
-    expect(writer.rowsWritten).toBeGreaterThan(written);
-
-    await settled();
-    written = writer.rowsWritten;
-    leaving.close();
-    await waitFor('the node listed offline', async () => rowOf(await nodes(), leaving.nodeId)?.status === 'offline');
-    expect(writer.rowsWritten).toBeGreaterThan(written);
-
-    // A page shows the same rows as the whole list.
-    const whole = await nodes();
-    const page = await nodes({ keyword: 'renamed-listed', page_num: 1, page_size: 5 });
-    expect(page.data).toEqual([rowOf(whole, renamed.nodeId)]);
   });
 });
 

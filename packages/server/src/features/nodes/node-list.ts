@@ -26,7 +26,6 @@ import type { DB } from '../../store/schema.ts';
 import { inChunks, nextTurn } from './chunks.ts';
 import { listNodesChunk, nodesChangedSince, nodesLiveState, WRITE_CHUNK, type NodeRow } from './nodes.store.ts';
 import { presentNode } from './nodes.service.ts';
-import type { ListRow } from './list-stream.ts';
 import { statusOf, type Session } from './sessions.ts';
 import type { TaskRuntime } from './runtime.ts';
 
@@ -36,8 +35,6 @@ export const CATCH_UP_MS = 250;
 export const FULL_READ_MS = 60_000;
 /** Rows written this long before the last check are looked at again (masters' clocks differ a little). */
 export const CLOCK_SLACK_MS = 5_000;
-
-type StoredLiveState = Awaited<ReturnType<typeof nodesLiveState>>[number];
 
 interface ListedNode {
   item: NodeListItem;
@@ -146,7 +143,7 @@ export class NodeList {
   }
 
   /** The rows matching the query (one page of them when it asks for one) and how many match in all. */
-  async query(q: NodeListQuery): Promise<{ rows: ListRow[]; total: number }> {
+  async query(q: NodeListQuery): Promise<{ rows: NodeListItem[]; total: number }> {
     let hits = await this.current();
     const keyword = q.keyword?.trim().toLowerCase();
     if (keyword) hits = hits.filter((n) => n.search.includes(keyword));
@@ -168,35 +165,33 @@ export class NodeList {
    * The rows with what changes between reads as it is now: from the live session where this master holds the node,
    * from the stored row (one read of those rows) where another master or none does.
    */
-  private async withLatest(hits: ListedNode[]): Promise<ListRow[]> {
+  private async withLatest(hits: ListedNode[]): Promise<NodeListItem[]> {
     const elsewhere = hits.filter((n) => !this.live(n.item._id)).map((n) => n.item._id);
-    const stored = new Map<string, StoredLiveState>();
+    const stored = new Map<string, Awaited<ReturnType<typeof nodesLiveState>>[number]>();
     await inChunks(elsewhere, WRITE_CHUNK, async (ids) => {
       for (const r of await nodesLiveState(this.db, ids)) stored.set(r.id, r);
     });
-    return hits.map((n) => ({ stored: n.item, shown: this.shownNow(n, stored.get(n.item._id)) }));
-  }
-
-  /** A row as shown now: the live session's state, else the stored state just read, else the row as listed. */
-  private shownNow(n: ListedNode, r: StoredLiveState | undefined): NodeListItem {
-    const s = this.live(n.item._id);
-    if (s) {
+    return hits.map((n) => {
+      const s = this.live(n.item._id);
+      if (s) {
+        return {
+          ...n.item,
+          status: statusOf(s),
+          running: s.active.size,
+          metrics: s.metrics ?? n.item.metrics,
+          last_seen_ts: iso(Math.max(s.lastSeenTs, n.lastSeen)),
+        };
+      }
+      const r = stored.get(n.item._id);
+      if (!r) return n.item;
       return {
         ...n.item,
-        status: statusOf(s),
-        running: s.active.size,
-        metrics: s.metrics ?? n.item.metrics,
-        last_seen_ts: iso(Math.max(s.lastSeenTs, n.lastSeen)),
+        status: r.status as NodeListItem['status'],
+        running: r.running,
+        metrics: JSON.parse(r.metrics || 'null') as NodeListItem['metrics'],
+        last_seen_ts: iso(r.last_seen_ts),
       };
-    }
-    if (!r) return n.item;
-    return {
-      ...n.item,
-      status: r.status as NodeListItem['status'],
-      running: r.running,
-      metrics: JSON.parse(r.metrics || 'null') as NodeListItem['metrics'],
-      last_seen_ts: iso(r.last_seen_ts),
-    };
+    });
   }
 
   /** Waits only for the reads asked for before this request (at most two), never for later ones. */
