@@ -5,7 +5,7 @@
  * (one asking for nothing: status changes only; one watching a list page of 20 nodes):
  *  1. Heartbeats: for BENCH_WINDOW_SECONDS, master CPU and the events/s and bytes/s each console receives.
  *  2. Node list: GET /api/nodes paged (20 a page) and whole, p50/p99 and bytes, against the same reads as bare SQL
- *     on the store in the same run.
+ *     on the store in the same run, and the first request of each (the master's first list requests).
  *  3. Load: tasks created through the API at BENCH_TASKS_PER_HOUR (default 100 000, ≈28/s) for BENCH_LOAD_SECONDS;
  *     each node starts and finishes an assigned task at once. Master CPU, GET /api/tasks and GET /api/nodes p99
  *     during the load (bare SQL alongside), events/s per console, and master CPU per task against the four
@@ -15,7 +15,7 @@
  * `<BENCH_DB_PREFIX>_<pid>_<n>` (default prefix crawldeck_fleet_bench), dropped after. Ports from BENCH_PORT (41000) up.
  * In every part: the master's event-loop delay (p99, max) and GET /api/version (p99, max: how long any request
  * waited behind other work), read through bench/fleet-probe.ts; BENCH_PROFILE_DIR=<dir> also writes a CPU profile
- * of the master for parts 1 and 3 (read them with bench/fleet-profile.ts).
+ * of the master for each part (read them with bench/fleet-profile.ts).
  * BENCH_BIG_STORE=1: before the measured master starts, the store gets BENCH_BIG_TASKS (10M) finished tasks and
  * BENCH_METRICS_DAYS (7) days of per-minute metrics of BENCH_METRICS_NODES (500) of the fleet's nodes by bulk SQL
  * (bench/fleet-seed.ts; the seeded store is kept and copied for later runs, BENCH_BIG_DROP=1 removes it).
@@ -267,10 +267,10 @@ async function runFleet(port: number, size: number): Promise<string[]> {
       `${engine} | ${size} nodes | heartbeats: master CPU ${f1(hb.cpuPct)} % | ${stallLine(hb)} | ${eventsLine('events', hb)}`,
     );
     if (!EVENTS_ONLY) {
-      const l = await stalls(m, () => sampleLists(m, WINDOW_S, size));
+      const l = await stalls(m, () => profiled(m, `${label}-lists`, () => sampleLists(m, WINDOW_S, size)));
       const ratio = (a: number[], b: number[]) => (pct(a, 50) / pct(b, 50)).toFixed(1);
       lines.push(
-        `${engine} | ${size} nodes | GET /nodes paged p50 ${f1(pct(l.paged, 50))} p99 ${f1(pct(l.paged, 99))} ms ${kb(l.pagedBytes)} kB (bare SQL p50 ${pct(l.barePaged, 50).toFixed(2)} ms, ${ratio(l.paged, l.barePaged)}×) | whole p50 ${f1(pct(l.whole, 50))} p99 ${f1(pct(l.whole, 99))} ms ${kb(l.wholeBytes)} kB (bare SQL p50 ${f1(pct(l.bareWhole, 50))} ms, ${ratio(l.whole, l.bareWhole)}×) | GET /tasks p50 ${f1(pct(l.tasks, 50))} p99 ${f1(pct(l.tasks, 99))} ms | ${stallLine(l)}`,
+        `${engine} | ${size} nodes | GET /nodes paged p50 ${f1(pct(l.paged, 50))} p99 ${f1(pct(l.paged, 99))} ms ${kb(l.pagedBytes)} kB (bare SQL p50 ${pct(l.barePaged, 50).toFixed(2)} ms, ${ratio(l.paged, l.barePaged)}×) | whole p50 ${f1(pct(l.whole, 50))} p99 ${f1(pct(l.whole, 99))} ms ${kb(l.wholeBytes)} kB (bare SQL p50 ${f1(pct(l.bareWhole, 50))} ms, ${ratio(l.whole, l.bareWhole)}×) | GET /tasks p50 ${f1(pct(l.tasks, 50))} p99 ${f1(pct(l.tasks, 99))} ms | first requests: paged ${f1(l.paged[0]!)} ms, whole ${f1(l.whole[0]!)} ms | ${stallLine(l)}`,
       );
       const ld = await profiled(m, `${label}-load`, () => stalls(m, () => load(m, consoles)));
       const bare = await bareDispatch(m, ld.sid, 300);

@@ -17,7 +17,7 @@ import { deleteNode, metricsSince, updateNode } from './nodes.store.ts';
 import { forgetNode, presentNode } from './nodes.service.ts';
 import { getRuntime } from './runtime.ts';
 import { nodeListFor } from './node-list.ts';
-import { LIST_CHUNK, sendInChunks } from './list-stream.ts';
+import { listWriterFor } from './list-stream.ts';
 import { joinCommand, masterUrl } from '../node-install/node-install.service.ts';
 
 const IdParams = Type.Object({ id: Type.String({ pattern: '^[0-9a-f]{24}$' }) });
@@ -32,13 +32,16 @@ export const nodesFeature: Feature = async (app, ctx) => {
   registerIngestRoutes(app, ctx, rt);
 
   const list = nodeListFor(ctx, rt);
+  const writer = listWriterFor(ctx);
+  // When the app is ready (the routes' serializer compiler exists from then on), before it answers a request.
+  app.addHook('onReady', async () => writer.prepare(app));
 
   app.get(
     '/api/nodes',
     { config: { access: 'user' }, schema: { querystring: NodeListQuery, response: { 200: NodeListEnvelope } } },
     async (req, reply) => {
       const { rows, total } = await list.query(req.query);
-      return rows.length > LIST_CHUNK ? sendInChunks(reply, rows, total) : ok(rows, total);
+      return writer.send(reply, rows, total);
     },
   );
 
