@@ -140,7 +140,10 @@ async function launch(port: number, store: BenchStore): Promise<Master> {
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     },
   );
-  const exited = new Promise((r) => proc.once('exit', r));
+  // A benchmark that fails leaves no master behind, still listening on its port.
+  const killOnExit = () => proc.kill('SIGKILL');
+  process.once('exit', killOnExit);
+  const exited = new Promise((r) => proc.once('exit', r)).finally(() => process.off('exit', killOnExit));
   const url = `http://127.0.0.1:${port}`;
   for (let i = 0; ; i++) {
     try {

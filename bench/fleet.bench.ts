@@ -267,7 +267,7 @@ async function runFleet(port: number, size: number): Promise<string[]> {
       `${engine} | ${size} nodes | heartbeats: master CPU ${f1(hb.cpuPct)} % | ${stallLine(hb)} | ${eventsLine('events', hb)}`,
     );
     if (!EVENTS_ONLY) {
-      const l = await stalls(m, () => profiled(m, `${label}-lists`, () => sampleLists(m, WINDOW_S, size)));
+      const l = await profiled(m, `${label}-lists`, () => stalls(m, () => sampleLists(m, WINDOW_S, size)));
       const ratio = (a: number[], b: number[]) => (pct(a, 50) / pct(b, 50)).toFixed(1);
       lines.push(
         `${engine} | ${size} nodes | GET /nodes paged p50 ${f1(pct(l.paged, 50))} p99 ${f1(pct(l.paged, 99))} ms ${kb(l.pagedBytes)} kB (bare SQL p50 ${pct(l.barePaged, 50).toFixed(2)} ms, ${ratio(l.paged, l.barePaged)}×) | whole p50 ${f1(pct(l.whole, 50))} p99 ${f1(pct(l.whole, 99))} ms ${kb(l.wholeBytes)} kB (bare SQL p50 ${f1(pct(l.bareWhole, 50))} ms, ${ratio(l.whole, l.bareWhole)}×) | GET /tasks p50 ${f1(pct(l.tasks, 50))} p99 ${f1(pct(l.tasks, 99))} ms | first requests: paged ${f1(l.paged[0]!)} ms, whole ${f1(l.whole[0]!)} ms | ${stallLine(l)}`,

@@ -22,16 +22,34 @@ const walBytes = () => {
   }
 };
 
-/** One round: a passive checkpoint, or a truncating one when the log has grown past its ceiling. */
-function checkpoint() {
-  const truncate = walBytes() > truncateBytes;
+/**
+ * Frames a truncating checkpoint may be left to copy while it holds the master's writes (16 MB of 4 KiB pages), unless
+ * the log is four times past its ceiling.
+ */
+const TRUNCATE_LEFT_FRAMES = 4096;
+
+/** One checkpoint of the given mode, counted; returns the frames of the log it could not copy. */
+function run(mode) {
   const t0 = performance.now();
+  const [r] = conn.pragma(`wal_checkpoint(${mode})`);
+  const ms = Math.round(performance.now() - t0);
+  Atomics.add(counters, mode === 'TRUNCATE' ? TRUNCATES : CHECKPOINTS, 1);
+  if (r.checkpointed > 0) Atomics.add(counters, FRAMES, r.checkpointed);
+  if (ms > Atomics.load(counters, MAX_MS)) Atomics.store(counters, MAX_MS, ms);
+  return Math.max(0, r.log - r.checkpointed);
+}
+
+/**
+ * One round: a passive checkpoint and, when the log has grown past its ceiling, a truncating one after it. The
+ * passive one copies the bulk of a large log while writers go on; the truncating one holds writers while it runs, so
+ * it runs only when little is left for it to copy (readers of an older snapshot hold back the rest), or when the log
+ * is far past its ceiling.
+ */
+function checkpoint() {
   try {
-    const [r] = conn.pragma(`wal_checkpoint(${truncate ? 'TRUNCATE' : 'PASSIVE'})`);
-    const ms = Math.round(performance.now() - t0);
-    Atomics.add(counters, truncate ? TRUNCATES : CHECKPOINTS, 1);
-    if (r.checkpointed > 0) Atomics.add(counters, FRAMES, r.checkpointed);
-    if (ms > Atomics.load(counters, MAX_MS)) Atomics.store(counters, MAX_MS, ms);
+    const left = run('PASSIVE');
+    const size = walBytes();
+    if (size > truncateBytes && (left <= TRUNCATE_LEFT_FRAMES || size > 4 * truncateBytes)) run('TRUNCATE');
   } catch {
     // Busy (a truncation waited too long) or the file went away: the next round tries again.
     Atomics.add(counters, ERRORS, 1);

@@ -13,9 +13,12 @@ import { Worker } from 'node:worker_threads';
  *
  * Safety valve: a passive checkpoint cannot finish while a reader still uses the older part of the log, so under
  * endless overlapping reads the log could keep growing. When the log file is larger than `truncateBytes`, the worker
- * runs a truncating checkpoint instead: it waits (at most a second per round) for a moment without readers of the
- * log, copies everything and empties the file. Commits of the master wait for that round, which only happens when
- * passive rounds fell behind.
+ * runs a truncating checkpoint too: it waits (at most a second per round) for a moment without readers of the
+ * log, copies what is left and empties the file. Commits of the master wait for that round, which only happens when
+ * passive rounds fell behind or one transaction wrote a large log (a migration that builds an index on millions of
+ * rows writes gigabytes). A passive checkpoint runs first in that round, so the copy of that bulk does not hold the
+ * master's commits: the truncating one runs when at most 16 MB is left for it (readers of an older snapshot hold
+ * back the rest), or when the log is four times past its ceiling.
  */
 export interface CheckpointStats {
   /** Passive rounds run. */

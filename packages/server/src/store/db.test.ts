@@ -17,6 +17,8 @@ async function closedPort(): Promise<number> {
 }
 
 describe('store unavailable', () => {
+  const busyDir = useTempDirs('crawldeck-busy-');
+
   it('a PostgreSQL that refuses connections is "unavailable", and the store survives it', async () => {
     const store = openStore({
       dataDir: '/nonexistent',
@@ -29,6 +31,40 @@ describe('store unavailable', () => {
     expect(err).toBeTruthy();
     expect(isStoreUnavailable(err)).toBe(true);
     await store.close();
+  });
+
+  it('SQLite\u2019s write lock held past the busy timeout is "unavailable" (503, tried again), a constraint is not', () => {
+    const file = path.join(busyDir(), 'busy.db');
+    const holder = new Database(file);
+    holder.pragma('journal_mode = WAL');
+    holder.exec('create table t (x integer primary key)');
+    const writer = new Database(file);
+    writer.pragma('busy_timeout = 0');
+    holder.exec('begin immediate');
+    try {
+      const busy = (() => {
+        try {
+          writer.exec('insert into t values (1)');
+        } catch (err) {
+          return err;
+        }
+      })();
+      expect((busy as { code?: string }).code).toBe('SQLITE_BUSY');
+      expect(isStoreUnavailable(busy)).toBe(true);
+    } finally {
+      holder.exec('commit');
+    }
+    writer.exec('insert into t values (1)');
+    const duplicate = (() => {
+      try {
+        writer.exec('insert into t values (1)');
+      } catch (err) {
+        return err;
+      }
+    })();
+    expect(isStoreUnavailable(duplicate)).toBe(false);
+    writer.close();
+    holder.close();
   });
 
   it('tells connection loss from errors of the query or of other code', async () => {

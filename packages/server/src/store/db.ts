@@ -90,16 +90,19 @@ const UNAVAILABLE_SQLSTATE = /^(08...|57P0[123]|53300)$/;
 const UNAVAILABLE_MESSAGE =
   /^(Connection terminated|Client has encountered a connection error|timeout exceeded when trying to connect)/;
 const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH']);
+/** SQLite's "another connection held the write lock for longer than the busy timeout": try again later. */
+const SQLITE_BUSY_CODES = new Set(['SQLITE_BUSY', 'SQLITE_BUSY_SNAPSHOT', 'SQLITE_BUSY_TIMEOUT']);
 
 /**
- * True when an error means the store cannot be reached right now (PostgreSQL stopped, restarting or unreachable),
- * not that the query was wrong: the API answers 503 and background work tries again later.
+ * True when an error means the store cannot be reached right now (PostgreSQL stopped, restarting or unreachable;
+ * SQLite's write lock held too long by another connection), not that the query was wrong: the API answers 503 and
+ * background work tries again later.
  */
 export function isStoreUnavailable(err: unknown): boolean {
   if (!err || typeof err !== 'object') return false;
   const e = err as { [UNAVAILABLE]?: boolean; code?: unknown; message?: unknown; syscall?: unknown };
   if (e[UNAVAILABLE]) return true;
-  if (typeof e.code === 'string' && UNAVAILABLE_SQLSTATE.test(e.code)) return true;
+  if (typeof e.code === 'string' && (UNAVAILABLE_SQLSTATE.test(e.code) || SQLITE_BUSY_CODES.has(e.code))) return true;
   if (typeof e.message === 'string' && UNAVAILABLE_MESSAGE.test(e.message)) return true;
   // A socket that broke under a running query (its connection was already open, so it is the database's).
   return typeof e.code === 'string' && SOCKET_CODES.has(e.code) && (e.syscall === 'read' || e.syscall === 'write');
