@@ -52,7 +52,8 @@ interface BenchStore {
 const PG_ADMIN = process.env.CRAWLDECK_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 let databases = 0;
 
-async function adminQuery(q: string): Promise<void> {
+/** Runs one statement as PostgreSQL's administrator (databases of the benchmarks). */
+export async function adminQuery(q: string): Promise<void> {
   const c = new pg.Client({ connectionString: PG_ADMIN });
   await c.connect();
   try {

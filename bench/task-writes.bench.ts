@@ -22,7 +22,6 @@ import { copyFileSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Migrator, sql, type Kysely, type Migration } from 'kysely';
-import pg from 'pg';
 import { EMPTY_ID, newId } from '@crawldeck/shared';
 import { openStore, type Store } from '../packages/server/src/store/db.ts';
 import { columnTypes } from '../packages/server/src/store/migrate.ts';
@@ -30,7 +29,7 @@ import { migrations } from '../packages/server/src/store/migrations/index.ts';
 import type { DB } from '../packages/server/src/store/schema.ts';
 import { insertTasks } from '../packages/server/src/features/tasks/tasks.store.ts';
 import { claimTask, finishTask, startTask } from '../packages/server/src/features/tasks/task-state.store.ts';
-import { pct } from './fleet-support.ts';
+import { adminQuery, pct } from './fleet-support.ts';
 
 const PG = process.env.BENCH_PG === '1';
 const SIZES = (process.env.BENCH_SIZES ?? '1000000,10000000').split(',').map(Number);
@@ -53,16 +52,6 @@ type Variant = 'old' | 'new' | 'bare';
 const loadavg = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
 const f3 = (n: number) => n.toFixed(3);
 const idOf = (prefix: string, i: number) => prefix + i.toString(16).padStart(22, '0');
-
-async function admin(q: string): Promise<void> {
-  const c = new pg.Client({ connectionString: PG_ADMIN });
-  await c.connect();
-  try {
-    await c.query(q);
-  } finally {
-    await c.end();
-  }
-}
 
 /** Where a store of this run lives: a data directory (SQLite) or a database URL (PostgreSQL). */
 interface Place {
@@ -133,7 +122,7 @@ async function seed(db: Kysely<DB>, n: number): Promise<void> {
 /** A copy of the seeded old store for the new schema. */
 async function copyStore(from: Place, to: Place, store: Store): Promise<void> {
   if (PG) {
-    await admin(`CREATE DATABASE ${to.dbName} TEMPLATE ${from.dbName}`);
+    await adminQuery(`CREATE DATABASE ${to.dbName} TEMPLATE ${from.dbName}`);
     return;
   }
   await sql`PRAGMA wal_checkpoint(TRUNCATE)`.execute(store.db);
@@ -225,7 +214,7 @@ async function measureSize(n: number): Promise<void> {
   const newPlace = place(`new_${n}`);
   const places = [oldPlace, newPlace];
   try {
-    if (PG) await admin(`CREATE DATABASE ${oldPlace.dbName}`);
+    if (PG) await adminQuery(`CREATE DATABASE ${oldPlace.dbName}`);
     else mkdirSync(oldPlace.dataDir, { recursive: true });
     const old = open(oldPlace);
     await migrate(old, (name) => name < CHANGE);
@@ -265,7 +254,7 @@ async function measureSize(n: number): Promise<void> {
   } finally {
     if (KEEP) console.log(`kept: ${places.map((p) => (PG ? p.dbName : p.dataDir)).join(', ')}`);
     for (const p of KEEP ? [] : places) {
-      if (PG) await admin(`DROP DATABASE IF EXISTS ${p.dbName} WITH (FORCE)`);
+      if (PG) await adminQuery(`DROP DATABASE IF EXISTS ${p.dbName} WITH (FORCE)`);
       else rmSync(p.dataDir, { recursive: true, force: true });
     }
   }
