@@ -40,16 +40,19 @@ function run(mode) {
 }
 
 /**
- * One round: a passive checkpoint and, when the log has grown past its ceiling, a truncating one after it. The
- * passive one copies the bulk of a large log while writers go on; the truncating one holds writers while it runs, so
- * it runs only when little is left for it to copy (readers of an older snapshot hold back the rest), or when the log
- * is far past its ceiling.
+ * One round: a passive checkpoint, which copies the bulk of a large log while writers go on, and a truncating one
+ * after it when the log has grown past its ceiling. A log copied whole usually needs nothing more: the next commit
+ * writes it again from its start (unless readers are still on it) and SQLite trims the file to its size limit. The
+ * truncating one holds writers while it runs (emptying a file of hundreds of MB alone takes 150–400 ms), so it runs
+ * only when a little is left for it to copy (readers of an older snapshot hold back the rest), or when the log is
+ * four times past its ceiling.
  */
 function checkpoint() {
   try {
     const left = run('PASSIVE');
     const size = walBytes();
-    if (size > truncateBytes && (left <= TRUNCATE_LEFT_FRAMES || size > 4 * truncateBytes)) run('TRUNCATE');
+    const fewLeft = left > 0 && left <= TRUNCATE_LEFT_FRAMES;
+    if (size > 4 * truncateBytes || (size > truncateBytes && fewLeft)) run('TRUNCATE');
   } catch {
     // Busy (a truncation waited too long) or the file went away: the next round tries again.
     Atomics.add(counters, ERRORS, 1);

@@ -17,8 +17,9 @@ import { Worker } from 'node:worker_threads';
  * log, copies what is left and empties the file. Commits of the master wait for that round, which only happens when
  * passive rounds fell behind or one transaction wrote a large log (a migration that builds an index on millions of
  * rows writes gigabytes). A passive checkpoint runs first in that round, so the copy of that bulk does not hold the
- * master's commits: the truncating one runs when at most 16 MB is left for it (readers of an older snapshot hold
- * back the rest), or when the log is four times past its ceiling.
+ * master's commits. A log it copied whole needs no truncation (the next commit writes it again from its start); else
+ * the truncating one runs when at most 16 MB is left for it (readers of an older snapshot hold back the rest), or when
+ * the log is four times past its ceiling.
  */
 export interface CheckpointStats {
   /** Passive rounds run. */
