@@ -3,8 +3,14 @@ import type { TestMaster } from './harness.ts';
 import { makeSpider, waitFor } from './tasks.helpers.ts';
 import { useSimFleet } from './support/sim-fleet.ts';
 import type { TaskRuntime } from '../src/features/nodes/runtime.ts';
-import { countMetrics, getNode, insertMetrics, RETENTION_CHUNK } from '../src/features/nodes/nodes.store.ts';
-import { MINUTE_MS } from '../src/features/nodes/heartbeats.ts';
+import {
+  countMetrics,
+  deleteMetricsChunk,
+  getNode,
+  insertMetrics,
+  RETENTION_ROWS,
+} from '../src/features/nodes/nodes.store.ts';
+import { MINUTE_MS, nextRetentionRows } from '../src/features/nodes/heartbeats.ts';
 
 // Costs that must not grow with the fleet: counted store statements and claims, not timings.
 const simFleet = useSimFleet('fleet-key');
@@ -68,9 +74,31 @@ describe('heartbeats at fleet scale', () => {
     const kept = await countMetrics(db);
     const chunks = rt.heartbeats.writes.retention;
     expect(await rt.heartbeats.retain()).toBe(12_000);
-    // Full chunks, then one that finds fewer rows than a chunk.
-    expect(rt.heartbeats.writes.retention - chunks).toBe(Math.floor(12_000 / RETENTION_CHUNK) + 1);
+    // Statements of at most RETENTION_ROWS.max rows, the last one finding fewer rows than it asked for.
+    expect(rt.heartbeats.writes.retention - chunks).toBeGreaterThanOrEqual(Math.ceil(12_000 / RETENTION_ROWS.max));
     expect(await countMetrics(db)).toBe(kept - 12_000);
+  });
+
+  it('one retention statement deletes no more rows than asked, also when a minute holds more (one row a node)', async () => {
+    const nodes = await join(30);
+    const db = m.master.store.db;
+    // Within the retention window, so that the master's own retention leaves them to the test.
+    const old = Math.floor((Date.now() - 2 * 3600_000) / MINUTE_MS) * MINUTE_MS;
+    const minute = (k: number) =>
+      nodes.map((n) => ({ node_id: n.nodeId, ts: old + k * MINUTE_MS, cpu: 1, mem: 1, disk: 1, running: 0 }));
+    await insertMetrics(db, [...minute(0), ...minute(1), ...minute(2)]);
+    const before = await countMetrics(db);
+    // 45 rows: the first minute whole and half of the second, not both minutes whole.
+    expect(await deleteMetricsChunk(db, old + 3 * MINUTE_MS, 45)).toBe(45);
+    expect(await countMetrics(db)).toBe(before - 45);
+    expect(await deleteMetricsChunk(db, old + 3 * MINUTE_MS, 100)).toBe(45);
+  });
+
+  it('retention statements are sized by the time the last one took', () => {
+    expect(nextRetentionRows(1000, 40)).toBe(250);
+    expect(nextRetentionRows(1000, 1)).toBe(1500);
+    expect(nextRetentionRows(RETENTION_ROWS.max, 0)).toBe(RETENTION_ROWS.max);
+    expect(nextRetentionRows(RETENTION_ROWS.min, 5_000)).toBe(RETENTION_ROWS.min);
   });
 });
 

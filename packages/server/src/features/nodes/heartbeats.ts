@@ -12,13 +12,21 @@ import type { DB } from '../../store/schema.ts';
 import {
   deleteMetricsChunk,
   insertMetrics,
-  RETENTION_CHUNK,
+  RETENTION_ROWS,
   saveLatestMetrics,
   touchLastSeen,
   type MetricsRow,
 } from './nodes.store.ts';
 
 export const MINUTE_MS = 60_000;
+/** Time one retention statement should take: on SQLite it holds the master's thread. */
+const RETENTION_BUDGET_MS = 10;
+
+/** Rows of the next retention statement: in proportion to how the last one did against its budget, at most 1.5× more. */
+export function nextRetentionRows(rows: number, tookMs: number): number {
+  const fit = Math.round((rows * RETENTION_BUDGET_MS) / Math.max(tookMs, 0.1));
+  return Math.min(RETENTION_ROWS.max, Math.max(RETENTION_ROWS.min, Math.min(fit, Math.ceil(rows * 1.5))));
+}
 /** How long the per-minute history is kept. */
 export const METRICS_RETENTION_MS = 24 * 3600_000;
 
@@ -161,20 +169,23 @@ export class HeartbeatRecorder {
   }
 
   /**
-   * Deletes history beyond the retention window, a chunk at a time, resting as long as each chunk took before the
-   * next: a long backlog (days of history left by a store that was off, or loaded) takes at most about half of the
-   * master's time while it lasts, and other work never waits behind more than one chunk.
+   * Deletes history beyond the retention window, a statement at a time, each sized to take about
+   * RETENTION_BUDGET_MS, resting as long as each took before the next: a long backlog (days of history left by a
+   * store that was off, or loaded) takes at most about half of the master's time while it lasts, and other work never
+   * waits long behind one statement.
    */
   async retain(now = Date.now()): Promise<number> {
     this.lastRetention = now;
     let total = 0;
-    for (;;) {
+    for (let rows = RETENTION_ROWS.first; ;) {
       const t0 = performance.now();
-      const n = await deleteMetricsChunk(this.db, now - this.retentionMs);
+      const n = await deleteMetricsChunk(this.db, now - this.retentionMs, rows);
+      const took = performance.now() - t0;
       this.writes.retention++;
       total += n;
-      if (n < RETENTION_CHUNK) return total;
-      await new Promise((resolve) => setTimeout(resolve, performance.now() - t0));
+      if (n < rows) return total;
+      rows = nextRetentionRows(rows, took);
+      await new Promise((resolve) => setTimeout(resolve, took));
     }
   }
 }

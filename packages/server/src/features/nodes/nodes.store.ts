@@ -12,10 +12,11 @@ export type NodeRow = Selectable<DB['nodes']>;
 export type MetricsRow = DB['node_metrics'];
 
 /**
- * Rows per DELETE of old metrics: each chunk is short, so other statements never wait long behind it (a store
- * holding days of history beyond the window deletes them at its first flushes: 5 000 rows took 150–400 ms there).
+ * Rows per DELETE of old metrics: the first statement's, and the bounds of the next ones, which are sized by the time
+ * the last one took (heartbeats.ts). A store holding days of history beyond the window deletes them at its first
+ * flushes, where 1 000 rows of scattered pages took 100–1 400 ms on a loaded machine.
  */
-export const RETENTION_CHUNK = 1000;
+export const RETENTION_ROWS = { first: 1000, min: 50, max: 5000 };
 /**
  * Rows per statement of the batched writes and of the node list's read: on SQLite a statement holds the master's
  * thread while it runs, so each is kept to a few milliseconds and other work runs between them.
@@ -195,21 +196,25 @@ export async function insertMetrics(db: Kysely<DB>, rows: MetricsRow[]): Promise
 }
 
 /**
- * Deletes at most about one chunk of metrics older than `before`, walking the `ts` index: the chunk's upper bound
- * is the ts of the chunk-th oldest row. Returns how many rows went (fewer than a chunk: nothing older is left).
+ * Deletes at most `rows` of the oldest metrics older than `before`, walking the `ts` index (rows of one minute, one
+ * a node, are taken in part when they do not all fit). Returns how many went: fewer than asked, nothing is left.
  */
-export async function deleteMetricsChunk(db: Kysely<DB>, before: number, chunk = RETENTION_CHUNK): Promise<number> {
-  const bound = await db
-    .selectFrom('node_metrics')
-    .select('ts')
-    .where('ts', '<', before)
-    .orderBy('ts')
-    .offset(chunk - 1)
-    .limit(1)
-    .executeTakeFirst();
+export async function deleteMetricsChunk(db: Kysely<DB>, before: number, rows: number): Promise<number> {
   const r = await db
     .deleteFrom('node_metrics')
-    .where('ts', bound ? '<=' : '<', bound ? Number(bound.ts) : before)
+    .where((eb) =>
+      eb(
+        eb.refTuple('node_id', 'ts'),
+        'in',
+        eb
+          .selectFrom('node_metrics')
+          .select(['node_id', 'ts'])
+          .where('ts', '<', before)
+          .orderBy('ts')
+          .limit(rows)
+          .$asTuple('node_id', 'ts'),
+      ),
+    )
     .executeTakeFirst();
   return Number(r.numDeletedRows);
 }
