@@ -61,9 +61,6 @@ export async function buildApp(config: MasterConfig, store: Store): Promise<Buil
     logger: loggerOptions(config),
     bodyLimit: 16 * 1024 * 1024,
     ajv: { customOptions: { removeAdditional: true, coerceTypes: 'array', useDefaults: true, allErrors: false } },
-    // Response serializers check union fields (a value or null) with validators that would otherwise be compiled on
-    // the first answer that reaches them: 20–90 ms of a master's first request to each route, paid once at start.
-    serializerOpts: { compileValidators: true },
     return503OnClosing: true,
     forceCloseConnections: true,
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as TypedApp;
