@@ -22,12 +22,12 @@ import { copyFileSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Migrator, sql, type Kysely, type Migration } from 'kysely';
-import { EMPTY_ID, newId } from '@crawldeck/shared';
+import { EMPTY_ID } from '@crawldeck/shared';
 import { openStore, type Store } from '../packages/server/src/store/db.ts';
 import { columnTypes } from '../packages/server/src/store/migrate.ts';
 import { migrations } from '../packages/server/src/store/migrations/index.ts';
 import type { DB } from '../packages/server/src/store/schema.ts';
-import { insertTasks } from '../packages/server/src/features/tasks/tasks.store.ts';
+import { insertTasks, pendingTaskRow } from '../packages/server/src/features/tasks/tasks.store.ts';
 import { claimTask, finishTask, startTask } from '../packages/server/src/features/tasks/task-state.store.ts';
 import { adminQuery, pct } from './fleet-support.ts';
 
@@ -131,30 +131,17 @@ async function copyStore(from: Place, to: Place, store: Store): Promise<void> {
 }
 
 function taskRow(i: number, now: number) {
-  return {
-    id: newId(now),
-    spider_id: idOf('sp', i % SPIDERS),
-    node_id: EMPTY_ID,
-    schedule_id: i % 4 === 0 ? idOf('sc', i % SCHEDULES) : null,
-    parent_id: null,
-    type: 'spider',
-    status: 'pending',
-    run_type: 'random',
-    param: '',
+  return pendingTaskRow({
+    spiderId: idOf('sp', i % SPIDERS),
+    nodeId: EMPTY_ID,
+    runType: 'random',
     cmd: 'python main.py',
-    error: '',
-    exit_code: null,
-    pid: null,
-    result_count: 0,
-    log_lines: 0,
-    error_lines: 0,
-    item_offset: 0,
-    assign_ts: null,
-    create_ts: now,
-    start_ts: null,
-    finish_ts: null,
-    owner_id: idOf('us', i % 10),
-  };
+    param: '',
+    scheduleId: i % 4 === 0 ? idOf('sc', i % SCHEDULES) : null,
+    parentId: null,
+    ownerId: idOf('us', i % 10),
+    createTs: now,
+  });
 }
 
 /** Times one statement (or store function) in ms. */

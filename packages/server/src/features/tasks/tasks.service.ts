@@ -1,4 +1,4 @@
-import { EMPTY_ID, LIST_COUNT_CAP, newId, type RunType, type TaskInfo, type TaskStatus } from '@crawldeck/shared';
+import { EMPTY_ID, LIST_COUNT_CAP, type RunType, type TaskInfo, type TaskStatus } from '@crawldeck/shared';
 import type { TaskSuspicion } from '@crawldeck/shared';
 import type { AppContext } from '../../context.ts';
 import { iso } from '../../http/envelope.ts';
@@ -19,6 +19,7 @@ import {
   type TaskListFilter,
   insertTasks,
   knownNodeIds,
+  pendingTaskRow,
   nodeNames,
   onlineNodeIds,
   spiderExists,
@@ -71,30 +72,19 @@ export async function createTasks(ctx: AppContext, input: CreateTasksInput): Pro
   }
   nodes = await keepNormalUsersOffMaster(ctx, input, nodes);
   const now = Date.now();
-  const rows = nodes.map((nodeId) => ({
-    id: newId(now),
-    spider_id: spider.id,
-    node_id: nodeId,
-    schedule_id: input.scheduleId ?? null,
-    parent_id: input.parentId ?? null,
-    type: 'spider',
-    status: 'pending',
-    run_type: runType,
-    param: input.param ?? '',
-    cmd: spider.cmd,
-    error: '',
-    exit_code: null,
-    pid: null,
-    result_count: 0,
-    log_lines: 0,
-    error_lines: 0,
-    item_offset: 0,
-    assign_ts: null,
-    create_ts: now,
-    start_ts: null,
-    finish_ts: null,
-    owner_id: input.ownerId ?? null,
-  }));
+  const rows = nodes.map((nodeId) =>
+    pendingTaskRow({
+      spiderId: spider.id,
+      nodeId,
+      runType,
+      cmd: spider.cmd,
+      param: input.param ?? '',
+      scheduleId: input.scheduleId ?? null,
+      parentId: input.parentId ?? null,
+      ownerId: input.ownerId ?? null,
+      createTs: now,
+    }),
+  );
   await insertTasks(db, rows);
   await dropIfSpiderWentMeanwhile(db, spider.id, rows);
   const rt = getRuntime(ctx);

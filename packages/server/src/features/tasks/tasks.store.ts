@@ -1,3 +1,4 @@
+import { newId } from '@crawldeck/shared';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { sql, type ExpressionBuilder, type Insertable, type Kysely, type Selectable } from 'kysely';
 import type { Store } from '../../store/db.ts';
@@ -166,6 +167,47 @@ async function deleteItemChunk(db: Kysely<DB>, taskId: string): Promise<boolean>
     .limit(TASK_PURGE_CHUNK);
   const r = await db.deleteFrom('results').where('id', 'in', first).executeTakeFirst();
   return Number(r.numDeletedRows) === TASK_PURGE_CHUNK;
+}
+
+/** What a new task is made of; everything else about it starts empty. */
+export interface NewTask {
+  spiderId: string;
+  nodeId: string;
+  runType: string;
+  cmd: string;
+  param: string;
+  scheduleId: string | null;
+  parentId: string | null;
+  ownerId: string | null;
+  createTs: number;
+}
+
+/** The row of a task that waits to be dispatched: nothing run, nothing counted yet. */
+export function pendingTaskRow(task: NewTask): Insertable<DB['tasks']> {
+  return {
+    id: newId(task.createTs),
+    spider_id: task.spiderId,
+    node_id: task.nodeId,
+    schedule_id: task.scheduleId,
+    parent_id: task.parentId,
+    type: 'spider',
+    status: 'pending',
+    run_type: task.runType,
+    param: task.param,
+    cmd: task.cmd,
+    error: '',
+    exit_code: null,
+    pid: null,
+    result_count: 0,
+    log_lines: 0,
+    error_lines: 0,
+    item_offset: 0,
+    assign_ts: null,
+    create_ts: task.createTs,
+    start_ts: null,
+    finish_ts: null,
+    owner_id: task.ownerId,
+  };
 }
 
 export async function insertTasks(db: Kysely<DB>, rows: Insertable<DB['tasks']>[]): Promise<void> {
