@@ -107,17 +107,20 @@ async function seedNodes(x: Exec, postgres: boolean, nodes: number): Promise<voi
     FROM ${series(postgres, 0, nodes)}`);
 }
 
-/** One row a minute for each node over the last `days` days (up to the minute before the master starts). */
+/**
+ * One row a minute for each node over the last `days` days (up to the minute before the master starts), written
+ * minute after minute as the master writes them: a minute's rows of all nodes sit next to each other in the table.
+ */
 async function seedMetrics(x: Exec, postgres: boolean, nodes: number, days: number): Promise<void> {
   const minutes = days * 24 * 60;
   const last = Math.floor(Date.now() / MINUTE_MS) * MINUTE_MS - MINUTE_MS;
   const first = last - (minutes - 1) * MINUTE_MS;
   const total = nodes * minutes;
-  const nodeId = postgres ? `'be' || lpad(to_hex(n / ${minutes}), 22, '0')` : `'be' || printf('%022x', n / ${minutes})`;
+  const nodeId = postgres ? `'be' || lpad(to_hex(n % ${nodes}), 22, '0')` : `'be' || printf('%022x', n % ${nodes})`;
   for (let a = 0; a < total; a += SLICE) {
     const b = Math.min(total, a + SLICE);
     await x.run(`INSERT INTO node_metrics (node_id, ts, cpu, mem, disk, running)
-      SELECT ${nodeId}, ${first} + (n % ${minutes}) * ${MINUTE_MS}, n % 97, n % 89, 40, n % 5
+      SELECT ${nodeId}, ${first} + (n / ${nodes}) * ${MINUTE_MS}, n % 97, n % 89, 40, n % 5
       FROM ${series(postgres, a, b)}`);
   }
 }

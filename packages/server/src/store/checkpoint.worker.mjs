@@ -5,14 +5,14 @@ import { statSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 
-const { file, intervalMs, truncateBytes, stats } = workerData;
+const { file, intervalMs, keepBytes, quietMs, truncateBytes, stats } = workerData;
 /** Shared counters the master reads (see checkpointer.ts for their order). */
 const counters = new Int32Array(stats);
-const [CHECKPOINTS, TRUNCATES, FRAMES, MAX_MS, ERRORS, WAL_KB] = [0, 1, 2, 3, 4, 5];
+const [CHECKPOINTS, TRUNCATES, FRAMES, MAX_MS, ERRORS, WAL_KB, RESTARTS] = [0, 1, 2, 3, 4, 5, 6];
 
 const conn = new Database(file, { fileMustExist: true });
-// A truncating checkpoint waits at most this long for writers and readers, then tries again on a later round.
-conn.pragma('busy_timeout = 1000');
+/** Bytes a frame of the log takes: a page and its header. */
+const frameBytes = conn.pragma('page_size', { simple: true }) + 24;
 
 const walBytes = () => {
   try {
@@ -23,41 +23,59 @@ const walBytes = () => {
 };
 
 /**
- * Frames a truncating checkpoint may be left to copy while it holds the master's writes (16 MB of 4 KiB pages), unless
- * the log is four times past its ceiling.
+ * One checkpoint of the given mode, waiting at most `waitMs` for writers and readers (a passive one waits for none);
+ * counted. Returns the log's frames, how many of them it could not copy, and whether it got all it asked for.
  */
-const TRUNCATE_LEFT_FRAMES = 4096;
-
-/** One checkpoint of the given mode, counted; returns the frames of the log it could not copy. */
-function run(mode) {
+function run(mode, waitMs = 0) {
+  conn.pragma(`busy_timeout = ${waitMs}`);
   const t0 = performance.now();
   const [r] = conn.pragma(`wal_checkpoint(${mode})`);
   const ms = Math.round(performance.now() - t0);
-  Atomics.add(counters, mode === 'TRUNCATE' ? TRUNCATES : CHECKPOINTS, 1);
+  Atomics.add(counters, { PASSIVE: CHECKPOINTS, RESTART: RESTARTS, TRUNCATE: TRUNCATES }[mode], 1);
   if (r.checkpointed > 0) Atomics.add(counters, FRAMES, r.checkpointed);
   if (ms > Atomics.load(counters, MAX_MS)) Atomics.store(counters, MAX_MS, ms);
-  return Math.max(0, r.log - r.checkpointed);
+  return { frames: r.log, left: Math.max(0, r.log - r.checkpointed), busy: r.busy === 1 };
 }
 
 /**
- * One round: a passive checkpoint, which copies the bulk of a large log while writers go on, and a truncating one
- * after it when the log has grown past its ceiling. A log copied whole usually needs nothing more: the next commit
- * writes it again from its start (unless readers are still on it) and SQLite trims the file to its size limit. The
- * truncating one holds writers while it runs (emptying a file of hundreds of MB alone takes 150–400 ms), so it runs
- * only when a little is left for it to copy (readers of an older snapshot hold back the rest), or when the log is
- * four times past its ceiling.
+ * How long a restarting checkpoint looks for a moment without readers of the log. It holds the master's commits
+ * meanwhile, so it looks only briefly; a later round tries again.
+ */
+const RESTART_WAIT_MS = 10;
+
+/** The log's frames after the previous round, and since when no commit came in (the same count, copied whole). */
+let framesBefore = -1;
+let quietSince = performance.now();
+
+/**
+ * One round. A passive checkpoint copies the log while writers go on; once it copied the log whole, a second one
+ * copies what came in meanwhile, and a restarting one makes sure the next commit writes the log again from its
+ * start. That one holds commits while it looks for a moment without readers of the log, for RESTART_WAIT_MS at most
+ * (a later round tries again). The log file keeps its size. Cutting it back holds commits while it frees the file's
+ * blocks (hundreds of milliseconds for a few hundred MB), so it runs only after `quietMs` without a commit, and gives
+ * up at once if a reader or writer is there. Or, as a safety valve, when readers kept the log from starting over
+ * until the file grew past its ceiling: then it waits up to a second for them, and commits wait with it.
  */
 function checkpoint() {
   try {
-    const left = run('PASSIVE');
+    const { frames, left } = run('PASSIVE');
+    const now = performance.now();
+    if (frames !== framesBefore || left > 0) quietSince = now;
+    framesBefore = frames;
     const size = walBytes();
-    const fewLeft = left > 0 && left <= TRUNCATE_LEFT_FRAMES;
-    if (size > 4 * truncateBytes || (size > truncateBytes && fewLeft)) run('TRUNCATE');
+    let cut = false;
+    if (size > truncateBytes) cut = !run('TRUNCATE', 1000).busy;
+    else if (size > keepBytes && now - quietSince >= quietMs) cut = !run('TRUNCATE').busy;
+    else if (left === 0 && frames > 0) {
+      // What came in during the first copy is copied without holding commits too, so the restart has little left.
+      run('PASSIVE');
+      run('RESTART', RESTART_WAIT_MS);
+    }
+    Atomics.store(counters, WAL_KB, cut ? 0 : Math.round((frames * frameBytes) / 1024));
   } catch {
-    // Busy (a truncation waited too long) or the file went away: the next round tries again.
+    // The file went away, or the store failed: the next round tries again.
     Atomics.add(counters, ERRORS, 1);
   }
-  Atomics.store(counters, WAL_KB, Math.round(walBytes() / 1024));
 }
 
 let timer = setTimeout(function round() {

@@ -51,6 +51,39 @@ describe('SQLite checkpoints off the main thread', () => {
     }
   }, 60_000);
 
+  it('a large log keeps its size while commits go on and is cut back once the store is quiet', async () => {
+    const file = path.join(tempDir(), 'store.db');
+    const conn = new Database(file);
+    conn.pragma('journal_mode = WAL');
+    conn.pragma('wal_autocheckpoint = 0');
+    conn.pragma('journal_size_limit = -1');
+    conn.exec('create table t (id integer primary key, b blob)');
+    const checkpointer = startCheckpointer(file, { intervalMs: 100, keepBytes: 1024 * 1024, quietMs: 300 });
+    try {
+      // One large transaction (about 4 MB of log), then a small commit every few milliseconds for ten rounds.
+      conn.exec(
+        'insert into t (b) select randomblob(1000) from (with recursive c(x) as (select 1 union all select x + 1 from c where x < 4000) select x from c)',
+      );
+      const large = statSync(`${file}-wal`).size;
+      const rounds = checkpointer.stats().checkpoints;
+      const insert = conn.prepare('insert into t (b) values (randomblob(100))');
+      while (checkpointer.stats().checkpoints < rounds + 10) {
+        insert.run();
+        await new Promise((resolve) => setTimeout(resolve, 2));
+      }
+      // The log started over (rounds asked for it) but its file kept its size: no truncation while commits go on.
+      expect(checkpointer.stats().restarts).toBeGreaterThan(0);
+      expect(checkpointer.stats().truncates).toBe(0);
+      expect(statSync(`${file}-wal`).size).toBeGreaterThanOrEqual(large);
+      // No commit since: once the store has been quiet for 300 ms a round cuts the file back.
+      await vi.waitFor(() => expect(statSync(`${file}-wal`).size).toBe(0), { timeout: 10_000, interval: 20 });
+      expect(checkpointer.stats().truncates).toBeGreaterThan(0);
+    } finally {
+      await checkpointer.stop();
+      conn.close();
+    }
+  }, 60_000);
+
   it('a thread that ends without being stopped is reported, so SQLite can take the checkpoints back', async () => {
     // The worker opens only an existing file: this one is missing, so the thread fails at once.
     const lost = new Promise<void>((resolve) =>

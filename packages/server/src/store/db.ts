@@ -15,7 +15,7 @@ import {
   type SqliteDatabase,
   type SqliteDialectConfig,
 } from 'kysely';
-import { startCheckpointer, type CheckpointStats } from './checkpointer.ts';
+import { CHECKPOINT_DEFAULTS, startCheckpointer, type CheckpointStats } from './checkpointer.ts';
 import { applySqliteCache, type SqliteCacheSettings } from './sqlite-cache.ts';
 import type { DB } from './schema.ts';
 
@@ -208,8 +208,11 @@ export function preparedOnce(sqlite: Database.Database): SqliteDatabase {
   };
 }
 
-/** The write-ahead log file is cut back to this size when it starts over after a complete checkpoint. */
-const WAL_KEPT_BYTES = 64 * 1024 * 1024;
+/**
+ * Left to SQLite, the write-ahead log file is cut back to this size when it starts over after a complete checkpoint
+ * (in the commit that starts it over). With the checkpoint thread, the thread cuts it when the store is quiet.
+ */
+const WAL_KEPT_BYTES = CHECKPOINT_DEFAULTS.keepBytes;
 
 /**
  * `checkpoints`: `thread` (the default) runs write-ahead-log checkpoints on a worker thread of their own
@@ -233,14 +236,21 @@ export function openStore(opts: {
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
-  sqlite.pragma(`journal_size_limit = ${WAL_KEPT_BYTES}`);
   // Checkpoints run on a thread of their own, never inside one of the master's commits.
   // Should the thread end on its own, SQLite checkpoints in the commits again (its default of 1 000 pages).
+  const checkpointsBySqlite = () => {
+    sqlite.pragma('wal_autocheckpoint = 1000');
+    sqlite.pragma(`journal_size_limit = ${WAL_KEPT_BYTES}`);
+  };
   const checkpointer =
     opts.checkpoints === 'sqlite'
       ? undefined
-      : startCheckpointer(file, { onLost: () => sqlite.open && sqlite.pragma('wal_autocheckpoint = 1000') });
-  if (checkpointer) sqlite.pragma('wal_autocheckpoint = 0');
+      : startCheckpointer(file, { onLost: () => sqlite.open && checkpointsBySqlite() });
+  if (checkpointer) {
+    sqlite.pragma('wal_autocheckpoint = 0');
+    // Never cut back in a commit of the master: the thread does it when the store is quiet.
+    sqlite.pragma('journal_size_limit = -1');
+  } else checkpointsBySqlite();
   const db = new Kysely<DB>({ dialect: new ImmediateSqliteDialect({ database: preparedOnce(sqlite) }) });
   const close = async () => {
     await checkpointer?.stop();

@@ -78,6 +78,8 @@ export class HeartbeatRecorder {
     /** How often last-seen times and finished minutes reach the store. */
     readonly flushMs: number,
     private readonly retentionMs = METRICS_RETENTION_MS,
+    /** Waits, between retention statements, until the store has taken in the last ones (SQLite's checkpoints). */
+    private readonly storeCaughtUp: () => Promise<void> = async () => undefined,
   ) {}
 
   start(): void {
@@ -186,6 +188,7 @@ export class HeartbeatRecorder {
       if (n < rows) return total;
       rows = nextRetentionRows(rows, took);
       await new Promise((resolve) => setTimeout(resolve, took));
+      await this.storeCaughtUp();
     }
   }
 }

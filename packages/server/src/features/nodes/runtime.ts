@@ -14,13 +14,14 @@ import {
 } from '@crawldeck/shared';
 import type { AppContext } from '../../context.ts';
 import type { NodeHeartbeatEvent, TaskStatusEvent } from '../../events.ts';
+import { checkpointCaughtUp } from '../../store/checkpoint-wait.ts';
 import { isStoreUnavailable } from '../../store/db.ts';
 import { globalEnv, spiderForTask, spiderManifest } from '../tasks/spider-source.ts';
 import { TaskBus, type BusMessage } from '../tasks/task-bus.ts';
 import { TaskFeed } from '../tasks/task-feed.ts';
 import * as state from '../tasks/task-state.store.ts';
 import { Dispatcher } from './dispatch.ts';
-import { HeartbeatRecorder } from './heartbeats.ts';
+import { HeartbeatRecorder, METRICS_RETENTION_MS } from './heartbeats.ts';
 import { NodeFeed } from './node-feed.ts';
 import { OfflineSweep } from './offline-sweep.ts';
 import { insertDeploy } from './nodes.store.ts';
@@ -48,6 +49,8 @@ export class TaskRuntime {
       ctx.store.db,
       ctx.log,
       Math.max(100, Math.min(nodeHeartbeatMs, nodeOfflineMs / 4)),
+      METRICS_RETENTION_MS,
+      () => checkpointCaughtUp(ctx.store),
     );
     this.feed = new NodeFeed(ctx.events);
     this.taskFeed = new TaskFeed(ctx.events);

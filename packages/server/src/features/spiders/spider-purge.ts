@@ -2,7 +2,7 @@ import { setTimeout as rest } from 'node:timers/promises';
 import { performance } from 'node:perf_hooks';
 import type { Kysely } from 'kysely';
 import type { AppContext } from '../../context.ts';
-import type { Store } from '../../store/db.ts';
+import { checkpointCaughtUp } from '../../store/checkpoint-wait.ts';
 import type { DB } from '../../store/schema.ts';
 import { deleteTaskRows } from '../tasks/tasks.store.ts';
 import {
@@ -98,29 +98,6 @@ export function startSpiderPurger(ctx: AppContext): { kick(): void; close(): Pro
       await running;
     },
   };
-}
-
-/** Size of SQLite's write-ahead log (KiB) past which the purge waits for a checkpoint round before its next round. */
-const LOG_WAIT_KIB = 128 * 1024;
-/** The longest wait for a checkpoint round, and how often the wait looks. */
-const LOG_WAIT_MAX_MS = 2_000;
-const LOG_WAIT_STEP_MS = 50;
-
-/**
- * On SQLite, lets the checkpoints (a thread of their own) catch up with the purge's writes: while the log is larger
- * than LOG_WAIT_KIB, waits for one more checkpoint round. Rounds that follow each other with short rests can write
- * faster than a checkpoint copies; the log then reaches its ceiling, and the truncating checkpoint that cuts it holds
- * every commit of the master (hundreds of ms). A round of the purge waits instead.
- */
-async function checkpointCaughtUp(store: Store): Promise<void> {
-  const stats = store.checkpoints?.();
-  if (!stats || stats.walKiB < LOG_WAIT_KIB) return;
-  const rounds = stats.checkpoints + stats.truncates;
-  for (let waited = 0; waited < LOG_WAIT_MAX_MS; waited += LOG_WAIT_STEP_MS) {
-    const now = store.checkpoints!();
-    if (now.checkpoints + now.truncates > rounds) return;
-    await rest(LOG_WAIT_STEP_MS);
-  }
 }
 
 /**
