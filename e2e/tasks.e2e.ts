@@ -59,6 +59,8 @@ const view = (page: Page) => page.locator('.app-view:visible');
  */
 async function confirmAction(page: Page, kind: 'cancel' | 'restart' | 'delete'): Promise<void> {
   const dialog = page.locator(`.task-confirm-${kind}`);
+  // The dialog zooms in: on a slow machine a click while it still grows can land beside its button.
+  await page.locator(`.task-confirm-${kind}:not(.ant-zoom-appear)`).waitFor();
   await dialog.locator(`.confirm-${kind}`).click();
   await dialog.waitFor({ state: 'hidden', timeout: 30_000 });
 }
