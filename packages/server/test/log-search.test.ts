@@ -6,6 +6,7 @@ import { insertRow, insertRows } from './seed-rows.ts';
 import Database from 'better-sqlite3';
 import { adoptRetired, indexNextLines, openLogIndexWriter, purgeNext } from '../src/features/tasks/log-index.store.ts';
 import { logIndexFile, ownTable } from '../src/features/tasks/log-index-file.store.ts';
+import { MATCH_COUNT_CAP } from '../src/features/tasks/log-search.store.ts';
 
 /**
  * GET /api/tasks/:id/log?keyword=…: matches must equal what a plain scan of the task's lines finds (LIKE on SQLite,
@@ -341,7 +342,9 @@ describe('log search', () => {
         if (!settled) answeredMeanwhile++;
       }
       const found = await slow;
-      expect(found.total).toBe(LINES);
+      // Page 2 000 of 50 matches ('in' is on every line): lines 99 951–100 000, the count at least that far.
+      expect(found.lines).toEqual(Array.from({ length: 50 }, (_, i) => 99_951 + i));
+      expect(found.total).toBeGreaterThanOrEqual(100_000);
       expect(answeredMeanwhile).toBeGreaterThan(0);
     });
 
@@ -353,8 +356,24 @@ describe('log search', () => {
       expect(got.total).toBeGreaterThanOrEqual(got.lines.length);
       if (got.lines.length) expect(got.lines).toEqual(Array.from({ length: got.lines.length }, (_, i) => i + 1));
       await m.restart();
-      const full = await search(bigTask, 'crawled', 1, 20);
-      expect(full).toEqual({ lines: Array.from({ length: 20 }, (_, i) => i + 1), total: LINES, partial: false });
+    });
+
+    it('stops counting a word on every line once its page is found, and still finds a page further on', async () => {
+      const first = await search(bigTask, 'crawled', 1, 20);
+      expect(first.lines).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
+      expect(first.partial).toBe(true);
+      expect(first.total).toBeGreaterThanOrEqual(MATCH_COUNT_CAP);
+      expect(first.total).toBeLessThan(LINES);
+      const far = await search(bigTask, 'crawled', 5_500, 20);
+      expect(far.lines).toEqual(Array.from({ length: 20 }, (_, i) => 109_981 + i));
+      expect(far.total).toBeGreaterThanOrEqual(110_000);
+      // The last page: every match counted, the total exact.
+      const last = await search(bigTask, 'crawled', 6_000, 20);
+      expect(last).toEqual({ lines: Array.from({ length: 20 }, (_, i) => 119_981 + i), total: LINES, partial: false });
+      // A word on fewer lines than the cap is counted whole.
+      const rare = await search(bigTask, 'page 11999', 1, 20);
+      const rareLines = [12_000, ...Array.from({ length: 10 }, (_, i) => 119_991 + i)];
+      expect(rare).toEqual({ lines: rareLines, total: 11, partial: false });
     });
   });
 });

@@ -199,7 +199,8 @@ export const CancelledResponse = Envelope(Type.Object({ cancelled: Type.Number()
 export const LogLineListResponse = EnvelopeList(LogLine);
 /**
  * GET /tasks/{id}/log: a page of lines. With a keyword `total` counts the matching lines; `total_partial: true`
- * says the search ran out of time before counting them all, so `total` is only a lower bound ("at least").
+ * says the search stopped counting, so `total` is only a lower bound ("at least"): it ran out of time, or it had
+ * found its page and counted 10 000 matches (like a list's count).
  */
 export const LogPageResponse = Type.Object({
   ...EnvelopeList(LogLine).properties,

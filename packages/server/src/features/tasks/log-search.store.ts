@@ -1,5 +1,6 @@
 import Database from 'better-sqlite3';
 import { sql, type Kysely } from 'kysely';
+import { LIST_COUNT_CAP } from '@crawldeck/shared';
 import type { DB } from '../../store/schema.ts';
 import { attachLogIndex, LINE_BITS, ownTable } from './log-index-file.store.ts';
 import type { StoredLogLine } from './tasks.store.ts';
@@ -30,6 +31,12 @@ export function containsPattern(keyword: string): string {
 
 /** Trigrams serve keywords of three characters or more; shorter ones are found by reading the lines. */
 export const trigramsServe = (keyword: string): boolean => [...keyword].length >= 3;
+
+/**
+ * Matches a search counts once its page is found: like a list's count, the number stops there ("at least"), so a
+ * word on every line of a long log answers as fast as a rare one. A page further on is still found wherever it is.
+ */
+export const MATCH_COUNT_CAP = LIST_COUNT_CAP;
 
 const FIRST_SPAN = 16_384;
 const MAX_SPAN = 1 << 24;
@@ -169,8 +176,8 @@ const nextSpan = (span: number, ms: number) =>
  * the asked page are also read. Lines the background indexer has reached go through the index while matches are
  * sparse; the rest (the unindexed tail, short keywords, dense matches) are read line by line. Between slices the
  * clock decides whether to go on; when the deadline has passed the answer holds the page as far as found and the
- * matches counted so far, marked partial. The whole search reads one snapshot of both files, so a task's index
- * cannot go away under it.
+ * matches counted so far, marked partial; so is the answer of a search that stopped counting at MATCH_COUNT_CAP
+ * with its page found. The whole search reads one snapshot of both files, so a task's index cannot go away under it.
  */
 export function searchSqliteLog(conn: Database.Database, job: LogSearchJob): LogSearchAnswer {
   return conn.transaction(() => searchSnapshot(conn, job))();
@@ -198,7 +205,7 @@ function searchSnapshot(conn: Database.Database, job: LogSearchJob): LogSearchAn
     total += n;
     lo = hi + 1;
     span = nextSpan(span, performance.now() - started);
-    if (Date.now() >= deadline) break;
+    if (Date.now() >= deadline || (rows.length >= job.limit && total >= MATCH_COUNT_CAP)) break;
   }
   return { rows, total, partial: lo <= job.lastLine };
 }
@@ -221,11 +228,13 @@ async function withinTimeout<T>(db: Kysely<DB>, ms: number, run: (trx: Kysely<DB
 
 /**
  * Searches one task's log on PostgreSQL (ILIKE over the task's lines, in the database server): the page and the count
- * run side by side, each under a statement timeout of the budget. A count cut short answers the
- * matches known to exist (those before and on the page), marked partial.
+ * run side by side, each under a statement timeout of the budget. The count stops past MATCH_COUNT_CAP (or past the
+ * asked page, if that lies further) and answers that many, marked partial; so does a count cut short, with the
+ * matches known to exist (those before and on the page).
  */
 export async function searchPostgresLog(db: Kysely<DB>, job: LogSearchJob): Promise<LogSearchAnswer> {
   const ms = job.budgetMs;
+  const countCap = Math.max(MATCH_COUNT_CAP, job.offset + job.limit);
   const matches = (trx: Kysely<DB>) =>
     trx
       .selectFrom('task_logs')
@@ -241,12 +250,19 @@ export async function searchPostgresLog(db: Kysely<DB>, job: LogSearchJob): Prom
         .execute(),
     ),
     withinTimeout(db, ms, (trx) =>
-      matches(trx)
+      trx
+        .selectFrom(
+          matches(trx)
+            .select(sql<number>`1`.as('one'))
+            .limit(countCap + 1)
+            .as('m'),
+        )
         .select(sql<number>`count(*)`.as('n'))
         .executeTakeFirstOrThrow(),
     ),
   ]);
   const rows = page?.value ?? [];
-  if (count) return { rows, total: Number(count.value.n), partial: !page };
-  return { rows, total: rows.length ? job.offset + rows.length : 0, partial: true };
+  if (!count) return { rows, total: rows.length ? job.offset + rows.length : 0, partial: true };
+  const n = Number(count.value.n);
+  return n > countCap ? { rows, total: countCap, partial: true } : { rows, total: n, partial: !page };
 }
