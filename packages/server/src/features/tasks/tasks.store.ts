@@ -1,6 +1,6 @@
-import { newId } from '@crawldeck/shared';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { sql, type ExpressionBuilder, type Insertable, type Kysely, type Selectable } from 'kysely';
+import { newId, type RunType } from '@crawldeck/shared';
 import type { Store } from '../../store/db.ts';
 import type { DB } from '../../store/schema.ts';
 import type { TaskReadSources } from '../../policies/task.policy.ts';
@@ -173,7 +173,7 @@ async function deleteItemChunk(db: Kysely<DB>, taskId: string): Promise<boolean>
 export interface NewTask {
   spiderId: string;
   nodeId: string;
-  runType: string;
+  runType: RunType;
   cmd: string;
   param: string;
   scheduleId: string | null;
