@@ -1,6 +1,7 @@
 // `npm test`: typecheck, lint (import cycles included), format check, unit + API tests on SQLite and PostgreSQL,
 // console build, browser e2e.
-// Prints one closing line "tests: N passed, N failed" summed over every Vitest run.
+// Prints one closing line "tests: N passed, N failed" summed over every Vitest run, after the names of the failed
+// tests with the first line of their errors (the end of a long run's output is what a reader sees first).
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, existsSync, rmSync } from 'node:fs';
 
@@ -10,6 +11,7 @@ let passed = 0;
 let failed = 0;
 let skipped = 0;
 let ok = true;
+const failures = [];
 
 function step(name, cmd, args) {
   const started = Date.now();
@@ -39,9 +41,26 @@ function vitest(name, projects) {
     passed += r.numPassedTests;
     failed += r.numFailedTests;
     skipped += r.numPendingTests + (r.numTodoTests ?? 0);
+    failures.push(...failedTests(r));
   } else {
     failed += 1;
   }
+}
+
+/** `file > test: first error line` for each failed test of a Vitest JSON report (and each file that failed to run). */
+function failedTests(report) {
+  const lines = [];
+  const firstLine = (text) =>
+    String(text ?? '')
+      .split('\n')
+      .find((l) => l.trim()) ?? '';
+  for (const file of report.testResults ?? []) {
+    const name = file.name.replace(process.cwd() + '/', '');
+    const failedInFile = (file.assertionResults ?? []).filter((t) => t.status === 'failed');
+    for (const t of failedInFile) lines.push(`${name} > ${t.fullName}: ${firstLine(t.failureMessages?.[0])}`);
+    if (!failedInFile.length && file.status === 'failed') lines.push(`${name}: ${firstLine(file.message)}`);
+  }
+  return lines;
 }
 
 step('typecheck', 'npm', ['run', 'typecheck']);
@@ -51,5 +70,6 @@ vitest('unit-api', ['unit', 'api-sqlite', 'api-postgres']);
 if (step('build console', 'npm', ['run', 'build'])) vitest('e2e', ['e2e']);
 else failed += 1;
 
+if (failures.length) console.log(`\nfailed:\n${failures.map((f) => `  ${f.slice(0, 300)}`).join('\n')}`);
 console.log(`\ntests: ${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`);
 process.exit(ok && failed === 0 ? 0 : 1);
