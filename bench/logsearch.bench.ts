@@ -1,8 +1,10 @@
 /**
  * Log search benchmark. Run: `node --import tsx bench/logsearch.bench.ts` (BENCH_PG=1 adds PostgreSQL at
- * CRAWLDECK_TEST_PG_URL, BENCH_SQLITE=0 leaves SQLite out, BENCH_LOGSEARCH_10M=1 adds the 10M-line size,
- * BENCH_LOGSEARCH_SIZES=100000,… runs those sizes, BENCH_LOGSEARCH_INGEST=0 leaves step 6 out). For each engine and
- * size, on a task of N lines (a 10M-line task: bare scans once, no half-indexed set, the indexer's last 500 000):
+ * CRAWLDECK_TEST_PG_URL, BENCH_SQLITE=0 leaves SQLite out; the test rows' helper reads its engine from
+ * CRAWLDECK_TEST_STORE, so PostgreSQL runs alone with CRAWLDECK_TEST_STORE=postgres BENCH_SQLITE=0 BENCH_PG=1;
+ * BENCH_LOGSEARCH_10M=1 adds the 10M-line size, BENCH_LOGSEARCH_SIZES=100000,… runs those sizes,
+ * BENCH_LOGSEARCH_INGEST=0 leaves step 6 out). For each engine and size, on a task of N lines (a 10M-line task:
+ * bare scans once, no half-indexed set, the indexer's last 500 000):
  *  1. Ingest: lines/s of `ingestLogs` (the master's own ingest statement, 5 000-line batches), background indexer off.
  *  2. GET /api/tasks/{id}/log?keyword=…: a rare keyword, a frequent one and a 2-character one, page 1 and page 3,
  *     median of 3, against the bare SQL of a plain scan (LIKE / ILIKE for the page plus a count) on the same store
@@ -11,7 +13,9 @@
  *     GET /api/version from a second client meanwhile (p50, p99, max), and as a baseline once the indexer is idle.
  *  4. GET /api/version while a slow search runs.
  *  5. SQLite: the task deleted, then the indexer's removal of its entries, GET /api/version meanwhile.
- *  6. SQLite up to 1M lines: the ingest with the indexer running, and its catch-up after it.
+ *  6. Up to 1M lines: the ingest with the background indexer running, and its catch-up after it.
+ * On PostgreSQL steps 2 and 4 run on the log read line by line, then step 2 again once the chunk indexer's rounds
+ * (run directly, back to back) have indexed it.
  * Prints ratios to the baselines and growth ×10 / ×100 across sizes.
  */
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
@@ -25,6 +29,7 @@ import { startMaster, type RunningMaster } from '../packages/server/src/master.t
 import { deleteTaskRows } from '../packages/server/src/features/tasks/tasks.store.ts';
 import { ingestLogs } from '../packages/server/src/features/tasks/ingest.store.ts';
 import { indexNextLines, openLogIndexWriter } from '../packages/server/src/features/tasks/log-index.store.ts';
+import { CHUNK_LINES, indexNextChunks } from '../packages/server/src/features/tasks/log-chunks.store.ts';
 import { logIndexFile } from '../packages/server/src/features/tasks/log-index-file.store.ts';
 import { PG_ADMIN_URL } from '../packages/server/test/harness.ts';
 import { insertRow } from '../packages/server/test/seed-rows.ts';
@@ -320,14 +325,64 @@ async function sqliteIngestWithIndexer(size: number, notes: string[]) {
   }
 }
 
+/** PostgreSQL: indexer rounds run directly until no task is behind (the background indexer rests between them). */
+async function indexChunks(m: RunningMaster): Promise<number> {
+  const t0 = performance.now();
+  let n = 0;
+  for (;;) {
+    const round = await indexNextChunks(m.store.db, 64 * CHUNK_LINES);
+    if (round.kind === 'idle') break;
+    if (round.kind === 'indexed') n += round.lines;
+  }
+  return n / ((performance.now() - t0) / 1000);
+}
+
+/** PostgreSQL: how many of the task's lines the chunk index holds. */
+async function chunkedLines(m: RunningMaster, taskId: string): Promise<number> {
+  const { rows } = await sql<{ n: number }>`SELECT coalesce(max(last_line), 0) AS n FROM task_log_chunks
+    WHERE task_id = ${taskId}`.execute(m.store.db);
+  return Number(rows[0].n);
+}
+
+const pgSize = async (m: RunningMaster, table: string) =>
+  (await sql<{ s: string }>`SELECT pg_size_pretty(pg_total_relation_size(${table})) AS s`.execute(m.store.db)).rows[0]
+    .s;
+
+/**
+ * PostgreSQL: searches on the log read line by line, then after the chunk indexer's rounds ran (directly, back to
+ * back) over the whole log.
+ */
 async function postgresSearches(size: number, rows: Row[], notes: string[]) {
   const b = await boot('postgres', false);
   try {
     const { taskId, rate } = await ingest(b.m, size);
-    notes.push(`ingest ${size} lines: ${Math.round(rate)} lines/s`);
+    notes.push(`ingest ${size} lines, indexer off: ${Math.round(rate)} lines/s`);
     await sql`ANALYZE task_logs`.execute(b.m.store.db);
-    await searchSet('postgres', b, taskId, size, 'scan', rows);
+    await searchSet('postgres', b, taskId, size, 'not indexed', rows);
     notes.push(`${size} lines: GET /api/version during a slow search: ${await versionDuringSearch(b, taskId)}`);
+    const indexRate = await indexChunks(b.m);
+    notes.push(
+      `${size} lines: chunk indexer rounds back to back: ${Math.round(indexRate)} lines/s; task_logs ${await pgSize(b.m, 'task_logs')}, task_log_chunks with its index ${await pgSize(b.m, 'task_log_chunks')}`,
+    );
+    await sql`ANALYZE task_log_chunks`.execute(b.m.store.db);
+    await searchSet('postgres', b, taskId, size, 'indexed', rows);
+  } finally {
+    await b.close();
+  }
+}
+
+/** PostgreSQL: ingest while the background chunk indexer runs, then its catch-up and GET /api/version meanwhile. */
+async function postgresIngestWithIndexer(size: number, notes: string[]) {
+  const b = await boot('postgres', true);
+  try {
+    const { taskId, rate } = await ingest(b.m, size);
+    notes.push(`ingest ${size} lines, chunk indexer running: ${Math.round(rate)} lines/s`);
+    const t0 = performance.now();
+    const whole = Math.floor(size / CHUNK_LINES) * CHUNK_LINES;
+    const during = await versionWhile(b, async () => (await chunkedLines(b.m, taskId)) >= whole);
+    notes.push(
+      `${size} lines: chunk indexer caught up ${ms((performance.now() - t0) / 1000)} s after the ingest; GET /api/version meanwhile: ${during}`,
+    );
   } finally {
     await b.close();
   }
@@ -373,7 +428,10 @@ async function main() {
   if (process.env.BENCH_PG !== '1') return;
   const pgRows: Row[] = [];
   const pgNotes = noteList();
-  for (const size of SIZES) await postgresSearches(size, pgRows, pgNotes);
+  for (const size of SIZES) {
+    await postgresSearches(size, pgRows, pgNotes);
+    if (size <= 1_000_000 && process.env.BENCH_LOGSEARCH_INGEST !== '0') await postgresIngestWithIndexer(size, pgNotes);
+  }
   print('postgres', pgRows, pgNotes);
 }
 

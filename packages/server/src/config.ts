@@ -64,7 +64,7 @@ export interface MasterConfig {
   /** Time budget of one keyword search in a task log, and the SQLite search worker threads. */
   logSearchBudgetMs: number;
   logSearchWorkers: number;
-  /** Pause of the background log indexer when it has caught up; 0: no indexer. */
+  /** Pause of the background log indexer (SQLite's, or PostgreSQL's of chunks) when it has caught up; 0: no indexer. */
   logIndexIdleMs: number;
   /** Unprivileged user that untrusted processes run as when the master runs as root. */
   taskUser: string;

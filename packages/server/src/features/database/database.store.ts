@@ -69,9 +69,18 @@ export async function tasksWithOldLogs(store: Store, cutoff: number, limit: numb
   return rows.map((r) => r.id);
 }
 
-/** Deletes the log lines of these tasks; answers how many lines went. */
+/**
+ * Deletes the log lines of these tasks; answers how many lines went. On PostgreSQL the chunk index of long logs
+ * holds the same lines: it loses them in the same transaction.
+ */
 export async function deleteTaskLogs(store: Store, taskIds: string[]): Promise<number> {
   const ids = sql.join(taskIds.map((id) => sql`${id}`));
-  const res = await sql`DELETE FROM task_logs WHERE task_id IN (${ids})`.execute(store.db);
-  return Number(res.numAffectedRows ?? 0);
+  return store.db.transaction().execute(async (trx) => {
+    const res = await sql`DELETE FROM task_logs WHERE task_id IN (${ids})`.execute(trx);
+    if (store.engine === 'postgres') {
+      await sql`DELETE FROM task_log_chunks WHERE task_id IN (${ids})`.execute(trx);
+      await sql`DELETE FROM task_log_chunk_progress WHERE task_id IN (${ids})`.execute(trx);
+    }
+    return Number(res.numAffectedRows ?? 0);
+  });
 }

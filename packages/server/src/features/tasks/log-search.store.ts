@@ -1,7 +1,5 @@
 import Database from 'better-sqlite3';
-import { sql, type Kysely } from 'kysely';
 import { LIST_COUNT_CAP } from '@crawldeck/shared';
-import type { DB } from '../../store/schema.ts';
 import { attachLogIndex, LINE_BITS, ownTable } from './log-index-file.store.ts';
 import type { StoredLogLine } from './tasks.store.ts';
 
@@ -208,61 +206,4 @@ function searchSnapshot(conn: Database.Database, job: LogSearchJob): LogSearchAn
     if (Date.now() >= deadline || (rows.length >= job.limit && total >= MATCH_COUNT_CAP)) break;
   }
   return { rows, total, partial: lo <= job.lastLine };
-}
-
-const QUERY_CANCELED = '57014';
-const cancelled = (err: unknown) => (err as { code?: unknown } | null)?.code === QUERY_CANCELED;
-
-/** Runs one statement under PostgreSQL's statement timeout; undefined when the timeout cancelled it. */
-async function withinTimeout<T>(db: Kysely<DB>, ms: number, run: (trx: Kysely<DB>) => Promise<T>) {
-  try {
-    return await db.transaction().execute(async (trx) => {
-      await sql`SET LOCAL statement_timeout = ${sql.lit(Math.max(1, Math.ceil(ms)))}`.execute(trx);
-      return { value: await run(trx) };
-    });
-  } catch (err) {
-    if (cancelled(err)) return undefined;
-    throw err;
-  }
-}
-
-/**
- * Searches one task's log on PostgreSQL (ILIKE over the task's lines, in the database server): the page and the count
- * run side by side, each under a statement timeout of the budget. The count stops past MATCH_COUNT_CAP (or past the
- * asked page, if that lies further) and answers that many, marked partial; so does a count cut short, with the
- * matches known to exist (those before and on the page).
- */
-export async function searchPostgresLog(db: Kysely<DB>, job: LogSearchJob): Promise<LogSearchAnswer> {
-  const ms = job.budgetMs;
-  const countCap = Math.max(MATCH_COUNT_CAP, job.offset + job.limit);
-  const matches = (trx: Kysely<DB>) =>
-    trx
-      .selectFrom('task_logs')
-      .where('task_id', '=', job.taskId)
-      .where(sql<boolean>`msg ilike ${containsPattern(job.keyword)}`);
-  const [page, count] = await Promise.all([
-    withinTimeout(db, ms, (trx) =>
-      matches(trx)
-        .select(['line_no', 'msg', 'is_error'])
-        .orderBy('line_no')
-        .limit(job.limit)
-        .offset(job.offset)
-        .execute(),
-    ),
-    withinTimeout(db, ms, (trx) =>
-      trx
-        .selectFrom(
-          matches(trx)
-            .select(sql<number>`1`.as('one'))
-            .limit(countCap + 1)
-            .as('m'),
-        )
-        .select(sql<number>`count(*)`.as('n'))
-        .executeTakeFirstOrThrow(),
-    ),
-  ]);
-  const rows = page?.value ?? [];
-  if (!count) return { rows, total: rows.length ? job.offset + rows.length : 0, partial: true };
-  const n = Number(count.value.n);
-  return n > countCap ? { rows, total: countCap, partial: true } : { rows, total: n, partial: !page };
 }

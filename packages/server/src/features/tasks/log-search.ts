@@ -3,7 +3,10 @@ import type { PageWindow } from '../../store/page.ts';
 import { prepareLogIndex } from './log-index-file.store.ts';
 import { startLogIndexer } from './log-index.ts';
 import { LogSearchPool } from './log-search.pool.ts';
-import { searchPostgresLog, type LogSearchAnswer } from './log-search.store.ts';
+import { chunkIndexExists } from './log-chunks.store.ts';
+import { startLogChunkIndexer } from './log-chunks.ts';
+import { searchPostgresLog } from './log-search-pg.store.ts';
+import type { LogSearchAnswer } from './log-search.store.ts';
 
 /** Keyword search over one task's log, with a time budget per search. */
 export interface LogSearch {
@@ -14,9 +17,10 @@ export interface LogSearch {
 
 /**
  * The master's log search. On SQLite searches run in worker threads with their own read-only connections, through
- * the trigram index (a file of its own beside the store's) as far as the background indexer has reached and by reading the lines after that; on
- * PostgreSQL the query runs in the database server under a statement timeout. Either way a search stops at the
- * configured budget and answers the page and count it has, marked partial.
+ * the trigram index (a file of its own beside the store's) as far as the background indexer has reached and by
+ * reading the lines after that. On PostgreSQL the queries run in the database server under a statement timeout,
+ * through the chunk index of long logs (filled by a background indexer too) where it helps. Either way a search
+ * stops at the configured budget and answers the page and count it has, marked partial.
  */
 export function createLogSearch(ctx: AppContext): LogSearch {
   const budgetMs = ctx.config.logSearchBudgetMs;
@@ -30,8 +34,12 @@ export function createLogSearch(ctx: AppContext): LogSearch {
   });
   const { store } = ctx;
   if (store.engine === 'postgres') {
-    const search: LogSearch['search'] = (task, keyword, page) =>
-      searchPostgresLog(store.db, jobOf(task, keyword, page));
+    startLogChunkIndexer(ctx);
+    let chunks: boolean | undefined;
+    const search: LogSearch['search'] = async (task, keyword, page) => {
+      chunks ??= await chunkIndexExists(store.db);
+      return searchPostgresLog(store.db, jobOf(task, keyword, page), chunks);
+    };
     return { search, warm: () => {} };
   }
   // Search workers attach the index file read-only: it exists before the first of them starts.

@@ -1,0 +1,150 @@
+import { sql, type Kysely, type RawBuilder } from 'kysely';
+import type { DB } from '../../store/schema.ts';
+import { CHUNK_LINES, chunkedThrough, chunksWith } from './log-chunks.store.ts';
+import {
+  containsPattern,
+  MATCH_COUNT_CAP,
+  trigramsServe,
+  type LogSearchAnswer,
+  type LogSearchJob,
+} from './log-search.store.ts';
+import type { StoredLogLine } from './tasks.store.ts';
+
+/**
+ * Above this many chunks that may hold the keyword, or above this share of the task's chunks, the lines are read in
+ * order instead: the word is frequent, so its page and the first MATCH_COUNT_CAP matches come soon in line order,
+ * while the chunks' lines are all read before their matches are sorted into a page.
+ */
+const MAX_CHUNKS_READ = 2048;
+const MAX_CHUNK_SHARE = 0.25;
+
+const QUERY_CANCELED = '57014';
+const cancelled = (err: unknown) => (err as { code?: unknown } | null)?.code === QUERY_CANCELED;
+
+/** Runs statements in a transaction under PostgreSQL's statement timeout; undefined when the timeout cancelled one. */
+async function withinTimeout<T>(db: Kysely<DB>, ms: number, run: (trx: Kysely<DB>) => Promise<T>) {
+  try {
+    return await db.transaction().execute(async (trx) => {
+      await sql`SET LOCAL statement_timeout = ${sql.lit(Math.max(1, Math.ceil(ms)))}`.execute(trx);
+      return { value: await run(trx) };
+    });
+  } catch (err) {
+    if (cancelled(err)) return undefined;
+    throw err;
+  }
+}
+
+/** The page of the matches and their count, capped; each statement runs on its own connection, side by side. */
+interface MatchQueries {
+  page(trx: Kysely<DB>): Promise<StoredLogLine[]>;
+  count(trx: Kysely<DB>, cap: number): Promise<number>;
+}
+
+/** Every line of the task in line order (the index on task and line gives the order, so a page stops early). */
+function everyLine(job: LogSearchJob): MatchQueries {
+  const matches = (trx: Kysely<DB>) =>
+    trx
+      .selectFrom('task_logs')
+      .where('task_id', '=', job.taskId)
+      .where(sql<boolean>`msg ilike ${containsPattern(job.keyword)}`);
+  return {
+    page: (trx) =>
+      matches(trx)
+        .select(['line_no', 'msg', 'is_error'])
+        .orderBy('line_no')
+        .limit(job.limit)
+        .offset(job.offset)
+        .execute(),
+    count: async (trx, cap) => {
+      const r = await trx
+        .selectFrom(
+          matches(trx)
+            .select(sql<number>`1`.as('one'))
+            .limit(cap + 1)
+            .as('m'),
+        )
+        .select(sql<number>`count(*)`.as('n'))
+        .executeTakeFirstOrThrow();
+      return Number(r.n);
+    },
+  };
+}
+
+/** Ranges of lines, lo[i]…hi[i], ascending. */
+interface LineRanges {
+  lo: number[];
+  hi: number[];
+}
+
+/**
+ * The lines of some ranges only: the chunks that may hold the keyword and the lines after the index, each range
+ * read through the index on task and line. OFFSET 0 keeps the ranges outside: merged into one join, the planner
+ * may read every line of the task and try each against every range.
+ */
+function someLines(job: LogSearchJob, ranges: LineRanges): MatchQueries {
+  const from: RawBuilder<unknown> = sql`FROM unnest(${ranges.lo}::int[], ${ranges.hi}::int[]) AS r(lo, hi)
+    CROSS JOIN LATERAL (SELECT line_no, msg, is_error FROM task_logs WHERE task_id = ${job.taskId}
+      AND line_no BETWEEN r.lo AND r.hi AND msg ILIKE ${containsPattern(job.keyword)} OFFSET 0) l`;
+  return {
+    page: async (trx) =>
+      (
+        await sql<StoredLogLine>`SELECT l.line_no, l.msg, l.is_error ${from}
+          ORDER BY l.line_no LIMIT ${job.limit} OFFSET ${job.offset}`.execute(trx)
+      ).rows,
+    count: async (trx, cap) =>
+      Number(
+        (await sql<{ n: string }>`SELECT count(*) AS n FROM (SELECT 1 ${from} LIMIT ${cap + 1}) m`.execute(trx)).rows[0]
+          .n,
+      ),
+  };
+}
+
+/**
+ * The ranges of lines the chunk index leaves to read, or undefined when it does not help: no chunk of the task yet,
+ * a keyword too short for trigrams, or a frequent one. Chunks are only added, after the last one: those read here
+ * all end at or before the end of the index read first.
+ */
+async function chunkRanges(trx: Kysely<DB>, job: LogSearchJob): Promise<LineRanges | undefined> {
+  const through = await chunkedThrough(trx, job.taskId);
+  if (!through) return undefined;
+  const most = Math.min(MAX_CHUNKS_READ, Math.floor((through / CHUNK_LINES) * MAX_CHUNK_SHARE));
+  const chunks = await chunksWith(trx, job.taskId, containsPattern(job.keyword), through, most);
+  if (chunks.length > most) return undefined;
+  const ranges: LineRanges = { lo: [], hi: [] };
+  for (const c of chunks) {
+    if (c.first_line > job.lastLine) break;
+    ranges.lo.push(c.first_line);
+    ranges.hi.push(Math.min(c.last_line, job.lastLine));
+  }
+  if (through < job.lastLine) {
+    ranges.lo.push(through + 1);
+    ranges.hi.push(job.lastLine);
+  }
+  return ranges;
+}
+
+/**
+ * Searches one task's log on PostgreSQL, in the database server. With the chunk index (`chunks`), a keyword of three
+ * characters or more first asks which chunks may hold it; when they are few, only their lines and those after the
+ * index are read, so a rare word in a long log costs about what its matches cost. Otherwise every line is read in
+ * order (ILIKE over the task's lines). Then the page and the count run side by side, each under a statement
+ * timeout of what is left of the budget. The count stops past MATCH_COUNT_CAP (or past the asked page, if that
+ * lies further) and answers that many, marked partial; so does a count cut short, with the matches known to exist
+ * (those before and on the page).
+ */
+export async function searchPostgresLog(db: Kysely<DB>, job: LogSearchJob, chunks: boolean): Promise<LogSearchAnswer> {
+  const deadline = performance.now() + job.budgetMs;
+  const left = () => deadline - performance.now();
+  const ranges =
+    chunks && trigramsServe(job.keyword) ? await withinTimeout(db, left(), (trx) => chunkRanges(trx, job)) : undefined;
+  const queries = ranges?.value ? someLines(job, ranges.value) : everyLine(job);
+  const countCap = Math.max(MATCH_COUNT_CAP, job.offset + job.limit);
+  const [page, count] = await Promise.all([
+    withinTimeout(db, left(), (trx) => queries.page(trx)),
+    withinTimeout(db, left(), (trx) => queries.count(trx, countCap)),
+  ]);
+  const rows = page?.value ?? [];
+  if (!count) return { rows, total: rows.length ? job.offset + rows.length : 0, partial: true };
+  const n = count.value;
+  return n > countCap ? { rows, total: countCap, partial: true } : { rows, total: n, partial: !page };
+}
