@@ -6,7 +6,8 @@
  * BENCH_LOGSEARCH_INGEST=0 leaves step 6 out). For each engine and size, on a task of N lines (a 10M-line task:
  * bare scans once, no half-indexed set, the indexer's last 500 000):
  *  1. Ingest: lines/s of `ingestLogs` (the master's own ingest statement, 5 000-line batches), background indexer off.
- *  2. GET /api/tasks/{id}/log?keyword=…: a rare keyword, a frequent one and a 2-character one, page 1 and page 3,
+ *  2. GET /api/tasks/{id}/log?keyword=…: a rare keyword (1 line in 10 000, so its matches grow with the log), a
+ *     needle (10 lines at every size), a frequent one and a 2-character one, page 1 and page 3,
  *     median of 3, against the bare SQL of a plain scan (LIKE / ILIKE for the page plus a count) on the same store
  *     in the same run; on SQLite on a log not indexed, half indexed (directly, as the indexer does) and indexed.
  *  3. SQLite: the master restarts on the same store with its background indexer, which indexes the second half;
@@ -41,11 +42,15 @@ const SIZES = process.env.BENCH_LOGSEARCH_SIZES
 const HUGE = 10_000_000;
 const PASSWORD = 'bench-admin';
 const BATCH = 5000;
-const KEYWORDS = { rare: 'ConnectionRefused', frequent: 'crawled', short: '42' } as const;
+const KEYWORDS = { rare: 'ConnectionRefused', needle: 'NeedleInLog', frequent: 'crawled', short: '42' } as const;
 let port = Number(process.env.BENCH_PORT ?? 22040);
 
-/** A Scrapy-like line; one in 10 000 is a rare error, about half say "Crawled". */
+/**
+ * A Scrapy-like line; one in 10 000 is a rare error, about half say "Crawled"; ten lines of the first 100 000 hold
+ * the needle, so it has 10 matches at every size.
+ */
 function line(i: number): string {
+  if (i < 100_000 && i % 9973 === 4242) return `2026-11-23 10:00:00 [scrapy.core.engine] WARNING: NeedleInLog at ${i}`;
   if (i % 10_000 === 5000) return `2026-11-23 10:00:00 [scrapy.core.scraper] ERROR: ConnectionRefusedError at ${i}`;
   if (i % 2 === 0)
     return `2026-11-23 10:00:00 [scrapy.core.engine] DEBUG: Crawled (200) <GET https://example.com/p/${i}>`;

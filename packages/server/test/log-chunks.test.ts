@@ -46,6 +46,7 @@ const SAMPLE = [
   '日本語のログ行',
   'rocket 🚀 launched',
   'quote "inside" here',
+  'a line holding\na newline, hello', // its chunk's text does not split back into its lines
 ];
 
 /** A line of the long test logs: mostly routine, now and then a sample line, once in a while a rare error. */
@@ -155,6 +156,10 @@ describe.runIf(ENGINE === 'postgres')('the chunk index of long logs (PostgreSQL)
     await expectSameAsScan(taskId);
     await indexRounds();
     expect(await chunkState(taskId)).toEqual({ chunks: wholeChunks(lines), behind: false });
+    // Chunks with the newline line are read line by line, the others from their text: both kinds are there.
+    const { rows: kinds } = await sql<{ plain: boolean; n: number }>`SELECT plain, count(*)::int AS n
+      FROM task_log_chunks WHERE task_id = ${taskId} GROUP BY plain ORDER BY plain`.execute(db());
+    expect(kinds.map((k) => k.plain)).toEqual([false, true]);
     await expectSameAsScan(taskId);
     // Paging: each page is the whole list cut, also across the end of the index.
     const all = await scanned(taskId, 'hello');

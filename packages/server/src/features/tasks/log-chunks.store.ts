@@ -27,6 +27,13 @@ export async function chunkedThrough(db: Kysely<DB>, taskId: string): Promise<nu
   return rows[0]?.chunked_through ?? 0;
 }
 
+/** A chunk a search found: its lines, and whether its text splits back into them (see the migration). */
+export interface ChunkFound {
+  first_line: number;
+  last_line: number;
+  plain: boolean;
+}
+
 /**
  * The chunks of the task (up to line `through`) that may hold the keyword, in line order, at most `limit` + 1 of
  * them (more than `limit`: the word is frequent, reading the lines in order finds its page sooner). A LIKE on the
@@ -38,8 +45,8 @@ export async function chunksWith(
   pattern: string,
   through: number,
   limit: number,
-): Promise<{ first_line: number; last_line: number }[]> {
-  const { rows } = await sql<{ first_line: number; last_line: number }>`SELECT first_line, last_line
+): Promise<ChunkFound[]> {
+  const { rows } = await sql<ChunkFound>`SELECT first_line, last_line, plain
     FROM task_log_chunks WHERE task_id = ${taskId} AND body LIKE lower(${pattern}) AND last_line <= ${through}
     LIMIT ${limit + 1}`.execute(db);
   return rows.sort((a, b) => a.first_line - b.first_line);
@@ -72,9 +79,9 @@ export async function indexNextChunks(db: Kysely<DB>, maxLines: number): Promise
     const whole = Math.min(chunks, Math.floor(((logLines ?? 0) - from) / CHUNK_LINES));
     if (whole < 1) return { kind: 'done', taskId };
     const through = from + whole * CHUNK_LINES;
-    const inserted = await sql`INSERT INTO task_log_chunks (task_id, first_line, last_line, body)
+    const inserted = await sql`INSERT INTO task_log_chunks (task_id, first_line, last_line, plain, body)
       SELECT ${taskId}::text, ${from + 1}::int + g * ${CHUNK_LINES}::int, ${from + CHUNK_LINES}::int + g * ${CHUNK_LINES}::int,
-        lower(string_agg(msg, E'\\n' ORDER BY line_no))
+        count(*) = ${CHUNK_LINES} AND bool_and(strpos(msg, E'\\n') = 0), lower(string_agg(msg, E'\\n' ORDER BY line_no))
       FROM (SELECT (line_no - ${from + 1}::int) / ${CHUNK_LINES}::int AS g, line_no, msg FROM task_logs
         WHERE task_id = ${taskId} AND line_no > ${from} AND line_no <= ${through}) l
       GROUP BY g`.execute(trx);

@@ -21,11 +21,16 @@ const MAX_CHUNK_SHARE = 0.25;
 const QUERY_CANCELED = '57014';
 const cancelled = (err: unknown) => (err as { code?: unknown } | null)?.code === QUERY_CANCELED;
 
-/** Runs statements in a transaction under PostgreSQL's statement timeout; undefined when the timeout cancelled one. */
+/**
+ * Runs statements in a transaction under PostgreSQL's statement timeout; undefined when the timeout cancelled one.
+ * Without JIT compilation: the planner prices a range of a long log by the log's size, so the search's short
+ * statements passed JIT's threshold and spent 40–90 ms compiling for 1 ms of work.
+ */
 async function withinTimeout<T>(db: Kysely<DB>, ms: number, run: (trx: Kysely<DB>) => Promise<T>) {
   try {
     return await db.transaction().execute(async (trx) => {
-      await sql`SET LOCAL statement_timeout = ${sql.lit(Math.max(1, Math.ceil(ms)))}`.execute(trx);
+      const timeout = sql.lit(Math.max(1, Math.ceil(ms)));
+      await sql`SET LOCAL statement_timeout = ${timeout}; SET LOCAL jit = off`.execute(trx);
       return { value: await run(trx) };
     });
   } catch (err) {
@@ -70,57 +75,75 @@ function everyLine(job: LogSearchJob): MatchQueries {
   };
 }
 
-/** Ranges of lines, lo[i]…hi[i], ascending. */
-interface LineRanges {
+/**
+ * What the chunk index leaves to read: the plain chunks that may hold the keyword, up to line `bodiesThrough`, are
+ * read from their text; the lines of ranges lo[i]…hi[i] (other chunks found, the lines after the index) from the
+ * stored lines.
+ */
+interface ChunkPlan {
+  bodiesThrough: number;
   lo: number[];
   hi: number[];
 }
 
 /**
- * The lines of some ranges only: the chunks that may hold the keyword and the lines after the index, each range
- * read through the index on task and line. OFFSET 0 keeps the ranges outside: merged into one join, the planner
- * may read every line of the task and try each against every range.
+ * The matches a chunk plan leaves: in plain chunks, the lines of the lower-cased text that hold the lower-cased
+ * keyword, numbered from the chunk's first line (PostgreSQL's ILIKE matches exactly the lines whose lower-cased text
+ * LIKE matches the lower-cased pattern); in the ranges, the stored lines, read through the index on task and line.
+ * The chunks are found again by the same condition as the plan's: chunks up to the index's end never change.
+ * OFFSET 0 keeps each range and each line of the page a lookup of its own: merged into one join, the planner may
+ * read every line of the task and try each against every range.
  */
-function someLines(job: LogSearchJob, ranges: LineRanges): MatchQueries {
-  const from: RawBuilder<unknown> = sql`FROM unnest(${ranges.lo}::int[], ${ranges.hi}::int[]) AS r(lo, hi)
-    CROSS JOIN LATERAL (SELECT line_no, msg, is_error FROM task_logs WHERE task_id = ${job.taskId}
-      AND line_no BETWEEN r.lo AND r.hi AND msg ILIKE ${containsPattern(job.keyword)} OFFSET 0) l`;
+function someLines(job: LogSearchJob, plan: ChunkPlan): MatchQueries {
+  const pattern = containsPattern(job.keyword);
+  const hits: RawBuilder<unknown> = sql`(SELECT c.first_line + x.n::int - 1 AS line_no FROM task_log_chunks c
+      CROSS JOIN LATERAL unnest(string_to_array(c.body, E'\n')) WITH ORDINALITY AS x(line, n)
+      WHERE c.task_id = ${job.taskId} AND c.body LIKE lower(${pattern}) AND c.plain
+        AND c.last_line <= ${plan.bodiesThrough} AND x.line LIKE lower(${pattern})
+    UNION ALL
+    SELECT l.line_no FROM unnest(${plan.lo}::int[], ${plan.hi}::int[]) AS r(lo, hi)
+      CROSS JOIN LATERAL (SELECT line_no FROM task_logs WHERE task_id = ${job.taskId}
+        AND line_no BETWEEN r.lo AND r.hi AND msg ILIKE ${pattern} OFFSET 0) l)`;
   return {
     page: async (trx) =>
       (
-        await sql<StoredLogLine>`SELECT l.line_no, l.msg, l.is_error ${from}
-          ORDER BY l.line_no LIMIT ${job.limit} OFFSET ${job.offset}`.execute(trx)
+        await sql<StoredLogLine>`SELECT p.line_no, l.msg, l.is_error
+          FROM (SELECT line_no FROM ${hits} h ORDER BY line_no LIMIT ${job.limit} OFFSET ${job.offset}) p
+          CROSS JOIN LATERAL (SELECT msg, is_error FROM task_logs WHERE task_id = ${job.taskId}
+            AND line_no = p.line_no OFFSET 0) l
+          ORDER BY p.line_no`.execute(trx)
       ).rows,
     count: async (trx, cap) =>
       Number(
-        (await sql<{ n: string }>`SELECT count(*) AS n FROM (SELECT 1 ${from} LIMIT ${cap + 1}) m`.execute(trx)).rows[0]
-          .n,
+        (await sql<{ n: string }>`SELECT count(*) AS n FROM (SELECT 1 FROM ${hits} h LIMIT ${cap + 1}) m`.execute(trx))
+          .rows[0].n,
       ),
   };
 }
 
 /**
- * The ranges of lines the chunk index leaves to read, or undefined when it does not help: no chunk of the task yet,
- * a keyword too short for trigrams, or a frequent one. Chunks are only added, after the last one: those read here
- * all end at or before the end of the index read first.
+ * What the chunk index leaves to read, or undefined when it does not help: no chunk of the task yet, a keyword too
+ * short for trigrams, or a frequent one. Chunks are only added, after the last one: those read here all end at or
+ * before the end of the index read first.
  */
-async function chunkRanges(trx: Kysely<DB>, job: LogSearchJob): Promise<LineRanges | undefined> {
+async function chunkPlan(trx: Kysely<DB>, job: LogSearchJob): Promise<ChunkPlan | undefined> {
   const through = await chunkedThrough(trx, job.taskId);
   if (!through) return undefined;
   const most = Math.min(MAX_CHUNKS_READ, Math.floor((through / CHUNK_LINES) * MAX_CHUNK_SHARE));
   const chunks = await chunksWith(trx, job.taskId, containsPattern(job.keyword), through, most);
   if (chunks.length > most) return undefined;
-  const ranges: LineRanges = { lo: [], hi: [] };
+  const plan: ChunkPlan = { bodiesThrough: Math.min(through, job.lastLine), lo: [], hi: [] };
   for (const c of chunks) {
     if (c.first_line > job.lastLine) break;
-    ranges.lo.push(c.first_line);
-    ranges.hi.push(Math.min(c.last_line, job.lastLine));
+    if (c.plain && c.last_line <= plan.bodiesThrough) continue;
+    plan.lo.push(c.first_line);
+    plan.hi.push(Math.min(c.last_line, job.lastLine));
   }
   if (through < job.lastLine) {
-    ranges.lo.push(through + 1);
-    ranges.hi.push(job.lastLine);
+    plan.lo.push(through + 1);
+    plan.hi.push(job.lastLine);
   }
-  return ranges;
+  return plan;
 }
 
 /**
@@ -135,9 +158,9 @@ async function chunkRanges(trx: Kysely<DB>, job: LogSearchJob): Promise<LineRang
 export async function searchPostgresLog(db: Kysely<DB>, job: LogSearchJob, chunks: boolean): Promise<LogSearchAnswer> {
   const deadline = performance.now() + job.budgetMs;
   const left = () => deadline - performance.now();
-  const ranges =
-    chunks && trigramsServe(job.keyword) ? await withinTimeout(db, left(), (trx) => chunkRanges(trx, job)) : undefined;
-  const queries = ranges?.value ? someLines(job, ranges.value) : everyLine(job);
+  const plan =
+    chunks && trigramsServe(job.keyword) ? await withinTimeout(db, left(), (trx) => chunkPlan(trx, job)) : undefined;
+  const queries = plan?.value ? someLines(job, plan.value) : everyLine(job);
   const countCap = Math.max(MATCH_COUNT_CAP, job.offset + job.limit);
   const [page, count] = await Promise.all([
     withinTimeout(db, left(), (trx) => queries.page(trx)),

@@ -12,6 +12,8 @@ import type { EngineMigration } from '../migrate.ts';
  *   lower-cased once here, so the index's check of a chunk is a plain LIKE (ILIKE lower-cases every chunk it
  *   checks, about 30 times the cost). A background indexer of the master fills the table after the ingest stored
  *   the lines, never the ingest itself: a trigram index written with every line cut the ingest to a third.
+ *   `plain`: the chunk holds all its lines and none of them holds a newline, so the text splits back into its lines
+ *   and a search counts and places the matches from the text alone, without reading the lines.
  * - `task_log_chunk_progress`: per task, the last line its chunks hold; written with the chunks.
  * - `task_log_chunks_behind`: the tasks whose log grew past 20 000 lines since the indexer last caught up, kept by
  *   a trigger on the count of stored lines. Shorter logs are read line by line in a few tens of milliseconds and
@@ -30,6 +32,7 @@ export const m2026113000_log_chunks: EngineMigration = {
       task_id TEXT NOT NULL,
       first_line INTEGER NOT NULL,
       last_line INTEGER NOT NULL,
+      plain BOOLEAN NOT NULL,
       body TEXT NOT NULL
     )`.execute(db);
     if (await createExtensions(db)) {
