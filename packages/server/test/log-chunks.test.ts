@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { newId } from '@crawldeck/shared';
 import { ENGINE, startTestMaster, type TestMaster } from './harness.ts';
 import { insertRow, insertRows } from './seed-rows.ts';
+import { scannedLines, searchLog } from './support/log-search.ts';
 import { deleteTaskLogs } from '../src/features/database/database.store.ts';
 import {
   CHUNK_LINES,
@@ -76,22 +77,9 @@ async function seedTask(lines: number): Promise<string> {
 }
 
 /** The line numbers reading every line finds. */
-async function scanned(taskId: string, keyword: string): Promise<number[]> {
-  const pattern = `%${keyword.replace(/[\\%_]/g, (c) => '\\' + c)}%`;
-  const { rows } = await sql<{ line_no: number }>`SELECT line_no FROM task_logs
-    WHERE task_id = ${taskId} AND msg ILIKE ${pattern} ORDER BY line_no`.execute(db());
-  return rows.map((r) => r.line_no);
-}
-
-async function search(taskId: string, keyword: string, page_num = 1, page_size = 1000) {
-  const r = await m.api('GET', `/tasks/${taskId}/log`, { query: { keyword, page_num, page_size } });
-  expect(r.status, JSON.stringify(r.body)).toBe(200);
-  return {
-    lines: (r.body.data as { line_no: number }[]).map((l) => l.line_no),
-    total: r.body.total as number,
-    partial: (r.body as { total_partial?: boolean }).total_partial,
-  };
-}
+const scanned = (taskId: string, keyword: string) => scannedLines(db(), 'postgres', taskId, keyword);
+const search = (taskId: string, keyword: string, page_num?: number, page_size?: number) =>
+  searchLog(m, taskId, keyword, page_num, page_size);
 
 /** The task's chunks (first lines) and whether it is on the list of tasks behind. */
 async function chunkState(taskId: string): Promise<{ chunks: number[]; behind: boolean }> {

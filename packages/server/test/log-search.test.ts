@@ -1,8 +1,8 @@
-import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { newId } from '@crawldeck/shared';
 import { ENGINE, startTestMaster, type TestMaster } from './harness.ts';
 import { insertRow, insertRows } from './seed-rows.ts';
+import { scannedLines, searchLog } from './support/log-search.ts';
 import Database from 'better-sqlite3';
 import { adoptRetired, indexNextLines, openLogIndexWriter, purgeNext } from '../src/features/tasks/log-index.store.ts';
 import { logIndexFile, ownTable } from '../src/features/tasks/log-index-file.store.ts';
@@ -65,14 +65,7 @@ async function seedTask(lines: string[]): Promise<string> {
 }
 
 /** The line numbers a plain scan finds: the query the master ran before it had an index. */
-async function scanned(taskId: string, keyword: string): Promise<number[]> {
-  const pattern = `%${keyword.replace(/[\\%_]/g, (c) => '\\' + c)}%`;
-  const cond = ENGINE === 'postgres' ? sql`msg ilike ${pattern}` : sql`msg like ${pattern} escape '\\'`;
-  const { rows } = await sql<{
-    line_no: number;
-  }>`SELECT line_no FROM task_logs WHERE task_id = ${taskId} AND ${cond} ORDER BY line_no`.execute(m.master.store.db);
-  return rows.map((r) => Number(r.line_no));
-}
+const scanned = (taskId: string, keyword: string) => scannedLines(m.master.store.db, ENGINE, taskId, keyword);
 
 /** SQLite: runs a query on the index file, read-only. */
 function onIndex<T>(read: (ix: Database.Database) => T): T {
@@ -135,15 +128,8 @@ function indexDirectly(taskId: string, upTo: number, ownFrom: number): void {
   }
 }
 
-async function search(taskId: string, keyword: string, page_num = 1, page_size = 1000) {
-  const r = await m.api('GET', `/tasks/${taskId}/log`, { query: { keyword, page_num, page_size } });
-  expect(r.status, JSON.stringify(r.body)).toBe(200);
-  return {
-    lines: (r.body.data as { line_no: number }[]).map((l) => l.line_no),
-    total: r.body.total as number,
-    partial: (r.body as { total_partial?: boolean }).total_partial,
-  };
-}
+const search = (taskId: string, keyword: string, page_num?: number, page_size?: number) =>
+  searchLog(m, taskId, keyword, page_num, page_size);
 
 describe('log search', () => {
   it('finds exactly the lines a plain scan finds: case, LIKE metacharacters, short keywords, multibyte text', async () => {
