@@ -97,7 +97,7 @@ interface ChunkPlan {
 function someLines(job: LogSearchJob, plan: ChunkPlan): MatchQueries {
   const pattern = containsPattern(job.keyword);
   const hits: RawBuilder<unknown> = sql`(SELECT c.first_line + x.n::int - 1 AS line_no FROM task_log_chunks c
-      CROSS JOIN LATERAL unnest(string_to_array(c.body, E'\n')) WITH ORDINALITY AS x(line, n)
+      CROSS JOIN LATERAL unnest(string_to_array(c.body, E'\\n')) WITH ORDINALITY AS x(line, n)
       WHERE c.task_id = ${job.taskId} AND c.body LIKE lower(${pattern}) AND c.plain
         AND c.last_line <= ${plan.bodiesThrough} AND x.line LIKE lower(${pattern})
     UNION ALL
