@@ -14,7 +14,7 @@ const REST_SHARE = 1;
 /**
  * Starts the background indexer of long task logs on PostgreSQL: rounds of whole chunks of lines, sized to take
  * about ROUND_MS each, with a rest after each, until no task is behind; then it looks again after the idle pause.
- * Its progress is the chunks themselves, so a restart goes on where it stopped; with several masters one indexes
+ * Its progress is stored with the chunks, so a restart goes on where it stopped; with several masters one indexes
  * at a time (the others find the lock taken and wait for the idle pause). Closing the master waits for the round.
  * A store without the trigram index is left alone.
  */
