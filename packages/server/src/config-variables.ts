@@ -100,7 +100,7 @@ export const MASTER_VARIABLES = {
   CRAWLDECK_LOG_INDEX_IDLE_MS: {
     default: '`1000`',
     description:
-      'SQLite: how long the background log indexer rests once every log is indexed; `0` turns it off (searches read the lines). Its index is a file beside the store (`crawldeck.log-index.db`); deleted while the master is stopped (e.g. after restoring a backup), it is rebuilt',
+      "How long the background log indexer rests once every log is indexed; `0` turns it off (searches read the lines). SQLite: its index is a file beside the store (`crawldeck.log-index.db`); deleted while the master is stopped (e.g. after restoring a backup), it is rebuilt. PostgreSQL: logs of 20 000 lines or more are indexed by chunks of 128 lines, in the store, when the server has the `pg_trgm` and `btree_gin` extensions (PostgreSQL's contrib)",
   },
   CRAWLDECK_TASK_USER: {
     default: '`crawldeck-task`',
