@@ -30,7 +30,11 @@ import { startMaster, type RunningMaster } from '../packages/server/src/master.t
 import { deleteTaskRows } from '../packages/server/src/features/tasks/tasks.store.ts';
 import { ingestLogs } from '../packages/server/src/features/tasks/ingest.store.ts';
 import { indexNextLines, openLogIndexWriter } from '../packages/server/src/features/tasks/log-index.store.ts';
-import { CHUNK_LINES, indexNextChunks } from '../packages/server/src/features/tasks/log-chunks.store.ts';
+import {
+  CHUNK_LINES,
+  chunkedThrough,
+  indexNextChunks,
+} from '../packages/server/src/features/tasks/log-chunks.store.ts';
 import { logIndexFile } from '../packages/server/src/features/tasks/log-index-file.store.ts';
 import { PG_ADMIN_URL } from '../packages/server/test/harness.ts';
 import { insertRow } from '../packages/server/test/seed-rows.ts';
@@ -342,13 +346,6 @@ async function indexChunks(m: RunningMaster): Promise<number> {
   return n / ((performance.now() - t0) / 1000);
 }
 
-/** PostgreSQL: how many of the task's lines the chunk index holds. */
-async function chunkedLines(m: RunningMaster, taskId: string): Promise<number> {
-  const { rows } = await sql<{ n: number }>`SELECT coalesce(max(last_line), 0) AS n FROM task_log_chunks
-    WHERE task_id = ${taskId}`.execute(m.store.db);
-  return Number(rows[0].n);
-}
-
 const pgSize = async (m: RunningMaster, table: string) =>
   (await sql<{ s: string }>`SELECT pg_size_pretty(pg_total_relation_size(${table})) AS s`.execute(m.store.db)).rows[0]
     .s;
@@ -384,7 +381,7 @@ async function postgresIngestWithIndexer(size: number, notes: string[]) {
     notes.push(`ingest ${size} lines, chunk indexer running: ${Math.round(rate)} lines/s`);
     const t0 = performance.now();
     const whole = Math.floor(size / CHUNK_LINES) * CHUNK_LINES;
-    const during = await versionWhile(b, async () => (await chunkedLines(b.m, taskId)) >= whole);
+    const during = await versionWhile(b, async () => (await chunkedThrough(b.m.store.db, taskId)) >= whole);
     notes.push(
       `${size} lines: chunk indexer caught up ${ms((performance.now() - t0) / 1000)} s after the ingest; GET /api/version meanwhile: ${during}`,
     );
