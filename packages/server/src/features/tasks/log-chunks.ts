@@ -23,6 +23,7 @@ export function startLogChunkIndexer(ctx: AppContext): void {
   if (ctx.store.engine !== 'postgres' || idleMs <= 0) return;
   const stop = new AbortController();
   let lines = ROUND_LINES.start;
+  const pause = (ms: number) => sleep(ms, undefined, { signal: stop.signal }).catch(() => undefined);
   const round = async (): Promise<IndexRound> => {
     const t0 = performance.now();
     const done = await indexNextChunks(ctx.store.db, lines);
@@ -34,7 +35,6 @@ export function startLogChunkIndexer(ctx: AppContext): void {
     if (done.kind === 'indexed' || done.kind === 'caught-up') await pause(ms * REST_SHARE);
     return done;
   };
-  const pause = (ms: number) => sleep(ms, undefined, { signal: stop.signal }).catch(() => undefined);
   const loop = async () => {
     // A store without the trigram index (PostgreSQL without pg_trgm) has nothing to fill.
     if (!(await chunkIndexExists(ctx.store.db).catch(() => false))) return;

@@ -6,7 +6,7 @@ import type { EngineMigration } from '../migrate.ts';
  * few chunks that may hold it instead of every line.
  *
  * - `task_log_chunks`: a task's lines first…last, joined by newlines and lower-cased, one row per chunk. A trigram
- *   index on (task, text) finds the chunks that may hold a word; the search then reads those lines only. It is the
+ *   index on (task, text) finds the chunks that may hold a word; the search then reads those chunks only. It is the
  *   table's only index: a search has no other way in, however old the table's statistics (a B-tree on the task
  *   looked cheaper to the planner for a task it took for small, and read every chunk of a long log). The text is
  *   lower-cased once here, so the index's check of a chunk is a plain LIKE (ILIKE lower-cases every chunk it
