@@ -121,7 +121,7 @@ export class Assignments {
     try {
       const build = {
         places: { workDir: this.places.workDir, python: this.runEnv.python },
-        identity: this.runEnv.identity,
+        identity: run.identity,
         settings: this.envJobs.settings,
         note: (l: string) => run.note(l),
       };
@@ -220,6 +220,7 @@ export class Assignments {
       this.removeSpool(taskId);
     }
     clearRuns(this.runEnv.runsDir, this.runEnv.identity, new Set(this.runs.keys()));
+    this.runEnv.jail?.pool?.sweep(new Set(this.runs.keys()));
   }
 
   /** The node stops: every process is killed and every task forgotten. */

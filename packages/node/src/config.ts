@@ -34,6 +34,31 @@ export const NODE_VARIABLES = {
     default: '`<temp dir>/crawldeck-work-<hash>`',
     description: 'where task processes run, outside the data dir (`--work-dir`)',
   },
+  CRAWLDECK_SANDBOX: {
+    default: '`on`',
+    description:
+      "each task in a bubblewrap sandbox of its own (own PID, IPC and mount namespaces, private /tmp, read-only system); `off` runs tasks without one, and the master then keeps normal users' tasks away from the node unless an administrator allows it",
+  },
+  CRAWLDECK_TASK_UID_BASE: {
+    default: '`1900000000`',
+    description: 'when the node runs as root: first uid of the pool that gives every running task a uid of its own',
+  },
+  CRAWLDECK_TASK_UID_DIR: {
+    default: '`/run/crawldeck/task-uids`',
+    description: 'root-only folder where the nodes of a host claim task uids (one file per uid in use)',
+  },
+  CRAWLDECK_TASK_MEMORY_MB: {
+    default: '`0`',
+    description: "a task's memory limit (MiB) when the master sets none; 0: no limit",
+  },
+  CRAWLDECK_TASK_CPU_PERCENT: {
+    default: '`0`',
+    description: "a task's CPU limit (percent of one core) when the master sets none; 0: no limit",
+  },
+  CRAWLDECK_TASK_MAX_PROCESSES: {
+    default: '`0`',
+    description: "a task's limit of processes at once when the master sets none; 0: no limit",
+  },
 } as const satisfies Record<string, VariableDefinition>;
 
 export type NodeVariable = keyof typeof NODE_VARIABLES;

@@ -7,9 +7,10 @@ import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { NodeType } from '@crawldeck/shared';
+import type { NodeType, TaskLimits } from '@crawldeck/shared';
 import { MetricsSampler, defaultPython, systemInfo } from './system.ts';
 import { clearRuns, type RunnerEnv } from './runner.ts';
+import { nodeJail } from './tenancy/node-jail.ts';
 import { passThroughDir, privateDir, taskIdentity } from './sandbox.ts';
 import { stageTaskRuntime } from './task-runtime.ts';
 import { nodeVariable } from './config.ts';
@@ -32,6 +33,8 @@ export interface NodeOptions {
   taskUser?: string;
   /** Folder of the task processes' working folders, outside the data dir (default: in the system temp dir). */
   workDir?: string;
+  /** Limits of a task whose assignment sets none (0: no limit). */
+  limits?: TaskLimits;
   log?: NodeLog;
 }
 
@@ -97,6 +100,7 @@ export async function startNode(opts: NodeOptions): Promise<RunningNode> {
     graceMs: opts.graceMs ?? 5000,
     runsDir,
     identity,
+    jail: nodeJail(nodeId, { dataDir, workDir }, opts.limits, log),
   };
   const envJobs = new EnvJobRunner({ workDir, python }, { post: (route, body) => master.postJson(route, body), log });
   const limits: NodeLimits = { enabled: true, maxRunners: opts.maxRunners ?? 8 };

@@ -5,9 +5,9 @@
  * our folder so the task can write them but not replace them with a link to something only we may read.
  */
 import { cp, rmdir } from 'node:fs/promises';
-import { lchownSync, mkdirSync, readdirSync, readFileSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, lchownSync, mkdirSync, readdirSync, readFileSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import type { FinalStatus } from '@crawldeck/shared';
+import type { FinalStatus, TaskLimits } from '@crawldeck/shared';
 import type { ShipperState } from './shipper.ts';
 import { giveTree, passThroughDir, removeUserTree, removeUserTreeAsync, type TaskIdentity } from './sandbox.ts';
 
@@ -24,6 +24,10 @@ export interface SavedRun {
   finishTs: number;
   cancelled: boolean;
   drained: boolean;
+  /** The task's own uid from the node's pool (null without a sandbox, or from a node before it had one). */
+  uid?: number | null;
+  /** The limits its control groups were made with. */
+  limits?: Required<TaskLimits> | null;
   /** Offsets the master acknowledged in the log spool and the items file. */
   log: ShipperState;
   items: ShipperState;
@@ -66,6 +70,8 @@ export async function copyWorkspace(
   await removeUserTreeAsync(workspace, identity);
   await cp(spiderFiles, workspace, { recursive: true });
   mkdirSync(home, { recursive: true, mode: 0o700 });
+  // Only the task's own uid may enter its workspace, whatever the modes of the spider's files.
+  chmodSync(workspace, 0o700);
   giveTree(workspace, identity);
   giveTree(home, identity);
 }

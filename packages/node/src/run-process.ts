@@ -6,9 +6,26 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, openSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { withCrawldeckPipeline, type TaskAssignment } from '@crawldeck/shared';
+import { withCrawldeckPipeline, type TaskAssignment, type TaskLimits } from '@crawldeck/shared';
 import { asTaskUser, baseEnv, type TaskIdentity } from './sandbox.ts';
 import type { TaskEnvironment } from './environments/spider-env.ts';
+import { spawnJailed } from './tenancy/jail.ts';
+import type { UidPool } from './tenancy/uid-pool.ts';
+import type { CgroupVersion } from './tenancy/cgroups.ts';
+
+/** How this node confines tasks: a sandbox per task, a uid per task (root) and control groups (root, when present). */
+export interface NodeJail {
+  bwrap: string;
+  /** The uids of tasks (when the node is root). */
+  pool: UidPool | undefined;
+  cgroups: CgroupVersion | undefined;
+  /** Limits of a task whose assignment sets none. */
+  defaults: Required<TaskLimits>;
+  /** The node's own folders, replaced by empty ones in every sandbox. */
+  hidden: string[];
+  /** Folders every task may read: the runtime of Crawldeck and the node's environments. */
+  readable: string[];
+}
 
 export interface RunnerEnv {
   nodeId: string;
@@ -20,8 +37,10 @@ export interface RunnerEnv {
   graceMs: number;
   /** Where task processes run, outside the node's data dir: one folder per task (docs/spiders.md "Isolation"). */
   runsDir: string;
-  /** The unprivileged user tasks run as; undefined when the node is not root. */
+  /** The unprivileged user tasks run as without a sandbox; undefined when the node is not root. */
   identity: TaskIdentity | undefined;
+  /** The sandbox of tasks; undefined when this node cannot sandbox (tasks then run as `identity`). */
+  jail: NodeJail | undefined;
 }
 
 /** The files of one task that its process sees. */
@@ -31,6 +50,8 @@ export interface RunPlaces {
   exitFile: string;
   workspace: string;
   home: string;
+  /** The task's own folder (the four above live in it): the only one its processes may write. */
+  runDir: string;
 }
 
 /**
@@ -87,20 +108,44 @@ export function taskProcessEnv(
   };
 }
 
+/** What confines one task: its uid, its control groups and the folders of the environments it runs in. */
+export interface TaskConfinement {
+  identity: TaskIdentity | undefined;
+  cgroupProcs: string[];
+  /** Environment folders the task reads (its spider's own environment). */
+  readable: string[];
+}
+
 /**
- * Starts `cmd` in its own process group as the task user, its stdout and stderr a file descriptor of the log spool
- * (not pipes through the node), so the spool survives the node. Throws when the spool cannot be opened.
+ * Starts `cmd` in its own process group (in the node's sandbox when it has one, else as the task user), its stdout
+ * and stderr a file descriptor of the log spool (not pipes through the node), so the spool survives the node.
+ * Throws when the spool cannot be opened.
  */
 export function spawnTask(
   cmd: string,
   places: RunPlaces,
   processEnv: NodeJS.ProcessEnv,
-  identity: TaskIdentity | undefined,
+  jail: NodeJail | undefined,
+  confinement: TaskConfinement,
 ): ChildProcess {
   let out: number | undefined;
+  const { identity } = confinement;
   try {
     out = openSync(places.logFile, 'a');
-    return spawn('/bin/sh', ['-c', WRAPPER, 'crawldeck-task', cmd, places.exitFile], {
+    const argv = ['/bin/sh', '-c', WRAPPER, 'crawldeck-task', cmd, places.exitFile];
+    if (jail) {
+      const plan = {
+        identity,
+        cgroupProcs: confinement.cgroupProcs,
+        hidden: jail.hidden,
+        readable: [...jail.readable, ...confinement.readable],
+        writable: [places.runDir],
+        cwd: places.workspace,
+        env: processEnv,
+      };
+      return spawnJailed(argv, plan, ['ignore', out, out], jail.bwrap);
+    }
+    return spawn(argv[0], argv.slice(1), {
       cwd: places.workspace,
       env: processEnv,
       detached: true,
@@ -133,7 +178,7 @@ export function failureText(exitCode: number | null): string {
     exitCode !== null && exitCode > 128
       ? Object.entries(os.constants.signals).find(([, n]) => n === exitCode - 128)?.[0]
       : undefined;
-  if (sig) return `killed by ${sig}`;
+  if (sig) return `killed by ${sig} (signal ${exitCode! - 128})`;
   return exitCode === null ? 'ended while the node was down; exit status unknown' : `exit code ${exitCode}`;
 }
 

@@ -5,7 +5,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { rmSync, watch, type FSWatcher } from 'node:fs';
 import path from 'node:path';
-import type { FinalStatus, ShipAck, ShipBatch, TaskAssignment } from '@crawldeck/shared';
+import type { FinalStatus, ShipAck, ShipBatch, TaskAssignment, TaskLimits } from '@crawldeck/shared';
 import { appendLines, diskFaultMessage, probeSpool, writeJson } from './spool.ts';
 import { Shipper } from './shipper.ts';
 import { groupAlive, procStartTime, sameProcess } from './proc.ts';
@@ -19,6 +19,9 @@ import {
   taskProcessEnv,
   type RunnerEnv,
 } from './run-process.ts';
+import type { TaskIdentity } from './sandbox.ts';
+import { TaskCgroup } from './tenancy/cgroups.ts';
+import { environmentDirs, killReason, taskLimits } from './tenancy/confine.ts';
 import { clearRunAsync, copyWorkspace, createRunFiles, loadSavedRun, type SavedRun } from './run-folders.ts';
 import type { TaskEnvironment } from './environments/spider-env.ts';
 
@@ -50,6 +53,11 @@ export class TaskRun {
   readonly runDir: string;
   readonly workspace: string;
   readonly home: string;
+  /** The uid the task's processes run as: its own from the node's pool, or the one task user without a sandbox. */
+  readonly identity: TaskIdentity | undefined;
+  /** The task's control groups, when the node has them. */
+  private cgroup: TaskCgroup | undefined;
+  private limits: Required<TaskLimits> | undefined;
   child: ChildProcess | undefined;
   pid: number | null = null;
   procStart: string | null = null;
@@ -86,6 +94,14 @@ export class TaskRun {
     this.home = path.join(this.runDir, 'home');
     this.itemsFile = path.join(this.runDir, 'items.jsonl');
     this.exitFile = path.join(this.runDir, 'exit');
+    const pool = env.jail?.pool;
+    // Throws when every uid of the pool is taken: the caller reports the task failed.
+    this.identity = !pool ? env.identity : saved?.uid ? pool.adopt(taskId, saved.uid) : pool.claim(taskId);
+    this.limits = saved?.limits ?? undefined;
+    if (saved?.limits && env.jail?.cgroups) {
+      const cgroup = new TaskCgroup(env.jail.cgroups, taskId, saved.limits);
+      if (cgroup.exists()) this.cgroup = cgroup;
+    }
     if (saved)
       Object.assign(this, {
         state: saved.state,
@@ -115,7 +131,7 @@ export class TaskRun {
     );
     if (saved) return;
     // Throws when the spool cannot be created (disk full, read-only): the caller reports the task failed.
-    createRunFiles(this.dir, this.logFile, this.runDir, [this.itemsFile, this.exitFile], env.identity);
+    createRunFiles(this.dir, this.logFile, this.runDir, [this.itemsFile, this.exitFile], this.identity);
     writeJson(path.join(this.dir, 'state.json'), this.saved());
   }
 
@@ -141,6 +157,8 @@ export class TaskRun {
       finishTs,
       cancelled,
       drained,
+      uid: this.identity && this.env.jail?.pool ? this.identity.uid : null,
+      limits: this.limits ?? null,
       log: this.logShipper.state,
       items: this.itemShipper.state,
     };
@@ -184,15 +202,26 @@ export class TaskRun {
 
   /** Copies the synced spider files into this task's own working folder and hands it to the task user. */
   async prepare(spiderFiles: string): Promise<void> {
-    await copyWorkspace(spiderFiles, this.workspace, this.home, this.env.identity);
+    await copyWorkspace(spiderFiles, this.workspace, this.home, this.identity);
   }
 
   /** Starts the task's process, in the spider's own environment or the node's (`te`, environments/spider-env.ts). */
   start(t: TaskAssignment, te: TaskEnvironment = { path: [], nodePath: [] }): void {
     const cmd = taskCommand(t, te.python ?? this.env.python);
+    const jail = this.env.jail;
     let child: ChildProcess;
     try {
-      child = spawnTask(cmd, this, taskProcessEnv(this.env, this, t, te), this.env.identity);
+      if (jail?.cgroups && this.identity) {
+        this.limits = taskLimits(jail.defaults, t.limits);
+        this.cgroup = new TaskCgroup(jail.cgroups, this.taskId, this.limits);
+        this.cgroup.create();
+      }
+      const confinement = {
+        identity: this.identity,
+        cgroupProcs: this.cgroup?.procsFiles() ?? [],
+        readable: jail ? environmentDirs(te, jail) : [],
+      };
+      child = spawnTask(cmd, this, taskProcessEnv(this.env, this, t, te), jail, confinement);
     } catch (err) {
       this.fail(diskFaultMessage(err) ?? `failed to start: ${(err as Error).message}`);
       return;
@@ -285,8 +314,12 @@ export class TaskRun {
       this.status = 'finished';
     } else {
       this.status = 'error';
-      // A process that died of a full or read-only spool (its own writes failed) is told as such.
-      this.error = probeSpool(this.dir) ?? (spawnError || failureText(this.exitCode));
+      // A process that died of a full or read-only spool (its own writes failed) is told as such, one the kernel
+      // stopped at a limit of the task by that limit.
+      this.error =
+        probeSpool(this.dir) ??
+        killReason(this.cgroup?.verdict(), this.limits) ??
+        (spawnError || failureText(this.exitCode));
     }
   }
 
@@ -315,8 +348,10 @@ export class TaskRun {
     for (const w of this.watchers.splice(0)) w.close();
   }
 
+  /** The task's process group, and every process in its control groups (also one that left the group). */
   private killGroup(signal: NodeJS.Signals): void {
     killGroup(this.pid, signal);
+    this.cgroup?.signalAll(signal);
   }
 
   /** SIGTERM to the whole process group, SIGKILL after the grace period. */
@@ -344,6 +379,12 @@ export class TaskRun {
     } catch {
       /* a read-only disk: removed at a later start */
     }
-    void clearRunAsync(this.runDir, this.env.identity).catch(() => undefined);
+    const cgroup = this.cgroup;
+    void clearRunAsync(this.runDir, this.identity)
+      .catch(() => undefined)
+      .then(() => {
+        cgroup?.remove();
+        this.env.jail?.pool?.release(this.taskId);
+      });
   }
 }

@@ -56,6 +56,15 @@ export interface TaskAssignment {
   env: Record<string, string>;
   /** Content-addressed snapshot of the spider's files (directories omitted). */
   files: { path: string; hash: string; size: number }[];
+  /** Resource limits of the task's processes; a missing or 0 value leaves that limit to the node's default. */
+  limits?: TaskLimits;
+}
+
+/** Resource limits of one task: memory (MiB), CPU (percent of one core) and processes at once. */
+export interface TaskLimits {
+  memoryMb?: number;
+  cpuPercent?: number;
+  maxProcesses?: number;
 }
 
 /** What a node reports about a task it still knows, on (re)connect. */

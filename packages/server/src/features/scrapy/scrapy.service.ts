@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import type { Kysely } from 'kysely';
 import { SCRAPY_SETTING_TYPES } from '@crawldeck/shared';
 import { asTaskUser, baseEnv, type TaskIdentity } from '@crawldeck/node/sandbox.ts';
+import { jailSupport, spawnJailed } from '@crawldeck/node/tenancy/jail.ts';
 import type { DB } from '../../store/schema.ts';
 import type { MasterConfig } from '../../config.ts';
 import { HttpError } from '../../http/errors.ts';
@@ -63,13 +64,19 @@ export function runHelper<T>(
       PYTHONIOENCODING: 'utf-8',
       PYTHONUNBUFFERED: '1',
     };
-    const child = spawn(py.python, ['-c', HELPER_SOURCE, command], {
-      cwd,
-      env,
-      detached: true,
-      stdio: ['pipe', 'pipe', 'pipe'],
-      ...asTaskUser(identity),
-    });
+    const argv = [py.python, '-c', HELPER_SOURCE, command];
+    // In a sandbox of its own where the host has one: its own processes and /tmp, only its checkout writable.
+    const jail = jailSupport(identity?.uid);
+    const plan = { identity, cgroupProcs: [], hidden: [], readable: [], writable: [cwd], cwd, env };
+    const child = jail.ok
+      ? spawnJailed(argv, plan, ['pipe', 'pipe', 'pipe'], jail.bwrap)
+      : spawn(argv[0], argv.slice(1), {
+          cwd,
+          env,
+          detached: true,
+          stdio: ['pipe', 'pipe', 'pipe'],
+          ...asTaskUser(identity),
+        });
     let out = '';
     let err = '';
     let timedOut = false;
@@ -81,8 +88,8 @@ export function runHelper<T>(
         child.kill('SIGKILL');
       }
     }, py.timeoutMs);
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => {
+    child.stdout!.setEncoding('utf8').on('data', (d: string) => (out += d));
+    child.stderr!.setEncoding('utf8').on('data', (d: string) => {
       if (err.length < 64 * 1024) err += d;
     });
     child.on('error', (e) => {
@@ -102,8 +109,8 @@ export function runHelper<T>(
       if (parsed?.error) return reject(scrapyError(parsed.error));
       resolve(parsed!.data as T);
     });
-    child.stdin.on('error', () => undefined);
-    child.stdin.end(JSON.stringify({ known_types: SCRAPY_SETTING_TYPES, input }));
+    child.stdin!.on('error', () => undefined);
+    child.stdin!.end(JSON.stringify({ known_types: SCRAPY_SETTING_TYPES, input }));
   });
 }
 
