@@ -107,6 +107,20 @@ export const MASTER_VARIABLES = {
     description:
       'when the master/node runs as root: the unprivileged user that task processes and Scrapy introspection run as; created with `useradd` when missing ([docs/spiders.md](docs/spiders.md) "Isolation")',
   },
+  CRAWLDECK_TASK_MEMORY_MB: {
+    default: '`0`',
+    description:
+      'every task\'s memory limit in MiB, sent to every node with the task (a task over it ends with the reason "out of memory"); `0` leaves it to the node (`CRAWLDECK_TASK_MEMORY_MB` of the node, else none)',
+  },
+  CRAWLDECK_TASK_CPU_PERCENT: {
+    default: '`0`',
+    description: "every task's CPU limit in percent of one core, sent with the task; `0` leaves it to the node",
+  },
+  CRAWLDECK_TASK_MAX_PROCESSES: {
+    default: '`0`',
+    description:
+      'every task\'s limit of processes at once, sent with the task (a task that hits it and fails ends with the reason "process limit"); `0` leaves it to the node',
+  },
   CRAWLDECK_NODE_WORK_DIR: {
     default: '`<temp dir>/crawldeck-work-<hash>`',
     description: "where the embedded node's task processes run (outside the data dir)",

@@ -68,6 +68,8 @@ export interface MasterConfig {
   logIndexIdleMs: number;
   /** Unprivileged user that untrusted processes run as when the master runs as root. */
   taskUser: string;
+  /** Resource limits sent with every task (0: the node's own default). */
+  taskLimits: { memoryMb: number; cpuPercent: number; maxProcesses: number };
   /** Working folder of the embedded node's task processes; empty: one in the system temp dir. */
   nodeWorkDir: string;
   gitTimeoutMs: number;
@@ -248,6 +250,11 @@ function processSettings(env: EnvReader) {
     logIndexIdleMs: logIndexIdle(env.raw('CRAWLDECK_LOG_INDEX_IDLE_MS')),
     taskUser: env.text('CRAWLDECK_TASK_USER', 'crawldeck-task'),
     nodeWorkDir: env.text('CRAWLDECK_NODE_WORK_DIR', ''),
+    taskLimits: {
+      memoryMb: env.wholeNumber('CRAWLDECK_TASK_MEMORY_MB', 0),
+      cpuPercent: env.wholeNumber('CRAWLDECK_TASK_CPU_PERCENT', 0),
+      maxProcesses: env.wholeNumber('CRAWLDECK_TASK_MAX_PROCESSES', 0),
+    },
     gitTimeoutMs: env.positiveNumber('CRAWLDECK_GIT_TIMEOUT_MS', 120_000),
     gitAutoSyncMs: Number.isFinite(autoSyncS) && autoSyncS > 0 ? autoSyncS * 1000 : 0,
   };

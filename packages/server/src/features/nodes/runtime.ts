@@ -369,6 +369,7 @@ export class TaskRuntime {
       dedupMethod: spider.dedupMethod,
       env: { ...(await globalEnv(this.db)), ...spider.envs },
       files: await spiderManifest(this.db, spider.id),
+      limits: this.ctx.config.taskLimits,
     };
     if (!this.closed && this.sessions.send(s, { type: 'task.assign', task })) return;
     s.removeTask(taskId);

@@ -1,0 +1,61 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestMaster, type TestMaster } from './harness.ts';
+import { makeSpider, runSpider, waitNodes, waitTask } from './tasks.helpers.ts';
+
+// A task's processes are held to its limits by control groups: a memory hog is ended by the kernel and a fork bomb
+// is refused new processes, each task says which limit ended it, and the node runs the next task as before.
+const asRoot = process.getuid?.() === 0;
+const LIMITS = { memoryMb: 64, cpuPercent: 50, maxProcesses: 32 };
+
+let m: TestMaster;
+
+beforeAll(async () => {
+  m = await startTestMaster({ embeddedNode: true, taskLimits: LIMITS });
+  await waitNodes(m, 1, 30_000);
+}, 60_000);
+
+afterAll(async () => {
+  await m?.close();
+});
+
+async function runOnce(name: string, cmd: string, files: Record<string, string> = {}) {
+  const id = await makeSpider(m, name, cmd, files);
+  const [taskId] = await runSpider(m, id);
+  return waitTask(m, taskId, ['finished', 'error', 'abnormal'], 120_000);
+}
+
+describe.runIf(asRoot)('task limits', () => {
+  it('a memory hog ends with the reason "out of memory"', async () => {
+    const hog = 'a = []\nwhile True:\n    a.append(bytearray(1 << 20))\n';
+    const t = await runOnce('limits-hog', '/usr/bin/python3 hog.py', { 'hog.py': hog });
+    expect(t.status).toBe('error');
+    expect(t.error).toBe('out of memory: the task used its limit of 64 MiB');
+  }, 150_000);
+
+  it('a fork bomb ends with the reason "process limit"', async () => {
+    // Starts processes until the kernel refuses one, then fails as a spider would.
+    const bomb = `import os, sys, time
+kids = []
+try:
+    for i in range(1000):
+        pid = os.fork()
+        if pid == 0:
+            time.sleep(60)
+            os._exit(0)
+        kids.append(pid)
+except OSError as e:
+    print('fork refused after %d: %s' % (len(kids), e), flush=True)
+    sys.exit(1)
+`;
+    const t = await runOnce('limits-bomb', '/usr/bin/python3 bomb.py', { 'bomb.py': bomb });
+    expect(t.status).toBe('error');
+    expect(t.error).toBe('process limit: the task reached its limit of 32 processes at once');
+  }, 150_000);
+
+  it('the node stays healthy: the next task runs and finishes', async () => {
+    const t = await runOnce('limits-after', 'echo still-here');
+    expect(t.status, t.error).toBe('finished');
+    const nodes = (await m.api('GET', '/nodes')).body.data as { status: string }[];
+    expect(nodes.every((n) => n.status === 'online')).toBe(true);
+  }, 150_000);
+});
