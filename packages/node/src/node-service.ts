@@ -93,6 +93,7 @@ export async function startNode(opts: NodeOptions): Promise<RunningNode> {
   const log = opts.log ?? consoleLog;
   const python = opts.python || nodeVariable('CRAWLDECK_PYTHON') || defaultPython();
   const master = new MasterHttp(opts.master.replace(/\/+$/, ''), opts.key, nodeId);
+  const sandbox = nodeJail(nodeId, { dataDir, workDir }, opts.limits, log);
   const runEnv: RunnerEnv = {
     nodeId,
     python,
@@ -100,11 +101,16 @@ export async function startNode(opts: NodeOptions): Promise<RunningNode> {
     graceMs: opts.graceMs ?? 5000,
     runsDir,
     identity,
-    jail: nodeJail(nodeId, { dataDir, workDir }, opts.limits, log),
+    jail: sandbox.jail,
   };
   const envJobs = new EnvJobRunner({ workDir, python }, { post: (route, body) => master.postJson(route, body), log });
   const limits: NodeLimits = { enabled: true, maxRunners: opts.maxRunners ?? 8 };
-  const me = { nodeId, name: opts.name || os.hostname(), nodeType: opts.type ?? 'worker', info: systemInfo(python) };
+  const me = {
+    nodeId,
+    name: opts.name || os.hostname(),
+    nodeType: opts.type ?? 'worker',
+    info: systemInfo(python, sandbox.info),
+  };
   const session = new MasterSession(me, master, limits, new MetricsSampler(dataDir), envJobs, log);
   const tasks = new Assignments(places, runEnv, limits, master, envJobs, (m) => session.send(m), log);
   session.tasks = tasks;

@@ -2,7 +2,7 @@ import { accessSync, constants, readFileSync, statfsSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
-import type { Executable, NodeMetrics, SystemInfo } from '@crawldeck/shared';
+import type { Executable, NodeMetrics, SandboxInfo, SystemInfo } from '@crawldeck/shared';
 import { hostEnvironment } from './config.ts';
 
 export const EXECUTABLES = ['python', 'python3', 'node', 'java', 'go', 'php', 'dotnet', 'git', 'scrapy'];
@@ -35,7 +35,7 @@ export function defaultPython(): string {
   return which('python3') ?? 'python3';
 }
 
-export function systemInfo(python: string): SystemInfo {
+export function systemInfo(python: string, sandbox?: SandboxInfo): SystemInfo {
   const executables: Executable[] = [];
   for (const name of EXECUTABLES) {
     const p = which(name);
@@ -48,6 +48,7 @@ export function systemInfo(python: string): SystemInfo {
     hostname: os.hostname(),
     executables,
     python,
+    ...(sandbox ? { sandbox } : {}),
   };
 }
 

@@ -26,6 +26,19 @@ export const NodeMetricsSchema = Type.Object({
   running: Type.Integer(),
 });
 
+/** How a node confines its tasks (absent: a node from before sandboxes). */
+export const SandboxInfoSchema = Type.Object({
+  /** Each task in its own namespaces (processes, IPC, mounts, a private /tmp). */
+  isolated: Type.Boolean(),
+  /** Each running task under a uid of its own (the node is root). */
+  own_uids: Type.Boolean(),
+  /** Memory, CPU and process limits per task (control groups). */
+  limits: Type.Boolean(),
+  /** Why the node cannot sandbox tasks, in English; '' when it can. */
+  reason: Type.String(),
+});
+export type SandboxInfo = Static<typeof SandboxInfoSchema>;
+
 export const SystemInfoSchema = Type.Object({
   os: Type.String(),
   arch: Type.String(),
@@ -33,6 +46,7 @@ export const SystemInfoSchema = Type.Object({
   hostname: Type.String(),
   executables: Type.Array(Type.Object({ name: Type.String(), path: Type.String() })),
   python: Type.String(),
+  sandbox: Type.Optional(SandboxInfoSchema),
 });
 
 export const NodeInfo = Type.Object({
@@ -89,7 +103,7 @@ export type NodeJoin = Static<typeof NodeJoin>;
  * A row of the node list: what the list screens show. Of the host facts only the summary the list shows (system,
  * arch, CPUs, host name); the executables found on the host and the Python version are in GET /nodes/{id}.
  */
-export const NodeSummarySchema = Type.Pick(SystemInfoSchema, ['os', 'arch', 'num_cpu', 'hostname']);
+export const NodeSummarySchema = Type.Pick(SystemInfoSchema, ['os', 'arch', 'num_cpu', 'hostname', 'sandbox']);
 export const NodeListItem = Type.Composite([
   Type.Omit(NodeInfo, ['systemInfo']),
   Type.Object({ systemInfo: Nullable(NodeSummarySchema) }),

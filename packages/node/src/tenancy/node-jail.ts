@@ -6,7 +6,7 @@
  */
 import os from 'node:os';
 import path from 'node:path';
-import type { TaskLimits } from '@crawldeck/shared';
+import type { SandboxInfo, TaskLimits } from '@crawldeck/shared';
 import type { NodeJail } from '../run-process.ts';
 import { nodeVariable } from '../config.ts';
 import { cgroupVersion } from './cgroups.ts';
@@ -50,28 +50,27 @@ function uidPool(nodeId: string, log: Log): UidPool | undefined {
   return undefined;
 }
 
-/** The node's sandbox, or undefined (with the reason logged) when tasks cannot be sandboxed here. */
+/** How this node confines tasks, and what it tells the master of it (the Nodes screen shows it). */
 export function nodeJail(
   nodeId: string,
   places: { dataDir: string; workDir: string },
   limits: TaskLimits | undefined,
   log: Log,
-): NodeJail | undefined {
-  if (nodeVariable('CRAWLDECK_SANDBOX') === 'off') {
-    log('warn', 'task sandbox turned off (CRAWLDECK_SANDBOX=off)');
-    return undefined;
-  }
+): { jail: NodeJail | undefined; info: SandboxInfo } {
+  const without = (reason: string) => {
+    log('warn', 'tasks run without a sandbox', { reason });
+    return { jail: undefined, info: { isolated: false, own_uids: false, limits: false, reason } };
+  };
+  if (nodeVariable('CRAWLDECK_SANDBOX') === 'off')
+    return without('the sandbox is turned off on this node (CRAWLDECK_SANDBOX=off)');
   const root = process.getuid?.() === 0;
   const base = numberVariable('CRAWLDECK_TASK_UID_BASE', DEFAULT_UID_BASE);
   // The probe runs as a uid just past the pool, as tasks will, so a host that lets only root make namespaces is seen.
   const support = jailSupport(root ? base + DEFAULT_UID_POOL_SIZE : undefined);
-  if (!support.ok) {
-    log('warn', 'tasks run without a sandbox', { reason: support.reason });
-    return undefined;
-  }
+  if (!support.ok) return without(support.reason);
   const pool = uidPool(nodeId, log);
-  if (root && !pool) return undefined;
-  return {
+  if (root && !pool) return without('no folder for the claims of task uids could be made');
+  const jail: NodeJail = {
     bwrap: support.bwrap,
     pool,
     cgroups: cgroupVersion(),
@@ -79,4 +78,5 @@ export function nodeJail(
     hidden: [places.workDir, places.dataDir],
     readable: [path.join(places.workDir, 'runtime'), path.join(places.workDir, 'envs')],
   };
+  return { jail, info: { isolated: true, own_uids: !!pool, limits: !!jail.cgroups, reason: '' } };
 }

@@ -21,6 +21,7 @@ import NetworkGraph from './components/NetworkGraph.tsx';
 import '../tasks/tasks.css';
 import './nodes.css';
 import TourFor from '../tours/TourFor.tsx';
+import SandboxTag from './components/SandboxTag.tsx';
 
 const TABS = ['overview', 'installation', 'monitor', 'network', 'tasks'] as const;
 
@@ -101,6 +102,9 @@ export default function NodeDetailPage() {
                       {si ? `${si.os} / ${si.arch}` : '-'}
                     </Descriptions.Item>
                     <Descriptions.Item label={t('nodes:fields.cpus')}>{si?.num_cpu ?? '-'}</Descriptions.Item>
+                    <Descriptions.Item label={t('nodes:fields.sandbox')}>
+                      <SandboxTag sandbox={si?.sandbox} detail />
+                    </Descriptions.Item>
                     <Descriptions.Item label={t('nodes:fields.running')}>
                       {n.running} / {n.max_runners}
                     </Descriptions.Item>

@@ -26,6 +26,7 @@ import NodeStatusTag, { NodeTypeTag } from './components/NodeStatusTag.tsx';
 import JoinPanel from './components/JoinPanel.tsx';
 import NetworkGraph from './components/NetworkGraph.tsx';
 import DependenciesView from './components/DependenciesView.tsx';
+import SandboxTag from './components/SandboxTag.tsx';
 import { NodeFormFields, useNodeForm, useSaveNode } from './components/NodeForm.tsx';
 import './nodes.css';
 import { dialogAction } from '../../app/dialogAction.ts';
@@ -145,6 +146,7 @@ export default function NodeListPage() {
             <Tag bordered={false}>
               {n.systemInfo.num_cpu} {t('nodes:fields.cpus')}
             </Tag>
+            {n.systemInfo.sandbox && <SandboxTag sandbox={n.systemInfo.sandbox} />}
           </Space>
         ) : (
           '-'

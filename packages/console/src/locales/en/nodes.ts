@@ -20,6 +20,13 @@ export default {
     createTs: 'Joined',
     python: 'Python interpreter',
     id: 'Node ID',
+    sandbox: 'Task sandbox',
+  },
+  sandbox: {
+    isolated: 'Sandboxed',
+    none: 'No sandbox',
+    ownUids: 'A uid per task',
+    limits: 'Resource limits',
   },
   views: { table: 'Table', network: 'Network' },
   actions: 'Actions',

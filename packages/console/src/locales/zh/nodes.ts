@@ -20,6 +20,13 @@ export default {
     createTs: '加入时间',
     python: 'Python 解释器',
     id: '节点 ID',
+    sandbox: '任务沙箱',
+  },
+  sandbox: {
+    isolated: '已隔离',
+    none: '无沙箱',
+    ownUids: '每个任务独立用户',
+    limits: '资源限制',
   },
   views: { table: '列表', network: '网络' },
   actions: '操作',

@@ -52,7 +52,7 @@ function listed(row: NodeRow): ListedNode {
   const si = n.systemInfo;
   const item: NodeListItem = {
     ...n,
-    systemInfo: si && { os: si.os, arch: si.arch, num_cpu: si.num_cpu, hostname: si.hostname },
+    systemInfo: si && { os: si.os, arch: si.arch, num_cpu: si.num_cpu, hostname: si.hostname, sandbox: si.sandbox },
   };
   const search = [n.name, n.description, n.ip, si?.hostname ?? ''].join('\n').toLowerCase();
   return { item, lastSeen: Number(row.last_seen_ts ?? 0), search, type: row.type };
