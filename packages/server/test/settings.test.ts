@@ -38,6 +38,7 @@ describe('settings', () => {
       outbound_allow: '',
       allow_signup: 'Y',
       user_tasks_on_master: 'N',
+      user_tasks_unsandboxed: 'N',
     });
     expect((await m.api('GET', '/setting', { token: null })).body.data.enable_tutorial).toBe('N');
     expect((await m.api('POST', '/setting', { body: { enable_tutorial: 'maybe' } })).status).toBe(400);

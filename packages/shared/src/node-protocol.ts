@@ -6,6 +6,7 @@
  */
 import { Type } from '@sinclair/typebox';
 import { Int } from './bounds.ts';
+import type { SandboxInfo } from './nodes.ts';
 
 export const NODE_KEY_HEADER = 'x-crawldeck-node-key';
 export const NODE_ID_HEADER = 'x-crawldeck-node-id';
@@ -27,6 +28,8 @@ export interface SystemInfo {
   executables: Executable[];
   /** Interpreter the node uses for `python …` / `scrapy …` commands. */
   python: string;
+  /** How the node confines tasks; a node from before sandboxes sends none (treated as not sandboxed). */
+  sandbox?: SandboxInfo;
 }
 
 export interface NodeMetrics {

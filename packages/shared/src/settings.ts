@@ -13,6 +13,8 @@ export const UpdateSettingBody = Type.Object({
   outbound_allow: Type.Optional(Str(4000)),
   /** Whether normal users' tasks may run on the master's own node while worker nodes exist. */
   user_tasks_on_master: Type.Optional(Type.Union([Type.Literal('Y'), Type.Literal('N')])),
+  /** Whether normal users' tasks may run on nodes that cannot sandbox them. */
+  user_tasks_unsandboxed: Type.Optional(Type.Union([Type.Literal('Y'), Type.Literal('N')])),
 });
 export type UpdateSettingBody = Static<typeof UpdateSettingBody>;
 
@@ -29,6 +31,11 @@ export const AdminSetting = Type.Object({
    * own node (which shares the master's host). With no worker node they run there, isolated like everywhere.
    */
   user_tasks_on_master: YesNo,
+  /**
+   * 'N' (default): tasks started by normal users run only on nodes that sandbox every task (systemInfo.sandbox);
+   * 'Y' lets them run on nodes without a sandbox too, where they share a uid and see each other.
+   */
+  user_tasks_unsandboxed: YesNo,
 });
 export type AdminSetting = Static<typeof AdminSetting>;
 

@@ -21,6 +21,9 @@ export default {
     userTasksOnMaster: '普通用户的任务可在主节点运行',
     userTasksOnMasterHint:
       '关闭时：只要存在工作节点，普通用户启动的任务只在工作节点上运行，不在主节点自带的节点上运行（它与主节点共用主机）。没有工作节点时在主节点运行。任何任务都以非特权用户隔离运行。',
+    userTasksUnsandboxed: '普通用户的任务可在无沙箱的节点运行',
+    userTasksUnsandboxedHint:
+      '关闭时，普通用户启动的任务只在为每个任务提供沙箱的节点上运行（节点列表中可见）。在无沙箱的节点上，所有任务共用同一身份，彼此可见。',
     statsEndpointHint:
       '可选的 http(s) 地址。设置后由主节点转发使用事件，浏览器从不直接访问。留空则统计仅保存在本主节点。',
     useStats: '从此浏览器发送使用统计',

@@ -8,7 +8,7 @@ import { EMPTY_ID } from '@crawldeck/shared';
 import type { Kysely } from 'kysely';
 import type { FastifyBaseLogger } from 'fastify';
 import type { DB } from '../../store/schema.ts';
-import { masterNodeClosedToUsers } from '../tasks/master-node.ts';
+import { masterNodeClosedToUsers, unsandboxedNodesClosedToUsers } from '../tasks/master-node.ts';
 import { claimTask, queuedTasks, type QueuedTask } from '../tasks/task-state.store.ts';
 import { adminIds } from './nodes.store.ts';
 import { takesWork } from './free-sessions.ts';
@@ -89,11 +89,14 @@ export class Dispatcher {
     const queued = await queuedTasks(db, free.ids, limit);
     if (!queued.length) return false;
     const mayRunOnMaster = await this.masterNodeRule(queued);
+    const mayRunUnsandboxed = await this.sandboxRule(queued);
     let placed = 0;
     for (const t of queued) {
       if (this.closed) return false;
       const s =
-        t.node_id === EMPTY_ID ? free.leastLoaded(mayRunOnMaster(t)) : this.target(t.node_id, mayRunOnMaster(t));
+        t.node_id === EMPTY_ID
+          ? free.leastLoaded(mayRunOnMaster(t), mayRunUnsandboxed(t))
+          : this.target(t.node_id, mayRunOnMaster(t), mayRunUnsandboxed(t));
       if (!s) continue;
       if (!(await claimTask(db, t.id, s.nodeId))) {
         this.counts.claimsLost++;
@@ -118,8 +121,20 @@ export class Dispatcher {
     return (t) => !t.owner_id || admins.has(t.owner_id);
   }
 
-  private target(nodeId: string, masterAllowed: boolean): Session | undefined {
+  /**
+   * Whether a task may go to a node without a sandbox: while those are closed to normal users' tasks, only tasks of
+   * admins or of no user (the system) may.
+   */
+  private async sandboxRule(queued: QueuedTask[]): Promise<(t: QueuedTask) => boolean> {
+    const db = this.host.db;
+    if (!this.host.sessions.free.hasUnsandboxed || !(await unsandboxedNodesClosedToUsers(db))) return () => true;
+    const admins = queued.some((t) => t.owner_id) ? await adminIds(db) : new Set<string>();
+    return (t) => !t.owner_id || admins.has(t.owner_id);
+  }
+
+  private target(nodeId: string, masterAllowed: boolean, unsandboxedAllowed: boolean): Session | undefined {
     const s = this.host.sessions.get(nodeId);
-    return s && takesWork(s) && (!s.isMaster || masterAllowed) ? s : undefined;
+    const allowed = (!s?.isMaster || masterAllowed) && (s?.sandboxed || unsandboxedAllowed);
+    return s && takesWork(s) && allowed ? s : undefined;
   }
 }

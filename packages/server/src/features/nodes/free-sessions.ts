@@ -43,6 +43,7 @@ export class FreeSessions {
   private seq = 0;
   private freeSlots = 0;
   private masters = 0;
+  private unsandboxed = 0;
   /** Ids of the nodes whose session takes work (read as it is; callers do not change it). */
   readonly ids = new Set<string>();
   readonly work: FreeSessionsWork = { visited: 0, steps: 0 };
@@ -54,6 +55,11 @@ export class FreeSessions {
 
   get size(): number {
     return this.heap.length;
+  }
+
+  /** Whether one of the free sessions cannot sandbox its tasks. */
+  get hasUnsandboxed(): boolean {
+    return this.unsandboxed > 0;
   }
 
   /** Whether one of the free sessions is a master's own node. */
@@ -95,7 +101,7 @@ export class FreeSessions {
    * The least loaded free session, skipping masters' own nodes unless `masterAllowed`; undefined when none.
    * A session whose connection closed meanwhile leaves the index here (its close event removes it for good).
    */
-  leastLoaded(masterAllowed: boolean): Session | undefined {
+  leastLoaded(masterAllowed: boolean, unsandboxedAllowed = true): Session | undefined {
     const passed: Entry[] = [];
     let found: Session | undefined;
     while (this.heap.length) {
@@ -105,7 +111,7 @@ export class FreeSessions {
         this.leave(top);
         continue;
       }
-      if (top.s.isMaster && !masterAllowed) {
+      if ((top.s.isMaster && !masterAllowed) || (!top.s.sandboxed && !unsandboxedAllowed)) {
         passed.push(top);
         this.leave(top);
         continue;
@@ -122,6 +128,7 @@ export class FreeSessions {
     this.heap.push(e);
     this.ids.add(e.s.nodeId);
     if (e.s.isMaster) this.masters++;
+    if (!e.s.sandboxed) this.unsandboxed++;
     this.siftUp(e.pos);
   }
 
@@ -139,6 +146,7 @@ export class FreeSessions {
     e.slots = 0;
     this.ids.delete(e.s.nodeId);
     if (e.s.isMaster) this.masters--;
+    if (!e.s.sandboxed) this.unsandboxed--;
   }
 
   private before(a: Entry, b: Entry): boolean {

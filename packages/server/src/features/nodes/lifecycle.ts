@@ -50,6 +50,7 @@ export class NodeLifecycle {
       enabled: row.enabled === 1,
       maxRunners: row.max_runners,
       isMaster: msg.nodeType === 'master',
+      sandboxed: msg.systemInfo.sandbox?.isolated === true,
       lastSeenTs: now,
     });
   }

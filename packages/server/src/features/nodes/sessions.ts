@@ -14,6 +14,8 @@ export interface SessionInit {
   enabled: boolean;
   maxRunners: number;
   isMaster: boolean;
+  /** The node sandboxes every task (normal users' tasks may be kept off nodes that do not); absent: it does not. */
+  sandboxed?: boolean;
   lastSeenTs: number;
 }
 
@@ -27,6 +29,8 @@ export class Session {
   socket: WebSocket;
   /** The master's own node: normal users' tasks may be kept off it (tasks/master-node.ts). */
   isMaster: boolean;
+  /** The node sandboxes every task; normal users' tasks are kept off it otherwise (tasks/master-node.ts). */
+  sandboxed: boolean;
   /** The status last written to the store (writes happen only when it changes). */
   storedStatus: NodeStatus | undefined = undefined;
   /** Latest heartbeat, kept here rather than written on every beat. */
@@ -45,6 +49,7 @@ export class Session {
     this.nodeId = init.nodeId;
     this.socket = init.socket;
     this.isMaster = init.isMaster;
+    this.sandboxed = init.sandboxed === true;
     this.lastSeenTs = init.lastSeenTs;
     this.#enabled = init.enabled;
     this.#maxRunners = init.maxRunners;

@@ -6,7 +6,7 @@ import { getSetting, putSetting } from '../system/settings.store.ts';
 import { ALLOW_SIGNUP_KEY } from '../session/session.routes.ts';
 import { allowListProblem } from '../../outbound/addresses.ts';
 import { OUTBOUND_ALLOW_KEY } from '../../outbound/policy.ts';
-import { USER_TASKS_ON_MASTER_KEY } from '../tasks/master-node.ts';
+import { USER_TASKS_ON_MASTER_KEY, USER_TASKS_UNSANDBOXED_KEY } from '../tasks/master-node.ts';
 import { getRuntime } from '../nodes/runtime.ts';
 import { StatsForwarder, isValidStatsEndpoint } from './stats-forwarder.ts';
 
@@ -36,6 +36,7 @@ export const settingsFeature: Feature = (app, ctx) => {
       outbound_allow: allow,
       allow_signup: signup ? 'Y' : 'N',
       user_tasks_on_master: onMaster ? 'Y' : 'N',
+      user_tasks_unsandboxed: (await getSetting(db, USER_TASKS_UNSANDBOXED_KEY, false)) ? 'Y' : 'N',
     };
   }
 
@@ -59,6 +60,11 @@ export const settingsFeature: Feature = (app, ctx) => {
       if (user_tasks_on_master !== undefined) {
         await putSetting(db, USER_TASKS_ON_MASTER_KEY, user_tasks_on_master === 'Y');
         // Pending tasks may now go to the master's node (on every master sharing the store).
+        await getRuntime(ctx).tasksCreated();
+      }
+      if (req.body.user_tasks_unsandboxed !== undefined) {
+        await putSetting(db, USER_TASKS_UNSANDBOXED_KEY, req.body.user_tasks_unsandboxed === 'Y');
+        // Pending tasks of normal users may now go to nodes without a sandbox.
         await getRuntime(ctx).tasksCreated();
       }
       if (stats_endpoint !== undefined) {

@@ -24,3 +24,20 @@ export async function masterNodeIdsAmong(db: Kysely<DB>, ids: string[]): Promise
   const rows = await db.selectFrom('nodes').select('id').where('id', 'in', ids).where('type', '=', 'master').execute();
   return new Set(rows.map((r) => r.id));
 }
+
+/** The nodes among these ids that did not report a sandbox for every task (their last registration's system info). */
+export async function unsandboxedNodeIdsAmong(db: Kysely<DB>, ids: string[]): Promise<Set<string>> {
+  const rows = await db.selectFrom('nodes').select(['id', 'system_info']).where('id', 'in', ids).execute();
+  const out = new Set<string>();
+  for (const r of rows) if (!reportsSandbox(r.system_info)) out.add(r.id);
+  return out;
+}
+
+function reportsSandbox(systemInfo: string | null): boolean {
+  try {
+    const info = JSON.parse(systemInfo ?? 'null') as { sandbox?: { isolated?: unknown } } | null;
+    return info?.sandbox?.isolated === true;
+  } catch {
+    return false;
+  }
+}

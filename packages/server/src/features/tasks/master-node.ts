@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../store/schema.ts';
 import { getSetting } from '../system/settings.store.ts';
-import { enabledWorkerExists, masterNodeIdsAmong, userRole } from './master-node.store.ts';
+import { enabledWorkerExists, masterNodeIdsAmong, unsandboxedNodeIdsAmong, userRole } from './master-node.store.ts';
 
 /**
  * Settings → General "normal users' tasks on the master node". The master's own node shares the master's host,
@@ -10,6 +10,18 @@ import { enabledWorkerExists, masterNodeIdsAmong, userRole } from './master-node
  * there.
  */
 export const USER_TASKS_ON_MASTER_KEY = 'user_tasks_on_master';
+
+/**
+ * Settings → General "normal users' tasks on nodes without a sandbox". A node that cannot sandbox (no bubblewrap,
+ * no user namespaces, turned off) runs every task under one identity where tasks see each other: by default (off)
+ * normal users' tasks never go there. Tasks of admins and of no user may.
+ */
+export const USER_TASKS_UNSANDBOXED_KEY = 'user_tasks_unsandboxed';
+
+/** True when tasks of normal users must not run on nodes without a sandbox. */
+export async function unsandboxedNodesClosedToUsers(db: Kysely<DB>): Promise<boolean> {
+  return !(await getSetting(db, USER_TASKS_UNSANDBOXED_KEY, false));
+}
 
 /** True when tasks of normal users must not run on master-type nodes right now. */
 export async function masterNodeClosedToUsers(db: Kysely<DB>): Promise<boolean> {
@@ -27,4 +39,10 @@ export async function isNormalUsersTask(db: Kysely<DB>, ownerId: string | null |
 export async function masterNodeIds(db: Kysely<DB>, ids: string[]): Promise<Set<string>> {
   if (!ids.length) return new Set();
   return masterNodeIdsAmong(db, ids);
+}
+
+/** The nodes among these ids that cannot sandbox their tasks (as they last registered). */
+export async function unsandboxedNodeIds(db: Kysely<DB>, ids: string[]): Promise<Set<string>> {
+  if (!ids.length) return new Set();
+  return unsandboxedNodeIdsAmong(db, ids);
 }

@@ -5,6 +5,7 @@ import { iso } from '../../http/envelope.ts';
 import { badRequest, forbidden, notFound } from '../../http/errors.ts';
 import { collectionRefusal, spiderOwnerMayWrite } from '../../policies/index.ts';
 import { isNormalUsersTask, masterNodeClosedToUsers, masterNodeIds } from './master-node.ts';
+import { unsandboxedNodeIds, unsandboxedNodesClosedToUsers } from './master-node.ts';
 import { getRuntime } from '../nodes/runtime.ts';
 import { spiderForTask } from './spider-source.ts';
 import type { Kysely } from 'kysely';
@@ -70,7 +71,7 @@ export async function createTasks(ctx: AppContext, input: CreateTasksInput): Pro
     if (missing.length) throw notFound(`node ${missing[0]}`);
     nodes = ids;
   }
-  nodes = await keepNormalUsersOffMaster(ctx, input, nodes);
+  nodes = await keepNormalUsersOffClosedNodes(ctx, input, nodes);
   const now = Date.now();
   const rows = nodes.map((nodeId) =>
     pendingTaskRow({
@@ -107,18 +108,24 @@ async function dropIfSpiderWentMeanwhile(db: Kysely<DB>, spiderId: string, rows:
 }
 
 /**
- * While the master's own node is closed to normal users' tasks (master-node.ts): `all-nodes` leaves it out,
- * choosing it explicitly is refused (a task there would wait forever).
+ * Nodes closed to normal users' tasks (master-node.ts): the master's own node while workers exist, and nodes that
+ * cannot sandbox tasks. `all-nodes` leaves them out; choosing one explicitly is refused (a task there would wait
+ * forever).
  */
-async function keepNormalUsersOffMaster(ctx: AppContext, input: CreateTasksInput, nodes: string[]): Promise<string[]> {
+async function keepNormalUsersOffClosedNodes(ctx: AppContext, input: CreateTasksInput, nodes: string[]) {
   const db = ctx.store.db;
-  if (nodes[0] === EMPTY_ID || !(await isNormalUsersTask(db, input.ownerId)) || !(await masterNodeClosedToUsers(db)))
-    return nodes;
-  const masters = await masterNodeIds(db, nodes);
-  if (!masters.size) return nodes;
-  if (input.runType !== 'all-nodes')
-    throw forbidden("normal users' tasks may not run on the master node while worker nodes exist (Settings → General)");
-  const rest = nodes.filter((id) => !masters.has(id));
+  if (nodes[0] === EMPTY_ID || !(await isNormalUsersTask(db, input.ownerId))) return nodes;
+  const masters = (await masterNodeClosedToUsers(db)) ? await masterNodeIds(db, nodes) : new Set<string>();
+  const bare = (await unsandboxedNodesClosedToUsers(db)) ? await unsandboxedNodeIds(db, nodes) : new Set<string>();
+  if (!masters.size && !bare.size) return nodes;
+  if (input.runType !== 'all-nodes') {
+    if (masters.size)
+      throw forbidden(
+        "normal users' tasks may not run on the master node while worker nodes exist (Settings → General)",
+      );
+    throw forbidden("normal users' tasks may not run on a node without a sandbox (Settings → General)");
+  }
+  const rest = nodes.filter((id) => !masters.has(id) && !bare.has(id));
   if (!rest.length) throw badRequest('no online node to run on');
   return rest;
 }

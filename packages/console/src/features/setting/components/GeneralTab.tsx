@@ -112,6 +112,19 @@ export function GeneralTab({ isAdmin }: { isAdmin: boolean }) {
           </Form.Item>
         ) : null}
         {isAdmin ? (
+          <Form.Item label={t('general.userTasksUnsandboxed')} extra={t('general.userTasksUnsandboxedHint')}>
+            <Switch
+              checked={adminSetting.data?.user_tasks_unsandboxed === 'Y'}
+              disabled={!adminSetting.data || save.isPending}
+              onChange={async (v) => {
+                await save.mutateAsync({ user_tasks_unsandboxed: v ? 'Y' : 'N' });
+                saved();
+              }}
+              data-testid="user-tasks-unsandboxed"
+            />
+          </Form.Item>
+        ) : null}
+        {isAdmin ? (
           <Form.Item label={t('general.statsEndpoint')} extra={t('general.statsEndpointHint')}>
             <Space.Compact style={{ width: '100%' }}>
               <Input
