@@ -3,6 +3,7 @@
 //   plain:    spawn as an unprivileged uid (what a node without a sandbox does)
 //   sandbox:  a uid claimed from the pool, control groups made with limits, bubblewrap with the task's mounts and
 //             namespaces, the groups removed and the uid given back afterwards (everything a task pays for)
+// Then the same while 1, 10 and 100 other sandboxed tasks run (growth with the node's load).
 // Root only (uids and control groups). Run: node --import tsx bench/sandbox.bench.ts [runs]
 import { spawn } from 'node:child_process';
 import { chmodSync, chownSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -82,20 +83,57 @@ async function sandboxed(i: number): Promise<number> {
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const p90 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length * 0.9)];
 
-const a: number[] = [];
-const b: number[] = [];
-// Interleaved, so a busy moment of the machine weighs on both alike; the first of each is a warm-up.
-for (let i = 0; i <= RUNS; i++) {
-  const x = await plain(i);
-  const y = await sandboxed(i);
-  if (i === 0) continue;
-  a.push(x);
-  b.push(y);
+/** A sandbox that stays up (a sleeping task) until its process is killed: the load others start beside. */
+function hold(i: number): { stop: () => void } {
+  const taskId = `f${i.toString(16).padStart(23, '0')}`;
+  const runDir = path.join(work, 'runs', taskId);
+  mkdirSync(runDir, { mode: 0o711 });
+  const identity = pool.claim(taskId);
+  const plan = { identity, cgroupProcs: [], hidden: [work], readable: [], writable: [runDir], cwd: '/', env: {} };
+  const child = spawnJailed(['/bin/sleep', '3600'], plan, ['ignore', 'ignore', 'ignore'], support.bwrap);
+  return {
+    stop: () => {
+      child.kill('SIGKILL');
+      pool.release(taskId);
+    },
+  };
 }
-rmSync(work, { recursive: true, force: true });
+
+/** Median start of a plain and a sandboxed task, interleaved, so a busy moment weighs on both alike. */
+async function round(runs: number, from: number): Promise<{ a: number[]; b: number[] }> {
+  const a: number[] = [];
+  const b: number[] = [];
+  for (let i = 0; i <= runs; i++) {
+    const x = await plain(from + i);
+    const y = await sandboxed(from + i);
+    if (i === 0) continue; // warm-up
+    a.push(x);
+    b.push(y);
+  }
+  return { a, b };
+}
+
+const { a, b } = await round(RUNS, 0);
 console.log(`control groups: ${version ? `v${version}` : 'none'}; runs: ${RUNS}`);
 console.log(`plain spawn   median ${median(a).toFixed(1)} ms, p90 ${p90(a).toFixed(1)} ms`);
 console.log(`sandboxed     median ${median(b).toFixed(1)} ms, p90 ${p90(b).toFixed(1)} ms`);
 console.log(
   `sandbox adds  ${(median(b) - median(a)).toFixed(1)} ms at the median (×${(median(b) / median(a)).toFixed(2)}); target < +20 ms`,
 );
+
+// Growth: the same starts while 1, 10 and 100 other sandboxed tasks run (uids claimed, namespaces held).
+const base = median(b) - median(a);
+let next = RUNS + 1;
+for (const held of [1, 10, 100]) {
+  const others = Array.from({ length: held }, (_, i) => hold(next + i));
+  next += held;
+  const r = await round(RUNS, next);
+  next += RUNS + 1;
+  for (const o of others) o.stop();
+  const added = median(r.b) - median(r.a);
+  console.log(
+    `${String(held).padStart(3)} running   plain ${median(r.a).toFixed(1)} ms, sandboxed ${median(r.b).toFixed(1)} ms, ` +
+      `adds ${added.toFixed(1)} ms (×${(added / base).toFixed(2)} of the quiet addition)`,
+  );
+}
+rmSync(work, { recursive: true, force: true });
