@@ -26,7 +26,7 @@ import { SimNode } from '../packages/server/test/support/sim-node.ts';
 import { KEY, api, cpuSeconds, sleep, startMasterProcess, type Master } from './fleet-support.ts';
 import { BATCHES_IN_FLIGHT, Shipper } from '../packages/node/src/shipper.ts';
 import { MasterHttp } from '../packages/node/src/master-http.ts';
-import { copyField } from '../packages/server/src/features/tasks/ingest-pg.store.ts';
+import { copyField } from '../packages/server/src/features/execution/ingest-pg.store.ts';
 
 const SIZES = (process.env.BENCH_INGEST_SIZES ?? '10000,100000,1000000').split(',').map(Number);
 const TASKS = Number(process.env.BENCH_INGEST_TASKS ?? 4);

@@ -28,7 +28,7 @@ import { sql } from 'kysely';
 import { newId } from '@crawldeck/shared';
 import { startMaster, type RunningMaster } from '../packages/server/src/master.ts';
 import { deleteTaskRows } from '../packages/server/src/features/tasks/tasks.store.ts';
-import { ingestLogs } from '../packages/server/src/features/tasks/ingest.store.ts';
+import { ingestLogs } from '../packages/server/src/features/execution/ingest.store.ts';
 import { indexNextLines, openLogIndexWriter } from '../packages/server/src/features/tasks/log-index.store.ts';
 import {
   CHUNK_LINES,

@@ -28,7 +28,7 @@ import { columnTypes } from '../packages/server/src/store/migrate.ts';
 import { migrations } from '../packages/server/src/store/migrations/index.ts';
 import type { DB } from '../packages/server/src/store/schema.ts';
 import { insertTasks, pendingTaskRow } from '../packages/server/src/features/tasks/tasks.store.ts';
-import { claimTask, finishTask, startTask } from '../packages/server/src/features/tasks/task-state.store.ts';
+import { claimTask, finishTask, startTask } from '../packages/server/src/features/execution/task-state.store.ts';
 import { adminQuery, pct } from './fleet-support.ts';
 
 const PG = process.env.BENCH_PG === '1';

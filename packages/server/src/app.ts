@@ -8,7 +8,8 @@ import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
 import { VERSION, codeForText, errorText } from '@crawldeck/shared';
 import type { MasterConfig } from './config.ts';
-import type { AppContext, TypedApp } from './context.ts';
+import type { AppContext, CoreContext, TypedApp } from './context.ts';
+import { TaskRuntime } from './features/execution/runtime.ts';
 import { isStoreUnavailable, type Store } from './store/db.ts';
 import { authPlugin, registerWithAccess } from './http/auth.ts';
 import { registerSecurityHeaders } from './http/security-headers.ts';
@@ -66,7 +67,8 @@ export async function buildApp(config: MasterConfig, store: Store): Promise<Buil
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as TypedApp;
 
   const closers: (() => Promise<void> | void)[] = [];
-  const ctx: AppContext = { config, store, log: app.log, events: new EventBus(), onClose: (fn) => closers.push(fn) };
+  const core: CoreContext = { config, store, log: app.log, events: new EventBus(), onClose: (fn) => closers.push(fn) };
+  const ctx: AppContext = { ...core, execution: new TaskRuntime(core) };
 
   app.setErrorHandler((err, req, reply) => {
     const { status, message, code, params } = errorReply(err as Error);

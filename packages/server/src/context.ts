@@ -9,9 +9,10 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { MasterConfig } from './config.ts';
 import type { EventBus } from './events.ts';
 import type { Store } from './store/db.ts';
+import type { TaskRuntime } from './features/execution/runtime.ts';
 
-/** What every feature gets: configuration, the store, the logger and an in-process event bus. */
-export interface AppContext {
+/** Configuration, the store, the logger and an in-process event bus: what task execution is built from. */
+export interface CoreContext {
   config: MasterConfig;
   store: Store;
   log: FastifyBaseLogger;
@@ -19,6 +20,14 @@ export interface AppContext {
   events: EventBus;
   /** Registers work for graceful shutdown (drain loops, close sockets); run last-registered first. */
   onClose(fn: () => Promise<void> | void): void;
+}
+
+/**
+ * What every feature gets: the core, and task execution (node sessions, dispatch, ingest and task events), made
+ * once at start-up from the core (features/execution/runtime.ts).
+ */
+export interface AppContext extends CoreContext {
+  execution: TaskRuntime;
 }
 
 /** Fastify with TypeBox schemas as the type source, so handlers see typed `body`, `query` and `params`. */

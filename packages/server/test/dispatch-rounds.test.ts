@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestMaster, type TestMaster } from './harness.ts';
 import { makeSpider, waitFor } from './tasks.helpers.ts';
 import { SimNode } from './support/sim-node.ts';
-import { getRuntime, type TaskRuntime } from '../src/features/nodes/runtime.ts';
+import type { TaskRuntime } from '../src/features/execution/runtime.ts';
 
 // Each dispatch round looks at every session this master holds: at thousands of nodes a round that cannot place
 // anything costs as much as one that does, so dispatch stops as soon as it knows nothing is left to place.
@@ -13,7 +13,7 @@ const sims: SimNode[] = [];
 
 beforeAll(async () => {
   m = await startTestMaster({ embeddedNode: false, nodeKey: KEY, nodeHeartbeatMs: 60_000, nodeOfflineMs: 600_000 });
-  rt = getRuntime(m.master.ctx);
+  rt = m.master.ctx.execution;
   for (let i = 0; i < 3; i++) sims.push(new SimNode({ master: m.url, key: KEY, name: `rounds-${i}`, maxRunners: 4 }));
   await Promise.all(sims.map((s) => s.connect()));
 });

@@ -2,15 +2,15 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { TestMaster } from './harness.ts';
 import { makeSpider, waitFor } from './tasks.helpers.ts';
 import { useSimFleet } from './support/sim-fleet.ts';
-import type { TaskRuntime } from '../src/features/nodes/runtime.ts';
+import type { TaskRuntime } from '../src/features/execution/runtime.ts';
 import {
   countMetrics,
   deleteMetricsChunk,
   getNode,
   insertMetrics,
   RETENTION_ROWS,
-} from '../src/features/nodes/nodes.store.ts';
-import { MINUTE_MS, nextRetentionRows } from '../src/features/nodes/heartbeats.ts';
+} from '../src/features/execution/node-state.store.ts';
+import { MINUTE_MS, nextRetentionRows } from '../src/features/execution/heartbeats.ts';
 
 // Costs that must not grow with the fleet: counted store statements and claims, not timings.
 const simFleet = useSimFleet('fleet-key');

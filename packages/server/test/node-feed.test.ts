@@ -3,9 +3,8 @@ import { startTestMaster, type TestMaster } from './harness.ts';
 import { waitFor } from './tasks.helpers.ts';
 import { SimNode } from './support/sim-node.ts';
 import { SseReader, type SseEvent } from './support/sse-reader.ts';
-import { NODE_FEED_INTERVAL_MS } from '../src/features/nodes/node-feed.ts';
+import { NODE_FEED_INTERVAL_MS } from '../src/features/execution/node-feed.ts';
 import { nodeListFor } from '../src/features/nodes/node-list.ts';
-import { getRuntime } from '../src/features/nodes/runtime.ts';
 
 // The console's node feed: node changes gathered per interval, each console hearing only what its screen shows.
 let m: TestMaster;
@@ -155,7 +154,7 @@ describe('GET /api/nodes list parameters', () => {
 
   it('answers from memory between changes: heartbeats and requests read no rows, an edit reads them once', async () => {
     const ctx = m.master.ctx;
-    const list = nodeListFor(ctx, getRuntime(ctx));
+    const list = nodeListFor(ctx, ctx.execution);
     await m.api('GET', '/nodes');
     const reads = list.reads;
     for (let i = 0; i < 10; i++) {

@@ -4,7 +4,6 @@ import { startTestMaster, type TestMaster } from './harness.ts';
 import { waitFor } from './tasks.helpers.ts';
 import { SimNode } from './support/sim-node.ts';
 import { listWriterFor } from '../src/features/nodes/list-stream.ts';
-import { getRuntime } from '../src/features/nodes/runtime.ts';
 
 // The master's first node list request, paged or whole, compiles nothing: the list's serializer is built and run
 // once when the master starts. Built on that request, it compiled the validators of the list's nullable fields
@@ -25,7 +24,7 @@ beforeAll(async () => {
   m = await startTestMaster({ embeddedNode: false, nodeKey: KEY });
   for (let i = 0; i < 2; i++) sims.push(new SimNode({ master: m.url, key: KEY, name: `first-${i}` }));
   await Promise.all(sims.map((s) => s.connect()));
-  const rt = getRuntime(m.master.ctx);
+  const rt = m.master.ctx.execution;
   // The first node beats (metrics: its row fills every field); the second has not yet (metrics null).
   sims[0].heartbeat({ cpu: 7 });
   await waitFor('the heartbeat heard', async () => rt.liveSession(sims[0].nodeId)?.metrics?.cpu === 7);

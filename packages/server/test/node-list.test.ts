@@ -3,15 +3,13 @@ import { ENGINE, startTestMaster, type TestMaster } from './harness.ts';
 import { waitFor } from './tasks.helpers.ts';
 import { SimNode } from './support/sim-node.ts';
 import { nodeListFor } from '../src/features/nodes/node-list.ts';
-import { getRuntime } from '../src/features/nodes/runtime.ts';
+import { deleteNode, updateNode } from '../src/features/nodes/nodes.store.ts';
 import {
-  deleteNode,
   insertMetrics,
   saveLatestMetrics,
   touchLastSeen,
-  updateNode,
   WRITE_CHUNK,
-} from '../src/features/nodes/nodes.store.ts';
+} from '../src/features/execution/node-state.store.ts';
 
 // The node list kept in memory follows what other masters write to the shared store (edits, new and deleted
 // nodes, their nodes' last heard and metrics), and big batches of node writes and reads go in chunks that let
@@ -37,7 +35,7 @@ afterAll(async () => {
 });
 
 const db = () => m.master.store.db;
-const list = () => nodeListFor(m.master.ctx, getRuntime(m.master.ctx));
+const list = () => nodeListFor(m.master.ctx, m.master.ctx.execution);
 const nodes = async (query: Record<string, unknown> = {}) =>
   (await m.api('GET', '/nodes', { query })).body as { data: Row[]; total: number };
 
@@ -207,7 +205,7 @@ pgOnly('two masters on one PostgreSQL store', () => {
       await far.connect();
       await waitFor('the peer’s node listed here', async () => (await nodes()).data.some((n) => n._id === far.nodeId));
       far.heartbeat({ cpu: 77 });
-      const peerRt = getRuntime(peer.master.ctx);
+      const peerRt = peer.master.ctx.execution;
       await waitFor('the beat at the peer', async () => peerRt.liveSession(far.nodeId)?.metrics?.cpu === 77);
       // The peer stores its nodes' latest metrics once a minute; a flush of everything stores them now (asked again
       // while a periodic flush, which may not store them, is the one running).

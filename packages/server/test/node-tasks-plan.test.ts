@@ -4,7 +4,7 @@ import { newId } from '@crawldeck/shared';
 import { startTestMaster, type TestMaster } from './harness.ts';
 import { insertRow } from './seed-rows.ts';
 import { makeSpider } from './tasks.helpers.ts';
-import { tasksOnNode, tasksOnNodeQuery } from '../src/features/tasks/task-state.store.ts';
+import { tasksOnNode, tasksOnNodeQuery } from '../src/features/execution/task-state.store.ts';
 
 let m: TestMaster;
 beforeAll(async () => {

@@ -4,7 +4,7 @@ import { startTestMaster, type TestMaster } from './harness.ts';
 import { makeSpider, runSpider, waitFor } from './tasks.helpers.ts';
 import { SimNode } from './support/sim-node.ts';
 import { SseReader, type SseEvent } from './support/sse-reader.ts';
-import { TASK_FEED_INTERVAL_MS } from '../src/features/tasks/task-feed.ts';
+import { TASK_FEED_INTERVAL_MS } from '../src/features/execution/task-feed.ts';
 
 // The console's task feed: task status changes gathered per interval, each console hearing only what it may read.
 let m: TestMaster;

@@ -5,7 +5,7 @@ import { startTestMaster, type TestMaster } from './harness.ts';
 import { insertRow } from './seed-rows.ts';
 import { makeSpider } from './tasks.helpers.ts';
 import { listTasks } from '../src/features/tasks/tasks.store.ts';
-import { tasksOnNode, tasksOnNodeQuery } from '../src/features/tasks/task-state.store.ts';
+import { tasksOnNode, tasksOnNodeQuery } from '../src/features/execution/task-state.store.ts';
 
 let m: TestMaster;
 beforeAll(async () => {

@@ -8,7 +8,6 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EventBus, EventMap, EventName } from '../src/events.ts';
-import { getRuntime } from '../src/features/nodes/runtime.ts';
 import { ENGINE, startTestMaster, type TestMaster } from './harness.ts';
 import { spawnNode, type ChildNode } from './nodes.helpers.ts';
 import { waitFor, waitNodes } from './tasks.helpers.ts';
@@ -100,7 +99,7 @@ afterAll(async () => {
 describe('node_offline once per offline transition', () => {
   it('a socket blip that reconnects within the offline window announces nothing', async () => {
     const { events } = m.master.ctx;
-    const runtime = getRuntime(m.master.ctx);
+    const runtime = m.master.ctx.execution;
     const announced: string[] = [];
     const onOffline = (e: { nodeId: string }) => announced.push(e.nodeId);
     events.on('node.offline', onOffline);
@@ -154,7 +153,7 @@ describe('node_offline once per offline transition', () => {
         'every offline window ended',
         async () => {
           const timersDone = [m, ...(peer ? [peer] : [])].every(
-            (x) => !getRuntime(x.master.ctx).offlinePending(nodeId),
+            (x) => !x.master.ctx.execution.offlinePending(nodeId),
           );
           // The peer holds no connection: its one offline status is the end of its window.
           return timersDone && (statuses.get(masters[0]) ?? 0) >= 1 && (!peer || (statuses.get(masters[1]) ?? 0) >= 1);

@@ -12,6 +12,7 @@ import { feedbackFeature } from './feedback/feedback.routes.ts';
 import { sitesFeature } from './sites/sites.routes.ts';
 import { statsFeature } from './stats/stats.routes.ts';
 import { nodesFeature } from './nodes/nodes.routes.ts';
+import { executionFeature } from './execution/execution.routes.ts';
 import { tasksFeature } from './tasks/tasks.routes.ts';
 import { scrapyFeature } from './scrapy/scrapy.routes.ts';
 import { gitFeature } from './git/git.routes.ts';
@@ -42,6 +43,7 @@ export const features: Feature[] = [
   feedbackFeature,
   sitesFeature,
   statsFeature,
+  executionFeature,
   nodesFeature,
   tasksFeature,
   scrapyFeature,

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll } from 'vitest';
 import { startTestMaster, type TestMaster } from '../harness.ts';
 import { SimNode, type SimNodeOptions } from './sim-node.ts';
-import { getRuntime, type TaskRuntime } from '../../src/features/nodes/runtime.ts';
+import type { TaskRuntime } from '../../src/features/execution/runtime.ts';
 
 export interface SimFleet {
   readonly master: TestMaster;
@@ -43,7 +43,7 @@ export function useSimFleet(key: string): SimFleet {
       return started();
     },
     get runtime() {
-      return getRuntime(started().master.ctx);
+      return started().master.ctx.execution;
     },
     get nodes() {
       return nodes;

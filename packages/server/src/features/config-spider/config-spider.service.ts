@@ -8,8 +8,7 @@ import {
   type Spiderfile,
   type SpiderfileProblem,
 } from '@crawldeck/shared';
-import { ConfigCrawler, type CrawlStats } from '@crawldeck/node/config-spider/engine.ts';
-import { extractFields } from '@crawldeck/node/config-spider/extract.ts';
+import { ConfigCrawler, extractFields, type CrawlStats } from '@crawldeck/node/config-spider';
 import type { DB } from '../../store/schema.ts';
 import { HttpError, badRequest } from '../../http/errors.ts';
 import { readFile, writeFile } from '../spiders/files.store.ts';

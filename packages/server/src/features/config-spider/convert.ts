@@ -1,8 +1,8 @@
 import { spawnSync } from 'node:child_process';
 import os from 'node:os';
-import { asTaskUser, baseEnv, taskIdentity } from '@crawldeck/node/sandbox.ts';
+import { asTaskUser, baseEnv, taskIdentity } from '@crawldeck/node/user-code';
 import type { Spiderfile, SpiderfileStage } from '@crawldeck/shared';
-import { crawlSettings } from '@crawldeck/node/config-spider/engine.ts';
+import { crawlSettings } from '@crawldeck/node/config-spider';
 import type { PythonSettings } from '../scrapy/scrapy.service.ts';
 
 /**

@@ -1,5 +1,5 @@
 import type { Agent } from 'undici';
-import type { Fetcher } from '@crawldeck/node/config-spider/engine.ts';
+import type { Fetcher } from '@crawldeck/node/config-spider';
 import type { AddressPolicy } from '../../outbound/addresses.ts';
 import { ResponseTooLarge, fetchLimited, formatBytes, guardedAgent, refusalOf } from '../../outbound/http.ts';
 

@@ -3,8 +3,7 @@
  * this feature touches the node sessions; a node connected to another master claims at its next poll.
  */
 import type { AppContext } from '../../context.ts';
-import { getRuntime } from '../nodes/runtime.ts';
 
 export function wakeNode(ctx: AppContext, nodeId: string): void {
-  getRuntime(ctx).sessions.sendTo(nodeId, { type: 'env.wake' });
+  ctx.execution.sessions.sendTo(nodeId, { type: 'env.wake' });
 }

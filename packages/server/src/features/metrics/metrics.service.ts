@@ -1,7 +1,5 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import { getRuntime } from '../nodes/runtime.ts';
-import { ingestOrderOf } from '../tasks/ingest-order.ts';
-import { statusOf } from '../nodes/sessions.ts';
+import { statusOf } from '../execution/sessions.ts';
 import type { AppContext } from '../../context.ts';
 import { TASK_STATUSES } from '@crawldeck/shared';
 import { taskStatusCounts } from '../stats/stats.store.ts';
@@ -122,7 +120,7 @@ export class MasterMetrics {
     });
     // Nodes this master holds a session for are read live; the store's copy of them is flushed only now and then.
     const nodeRows = async () => {
-      const rt = getRuntime(this.ctx);
+      const rt = this.ctx.execution;
       return (await nodesForMetrics(db)).map((n) => {
         const live = rt.liveSession(n.id);
         return live ? { ...n, status: statusOf(live), running: live.active.size } : n;
@@ -160,7 +158,7 @@ export class MasterMetrics {
 
   /** How the batches of one task's log or items arrive at this master when a node keeps several in flight. */
   private ingestOrderMetrics(): void {
-    const stats = ingestOrderOf(this.ctx).stats;
+    const stats = this.ctx.execution.ingestOrder.stats;
     const registers = [this.registry];
     new Gauge({
       name: `${PREFIX}ingest_batches_in_flight_max`,

@@ -23,7 +23,7 @@ export function nodeBundle(ctx: AppContext): Promise<NodeBundle> {
   let p = built.get(ctx);
   if (!p) {
     p = (async () => {
-      const { buildNodeBundle } = await import('@crawldeck/node/bundle.ts');
+      const { buildNodeBundle } = await import('@crawldeck/node/bundle');
       const file = path.join(ctx.config.dataDir, 'node-bundle', `crawldeck-node-${VERSION}.tar.gz`);
       await buildNodeBundle(file, VERSION);
       const sha256 = createHash('sha256')

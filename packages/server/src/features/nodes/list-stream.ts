@@ -12,7 +12,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { NodeListItem } from '@crawldeck/shared';
 import type { AppContext } from '../../context.ts';
-import { nextTurn } from './chunks.ts';
+import { nextTurn } from '../../store/chunks.ts';
 
 /** Rows per chunk, and the size from which a list is written in chunks. */
 export const LIST_CHUNK = 500;

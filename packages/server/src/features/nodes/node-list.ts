@@ -23,11 +23,12 @@ import type { NodeStatusEvent } from '../../events.ts';
 import { iso, paging } from '../../http/envelope.ts';
 import type { AppContext } from '../../context.ts';
 import type { DB } from '../../store/schema.ts';
-import { inChunks, nextTurn } from './chunks.ts';
-import { listNodesChunk, nodesChangedSince, nodesLiveState, WRITE_CHUNK, type NodeRow } from './nodes.store.ts';
+import { inChunks, nextTurn } from '../../store/chunks.ts';
+import { listNodesChunk, nodesChangedSince, nodesLiveState } from './nodes.store.ts';
+import { WRITE_CHUNK, type NodeRow } from '../execution/node-state.store.ts';
 import { presentNode } from './nodes.service.ts';
-import { statusOf, type Session } from './sessions.ts';
-import type { TaskRuntime } from './runtime.ts';
+import { statusOf, type Session } from '../execution/sessions.ts';
+import type { TaskRuntime } from '../execution/runtime.ts';
 
 /** How soon after a change of the stored rows the list reads them again without waiting for a request. */
 export const CATCH_UP_MS = 250;

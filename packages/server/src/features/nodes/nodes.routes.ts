@@ -12,10 +12,8 @@ import type { Feature } from '../../context.ts';
 import { iso, ok } from '../../http/envelope.ts';
 import { conflict } from '../../http/errors.ts';
 import { nodeFor } from '../../policies/index.ts';
-import { registerIngestRoutes } from './ingest.routes.ts';
 import { deleteNode, metricsSince, updateNode } from './nodes.store.ts';
 import { forgetNode, presentNode } from './nodes.service.ts';
-import { getRuntime } from './runtime.ts';
 import { nodeListFor } from './node-list.ts';
 import { listWriterFor } from './list-stream.ts';
 import { joinCommand, masterUrl } from '../node-install/node-install.service.ts';
@@ -23,13 +21,10 @@ import { joinCommand, masterUrl } from '../node-install/node-install.service.ts'
 const IdParams = Type.Object({ id: Type.String({ pattern: '^[0-9a-f]{24}$' }) });
 const SystemQuery = Type.Object({ minutes: Type.Optional(Type.Integer({ minimum: 1, maximum: 1440 })) });
 
-/** The node registry and its metrics, the node socket and node API (ingest.routes.ts), and task execution. */
+/** The node registry as the console sees it: the list, one node, its edits, removal and metrics history. */
 export const nodesFeature: Feature = async (app, ctx) => {
   const { db } = ctx.store;
-  const rt = getRuntime(ctx);
-  await rt.start();
-  ctx.onClose(() => rt.close());
-  registerIngestRoutes(app, ctx, rt);
+  const rt = ctx.execution;
 
   const list = nodeListFor(ctx, rt);
   const writer = listWriterFor(ctx);

@@ -4,8 +4,8 @@
  */
 import type { NodeInfo } from '@crawldeck/shared';
 import { iso } from '../../http/envelope.ts';
-import type { NodeRow } from './nodes.store.ts';
-import { statusOf, type Session } from './sessions.ts';
+import type { NodeRow } from '../execution/node-state.store.ts';
+import { statusOf, type Session } from '../execution/sessions.ts';
 
 /**
  * The stored JSON of a node's host facts and metrics, parsed once per distinct text: a fleet's node list would

@@ -11,7 +11,7 @@ import {
   removeUserTreeAsync,
   taskIdentity,
   type TaskIdentity,
-} from '@crawldeck/node/sandbox.ts';
+} from '@crawldeck/node/user-code';
 import type { DB } from '../../store/schema.ts';
 import { listFiles, readFile, writeFile } from '../spiders/files.store.ts';
 

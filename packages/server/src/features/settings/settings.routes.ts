@@ -6,8 +6,7 @@ import { getSetting, putSetting } from '../system/settings.store.ts';
 import { ALLOW_SIGNUP_KEY } from '../session/session.routes.ts';
 import { allowListProblem } from '../../outbound/addresses.ts';
 import { OUTBOUND_ALLOW_KEY } from '../../outbound/policy.ts';
-import { USER_TASKS_ON_MASTER_KEY, USER_TASKS_UNSANDBOXED_KEY } from '../tasks/master-node.ts';
-import { getRuntime } from '../nodes/runtime.ts';
+import { USER_TASKS_ON_MASTER_KEY, USER_TASKS_UNSANDBOXED_KEY } from '../execution/placement.ts';
 import { StatsForwarder, isValidStatsEndpoint } from './stats-forwarder.ts';
 
 const admin = { access: 'admin' as const };
@@ -60,12 +59,12 @@ export const settingsFeature: Feature = (app, ctx) => {
       if (user_tasks_on_master !== undefined) {
         await putSetting(db, USER_TASKS_ON_MASTER_KEY, user_tasks_on_master === 'Y');
         // Pending tasks may now go to the master's node (on every master sharing the store).
-        await getRuntime(ctx).tasksCreated();
+        await ctx.execution.tasksCreated();
       }
       if (req.body.user_tasks_unsandboxed !== undefined) {
         await putSetting(db, USER_TASKS_UNSANDBOXED_KEY, req.body.user_tasks_unsandboxed === 'Y');
         // Pending tasks of normal users may now go to nodes without a sandbox.
-        await getRuntime(ctx).tasksCreated();
+        await ctx.execution.tasksCreated();
       }
       if (stats_endpoint !== undefined) {
         await putSetting(db, 'stats_endpoint', stats_endpoint.trim());

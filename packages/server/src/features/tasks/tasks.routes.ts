@@ -36,7 +36,6 @@ import { canSpider, nodeFor, taskFor } from '../../policies/index.ts';
 import { findUserById } from '../users/users.store.ts';
 import { registerSpiderDeleteGuard, spiderFor } from '../spiders/spiders.service.ts';
 import { getSpider, presentSpider } from '../spiders/spiders.store.ts';
-import { getRuntime } from '../nodes/runtime.ts';
 import { resultsReader } from '../results/results.reader.ts';
 import { resultsDownload } from '../results/results.export.ts';
 import {
@@ -175,7 +174,7 @@ async function resultPage(ctx: AppContext, t: TaskRow, q: TaskPageQuery) {
 }
 
 async function cancelTasks(ctx: AppContext, user: AuthUser, ids: string[]): Promise<number> {
-  const rt = getRuntime(ctx);
+  const rt = ctx.execution;
   let cancelled = 0;
   for (const t of await tasksToChange(ctx.store.db, user, ids)) if (await rt.cancel(t.id)) cancelled++;
   return cancelled;
@@ -271,7 +270,7 @@ function manageRoutes(app: TypedApp, ctx: AppContext): void {
     { config: user, schema: { params: IdParams, response: { 200: TaskResponse } } },
     async (req) => {
       const t = await taskFor(db, req.user, req.params.id, 'change');
-      await getRuntime(ctx).cancel(t.id);
+      await ctx.execution.cancel(t.id);
       return ok(presentTask((await getTask(db, t.id))!));
     },
   );

@@ -4,10 +4,9 @@ import type { AppContext } from '../../context.ts';
 import { iso } from '../../http/envelope.ts';
 import { badRequest, forbidden, notFound } from '../../http/errors.ts';
 import { collectionRefusal, spiderOwnerMayWrite } from '../../policies/index.ts';
-import { isNormalUsersTask, masterNodeClosedToUsers, masterNodeIds } from './master-node.ts';
-import { unsandboxedNodeIds, unsandboxedNodesClosedToUsers } from './master-node.ts';
-import { getRuntime } from '../nodes/runtime.ts';
-import { spiderForTask } from './spider-source.ts';
+import { isNormalUsersTask, masterNodeClosedToUsers, masterNodeIds } from '../execution/placement.ts';
+import { unsandboxedNodeIds, unsandboxedNodesClosedToUsers } from '../execution/placement.ts';
+import { spiderForTask } from '../execution/spider-source.ts';
 import type { Kysely } from 'kysely';
 import type { DB } from '../../store/schema.ts';
 import type { AuthUser } from '../../http/auth.ts';
@@ -59,7 +58,7 @@ export async function createTasks(ctx: AppContext, input: CreateTasksInput): Pro
   let nodes: string[];
   if (runType === 'random') nodes = [EMPTY_ID];
   else if (runType === 'all-nodes') {
-    const rt = getRuntime(ctx);
+    const rt = ctx.execution;
     nodes = [...rt.sessions.values()].filter((s) => s.enabled).map((s) => s.nodeId);
     if (!nodes.length) nodes = await onlineNodeIds(db);
     if (!nodes.length) throw badRequest('no online node to run on');
@@ -88,7 +87,7 @@ export async function createTasks(ctx: AppContext, input: CreateTasksInput): Pro
   );
   await insertTasks(db, rows);
   await dropIfSpiderWentMeanwhile(db, spider.id, rows);
-  const rt = getRuntime(ctx);
+  const rt = ctx.execution;
   for (const r of rows) await rt.emitStatus(r.id);
   await rt.tasksCreated();
   return rows.map((r) => r.id);
@@ -108,7 +107,7 @@ async function dropIfSpiderWentMeanwhile(db: Kysely<DB>, spiderId: string, rows:
 }
 
 /**
- * Nodes closed to normal users' tasks (master-node.ts): the master's own node while workers exist, and nodes that
+ * Nodes closed to normal users' tasks (execution/placement.ts): the master's own node while workers exist, and nodes that
  * cannot sandbox tasks. `all-nodes` leaves them out; choosing one explicitly is refused (a task there would wait
  * forever).
  */
@@ -201,7 +200,7 @@ export async function tasksToChange(db: Kysely<DB>, user: AuthUser, ids: string[
 /** Deletes tasks (stopping those still pending or running) and announces each deletion; returns how many. */
 export async function deleteTasks(ctx: AppContext, user: AuthUser, ids: string[]): Promise<number> {
   const rows = await tasksToChange(ctx.store.db, user, ids);
-  const rt = getRuntime(ctx);
+  const rt = ctx.execution;
   for (const t of rows) {
     if (t.status === 'running' || t.status === 'pending') rt.drop(t.id, t.node_id);
   }

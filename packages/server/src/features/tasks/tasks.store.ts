@@ -15,7 +15,7 @@ import {
 } from '../../store/page.ts';
 
 export type TaskRow = Selectable<DB['tasks']>;
-export type { DedupConfig } from './ingest.store.ts';
+export type { DedupConfig } from '../execution/ingest.store.ts';
 
 /** A task, unless its spider was deleted (its tasks then wait to be purged and are no one's to read). */
 export function getTask(db: Kysely<DB>, id: string) {

@@ -8,7 +8,6 @@
  * Waiting is only an optimisation: the store's offset check keeps ingest exactly-once on its own, and a batch
  * whose predecessor does not come in time is answered with the stored offset, from which the node ships again.
  */
-import type { AppContext } from '../../context.ts';
 
 /** The batches of one stream (a task's log or items) being ingested on this master right now. */
 interface Lane {
@@ -143,16 +142,4 @@ export class IngestOrder {
       lane.waiters.push(waiter);
     });
   }
-}
-
-const orders = new WeakMap<AppContext, IngestOrder>();
-
-/** The ingest order of one master (tests run several masters in one process). */
-export function ingestOrderOf(ctx: AppContext): IngestOrder {
-  let order = orders.get(ctx);
-  if (!order) {
-    order = new IngestOrder(ctx.config.ingestWaitMs);
-    orders.set(ctx, order);
-  }
-  return order;
 }

@@ -8,9 +8,9 @@ import { EMPTY_ID } from '@crawldeck/shared';
 import type { Kysely } from 'kysely';
 import type { FastifyBaseLogger } from 'fastify';
 import type { DB } from '../../store/schema.ts';
-import { masterNodeClosedToUsers, unsandboxedNodesClosedToUsers } from '../tasks/master-node.ts';
-import { claimTask, queuedTasks, type QueuedTask } from '../tasks/task-state.store.ts';
-import { adminIds } from './nodes.store.ts';
+import { masterNodeClosedToUsers, unsandboxedNodesClosedToUsers } from './placement.ts';
+import { claimTask, queuedTasks, type QueuedTask } from './task-state.store.ts';
+import { adminIds } from './node-state.store.ts';
 import { takesWork } from './free-sessions.ts';
 import type { Session, SessionTable } from './sessions.ts';
 

@@ -4,16 +4,16 @@
  */
 import type { WebSocket } from 'ws';
 import type { NodeToMaster } from '@crawldeck/shared';
-import type { AppContext } from '../../context.ts';
+import type { CoreContext } from '../../context.ts';
 import type { NodeStatusEvent, TaskStatusEvent } from '../../events.ts';
-import { abandonTask, nodesWithRunningTasks, tasksOnNode } from '../tasks/task-state.store.ts';
+import { abandonTask, nodesWithRunningTasks, tasksOnNode } from './task-state.store.ts';
 import {
   claimOfflineTransition,
   lastSeen,
   nodesNotOffline,
   saveNodeStatus,
   upsertRegisteredNode,
-} from './nodes.store.ts';
+} from './node-state.store.ts';
 import type { OfflineSweep } from './offline-sweep.ts';
 import { statusOf, type Session, type SessionTable } from './sessions.ts';
 
@@ -24,7 +24,7 @@ export class NodeLifecycle {
   statusWrites = 0;
 
   constructor(
-    private readonly ctx: AppContext,
+    private readonly ctx: CoreContext,
     private readonly sessions: SessionTable,
     private readonly emitTask: (ev: TaskStatusEvent | undefined) => void,
   ) {}

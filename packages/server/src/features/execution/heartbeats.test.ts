@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore, type Store } from '../../store/db.ts';
 import { migrateToLatest } from '../../store/migrate.ts';
 import { HeartbeatRecorder } from './heartbeats.ts';
-import { insertMetrics, RETENTION_ROWS, upsertRegisteredNode, type Registration } from './nodes.store.ts';
+import { insertMetrics, RETENTION_ROWS, upsertRegisteredNode, type Registration } from './node-state.store.ts';
 
 let dir: string;
 let store: Store;

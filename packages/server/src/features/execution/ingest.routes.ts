@@ -12,10 +12,9 @@ import { ok } from '../../http/envelope.ts';
 import { HttpError, conflict, notFound } from '../../http/errors.ts';
 import { nodeKeyMatches } from '../../http/auth.ts';
 import { bulkValidatorCompiler } from '../../http/bulk-validator.ts';
-import { blobContent, spiderForTask } from '../tasks/spider-source.ts';
-import { ingestItems, ingestLogs, readyLogs } from '../tasks/ingest.store.ts';
-import { ingestOrderOf } from '../tasks/ingest-order.ts';
-import { taskForIngest } from './nodes.store.ts';
+import { blobContent, spiderForTask } from './spider-source.ts';
+import { ingestItems, ingestLogs, readyLogs } from './ingest.store.ts';
+import { taskForIngest } from './node-state.store.ts';
 import { ingestIntoDataSource } from '../datasources/ingest.service.ts';
 import type { TaskRuntime } from './runtime.ts';
 
@@ -30,7 +29,7 @@ function callerNodeId(req: FastifyRequest): string {
 
 export function registerIngestRoutes(app: TypedApp, ctx: AppContext, rt: TaskRuntime): void {
   const { db } = ctx.store;
-  const order = ingestOrderOf(ctx);
+  const order = rt.ingestOrder;
 
   app.get('/api/nodes/connect', { websocket: true, config: { access: 'node' } }, (socket, req) => {
     if (!nodeKeyMatches(ctx.config.nodeKey, req.headers[NODE_KEY_HEADER])) {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
-import type { AppContext } from '../../context.ts';
+import type { CoreContext } from '../../context.ts';
 import { notifyChannel } from './task-bus.store.ts';
 
 /**
@@ -28,7 +28,7 @@ export class TaskBus {
   private readonly origin = randomUUID();
 
   constructor(
-    private ctx: AppContext,
+    private ctx: CoreContext,
     private onMessage: (m: BusMessage) => void,
   ) {}
 

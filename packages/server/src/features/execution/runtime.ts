@@ -12,21 +12,22 @@ import {
   type NodeToMaster,
   type TaskAssignment,
 } from '@crawldeck/shared';
-import type { AppContext } from '../../context.ts';
+import type { CoreContext } from '../../context.ts';
 import type { NodeHeartbeatEvent, TaskStatusEvent } from '../../events.ts';
 import { checkpointCaughtUp } from '../../store/checkpoint-wait.ts';
 import { isStoreUnavailable } from '../../store/db.ts';
-import { globalEnv, spiderForTask, spiderManifest } from '../tasks/spider-source.ts';
-import { TaskBus, type BusMessage } from '../tasks/task-bus.ts';
-import { TaskFeed } from '../tasks/task-feed.ts';
-import * as state from '../tasks/task-state.store.ts';
+import { globalEnv, spiderForTask, spiderManifest } from './spider-source.ts';
+import { TaskBus, type BusMessage } from './task-bus.ts';
+import { TaskFeed } from './task-feed.ts';
+import * as state from './task-state.store.ts';
 import { Dispatcher } from './dispatch.ts';
 import { HeartbeatRecorder, METRICS_RETENTION_MS } from './heartbeats.ts';
 import { NodeFeed } from './node-feed.ts';
 import { OfflineSweep } from './offline-sweep.ts';
-import { insertDeploy } from './nodes.store.ts';
+import { insertDeploy } from './node-state.store.ts';
 import { SessionTable, statusOf, type Session } from './sessions.ts';
 import { NodeLifecycle } from './lifecycle.ts';
+import { IngestOrder } from './ingest-order.ts';
 
 type Register = Extract<NodeToMaster, { type: 'register' }>;
 
@@ -38,13 +39,16 @@ export class TaskRuntime {
   readonly feed: NodeFeed;
   /** The console's task feed: status changes gathered per interval (task-feed.ts). */
   readonly taskFeed: TaskFeed;
+  /** Batches of one task's logs or items are stored in the order the node sent them (ingest-order.ts). */
+  readonly ingestOrder: IngestOrder;
   private readonly lifecycle: NodeLifecycle;
   private readonly bus: TaskBus;
   private closed = false;
 
-  constructor(private readonly ctx: AppContext) {
+  constructor(private readonly ctx: CoreContext) {
     const { nodeOfflineMs, nodeHeartbeatMs } = ctx.config;
     this.bus = new TaskBus(ctx, (m) => this.onBusMessage(m));
+    this.ingestOrder = new IngestOrder(ctx.config.ingestWaitMs);
     this.heartbeats = new HeartbeatRecorder(
       ctx.store.db,
       ctx.log,
@@ -384,16 +388,4 @@ export class TaskRuntime {
  */
 function registerAgain(socket: WebSocket): void {
   socket.close(1013, 'store unavailable, register again');
-}
-
-const runtimes = new WeakMap<AppContext, TaskRuntime>();
-
-/** The runtime of an app, created on first use. */
-export function getRuntime(ctx: AppContext): TaskRuntime {
-  let r = runtimes.get(ctx);
-  if (!r) {
-    r = new TaskRuntime(ctx);
-    runtimes.set(ctx, r);
-  }
-  return r;
 }

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../store/schema.ts';
 import { getSetting } from '../system/settings.store.ts';
-import { enabledWorkerExists, masterNodeIdsAmong, unsandboxedNodeIdsAmong, userRole } from './master-node.store.ts';
+import { enabledWorkerExists, masterNodeIdsAmong, unsandboxedNodeIdsAmong, userRole } from './placement.store.ts';
 
 /**
  * Settings → General "normal users' tasks on the master node". The master's own node shares the master's host,

@@ -27,9 +27,9 @@ export interface SessionInit {
 export class Session {
   readonly nodeId: string;
   socket: WebSocket;
-  /** The master's own node: normal users' tasks may be kept off it (tasks/master-node.ts). */
+  /** The master's own node: normal users' tasks may be kept off it (placement.ts). */
   isMaster: boolean;
-  /** The node sandboxes every task; normal users' tasks are kept off it otherwise (tasks/master-node.ts). */
+  /** The node sandboxes every task; normal users' tasks are kept off it otherwise (placement.ts). */
   sandboxed: boolean;
   /** The status last written to the store (writes happen only when it changes). */
   storedStatus: NodeStatus | undefined = undefined;

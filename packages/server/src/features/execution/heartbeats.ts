@@ -16,7 +16,7 @@ import {
   saveLatestMetrics,
   touchLastSeen,
   type MetricsRow,
-} from './nodes.store.ts';
+} from './node-state.store.ts';
 
 export const MINUTE_MS = 60_000;
 /** Time one retention statement should take: on SQLite it holds the master's thread. */
