@@ -6,7 +6,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, openSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { withCrawldeckPipeline, type TaskAssignment, type TaskLimits } from '@crawldeck/shared';
+import { END_REASON_PREFIX, withCrawldeckPipeline, type TaskAssignment, type TaskLimits } from '@crawldeck/shared';
 import { asTaskUser, baseEnv, type TaskIdentity } from './sandbox.ts';
 import type { TaskEnvironment } from './environments/spider-env.ts';
 import { spawnJailed } from './tenancy/jail.ts';
@@ -178,8 +178,8 @@ export function failureText(exitCode: number | null): string {
     exitCode !== null && exitCode > 128
       ? Object.entries(os.constants.signals).find(([, n]) => n === exitCode - 128)?.[0]
       : undefined;
-  if (sig) return `killed by ${sig} (signal ${exitCode! - 128})`;
-  return exitCode === null ? 'ended while the node was down; exit status unknown' : `exit code ${exitCode}`;
+  if (sig) return `${END_REASON_PREFIX.signal} ${sig} (signal ${exitCode! - 128})`;
+  return exitCode === null ? 'ended while the node was down; exit status unknown' : `${END_REASON_PREFIX.exitCode} ${exitCode}`;
 }
 
 /** Sends a signal to a whole process group; a group that is gone already is fine. */

@@ -7,6 +7,7 @@ export * from './sites.ts';
 export * from './stats.ts';
 export * from './node-protocol.ts';
 export * from './tasks.ts';
+export * from './end-reason.ts';
 export * from './spiders.ts';
 export * from './projects.ts';
 export * from './variables.ts';

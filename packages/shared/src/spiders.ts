@@ -26,6 +26,17 @@ export type SpiderEnv = Static<typeof SpiderEnv>;
 
 const Bool = Type.Boolean();
 
+/**
+ * A spider's own limits for each of its tasks: memory in MiB, CPU in percent of one core (200 = two cores),
+ * processes at once. 0 takes the default the master sends with every task (Settings of the master, or the node's).
+ */
+export const SpiderLimits = Type.Object({
+  memory_mb: Int(0, 1_048_576),
+  cpu_percent: Int(0, 25_600),
+  max_processes: Int(0, 4_194_304),
+});
+export type SpiderLimits = Static<typeof SpiderLimits>;
+
 /** Every editable field; PUT /spiders needs `name`, POST /spiders/{id} takes any subset. */
 const spiderFields = {
   name: Str(100, { minLength: 1 }),
@@ -50,6 +61,8 @@ const spiderFields = {
   git_auto_sync: Bool,
   config: Type.Record(Type.String(), Type.Unknown(), { maxProperties: 1000 }),
   retries: Int(0, RETRY_MAX),
+  /** Absent limits keep the stored ones. */
+  limits: Type.Partial(SpiderLimits),
 };
 
 const { name: nameField, ...optionalFields } = spiderFields;
@@ -131,10 +144,25 @@ export const Spider = Type.Object({
   git_auto_sync: Type.Boolean(),
   config: Type.Record(Type.String(), Type.Unknown()),
   retries: Type.Number(),
+  limits: SpiderLimits,
   create_ts: Ts,
   update_ts: Ts,
 });
 export type Spider = Static<typeof Spider>;
+
+/** The stored limits of a spider, every one present (0 where none is set). */
+export function spiderLimitsOf(stored: string | Partial<SpiderLimits> | null | undefined): SpiderLimits {
+  let v: Partial<SpiderLimits> = {};
+  if (typeof stored === 'string') {
+    try {
+      v = (JSON.parse(stored) as Partial<SpiderLimits> | null) ?? {};
+    } catch {
+      v = {};
+    }
+  } else if (stored) v = stored;
+  const n = (x: unknown) => (typeof x === 'number' && Number.isInteger(x) && x > 0 ? x : 0);
+  return { memory_mb: n(v.memory_mb), cpu_percent: n(v.cpu_percent), max_processes: n(v.max_processes) };
+}
 
 /** GET /spiders: `data: {list, total}` and a top-level `total`. */
 export const SpiderList = Type.Object({ list: Type.Array(Spider), total: Type.Number() });

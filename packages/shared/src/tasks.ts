@@ -1,3 +1,4 @@
+import { TaskEndReason } from './end-reason.ts';
 import { Type, type Static } from '@sinclair/typebox';
 import { Id, Int, Str } from './bounds.ts';
 import { cursorField, Envelope, EnvelopeList, KeysetEnvelopeList, Nullable, pageFields } from './paging.ts';
@@ -126,6 +127,8 @@ export const TaskInfo = Type.Object({
   param: Type.String(),
   cmd: Type.String(),
   error: Type.String(),
+  /** Why the task ended other than finished (out of memory, process limit, cancelled, signal, …); absent otherwise. */
+  end_reason: Type.Optional(TaskEndReason),
   exit_code: Nullable(Type.Number()),
   pid: Nullable(Type.Number()),
   result_count: Type.Number(),

@@ -2,6 +2,7 @@
  * The pieces of a task's confinement that the runner puts together: its limits (the assignment's over the node's
  * defaults), the environment folders it may read inside its sandbox, and why the kernel ended it.
  */
+import { END_REASON_PREFIX } from '@crawldeck/shared';
 import path from 'node:path';
 import type { TaskLimits } from '@crawldeck/shared';
 import type { NodeJail } from '../run-process.ts';
@@ -42,8 +43,8 @@ export function killReason(
   limits: Required<TaskLimits> | undefined,
 ): string | undefined {
   if (!verdict || !limits) return undefined;
-  if (verdict.outOfMemory) return `out of memory: the task used its limit of ${limits.memoryMb} MiB`;
+  if (verdict.outOfMemory) return `${END_REASON_PREFIX.outOfMemory}: the task used its limit of ${limits.memoryMb} MiB`;
   if (verdict.processLimit)
-    return `process limit: the task reached its limit of ${limits.maxProcesses} processes at once`;
+    return `${END_REASON_PREFIX.processLimit}: the task reached its limit of ${limits.maxProcesses} processes at once`;
   return undefined;
 }

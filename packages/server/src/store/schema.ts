@@ -92,6 +92,8 @@ export interface SpiderTables {
     /** JSON object: configurable spiders' config. */
     config: string;
     retries: number;
+    /** JSON object {memory_mb, cpu_percent, max_processes}: this spider's task limits; 0 or absent: the default. */
+    limits: import('kysely').Generated<string>;
     create_ts: number;
     update_ts: number;
   };

@@ -21,6 +21,7 @@ import LogView, { type LiveLine } from './components/LogView.tsx';
 import ResultsView from './components/ResultsView.tsx';
 import { ScrapyStatsTab } from './components/ScrapyStatsTab.tsx';
 import TaskStatusTag from './components/TaskStatusTag.tsx';
+import EndReasonTag from './components/EndReasonTag.tsx';
 import { useTaskActions } from './components/useTaskActions.tsx';
 import './tasks.css';
 import TourFor from '../tours/TourFor.tsx';
@@ -138,6 +139,7 @@ export default function TaskDetailPage() {
           {d.spider?.display_name || d.spider_name || t('route:taskDetail')}
         </Typography.Title>
         <TaskStatusTag status={d.status} />
+        <EndReasonTag task={d} />
         <Typography.Text type="secondary" className="mono" data-tour="task-detail-id">
           {d._id}
         </Typography.Text>

@@ -30,7 +30,18 @@ export default {
     tasks: 'Tasks',
     schedules: 'Schedules',
   },
-  sections: { basic: 'Basic information', results: 'Results and deduplication', git: 'Git' },
+  sections: {
+    basic: 'Basic information',
+    results: 'Results and deduplication',
+    git: 'Git',
+    limits: 'Resource limits of each task',
+  },
+  limits: {
+    memory_mb: 'Memory',
+    cpu_percent: 'CPU (percent of one core)',
+    max_processes: 'Processes at once',
+    default: 'Default',
+  },
   fields: {
     name: 'Name',
     displayName: 'Display name',
@@ -62,6 +73,8 @@ export default {
     dedupField: 'e.g. url',
   },
   hints: {
+    limits:
+      'Empty or 0: the default for every task (set by the administrator). A task over its memory ends "out of memory"; one that reaches its process limit, "process limit".',
     name: 'Letters, digits, "_", "-" and "."; unique among your spiders',
     col: 'Where results are stored; defaults to results_<name>',
     isPublic: 'Public spiders are visible to every user',

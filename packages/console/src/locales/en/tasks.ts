@@ -9,6 +9,15 @@ export default {
     abnormal: 'Abnormal',
     na: 'NA',
   },
+  endReason: {
+    out_of_memory: 'Out of memory',
+    process_limit: 'Process limit',
+    cancelled: 'Cancelled',
+    signal: 'Signal {{signal}}',
+    exit_code: 'Exit code {{code}}',
+    node_lost: 'Node lost',
+    error: 'Error',
+  },
   runTypes: { random: 'Random node', 'all-nodes': 'All nodes', 'selected-nodes': 'Selected nodes' },
   fields: {
     id: 'Task ID',

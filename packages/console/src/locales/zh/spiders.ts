@@ -30,7 +30,13 @@ export default {
     tasks: '任务',
     schedules: '定时任务',
   },
-  sections: { basic: '基本信息', results: '结果与去重', git: 'Git' },
+  sections: { basic: '基本信息', results: '结果与去重', git: 'Git', limits: '每个任务的资源限制' },
+  limits: {
+    memory_mb: '内存',
+    cpu_percent: 'CPU（单核百分比）',
+    max_processes: '同时进程数',
+    default: '默认',
+  },
   fields: {
     name: '名称',
     displayName: '显示名称',
@@ -62,6 +68,8 @@ export default {
     dedupField: '例如 url',
   },
   hints: {
+    limits:
+      '留空或 0：使用每个任务的默认值（由管理员设置）。内存超限的任务以“out of memory”结束；达到进程数上限的以“process limit”结束。',
     name: '字母、数字、“_”、“-”和“.”；在您的爬虫中唯一',
     col: '结果的存放位置，默认为 results_<名称>',
     isPublic: '公开的爬虫对所有用户可见',

@@ -9,6 +9,15 @@ export default {
     abnormal: '异常',
     na: '未知',
   },
+  endReason: {
+    out_of_memory: '内存超限',
+    process_limit: '进程数超限',
+    cancelled: '已取消',
+    signal: '信号 {{signal}}',
+    exit_code: '退出码 {{code}}',
+    node_lost: '节点失联',
+    error: '错误',
+  },
   runTypes: { random: '随机节点', 'all-nodes': '所有节点', 'selected-nodes': '指定节点' },
   fields: {
     id: '任务 ID',

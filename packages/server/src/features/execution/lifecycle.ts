@@ -2,6 +2,7 @@
  * A node's life as the master records it: registration, status (written only when it changes), and the offline
  * transition once its heartbeats stayed away for the whole window, which ends its running tasks abnormal.
  */
+import { END_REASON_PREFIX } from '@crawldeck/shared';
 import type { WebSocket } from 'ws';
 import type { NodeToMaster } from '@crawldeck/shared';
 import type { CoreContext } from '../../context.ts';
@@ -93,7 +94,12 @@ export class NodeLifecycle {
     const lost = await tasksOnNode(this.db, nodeId);
     for (const t of lost)
       this.emitTask(
-        await abandonTask(this.db, t.id, t.status === 'running' ? 'running' : 'pending', 'node went offline'),
+        await abandonTask(
+          this.db,
+          t.id,
+          t.status === 'running' ? 'running' : 'pending',
+          `${END_REASON_PREFIX.nodeLost}: the node went offline`,
+        ),
       );
     this.ctx.events.emit('node.status', { nodeId, status: 'offline' } satisfies NodeStatusEvent);
     if (first) this.ctx.events.emit('node.offline', { nodeId });

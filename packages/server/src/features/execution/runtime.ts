@@ -6,6 +6,7 @@
  */
 import type { WebSocket } from 'ws';
 import {
+  END_REASON_PREFIX,
   PROTOCOL_VERSION,
   parseMessage,
   type MasterToNode,
@@ -16,7 +17,7 @@ import type { CoreContext } from '../../context.ts';
 import type { NodeHeartbeatEvent, TaskStatusEvent } from '../../events.ts';
 import { checkpointCaughtUp } from '../../store/checkpoint-wait.ts';
 import { isStoreUnavailable } from '../../store/db.ts';
-import { globalEnv, spiderForTask, spiderManifest } from './spider-source.ts';
+import { globalEnv, spiderForTask, spiderManifest, taskLimitsFor } from './spider-source.ts';
 import { TaskBus, type BusMessage } from './task-bus.ts';
 import { TaskFeed } from './task-feed.ts';
 import * as state from './task-state.store.ts';
@@ -211,7 +212,15 @@ export class TaskRuntime {
     for (const t of await state.tasksOnNode(this.db, s.nodeId)) {
       if (reported.has(t.id)) continue;
       if (t.status === 'pending') await state.unassignTask(this.db, t.id);
-      else this.emit(await state.abandonTask(this.db, t.id, 'running', 'the node lost the task (restarted)'));
+      else
+        this.emit(
+          await state.abandonTask(
+            this.db,
+            t.id,
+            'running',
+            `${END_REASON_PREFIX.nodeLost}: the node restarted without the task`,
+          ),
+        );
     }
   }
 
@@ -373,7 +382,7 @@ export class TaskRuntime {
       dedupMethod: spider.dedupMethod,
       env: { ...(await globalEnv(this.db)), ...spider.envs },
       files: await spiderManifest(this.db, spider.id),
-      limits: this.ctx.config.taskLimits,
+      limits: taskLimitsFor(this.ctx.config.taskLimits, spider.limits),
     };
     if (!this.closed && this.sessions.send(s, { type: 'task.assign', task })) return;
     s.removeTask(taskId);

@@ -2,6 +2,7 @@
  * The few things tasks need from the spiders and variables features, in one place so the rest of the task code
  * does not depend on their module layout.
  */
+import { spiderLimitsOf, type SpiderLimits, type TaskLimits } from '@crawldeck/shared';
 import type { Kysely } from 'kysely';
 import type { DB } from '../../store/schema.ts';
 import { getSpider } from '../spiders/spiders.store.ts';
@@ -18,6 +19,17 @@ export interface SpiderForTask {
   dedupMethod: 'ignore' | 'overwrite';
   envs: Record<string, string>;
   ownerId: string | null;
+  /** The spider's own task limits (0: the master's default). */
+  limits: SpiderLimits;
+}
+
+/** A task's limits: the spider's own where it sets one, else the master's default (0 leaves it to the node). */
+export function taskLimitsFor(defaults: Required<TaskLimits>, own: SpiderLimits): Required<TaskLimits> {
+  return {
+    memoryMb: own.memory_mb || defaults.memoryMb,
+    cpuPercent: own.cpu_percent || defaults.cpuPercent,
+    maxProcesses: own.max_processes || defaults.maxProcesses,
+  };
 }
 
 export async function spiderForTask(db: Kysely<DB>, id: string): Promise<SpiderForTask | undefined> {
@@ -40,6 +52,7 @@ export async function spiderForTask(db: Kysely<DB>, id: string): Promise<SpiderF
     dedupMethod: s.dedup_method === 'overwrite' ? 'overwrite' : 'ignore',
     envs: env,
     ownerId: s.owner_id,
+    limits: spiderLimitsOf(s.limits),
   };
 }
 

@@ -1,7 +1,14 @@
 import { Value } from '@sinclair/typebox/value';
 import type { TSchema, Static } from '@sinclair/typebox';
 import type { Kysely } from 'kysely';
-import { EMPTY_ID, isValidEnvName, newId, type CreateSpiderBody, type UpdateSpiderBody } from '@crawldeck/shared';
+import {
+  EMPTY_ID,
+  isValidEnvName,
+  newId,
+  spiderLimitsOf,
+  type CreateSpiderBody,
+  type UpdateSpiderBody,
+} from '@crawldeck/shared';
 import type { DB } from '../../store/schema.ts';
 import type { AppContext } from '../../context.ts';
 import type { AuthUser } from '../../http/auth.ts';
@@ -198,6 +205,7 @@ export async function createSpider(
     git_auto_sync: patch.git_auto_sync ?? 0,
     config: patch.config ?? '{}',
     retries: patch.retries ?? 0,
+    limits: JSON.stringify(spiderLimitsOf(input.limits)),
     create_ts: now,
     update_ts: now,
   };
@@ -225,6 +233,8 @@ export async function updateSpider(
 ): Promise<void> {
   const { db } = ctx.store;
   const patch = await toPatch(ctx, db, input);
+  // Limits not named keep their stored value.
+  if (input.limits) patch.limits = JSON.stringify(spiderLimitsOf({ ...spiderLimitsOf(row.limits), ...input.limits }));
   checkDedup({ is_dedup: patch.is_dedup ?? row.is_dedup, dedup_field: patch.dedup_field ?? row.dedup_field });
   if (patch.name !== undefined && patch.name !== row.name) {
     if (await spiderNameTaken(db, row.owner_id, patch.name)) throw dupName(patch.name);

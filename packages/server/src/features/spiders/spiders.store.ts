@@ -1,5 +1,5 @@
 import { sql, type Expression, type ExpressionBuilder, type Kysely, type Selectable, type SqlBool } from 'kysely';
-import { EMPTY_ID, type Spider, type SpiderEnv } from '@crawldeck/shared';
+import { EMPTY_ID, spiderLimitsOf, type Spider, type SpiderEnv } from '@crawldeck/shared';
 import type { DB } from '../../store/schema.ts';
 import { iso } from '../../http/envelope.ts';
 import { spiderReadFilter } from '../../policies/spider.policy.ts';
@@ -47,6 +47,7 @@ export function presentSpider(row: SpiderRow & { owner_username?: string | null 
     git_auto_sync: !!row.git_auto_sync,
     config: parseJson<Record<string, unknown>>(row.config, {}),
     retries: Number(row.retries),
+    limits: spiderLimitsOf(row.limits),
     create_ts: iso(row.create_ts),
     update_ts: iso(row.update_ts),
   };

@@ -1,4 +1,12 @@
-import { EMPTY_ID, LIST_COUNT_CAP, type RunType, type TaskInfo, type TaskStatus } from '@crawldeck/shared';
+import {
+  EMPTY_ID,
+  LIST_COUNT_CAP,
+  taskEndReason,
+  type RunType,
+  type TaskInfo,
+  type TaskStatus,
+} from '@crawldeck/shared';
+import type { TaskEndReason } from '@crawldeck/shared';
 import type { TaskSuspicion } from '@crawldeck/shared';
 import type { AppContext } from '../../context.ts';
 import { iso } from '../../http/envelope.ts';
@@ -129,6 +137,11 @@ async function keepNormalUsersOffClosedNodes(ctx: AppContext, input: CreateTasks
   return rest;
 }
 
+function endReasonOf(t: TaskRow): { end_reason?: TaskEndReason } {
+  const r = taskEndReason(t.status, t.error, t.exit_code);
+  return r ? { end_reason: r } : {};
+}
+
 /** Task as the API shows it: ISO times, durations in ms, node id of zeros when none. */
 export function presentTask(t: TaskRow & { spider_name?: string | null; node_name?: string | null }): TaskInfo {
   const now = Date.now();
@@ -147,6 +160,7 @@ export function presentTask(t: TaskRow & { spider_name?: string | null; node_nam
     param: t.param,
     cmd: t.cmd,
     error: t.error,
+    ...endReasonOf(t),
     exit_code: t.exit_code,
     pid: t.pid,
     result_count: t.result_count,

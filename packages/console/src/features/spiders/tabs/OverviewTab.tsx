@@ -12,6 +12,7 @@ import type { SpiderTabProps } from './types.ts';
 import ScrapyPanel from '../components/ScrapyPanel.tsx';
 import GitPanel from '../components/GitPanel.tsx';
 import { DataSourcePicker } from '../components/DataSourcePicker.tsx';
+import LimitsFields from '../components/LimitsFields.tsx';
 
 interface Values {
   name: string;
@@ -26,6 +27,7 @@ interface Values {
   is_dedup: boolean;
   dedup_field: string;
   dedup_method: DedupMethod;
+  limits: { memory_mb: number | null; cpu_percent: number | null; max_processes: number | null };
 }
 
 function toValues(s: Spider): Values {
@@ -42,6 +44,11 @@ function toValues(s: Spider): Values {
     is_dedup: s.is_dedup,
     dedup_field: s.dedup_field,
     dedup_method: s.dedup_method || 'ignore',
+    limits: {
+      memory_mb: s.limits.memory_mb || null,
+      cpu_percent: s.limits.cpu_percent || null,
+      max_processes: s.limits.max_processes || null,
+    },
   };
 }
 
@@ -82,6 +89,11 @@ export default function OverviewTab({ spider }: SpiderTabProps) {
       is_dedup: !!v.is_dedup,
       dedup_field: v.dedup_field?.trim() ?? '',
       dedup_method: v.dedup_method,
+      limits: {
+        memory_mb: v.limits?.memory_mb ?? 0,
+        cpu_percent: v.limits?.cpu_percent ?? 0,
+        max_processes: v.limits?.max_processes ?? 0,
+      },
     };
     // Git settings are saved by the Git panel below (components/GitPanel.tsx), not by this form.
     await update.mutateAsync(body);
@@ -235,6 +247,7 @@ export default function OverviewTab({ spider }: SpiderTabProps) {
             </>
           )}
         </Row>
+        <LimitsFields />
 
         <div className="form-actions">
           <Typography.Text type="secondary" className="form-actions-hint">

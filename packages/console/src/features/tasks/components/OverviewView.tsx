@@ -5,6 +5,7 @@ import { useTranslation } from 'react-i18next';
 import type { TaskDetail } from '../api.ts';
 import { ACTIVE_STATUSES, durations, formatDuration, formatTs, isEmptyId, useNow } from '../format.ts';
 import TaskStatusTag from './TaskStatusTag.tsx';
+import EndReasonTag from './EndReasonTag.tsx';
 import SuspiciousMark from './SuspiciousMark.tsx';
 
 export default function OverviewView({ task }: { task: TaskDetail }) {
@@ -28,6 +29,7 @@ export default function OverviewView({ task }: { task: TaskDetail }) {
       <Descriptions.Item label={t('fields.status')}>
         <span data-testid="task-status">
           <TaskStatusTag status={task.status} />
+          <EndReasonTag task={task} />
           <SuspiciousMark task={task} withText />
         </span>
       </Descriptions.Item>

@@ -1,0 +1,40 @@
+/**
+ * A spider's own limits for each of its tasks, in the Overview form: memory (MiB), CPU (percent of one core) and
+ * processes at once. Empty or 0 takes the default the master sends with every task.
+ */
+import { Col, Divider, Form, InputNumber, Row } from 'antd';
+import { useTranslation } from 'react-i18next';
+
+const FIELDS = [
+  { name: 'memory_mb', max: 1_048_576, unit: 'MiB' },
+  { name: 'cpu_percent', max: 25_600, unit: '%' },
+  { name: 'max_processes', max: 4_194_304, unit: '' },
+] as const;
+
+export default function LimitsFields() {
+  const { t } = useTranslation('spiders');
+  return (
+    <>
+      <Divider orientation="left" orientationMargin={0} className="form-section">
+        {t('sections.limits')}
+      </Divider>
+      <Row gutter={24}>
+        {FIELDS.map((f) => (
+          <Col xs={24} md={8} key={f.name}>
+            <Form.Item name={['limits', f.name]} label={t(`limits.${f.name}`)} tooltip={t('hints.limits')}>
+              <InputNumber
+                min={0}
+                max={f.max}
+                precision={0}
+                placeholder={t('limits.default')}
+                addonAfter={f.unit || undefined}
+                style={{ width: '100%' }}
+                data-testid={`limits-${f.name}`}
+              />
+            </Form.Item>
+          </Col>
+        ))}
+      </Row>
+    </>
+  );
+}
