@@ -179,7 +179,9 @@ export function failureText(exitCode: number | null): string {
       ? Object.entries(os.constants.signals).find(([, n]) => n === exitCode - 128)?.[0]
       : undefined;
   if (sig) return `${END_REASON_PREFIX.signal} ${sig} (signal ${exitCode! - 128})`;
-  return exitCode === null ? 'ended while the node was down; exit status unknown' : `${END_REASON_PREFIX.exitCode} ${exitCode}`;
+  return exitCode === null
+    ? 'ended while the node was down; exit status unknown'
+    : `${END_REASON_PREFIX.exitCode} ${exitCode}`;
 }
 
 /** Sends a signal to a whole process group; a group that is gone already is fine. */
