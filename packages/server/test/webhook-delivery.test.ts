@@ -152,9 +152,7 @@ describe('node_offline once per offline transition', () => {
       await waitFor(
         'every offline window ended',
         async () => {
-          const timersDone = [m, ...(peer ? [peer] : [])].every(
-            (x) => !x.master.ctx.execution.offlinePending(nodeId),
-          );
+          const timersDone = [m, ...(peer ? [peer] : [])].every((x) => !x.master.ctx.execution.offlinePending(nodeId));
           // The peer holds no connection: its one offline status is the end of its window.
           return timersDone && (statuses.get(masters[0]) ?? 0) >= 1 && (!peer || (statuses.get(masters[1]) ?? 0) >= 1);
         },
