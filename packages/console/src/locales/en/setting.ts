@@ -22,7 +22,7 @@ export default {
       'Optional http(s) URL. When set, the master forwards usage events to it; the browser never contacts it. Leave empty to keep statistics on this master only.',
     userTasksOnMaster: "Normal users' tasks on the master node",
     userTasksOnMasterHint:
-      "Off: while a worker node exists, tasks started by normal users run only on worker nodes, never on the master's own node (it shares the master's host). With no worker node they run on the master node. Every task runs isolated as an unprivileged user either way.",
+      "Off: while an enabled worker node is online, tasks started by normal users run only on worker nodes, never on the master's own node (it shares the master's host). With no worker node online they run on the master node. Every task runs in its own sandbox either way.",
     userTasksUnsandboxed: "Normal users' tasks on nodes without a sandbox",
     userTasksUnsandboxedHint:
       'Off: tasks started by normal users run only on nodes that sandbox every task (the Nodes list shows which). On a node without a sandbox all tasks share one identity and can see each other.',

@@ -1,13 +1,17 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../store/schema.ts';
 
-/** Whether any enabled worker node (not the master's own) is registered. */
-export async function enabledWorkerExists(db: Kysely<DB>): Promise<boolean> {
+/**
+ * Whether an enabled worker node (not the master's own) is online. One that is offline, or only registered once,
+ * runs nothing: it must not keep normal users' tasks off the master's node.
+ */
+export async function onlineWorkerExists(db: Kysely<DB>): Promise<boolean> {
   const worker = await db
     .selectFrom('nodes')
     .select('id')
     .where('type', '=', 'worker')
     .where('enabled', '=', 1)
+    .where('status', '=', 'online')
     .limit(1)
     .executeTakeFirst();
   return worker !== undefined;

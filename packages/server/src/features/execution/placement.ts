@@ -1,12 +1,12 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../store/schema.ts';
 import { getSetting } from '../system/settings.store.ts';
-import { enabledWorkerExists, masterNodeIdsAmong, unsandboxedNodeIdsAmong, userRole } from './placement.store.ts';
+import { onlineWorkerExists, masterNodeIdsAmong, unsandboxedNodeIdsAmong, userRole } from './placement.store.ts';
 
 /**
  * Settings → General "normal users' tasks on the master node". The master's own node shares the master's host,
- * so by default (off) tasks started by normal users stay off it while any enabled worker node exists; with no
- * worker node they run there (isolated like on any node). Tasks of admins and of no user (system) may always run
+ * so by default (off) tasks started by normal users stay off it while an enabled worker node is online; with none
+ * online they run there (isolated like on any node). Tasks of admins and of no user (system) may always run
  * there.
  */
 export const USER_TASKS_ON_MASTER_KEY = 'user_tasks_on_master';
@@ -26,7 +26,7 @@ export async function unsandboxedNodesClosedToUsers(db: Kysely<DB>): Promise<boo
 /** True when tasks of normal users must not run on master-type nodes right now. */
 export async function masterNodeClosedToUsers(db: Kysely<DB>): Promise<boolean> {
   if (await getSetting(db, USER_TASKS_ON_MASTER_KEY, false)) return false;
-  return enabledWorkerExists(db);
+  return onlineWorkerExists(db);
 }
 
 /** Whether tasks owned by this user count as a normal user's (a deleted owner does too; no owner is the system). */

@@ -60,7 +60,7 @@ export class TaskRuntime {
     this.feed = new NodeFeed(ctx.events);
     this.taskFeed = new TaskFeed(ctx.events);
     this.lifecycle = new NodeLifecycle(ctx, this.sessions, (ev) => this.emit(ev));
-    this.sweep = new OfflineSweep(nodeOfflineMs, (id) => this.lifecycle.expire(id, this.sweep), ctx.log);
+    this.sweep = new OfflineSweep(nodeOfflineMs, (id) => this.nodeWentAway(id), ctx.log);
     this.dispatcher = new Dispatcher({
       db: ctx.store.db,
       log: ctx.log,
@@ -343,6 +343,15 @@ export class TaskRuntime {
   async tasksCreated(): Promise<void> {
     this.dispatcher.schedule();
     await this.bus.publish({ type: 'dispatch' });
+  }
+
+  /**
+   * A node's window ran out: it goes offline (lifecycle.ts), and dispatch looks again, since the master's own node
+   * may now be open to normal users' tasks.
+   */
+  private async nodeWentAway(nodeId: string): Promise<void> {
+    await this.lifecycle.expire(nodeId, this.sweep);
+    this.dispatcher.schedule();
   }
 
   /** Wakes dispatch (a setting that decides where tasks may run changed). */

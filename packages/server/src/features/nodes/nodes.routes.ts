@@ -87,6 +87,8 @@ export const nodesFeature: Feature = async (app, ctx) => {
       await deleteNode(db, n.id);
       forgetNode(n.id);
       list.markDirty();
+      // Where tasks may run can change with one node fewer (the master's own node may open to normal users).
+      await rt.tasksCreated();
       return ok(null);
     },
   );
