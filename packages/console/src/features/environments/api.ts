@@ -38,10 +38,11 @@ export function useNodeEnvironment(nodeId: string) {
   });
 }
 
-export function useEnvJobs(nodeId: string) {
+/** The node's latest install jobs; only administrators may read them (`enabled` false for others). */
+export function useEnvJobs(nodeId: string, enabled = true) {
   return useQuery({
     queryKey: envKeys.jobs(nodeId),
-    enabled: !!nodeId,
+    enabled: !!nodeId && enabled,
     queryFn: async () => (await api.get<EnvJob[]>('/env-jobs', { node_id: nodeId, limit: 20 })).data ?? [],
     refetchInterval: (q) => (busy(q.state.data) ? LIVE_MS : false),
   });

@@ -26,7 +26,7 @@ import type { FastifyRequest } from 'fastify';
 import type { Feature } from '../../context.ts';
 import { ok } from '../../http/envelope.ts';
 import { badRequest, notFound } from '../../http/errors.ts';
-import { assertEnvironment, nodeFor } from '../../policies/index.ts';
+import { assertEnvJobs, assertEnvironment, nodeFor } from '../../policies/index.ts';
 import { EnvironmentsService, presentJob } from './environments.service.ts';
 import * as store from './environments.store.ts';
 
@@ -71,9 +71,9 @@ export const environmentsFeature: Feature = (app, ctx) => {
 
   app.get(
     '/api/env-jobs',
-    { config: user, schema: { querystring: EnvJobQuery, response: { 200: OkOf(Type.Array(EnvJob)) } } },
+    { config: admin, schema: { querystring: EnvJobQuery, response: { 200: OkOf(Type.Array(EnvJob)) } } },
     async (req) => {
-      assertEnvironment(req.user, 'read');
+      assertEnvJobs(req.user);
       const names = await svc.nodeNames();
       const rows = await store.listJobs(db, req.query);
       return ok(
@@ -85,9 +85,9 @@ export const environmentsFeature: Feature = (app, ctx) => {
 
   app.get(
     '/api/env-jobs/:id',
-    { config: user, schema: { params: IdParams, response: { 200: OkOf(EnvJob) } } },
+    { config: admin, schema: { params: IdParams, response: { 200: OkOf(EnvJob) } } },
     async (req) => {
-      assertEnvironment(req.user, 'read');
+      assertEnvJobs(req.user);
       const row = await store.getJob(db, req.params.id);
       if (!row) throw notFound('job');
       return ok(presentJob(row, await svc.nodeNames()));
@@ -136,7 +136,7 @@ export const environmentsFeature: Feature = (app, ctx) => {
 
   app.get('/api/env-settings', { config: admin, schema: { response: { 200: OkOf(EnvSettings) } } }, async (req) => {
     assertEnvironment(req.user, 'change');
-    return ok(await svc.settings());
+    return ok(await svc.shownSettings());
   });
 
   app.post(

@@ -26,6 +26,7 @@ import { iso } from '../../http/envelope.ts';
 import { badRequest, notFound } from '../../http/errors.ts';
 import { getSetting, putSetting } from '../system/settings.store.ts';
 import * as store from './environments.store.ts';
+import { maskSettings, openSettings, sealSettings, type StoredEnvSettings } from './index-secrets.ts';
 import { searchIndex } from './package-index.ts';
 import { wakeNode } from './wake.ts';
 
@@ -96,13 +97,22 @@ export class EnvironmentsService {
     if (!(await store.deleteLanguage(this.db, key))) throw notFound('language');
   }
 
+  /** The index settings with their passwords: for the nodes and the index lookup only, never an answer. */
   async settings(): Promise<EnvSettings> {
-    return { ...EMPTY_ENV_SETTINGS, ...(await getSetting<Partial<EnvSettings>>(this.db, SETTINGS_KEY, {})) };
+    const stored = await getSetting<StoredEnvSettings>(this.db, SETTINGS_KEY, {});
+    return openSettings(this.ctx.config.dataDir, { ...EMPTY_ENV_SETTINGS, ...stored });
   }
 
+  /** The index settings as the console shows them (passwords masked). */
+  async shownSettings(): Promise<EnvSettings> {
+    return maskSettings(await this.settings());
+  }
+
+  /** Saves the index settings and nudges every connected node to fetch them now, not at its next poll. */
   async saveSettings(s: EnvSettings): Promise<EnvSettings> {
-    await putSetting(this.db, SETTINGS_KEY, s);
-    return s;
+    await putSetting(this.db, SETTINGS_KEY, sealSettings(this.ctx.config.dataDir, s, await this.settings()));
+    for (const n of await store.listNodes(this.db)) wakeNode(this.ctx, n.id);
+    return this.shownSettings();
   }
 
   async nodeNames(): Promise<Map<string, string>> {
