@@ -184,7 +184,7 @@ export const environmentsFeature: Feature = (app, ctx) => {
     '/api/node-api/env-jobs/:id/log',
     { config: node, schema: { params: IdParams, body: EnvJobLogBody, response: { 200: Done } } },
     async (req) => {
-      const text = req.body.lines.map((l) => l + '\n').join('');
+      const text = await svc.redact(req.body.lines.map((l) => l + '\n').join(''));
       if (text) await store.appendJobLog(db, req.params.id, nodeId(req), text);
       return ok(null);
     },
@@ -196,7 +196,7 @@ export const environmentsFeature: Feature = (app, ctx) => {
     async (req) => {
       const id = nodeId(req);
       if (req.body.inventory) await svc.report(id, req.body.inventory);
-      await store.finishJob(db, req.params.id, id, req.body.ok, req.body.error);
+      await store.finishJob(db, req.params.id, id, req.body.ok, await svc.redact(req.body.error));
       return ok(null);
     },
   );

@@ -7,6 +7,8 @@ import {
   BUILTIN_LANGUAGES,
   EMPTY_ENV_SETTINGS,
   newId,
+  redactCredentials,
+  urlPasswords,
   type DependencyRow,
   type EnvClaim,
   type EnvJob,
@@ -106,6 +108,15 @@ export class EnvironmentsService {
   /** The index settings as the console shows them (passwords masked). */
   async shownSettings(): Promise<EnvSettings> {
     return maskSettings(await this.settings());
+  }
+
+  /**
+   * A job's log or error as stored: the node hides passwords already; a node of an earlier version does not, so the
+   * master hides every URL password and the indexes' own passwords too.
+   */
+  async redact(text: string): Promise<string> {
+    if (!text) return text;
+    return redactCredentials(text, urlPasswords(Object.values(await this.settings())));
   }
 
   /** Saves the index settings and nudges every connected node to fetch them now, not at its next poll. */
