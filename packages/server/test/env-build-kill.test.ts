@@ -1,7 +1,7 @@
 /**
  * A node killed (kill -9 of its whole process group) while it makes its first virtualenv: after its restart the
  * half-made venv is never used, the next install job makes it anew and succeeds, and a task imports what it
- * installed.
+ * installed. The job the dead node held can be cancelled once the node is offline.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -97,14 +97,37 @@ describe('a node killed during its first virtualenv', () => {
     // The venv's interpreter is its first file; pip comes into it last (ensurepip): kill in between.
     await waitFor('the venv begun', async () => existsSync(path.join(venv, 'bin', 'python')) || undefined, 300_000, 5);
     const pipThere = existsSync(path.join(venv, 'lib', 'python3.11', 'site-packages', 'pip'));
+    // A job its online node runs is left to its tool.
+    const early = await m.api('POST', `/env-jobs/${first}/cancel`, {});
+    expect(early.status).toBe(409);
+    expect(early.body.error).toMatch(/the node is running this job now/);
     killNodeGroup();
     const pgid = node.pid!;
     await waitFor('the node group gone', async () => !groupAlive(pgid) || undefined, 30_000, 20);
     console.log(`killed while making the venv (pip already in it: ${pipThere})`);
 
+    // The job the dead node held shows running until an administrator cancels it once the node is offline.
+    expect((await job(first)).status).toBe('running');
+    await waitFor(
+      'the node offline',
+      async () => {
+        const nodes = (await m.api('GET', '/nodes')).body.data as { _id: string; status: string }[];
+        return nodes.find((n) => n._id === nodeId)?.status !== 'online' || undefined;
+      },
+      120_000,
+      100,
+    );
+    const cancelled = await m.api('POST', `/env-jobs/${first}/cancel`, {});
+    expect(cancelled.status, cancelled.body.error).toBe(200);
+    expect(cancelled.body.data).toMatchObject({
+      status: 'failed',
+      error: 'cancelled by admin (its node is not online)',
+    });
+    expect((await m.api('POST', `/env-jobs/${first}/cancel`, {})).status).toBe(409);
+
     node = startNode();
     await onlineNode();
-    // The job the killed node held ends failed once the node claims again; the next one makes the venv anew.
+    // The next job makes the venv anew.
     const second = await startInstall(nodeId);
     const done = await waitFor(
       'the second job',
@@ -117,7 +140,7 @@ describe('a node killed during its first virtualenv', () => {
     );
     expect(done.status, done.log).toBe('done');
     expect(done.log).toMatch(/Successfully installed cdtiny-1\.0/);
-    expect((await job(first)).status).toBe('failed');
+    expect(await job(first)).toMatchObject({ status: 'failed', error: 'cancelled by admin (its node is not online)' });
 
     const spider = await makeSpider(m, 'env-kill-spider', 'python main.py', {
       'main.py': 'import cdtiny, sys\nprint("cdtiny", cdtiny.VERSION, sys.prefix)\n',

@@ -233,6 +233,7 @@ export const ROUTES: Record<string, RouteRow> = {
     access: 'admin',
     body: () => ({ target: 'pip', action: 'install', name: 'x', node_ids: ['0123456789abcdef01234567'] }),
   },
+  'POST /api/env-jobs/{id}/cancel': { access: 'admin' },
   'GET /api/env-languages': { access: 'user' },
   'PUT /api/env-languages': {
     access: 'admin',

@@ -65,6 +65,15 @@ export function useStartEnvJob() {
   });
 }
 
+/** Cancels a job that waits, or one whose node is not online (the master refuses others with the reason). */
+export function useCancelEnvJob() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: async (id: string) => (await api.post<EnvJob>(`/env-jobs/${id}/cancel`, {})).data,
+    onSuccess: () => void qc.invalidateQueries({ queryKey: envKeys.all }),
+  });
+}
+
 export function useEnvSettings(enabled: boolean) {
   return useQuery({
     queryKey: envKeys.settings,

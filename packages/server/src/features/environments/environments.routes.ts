@@ -104,6 +104,15 @@ export const environmentsFeature: Feature = (app, ctx) => {
     },
   );
 
+  app.post(
+    '/api/env-jobs/:id/cancel',
+    { config: admin, schema: { params: IdParams, response: { 200: OkOf(EnvJob) } } },
+    async (req) => {
+      assertEnvironment(req.user, 'change');
+      return ok(await svc.cancelJob(req.user, req.params.id));
+    },
+  );
+
   app.get(
     '/api/env-languages',
     { config: user, schema: { response: { 200: OkOf(Type.Array(EnvLanguage)) } } },

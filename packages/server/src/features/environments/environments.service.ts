@@ -25,7 +25,7 @@ import {
 } from '@crawldeck/shared';
 import type { AppContext } from '../../context.ts';
 import { iso } from '../../http/envelope.ts';
-import { badRequest, notFound } from '../../http/errors.ts';
+import { badRequest, conflict, notFound } from '../../http/errors.ts';
 import { getSetting, putSetting } from '../system/settings.store.ts';
 import * as store from './environments.store.ts';
 import { maskSettings, openSettings, sealSettings, type StoredEnvSettings } from './index-secrets.ts';
@@ -117,6 +117,22 @@ export class EnvironmentsService {
   async redact(text: string): Promise<string> {
     if (!text) return text;
     return redactCredentials(text, urlPasswords(Object.values(await this.settings())));
+  }
+
+  /**
+   * Cancels a job that waits, or one held by a node that is not online (it died or was removed while the job ran):
+   * the job ends failed, saying who cancelled it. A job its online node runs ends with its tool.
+   */
+  async cancelJob(user: { username: string }, id: string): Promise<EnvJob> {
+    const job = await store.getJob(this.db, id);
+    if (!job) throw notFound('job');
+    if (job.status === 'done' || job.status === 'failed') throw conflict('the job has ended already');
+    const nodeAway = (await store.nodeStatus(this.db, job.node_id)) !== 'online';
+    if (job.status === 'running' && !nodeAway)
+      throw conflict('the node is running this job now: it ends when its package manager does');
+    const why = `cancelled by ${user.username}${job.status === 'running' ? ' (its node is not online)' : ''}`;
+    if (!(await store.cancelJob(this.db, id, why, nodeAway))) throw conflict('the job has ended or started meanwhile');
+    return presentJob((await store.getJob(this.db, id))!, await this.nodeNames());
   }
 
   /** Saves the index settings and nudges every connected node to fetch them now, not at its next poll. */
