@@ -224,15 +224,16 @@ export const ROUTES: Record<string, RouteRow> = {
   'GET /api/spiders/{id}/data-source': spider(),
   'POST /api/spiders/{id}/data-source': spider({ body: () => ({ data_source_id: '', result_table: '' }) }),
   'GET /api/tasks/{id}/data-source': owner('task'),
-  // node environments: everyone sees states, administrators install; nodes report and claim their jobs
+  // node environments: everyone sees states, administrators install and read the jobs; nodes report and claim jobs
   'GET /api/nodes/{id}/environment': { access: 'user' },
   'GET /api/env-dependencies': { access: 'user' },
-  'GET /api/env-jobs': { access: 'user' },
-  'GET /api/env-jobs/{id}': { access: 'user' },
+  'GET /api/env-jobs': { access: 'admin' },
+  'GET /api/env-jobs/{id}': { access: 'admin' },
   'POST /api/env-jobs': {
     access: 'admin',
     body: () => ({ target: 'pip', action: 'install', name: 'x', node_ids: ['0123456789abcdef01234567'] }),
   },
+  'POST /api/env-jobs/{id}/cancel': { access: 'admin' },
   'GET /api/env-languages': { access: 'user' },
   'PUT /api/env-languages': {
     access: 'admin',

@@ -25,3 +25,4 @@ export * from './responses.ts';
 export * from './scrapy-stats.ts';
 export * from './datasources.ts';
 export * from './environments.ts';
+export * from './redact.ts';

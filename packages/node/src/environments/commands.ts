@@ -1,5 +1,5 @@
 /** The commands of an environment job, built from its fields and the node's package manager (never a shell line). */
-import type { EnvJobOrder, EnvSettings, PackageManager } from '@crawldeck/shared';
+import { withoutCredentials, type EnvJobOrder, type EnvSettings, type PackageManager } from '@crawldeck/shared';
 import { nodeEnvDir, pythonEnvDir, venvPython, type EnvPlaces } from './places.ts';
 
 /** `sudo -n` in front when the node is not root (and may use sudo without a password); nothing as root. */
@@ -29,12 +29,22 @@ export function languageCommand(job: EnvJobOrder, pm: PackageManager | ''): stri
   }
 }
 
-/** `--index-url`, `--extra-index-url` and `--trusted-host` for plain-http mirrors, from the settings. */
+/**
+ * pip's options every run starts with: isolated (no configuration file or PIP_ variable of the host or of a user
+ * changes where packages come from), no prompts, no version check.
+ */
+export const PIP_OPTIONS = ['--isolated', '--disable-pip-version-check', '--no-input'];
+
+/**
+ * `--index-url`, `--extra-index-url` and `--trusted-host` for plain-http mirrors, from the settings, without their
+ * passwords (those reach pip through its netrc file, credentials.ts).
+ */
 export function pipIndexArgs(s: EnvSettings): string[] {
   const args: string[] = [];
   const trust = (url: string) => (url.startsWith('http://') ? ['--trusted-host', new URL(url).hostname] : []);
-  if (s.pip_index_url) args.push('--index-url', s.pip_index_url, ...trust(s.pip_index_url));
-  if (s.pip_extra_index_url) args.push('--extra-index-url', s.pip_extra_index_url, ...trust(s.pip_extra_index_url));
+  if (s.pip_index_url) args.push('--index-url', withoutCredentials(s.pip_index_url), ...trust(s.pip_index_url));
+  if (s.pip_extra_index_url)
+    args.push('--extra-index-url', withoutCredentials(s.pip_extra_index_url), ...trust(s.pip_extra_index_url));
   return args;
 }
 
@@ -46,16 +56,16 @@ function pipSpec(name: string, version: string): string {
 
 export function pipCommand(job: EnvJobOrder, p: EnvPlaces, s: EnvSettings): string[] {
   const py = venvPython(pythonEnvDir(p, job.environment || undefined));
-  const pip = [py, '-m', 'pip', '--disable-pip-version-check', '--no-input'];
+  const pip = [py, '-m', 'pip', ...PIP_OPTIONS];
   if (job.action === 'uninstall') return [...pip, 'uninstall', '-y', job.name];
   const upgrade = job.action === 'upgrade' ? ['--upgrade'] : [];
   return [...pip, 'install', ...upgrade, ...pipIndexArgs(s), pipSpec(job.name, job.version)];
 }
 
-export function npmCommand(job: EnvJobOrder, p: EnvPlaces, s: EnvSettings): string[] {
+/** The registry (and its password) comes from npm's user config the node writes (credentials.ts). */
+export function npmCommand(job: EnvJobOrder, p: EnvPlaces): string[] {
   const prefix = ['--prefix', nodeEnvDir(p), '--no-audit', '--no-fund'];
-  const registry = s.npm_registry ? ['--registry', s.npm_registry] : [];
   if (job.action === 'uninstall') return ['npm', 'uninstall', ...prefix, job.name];
   const version = job.version || (job.action === 'upgrade' ? 'latest' : '');
-  return ['npm', 'install', ...prefix, ...registry, version ? `${job.name}@${version}` : job.name];
+  return ['npm', 'install', ...prefix, version ? `${job.name}@${version}` : job.name];
 }

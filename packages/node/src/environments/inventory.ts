@@ -12,7 +12,7 @@ import type {
 } from '@crawldeck/shared';
 import { which } from '../system.ts';
 import { baseEnv } from '../sandbox.ts';
-import { nodeEnvDir, pythonEnvDir, toolHome, venvPython, type EnvPlaces } from './places.ts';
+import { nodeEnvDir, pythonEnvDir, toolHome, venvComplete, venvPython, type EnvPlaces } from './places.ts';
 
 const run = promisify(execFile);
 
@@ -46,7 +46,7 @@ export async function detectLanguage(l: EnvLanguage, env: NodeJS.ProcessEnv): Pr
 
 async function pipPackages(p: EnvPlaces, env: NodeJS.ProcessEnv): Promise<InstalledPackage[]> {
   const py = venvPython(pythonEnvDir(p));
-  if (!existsSync(py)) return [];
+  if (!venvComplete(pythonEnvDir(p))) return [];
   const said = await output(py, ['-m', 'pip', 'list', '--local', '--format=json', '--disable-pip-version-check'], env);
   const json = /\[.*\]/s.exec(said)?.[0];
   return json ? (JSON.parse(json) as InstalledPackage[]) : [];

@@ -3,14 +3,34 @@
  * it, and every half minute), runs it beside the task processes, ships its log, reports the outcome and what the
  * node now has. One job at a time; the others wait in the master's store, so a kill -9 of either side loses none.
  */
-import { existsSync, mkdirSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { promisify } from 'node:util';
 import path from 'node:path';
-import { EMPTY_ENV_SETTINGS, type EnvClaim, type EnvJobOrder, type EnvSettings } from '@crawldeck/shared';
+import {
+  EMPTY_ENV_SETTINGS,
+  redactCredentials,
+  urlPasswords,
+  type EnvClaim,
+  type EnvJobOrder,
+  type EnvSettings,
+} from '@crawldeck/shared';
+import { privateDir } from '../sandbox.ts';
+import { writeToolCredentials } from './credentials.ts';
 import { aptUpdateCommand, languageCommand, npmCommand, pipCommand } from './commands.ts';
 import { packageManager, takeInventory, toolEnv } from './inventory.ts';
-import { nodeEnvDir, pythonEnvDir, toolHome, venvPython, type EnvPlaces } from './places.ts';
+import {
+  nodeEnvDir,
+  pythonEnvDir,
+  toolCredentialsDir,
+  toolHome,
+  venvBuildingMarker,
+  venvComplete,
+  venvPython,
+  type EnvPlaces,
+} from './places.ts';
 import { openToTaskUser } from './spider-env.ts';
-import { runTool, toolError } from './tool.ts';
+import { runTool, toolError, type ToolResult } from './tool.ts';
 
 export interface MasterLink {
   post<T>(route: string, body: unknown): Promise<T>;
@@ -95,7 +115,8 @@ export class EnvJobRunner {
     try {
       outcome = await this.execute(job, (l) => pending.push(l));
     } catch (err) {
-      outcome = { ok: false, error: (err as Error).message };
+      const secrets = urlPasswords(Object.values(this.settings));
+      outcome = { ok: false, error: redactCredentials((err as Error).message, secrets) };
       pending.push(outcome.error);
     } finally {
       clearInterval(timer);
@@ -125,8 +146,21 @@ export class EnvJobRunner {
 
   private async execute(job: EnvJobOrder, onLine: (l: string) => void): Promise<{ ok: boolean; error: string }> {
     mkdirSync(toolHome(this.places), { recursive: true });
-    const env = toolEnv(this.places);
-    const tool = async (argv: string[]) => runTool({ argv, env, onLine, cwd: toolHome(this.places) });
+    const creds = writeToolCredentials(privateDir(toolCredentialsDir(this.places)), this.settings, undefined);
+    const env = { ...toolEnv(this.places), ...creds.env };
+    const tool = async (argv: string[]) =>
+      runTool({ argv, env, onLine, cwd: toolHome(this.places), secrets: creds.secrets });
+    try {
+      return await this.executeWith(job, tool);
+    } finally {
+      creds.remove();
+    }
+  }
+
+  private async executeWith(
+    job: EnvJobOrder,
+    tool: (argv: string[]) => Promise<ToolResult>,
+  ): Promise<{ ok: boolean; error: string }> {
     if (job.target === 'language') {
       const pm = packageManager();
       let r = await tool(languageCommand(job, pm));
@@ -144,9 +178,8 @@ export class EnvJobRunner {
     }
     if (job.target === 'pip') {
       const dir = pythonEnvDir(this.places, job.environment || undefined);
-      if (!existsSync(venvPython(dir))) {
-        mkdirSync(path.dirname(dir), { recursive: true });
-        const made = await tool([this.places.python, '-m', 'venv', '--system-site-packages', dir]);
+      if (!(await usableVenv(dir))) {
+        const made = await createVenv(dir, this.places.python, tool);
         if (made.code !== 0) return { ok: false, error: toolError(made) };
       }
       const r = await tool(pipCommand(job, this.places, this.settings));
@@ -154,8 +187,38 @@ export class EnvJobRunner {
       return r.code === 0 ? { ok: true, error: '' } : { ok: false, error: toolError(r) };
     }
     mkdirSync(nodeEnvDir(this.places), { recursive: true });
-    const r = await tool(npmCommand(job, this.places, this.settings));
+    const r = await tool(npmCommand(job, this.places));
     await openToTaskUser(nodeEnvDir(this.places));
     return r.code === 0 ? { ok: true, error: '' } : { ok: false, error: toolError(r) };
   }
+}
+
+/**
+ * Whether the node's virtualenv `dir` was made to the end; one made before the building marker existed counts when
+ * its pip answers.
+ */
+async function usableVenv(dir: string): Promise<boolean> {
+  if (!venvComplete(dir)) return false;
+  return promisify(execFile)(venvPython(dir), ['-m', 'pip', '--version'], {
+    timeout: 60_000,
+    env: { PATH: '/usr/bin:/bin' },
+  }).then(
+    () => true,
+    () => false,
+  );
+}
+
+/** Makes the virtualenv anew, between the building marker's creation and its removal (places.ts). */
+async function createVenv(
+  dir: string,
+  python: string,
+  tool: (argv: string[]) => Promise<ToolResult>,
+): Promise<ToolResult> {
+  mkdirSync(path.dirname(dir), { recursive: true });
+  const marker = venvBuildingMarker(dir);
+  writeFileSync(marker, new Date().toISOString() + '\n');
+  rmSync(dir, { recursive: true, force: true });
+  const made = await tool([python, '-m', 'venv', '--system-site-packages', dir]);
+  if (made.code === 0) rmSync(marker, { force: true });
+  return made;
 }

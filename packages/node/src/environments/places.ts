@@ -19,12 +19,24 @@ export const nodeEnvDir = (p: EnvPlaces, name = DEFAULT_ENV) => path.join(p.work
 export const spiderEnvsDir = (p: EnvPlaces) => path.join(p.workDir, 'spider-envs');
 export const toolHome = (p: EnvPlaces) => path.join(p.workDir, 'envs', 'home');
 export const venvPython = (dir: string) => path.join(dir, 'bin', 'python');
+/** Where the node keeps the index passwords its own jobs hand to pip and npm: a folder only it may enter. */
+export const toolCredentialsDir = (p: EnvPlaces) => path.join(p.workDir, 'tool-credentials');
+
+/**
+ * Present while the node creates one of its own virtualenvs, beside it in a folder only the node writes: created
+ * before the first file of the venv and removed after its last, so a venv whose creation was cut short (the node
+ * killed) is never used and is made again.
+ */
+export const venvBuildingMarker = (dir: string) => path.join(path.dirname(dir), `.${path.basename(dir)}.building`);
+
+/** A virtualenv of the node's that was made to the end. */
+export const venvComplete = (dir: string) => existsSync(venvPython(dir)) && !existsSync(venvBuildingMarker(dir));
 
 /** The node's own environments, when an administrator installed into them: tasks see their packages. */
 export function nodeTaskEnvironment(p: EnvPlaces): { python?: string; path: string[]; nodePath: string[] } {
   const py = pythonEnvDir(p);
   const npm = nodeEnvDir(p);
-  const hasPy = existsSync(venvPython(py));
+  const hasPy = venvComplete(py);
   const hasNpm = existsSync(path.join(npm, 'node_modules'));
   return {
     python: hasPy ? venvPython(py) : undefined,

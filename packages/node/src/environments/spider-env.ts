@@ -8,13 +8,27 @@
  */
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmdirSync,
+  rmSync,
+  writeSync,
+} from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import type { EnvSettings } from '@crawldeck/shared';
 import { asTaskUser, baseEnv, giveTree, passThroughDir, removeUserTreeAsync, type TaskIdentity } from '../sandbox.ts';
-import { pipIndexArgs } from './commands.ts';
+import { PIP_OPTIONS, pipIndexArgs } from './commands.ts';
+import { writeToolCredentials } from './credentials.ts';
 import { nodeTaskEnvironment, spiderEnvsDir, venvPython, type EnvPlaces } from './places.ts';
+import { checkRequirements, readOwnFile } from './requirements.ts';
 import { runTool, toolError } from './tool.ts';
 
 /** What a task process gets of its environments: the interpreter, PATH and NODE_PATH entries to put first. */
@@ -24,7 +38,15 @@ export interface TaskEnvironment {
   nodePath: string[];
 }
 
-const READY = '.crawldeck-ready';
+/**
+ * One environment is a folder the node owns (`spider-envs/<name>/`, nobody else may write in it) holding `env/`
+ * (the virtualenv or node_modules prefix, built by the task's uid), `home/` (that uid's home during the build) and,
+ * written last by the node, the `ready` marker. A build the node did not finish (killed, failed) has no marker: it
+ * is never handed to a task, and the next task removes and rebuilds it. Nothing the build's code does can make the
+ * node write through a link: the marker and the tools' credential files live beside `env/`, not in it.
+ */
+const READY = 'ready';
+export const envFolder = (dir: string) => path.join(dir, 'env');
 const building = new Map<string, Promise<void>>();
 
 /** Folders 0755 and files readable by everyone (`chmod -R a+rX`), without blocking the event loop. */
@@ -51,14 +73,84 @@ interface Build {
   note(line: string): void;
 }
 
-/** Builds `dir` once (concurrent tasks of one spider wait for the same build); a half-built one is redone. */
+const ours = (dir: string): boolean => {
+  try {
+    const st = lstatSync(dir);
+    return st.isDirectory() && (!process.getuid || st.uid === process.getuid());
+  } catch {
+    return false;
+  }
+};
+
+/** The uid that owns `p` (not following a link), as an identity to remove its files as; undefined for ours. */
+function ownerOf(p: string): TaskIdentity | undefined {
+  const st = lstatSync(p);
+  if (!process.getuid || st.uid === process.getuid() || st.uid === 0) return undefined;
+  return { user: String(st.uid), uid: st.uid, gid: st.gid };
+}
+
+/**
+ * Removes an environment folder: what a task uid built is removed by that uid (a link it planted cannot make us
+ * delete anything else), the node's own files by us. An environment of the earlier layout (the whole folder the
+ * task user's) goes the same way.
+ */
+async function removeEnvironment(dir: string): Promise<void> {
+  let st;
+  try {
+    st = lstatSync(dir);
+  } catch {
+    return;
+  }
+  if (!ours(dir)) {
+    if (st.isDirectory()) await removeUserTreeAsync(dir, ownerOf(dir));
+    else rmSync(dir, { force: true });
+    return;
+  }
+  for (const name of readdirSync(dir)) {
+    const p = path.join(dir, name);
+    if (lstatSync(p).isDirectory()) await removeUserTreeAsync(p, ownerOf(p));
+    else rmSync(p, { force: true });
+  }
+  rmdirSync(dir);
+}
+
+/** Copies a regular file of the workspace into a folder of ours, following a link on neither side. */
+function copyNoFollow(src: string, dst: string): void {
+  const data = readOwnFile(src);
+  const fd = openSync(dst, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o644);
+  try {
+    writeSync(fd, data);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Writes the ready marker into the node's own folder, never through a link. */
+function markReady(dir: string): void {
+  const fd = openSync(
+    path.join(dir, READY),
+    constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW,
+    0o644,
+  );
+  try {
+    writeSync(fd, new Date().toISOString() + '\n');
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * Builds `dir` once (concurrent tasks of one spider wait for the same build); one without its ready marker is
+ * removed and built again. `files` are copied into `env/` before the task's uid gets it.
+ */
 async function ensureBuilt(
   dir: string,
   b: Build,
   kind: string,
-  steps: (env: NodeJS.ProcessEnv) => string[][],
+  files: string[],
+  steps: (envDir: string) => string[][],
 ): Promise<void> {
-  if (existsSync(path.join(dir, READY))) {
+  if (ours(dir) && existsSync(path.join(dir, READY))) {
     b.note(`[environment] reusing the ${kind} environment ${path.basename(dir)} (built before)`);
     return;
   }
@@ -67,15 +159,34 @@ async function ensureBuilt(
   const work = (async () => {
     const started = Date.now();
     b.note(`[environment] building the ${kind} environment ${path.basename(dir)}`);
-    await removeUserTreeAsync(dir, b.identity);
-    mkdirSync(path.join(dir, '.home'), { recursive: true, mode: 0o755 });
-    giveTree(dir, b.identity);
-    const env = { ...baseEnv(path.join(dir, '.home')), npm_config_update_notifier: 'false' };
-    for (const argv of steps(env)) {
-      const r = await runTool({ argv, env, cwd: dir, ...asTaskUser(b.identity), onLine: (l) => b.note(l) });
-      if (r.code !== 0) throw new Error(`building the spider's ${kind} environment failed: ${toolError(r)}`);
+    await removeEnvironment(dir);
+    mkdirSync(dir, { mode: 0o755 });
+    if (!ours(dir)) throw new Error(`the environment folder ${path.basename(dir)} is not the node's`);
+    const envDir = envFolder(dir);
+    const home = path.join(dir, 'home');
+    mkdirSync(envDir, { mode: 0o755 });
+    mkdirSync(home, { mode: 0o700 });
+    for (const f of files) copyNoFollow(f, path.join(envDir, path.basename(f)));
+    giveTree(envDir, b.identity);
+    giveTree(home, b.identity);
+    const creds = writeToolCredentials(dir, b.settings, b.identity);
+    const env = { ...baseEnv(home), npm_config_update_notifier: 'false', ...creds.env };
+    try {
+      for (const argv of steps(envDir)) {
+        const r = await runTool({
+          argv,
+          env,
+          cwd: envDir,
+          secrets: creds.secrets,
+          ...asTaskUser(b.identity),
+          onLine: (l) => b.note(l),
+        });
+        if (r.code !== 0) throw new Error(`building the spider's ${kind} environment failed: ${toolError(r)}`);
+      }
+    } finally {
+      creds.remove();
     }
-    writeFileSync(path.join(dir, READY), new Date().toISOString() + '\n');
+    markReady(dir);
     b.note(`[environment] built in ${((Date.now() - started) / 1000).toFixed(1)} s`);
   })().finally(() => building.delete(dir));
   building.set(dir, work);
@@ -87,7 +198,7 @@ async function dropOlder(spiderId: string, kind: string, keep: string, b: Build)
   const root = spiderEnvsDir(b.places);
   for (const name of readdirSync(root))
     if (name.startsWith(`${spiderId}-${kind}-`) && name !== keep && !building.has(path.join(root, name)))
-      await removeUserTreeAsync(path.join(root, name), b.identity);
+      await removeEnvironment(path.join(root, name));
 }
 
 /** The environment a task of this spider runs in: its own where its files ask for one, else the node's. */
@@ -99,14 +210,14 @@ export async function taskEnvironment(workspace: string, spiderId: string, b: Bu
   if (pyHash) {
     const name = `${spiderId}-py-${pyHash}`;
     const dir = path.join(root, name);
-    await ensureBuilt(dir, b, 'Python', () => [
-      [b.places.python, '-m', 'venv', '--system-site-packages', dir],
+    checkRequirements(workspace);
+    await ensureBuilt(dir, b, 'Python', [], (venv) => [
+      [b.places.python, '-m', 'venv', '--system-site-packages', venv],
       [
-        venvPython(dir),
+        venvPython(venv),
         '-m',
         'pip',
-        '--disable-pip-version-check',
-        '--no-input',
+        ...PIP_OPTIONS,
         'install',
         ...pipIndexArgs(b.settings),
         '-r',
@@ -114,24 +225,21 @@ export async function taskEnvironment(workspace: string, spiderId: string, b: Bu
       ],
     ]);
     await dropOlder(spiderId, 'py', name, b);
-    env.python = venvPython(dir);
-    env.path.unshift(path.join(dir, 'bin'));
+    env.python = venvPython(envFolder(dir));
+    env.path.unshift(path.join(envFolder(dir), 'bin'));
   }
   const npmHash = fileHash(workspace, ['package.json', 'package-lock.json']);
   if (npmHash) {
     const name = `${spiderId}-npm-${npmHash}`;
     const dir = path.join(root, name);
     const lock = existsSync(path.join(workspace, 'package-lock.json'));
-    await ensureBuilt(dir, b, 'Node.js', () => {
-      for (const f of ['package.json', ...(lock ? ['package-lock.json'] : [])])
-        copyFileSync(path.join(workspace, f), path.join(dir, f));
-      giveTree(dir, b.identity);
-      const registry = b.settings.npm_registry ? ['--registry', b.settings.npm_registry] : [];
-      return [['npm', lock ? 'ci' : 'install', '--omit=dev', '--no-audit', '--no-fund', ...registry]];
-    });
+    const files = ['package.json', ...(lock ? ['package-lock.json'] : [])].map((f) => path.join(workspace, f));
+    await ensureBuilt(dir, b, 'Node.js', files, () => [
+      ['npm', lock ? 'ci' : 'install', '--omit=dev', '--no-audit', '--no-fund'],
+    ]);
     await dropOlder(spiderId, 'npm', name, b);
-    env.nodePath.unshift(path.join(dir, 'node_modules'));
-    env.path.unshift(path.join(dir, 'node_modules', '.bin'));
+    env.nodePath.unshift(path.join(envFolder(dir), 'node_modules'));
+    env.path.unshift(path.join(envFolder(dir), 'node_modules', '.bin'));
   }
   return env;
 }

@@ -1,5 +1,6 @@
 /** Running a package tool (apt-get, pip, npm …) with its output streamed line by line into a job or task log. */
 import { spawn } from 'node:child_process';
+import { redactCredentials } from '@crawldeck/shared';
 
 export interface ToolRun {
   /** The program and its arguments; never a shell line, so no name a user typed is interpreted. */
@@ -9,6 +10,8 @@ export interface ToolRun {
   uid?: number;
   gid?: number;
   timeoutMs?: number;
+  /** Passwords the tool may print (its index's): hidden, like every URL password, in each line passed on. */
+  secrets?: string[];
   onLine(line: string): void;
 }
 
@@ -23,12 +26,13 @@ const TAIL_LINES = 15;
 export function runTool(run: ToolRun): Promise<ToolResult> {
   return new Promise((resolve) => {
     const tail: string[] = [];
-    const take = (line: string) => {
+    const take = (raw: string) => {
+      const line = redactCredentials(raw, run.secrets);
       tail.push(line);
       if (tail.length > TAIL_LINES) tail.shift();
       run.onLine(line);
     };
-    run.onLine(`$ ${run.argv.join(' ')}`);
+    run.onLine(redactCredentials(`$ ${run.argv.join(' ')}`, run.secrets));
     const child = spawn(run.argv[0], run.argv.slice(1), {
       cwd: run.cwd,
       env: run.env,

@@ -65,6 +65,8 @@ function buildTarballs(dir: string, name: string, versions: string[]): Map<strin
 export async function startPackageIndexes(opts: {
   pip: { name: string; module: string; versions: string[] };
   npm: { name: string; versions: string[] };
+  /** When set, every request must carry these credentials (HTTP basic), as a private index wants. */
+  auth?: { user: string; password: string };
 }): Promise<PackageIndexes> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'crawldeck-pkg-index-'));
   const wheels = buildWheels(dir, opts.pip.name, opts.pip.module, opts.pip.versions);
@@ -87,7 +89,14 @@ export async function startPackageIndexes(opts: {
     const latest = [...tarballs.keys()].pop()!;
     return { name: opts.npm.name, 'dist-tags': { latest }, versions };
   };
+  const expected = opts.auth && `Basic ${Buffer.from(`${opts.auth.user}:${opts.auth.password}`).toString('base64')}`;
   const server: Server = createServer((req, res) => {
+    if (expected && req.headers.authorization !== expected) {
+      res.statusCode = 401;
+      res.setHeader('www-authenticate', 'Basic realm="test index"');
+      res.end('credentials required');
+      return;
+    }
     const url = decodeURIComponent((req.url ?? '/').split('?')[0]);
     if (url === '/simple/' || url === '/simple') {
       res.setHeader('content-type', 'text/html');

@@ -38,10 +38,11 @@ export function useNodeEnvironment(nodeId: string) {
   });
 }
 
-export function useEnvJobs(nodeId: string) {
+/** The node's latest install jobs; only administrators may read them (`enabled` false for others). */
+export function useEnvJobs(nodeId: string, enabled = true) {
   return useQuery({
     queryKey: envKeys.jobs(nodeId),
-    enabled: !!nodeId,
+    enabled: !!nodeId && enabled,
     queryFn: async () => (await api.get<EnvJob[]>('/env-jobs', { node_id: nodeId, limit: 20 })).data ?? [],
     refetchInterval: (q) => (busy(q.state.data) ? LIVE_MS : false),
   });
@@ -60,6 +61,15 @@ export function useStartEnvJob() {
   const qc = useQueryClient();
   return useMutation({
     mutationFn: async (body: EnvJobBody) => (await api.post<EnvJob[]>('/env-jobs', body)).data ?? [],
+    onSuccess: () => void qc.invalidateQueries({ queryKey: envKeys.all }),
+  });
+}
+
+/** Cancels a job that waits, or one whose node is not online (the master refuses others with the reason). */
+export function useCancelEnvJob() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: async (id: string) => (await api.post<EnvJob>(`/env-jobs/${id}/cancel`, {})).data,
     onSuccess: () => void qc.invalidateQueries({ queryKey: envKeys.all }),
   });
 }

@@ -2,7 +2,12 @@ export default {
   state: { installed: 'Installed', 'not-installed': 'Not Installed', installing: 'Installing' },
   sections: { languages: 'Languages', pip: 'Python packages (pip)', npm: 'Node.js packages (npm)', jobs: 'Jobs' },
   intro: 'Languages and packages on this node. Installs run on the node one at a time, beside its tasks.',
-  adminOnly: 'Only administrators can install, upgrade or uninstall.',
+  cancelJob: {
+    button: 'Cancel',
+    confirm: 'Cancel the job {{name}} on {{node}}? A job its node is running now ends only with its tool.',
+    done: 'Job cancelled',
+  },
+  adminOnly: 'Only administrators can install, upgrade or uninstall, and read the install jobs and their logs.',
   noReport: 'The node has not reported its environment yet.',
   packageManager: 'Package manager',
   none: 'none',

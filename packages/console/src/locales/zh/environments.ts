@@ -2,7 +2,12 @@ export default {
   state: { installed: '已安装', 'not-installed': '未安装', installing: '安装中' },
   sections: { languages: '语言', pip: 'Python 包 (pip)', npm: 'Node.js 包 (npm)', jobs: '任务记录' },
   intro: '该节点上的语言和依赖包。安装在节点上逐个进行，不影响爬虫任务运行。',
-  adminOnly: '只有管理员可以安装、升级或卸载。',
+  cancelJob: {
+    button: '取消',
+    confirm: '取消节点 {{node}} 上的任务 {{name}}？节点正在运行的任务只能等其工具结束。',
+    done: '任务已取消',
+  },
+  adminOnly: '只有管理员可以安装、升级或卸载，并查看安装任务及其日志。',
   noReport: '节点尚未上报其环境。',
   packageManager: '包管理器',
   none: '无',

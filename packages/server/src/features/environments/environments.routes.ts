@@ -26,7 +26,7 @@ import type { FastifyRequest } from 'fastify';
 import type { Feature } from '../../context.ts';
 import { ok } from '../../http/envelope.ts';
 import { badRequest, notFound } from '../../http/errors.ts';
-import { assertEnvironment, nodeFor } from '../../policies/index.ts';
+import { assertEnvJobs, assertEnvironment, nodeFor } from '../../policies/index.ts';
 import { EnvironmentsService, presentJob } from './environments.service.ts';
 import * as store from './environments.store.ts';
 
@@ -71,9 +71,9 @@ export const environmentsFeature: Feature = (app, ctx) => {
 
   app.get(
     '/api/env-jobs',
-    { config: user, schema: { querystring: EnvJobQuery, response: { 200: OkOf(Type.Array(EnvJob)) } } },
+    { config: admin, schema: { querystring: EnvJobQuery, response: { 200: OkOf(Type.Array(EnvJob)) } } },
     async (req) => {
-      assertEnvironment(req.user, 'read');
+      assertEnvJobs(req.user);
       const names = await svc.nodeNames();
       const rows = await store.listJobs(db, req.query);
       return ok(
@@ -85,9 +85,9 @@ export const environmentsFeature: Feature = (app, ctx) => {
 
   app.get(
     '/api/env-jobs/:id',
-    { config: user, schema: { params: IdParams, response: { 200: OkOf(EnvJob) } } },
+    { config: admin, schema: { params: IdParams, response: { 200: OkOf(EnvJob) } } },
     async (req) => {
-      assertEnvironment(req.user, 'read');
+      assertEnvJobs(req.user);
       const row = await store.getJob(db, req.params.id);
       if (!row) throw notFound('job');
       return ok(presentJob(row, await svc.nodeNames()));
@@ -101,6 +101,15 @@ export const environmentsFeature: Feature = (app, ctx) => {
       assertEnvironment(req.user, 'change');
       const jobs = await svc.startJobs(req.user, req.body);
       return ok(jobs, jobs.length);
+    },
+  );
+
+  app.post(
+    '/api/env-jobs/:id/cancel',
+    { config: admin, schema: { params: IdParams, response: { 200: OkOf(EnvJob) } } },
+    async (req) => {
+      assertEnvironment(req.user, 'change');
+      return ok(await svc.cancelJob(req.user, req.params.id));
     },
   );
 
@@ -136,7 +145,7 @@ export const environmentsFeature: Feature = (app, ctx) => {
 
   app.get('/api/env-settings', { config: admin, schema: { response: { 200: OkOf(EnvSettings) } } }, async (req) => {
     assertEnvironment(req.user, 'change');
-    return ok(await svc.settings());
+    return ok(await svc.shownSettings());
   });
 
   app.post(
@@ -184,7 +193,7 @@ export const environmentsFeature: Feature = (app, ctx) => {
     '/api/node-api/env-jobs/:id/log',
     { config: node, schema: { params: IdParams, body: EnvJobLogBody, response: { 200: Done } } },
     async (req) => {
-      const text = req.body.lines.map((l) => l + '\n').join('');
+      const text = await svc.redact(req.body.lines.map((l) => l + '\n').join(''));
       if (text) await store.appendJobLog(db, req.params.id, nodeId(req), text);
       return ok(null);
     },
@@ -196,7 +205,7 @@ export const environmentsFeature: Feature = (app, ctx) => {
     async (req) => {
       const id = nodeId(req);
       if (req.body.inventory) await svc.report(id, req.body.inventory);
-      await store.finishJob(db, req.params.id, id, req.body.ok, req.body.error);
+      await store.finishJob(db, req.params.id, id, req.body.ok, await svc.redact(req.body.error));
       return ok(null);
     },
   );

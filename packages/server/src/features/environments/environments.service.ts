@@ -7,6 +7,8 @@ import {
   BUILTIN_LANGUAGES,
   EMPTY_ENV_SETTINGS,
   newId,
+  redactCredentials,
+  urlPasswords,
   type DependencyRow,
   type EnvClaim,
   type EnvJob,
@@ -23,9 +25,10 @@ import {
 } from '@crawldeck/shared';
 import type { AppContext } from '../../context.ts';
 import { iso } from '../../http/envelope.ts';
-import { badRequest, notFound } from '../../http/errors.ts';
+import { badRequest, conflict, notFound } from '../../http/errors.ts';
 import { getSetting, putSetting } from '../system/settings.store.ts';
 import * as store from './environments.store.ts';
+import { maskSettings, openSettings, sealSettings, type StoredEnvSettings } from './index-secrets.ts';
 import { searchIndex } from './package-index.ts';
 import { wakeNode } from './wake.ts';
 
@@ -96,13 +99,47 @@ export class EnvironmentsService {
     if (!(await store.deleteLanguage(this.db, key))) throw notFound('language');
   }
 
+  /** The index settings with their passwords: for the nodes and the index lookup only, never an answer. */
   async settings(): Promise<EnvSettings> {
-    return { ...EMPTY_ENV_SETTINGS, ...(await getSetting<Partial<EnvSettings>>(this.db, SETTINGS_KEY, {})) };
+    const stored = await getSetting<StoredEnvSettings>(this.db, SETTINGS_KEY, {});
+    return openSettings(this.ctx.config.dataDir, { ...EMPTY_ENV_SETTINGS, ...stored });
   }
 
+  /** The index settings as the console shows them (passwords masked). */
+  async shownSettings(): Promise<EnvSettings> {
+    return maskSettings(await this.settings());
+  }
+
+  /**
+   * A job's log or error as stored: the node hides passwords already; a node of an earlier version does not, so the
+   * master hides every URL password and the indexes' own passwords too.
+   */
+  async redact(text: string): Promise<string> {
+    if (!text) return text;
+    return redactCredentials(text, urlPasswords(Object.values(await this.settings())));
+  }
+
+  /**
+   * Cancels a job that waits, or one held by a node that is not online (it died or was removed while the job ran):
+   * the job ends failed, saying who cancelled it. A job its online node runs ends with its tool.
+   */
+  async cancelJob(user: { username: string }, id: string): Promise<EnvJob> {
+    const job = await store.getJob(this.db, id);
+    if (!job) throw notFound('job');
+    if (job.status === 'done' || job.status === 'failed') throw conflict('the job has ended already');
+    const nodeAway = (await store.nodeStatus(this.db, job.node_id)) !== 'online';
+    if (job.status === 'running' && !nodeAway)
+      throw conflict('the node is running this job now: it ends when its package manager does');
+    const why = `cancelled by ${user.username}${job.status === 'running' ? ' (its node is not online)' : ''}`;
+    if (!(await store.cancelJob(this.db, id, why, nodeAway))) throw conflict('the job has ended or started meanwhile');
+    return presentJob((await store.getJob(this.db, id))!, await this.nodeNames());
+  }
+
+  /** Saves the index settings and nudges every connected node to fetch them now, not at its next poll. */
   async saveSettings(s: EnvSettings): Promise<EnvSettings> {
-    await putSetting(this.db, SETTINGS_KEY, s);
-    return s;
+    await putSetting(this.db, SETTINGS_KEY, sealSettings(this.ctx.config.dataDir, s, await this.settings()));
+    for (const n of await store.listNodes(this.db)) wakeNode(this.ctx, n.id);
+    return this.shownSettings();
   }
 
   async nodeNames(): Promise<Map<string, string>> {

@@ -130,6 +130,26 @@ export function listInventories(db: Kysely<DB>): Promise<InventoryRow[]> {
   return db.selectFrom('env_inventory').selectAll().execute();
 }
 
+/** The node's status (`online`, `offline`, …), undefined for a node that is gone. */
+export async function nodeStatus(db: Kysely<DB>, nodeId: string): Promise<string | undefined> {
+  const row = await db.selectFrom('nodes').select('status').where('id', '=', nodeId).executeTakeFirst();
+  return row?.status;
+}
+
+/**
+ * Ends a job that has not ended, as failed with `error`; `running` only when `running` is true (a job that runs
+ * on a node that is online is left to its tool). Answers whether it was ended now.
+ */
+export async function cancelJob(db: Kysely<DB>, id: string, error: string, running: boolean): Promise<boolean> {
+  const r = await db
+    .updateTable('env_jobs')
+    .set({ status: 'failed', error, finish_ts: Date.now() })
+    .where('id', '=', id)
+    .where('status', 'in', running ? ['pending', 'running'] : ['pending'])
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows) > 0;
+}
+
 export function listNodes(db: Kysely<DB>): Promise<{ id: string; name: string }[]> {
   return db.selectFrom('nodes').select(['id', 'name']).orderBy('type').orderBy('create_ts').execute();
 }

@@ -3,7 +3,7 @@
  * the versions are read from the file names) and an npm registry (the packument lists its versions). An exact
  * name lookup, which every index and mirror answers; pip indexes offer nothing else.
  */
-import type { EnvSettings, PackageSearchHit } from '@crawldeck/shared';
+import { redactCredentials, withoutCredentials, type EnvSettings, type PackageSearchHit } from '@crawldeck/shared';
 import { badGateway } from './errors.ts';
 
 const DEFAULT_PIP_INDEX = 'https://pypi.org/simple';
@@ -11,12 +11,24 @@ const DEFAULT_NPM_REGISTRY = 'https://registry.npmjs.org';
 const TIMEOUT_MS = 10_000;
 const MAX_BYTES = 8 * 1024 * 1024;
 
+/**
+ * Fetches `url`; a user name and password in it go in the Authorization header (a request cannot carry them in its
+ * URL), and no message of ours repeats them.
+ */
 async function fetchText(url: string, accept: string): Promise<string | undefined> {
   let res: Response;
+  const headers: Record<string, string> = { accept };
+  let target = url;
   try {
-    res = await fetch(url, { headers: { accept }, signal: AbortSignal.timeout(TIMEOUT_MS), redirect: 'follow' });
+    const u = new URL(url);
+    if (u.username || u.password) {
+      const pair = `${decodeURIComponent(u.username)}:${decodeURIComponent(u.password)}`;
+      headers.authorization = `Basic ${Buffer.from(pair).toString('base64')}`;
+      target = withoutCredentials(url);
+    }
+    res = await fetch(target, { headers, signal: AbortSignal.timeout(TIMEOUT_MS), redirect: 'follow' });
   } catch (err) {
-    throw badGateway(`the package index did not answer: ${(err as Error).message}`);
+    throw badGateway(`the package index did not answer: ${redactCredentials((err as Error).message)}`);
   }
   if (res.status === 404) return undefined;
   if (!res.ok) throw badGateway(`the package index answered ${res.status}`);

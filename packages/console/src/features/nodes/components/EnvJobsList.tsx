@@ -1,8 +1,9 @@
 /** The node's latest environment jobs: who started what and when, the status, the failure and the live log. */
-import { Alert, Table, Tag, Typography } from 'antd';
+import { Alert, App, Button, Popconfirm, Table, Tag, Typography } from 'antd';
 import { useTranslation } from 'react-i18next';
 import type { EnvJob } from '@crawldeck/shared';
 import { formatTs } from '../../tasks/format.ts';
+import { useCancelEnvJob } from '../../environments/api.ts';
 
 const STATUS_COLOR: Record<string, string> = {
   pending: 'default',
@@ -15,6 +16,28 @@ const STATUS_COLOR: Record<string, string> = {
 export function failureKey(j: Pick<EnvJob, 'target' | 'action'>): string {
   if (j.target === 'language') return j.action === 'uninstall' ? 'failed.languageUninstall' : 'failed.language';
   return `failed.${j.action}`;
+}
+
+/** Cancel for a job that has not ended: the master cancels one that waits or whose node is not online. */
+function CancelJob({ job }: { job: EnvJob }) {
+  const { t } = useTranslation('environments');
+  const { message } = App.useApp();
+  const cancel = useCancelEnvJob();
+  return (
+    <Popconfirm
+      title={t('cancelJob.confirm', { name: job.name, node: job.node_name || job.node_id })}
+      onConfirm={() =>
+        cancel.mutate(job._id, {
+          onSuccess: () => void message.success(t('cancelJob.done')),
+          onError: (err) => void message.error((err as Error).message),
+        })
+      }
+    >
+      <Button size="small" danger loading={cancel.isPending} data-testid={`env-job-cancel-${job._id}`}>
+        {t('cancelJob.button')}
+      </Button>
+    </Popconfirm>
+  );
 }
 
 export default function EnvJobsList({ jobs }: { jobs: EnvJob[] }) {
@@ -76,6 +99,12 @@ export default function EnvJobsList({ jobs }: { jobs: EnvJob[] }) {
         },
         { title: t('fields.user'), dataIndex: 'username', width: 110 },
         { title: t('fields.created'), dataIndex: 'create_ts', width: 170, render: (ts: string | null) => formatTs(ts) },
+        {
+          title: '',
+          key: 'cancel',
+          width: 90,
+          render: (_: unknown, j) => (j.status === 'pending' || j.status === 'running' ? <CancelJob job={j} /> : null),
+        },
       ]}
     />
   );

@@ -18,13 +18,13 @@ export default function InstallationPanel({ node }: { node: NodeInfo }) {
   const { message } = App.useApp();
   const isAdmin = useUserStore((s) => s.role) === 'admin';
   const env = useNodeEnvironment(node._id);
-  const jobs = useEnvJobs(node._id);
+  const jobs = useEnvJobs(node._id, isAdmin);
   const startJob = useStartEnvJob();
   const start = (body: EnvJobBody) =>
     startJob.mutate(body, { onSuccess: (started) => void message.success(t('started', { count: started.length })) });
   const data = env.data;
   const busy = data && [...data.languages, ...data.pip, ...data.npm].some((x) => x.state === 'installing');
-  if (busy && !jobs.isFetching && !jobs.data?.some((j) => j.status === 'pending' || j.status === 'running'))
+  if (busy && isAdmin && !jobs.isFetching && !jobs.data?.some((j) => j.status === 'pending' || j.status === 'running'))
     void jobs.refetch();
   return (
     <div className="node-installation" data-testid="node-installation">
@@ -51,9 +51,11 @@ export default function InstallationPanel({ node }: { node: NodeInfo }) {
       <Card size="small" title={t('sections.npm')} style={{ marginBottom: 12 }}>
         <PackagesTable target="npm" packages={data?.npm ?? []} isAdmin={isAdmin} nodeId={node._id} start={start} />
       </Card>
-      <Card size="small" title={t('sections.jobs')} style={{ marginBottom: 12 }}>
-        <EnvJobsList jobs={jobs.data ?? []} />
-      </Card>
+      {isAdmin && (
+        <Card size="small" title={t('sections.jobs')} style={{ marginBottom: 12 }}>
+          <EnvJobsList jobs={jobs.data ?? []} />
+        </Card>
+      )}
       {isAdmin && <EnvSettingsCard />}
     </div>
   );
