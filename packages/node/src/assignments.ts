@@ -74,7 +74,7 @@ export class Assignments {
     }
     let run: TaskRun;
     try {
-      run = this.makeRun(task.taskId);
+      run = this.makeRun(task.taskId, undefined, task.maxItemBytes);
     } catch (err) {
       this.spoolNotCreated(task.taskId, err);
       return;
@@ -172,7 +172,7 @@ export class Assignments {
   }
 
   /** A task of this node, new or (with `saved`) taken over from the spool of an earlier run of the node. */
-  private makeRun(taskId: string, saved?: SavedRun): TaskRun {
+  private makeRun(taskId: string, saved?: SavedRun, maxItemBytes?: number): TaskRun {
     const callbacks = {
       post: this.master.ship.bind(this.master),
       started: (pid: number, cmd: string, startTs: number) =>
@@ -180,7 +180,7 @@ export class Assignments {
       done: () => this.sendFinished(run),
       gone: () => this.forget(taskId),
     };
-    const run: TaskRun = new TaskRun(taskId, this.places.tasksDir, this.runEnv, callbacks, saved);
+    const run: TaskRun = new TaskRun(taskId, this.places.tasksDir, this.runEnv, callbacks, saved, maxItemBytes);
     this.runs.set(taskId, run);
     return run;
   }

@@ -31,6 +31,16 @@ export interface SavedRun {
   /** Offsets the master acknowledged in the log spool and the items file. */
   log: ShipperState;
   items: ShipperState;
+  /** Largest item stored (bytes of its line), as the master set it when it assigned the task. */
+  maxItemBytes?: number;
+  /** Items refused for their size so far: how many, the largest, and the item number the next one has beyond. */
+  refused?: RefusedItems;
+}
+
+export interface RefusedItems {
+  count: number;
+  largest: number;
+  next: number;
 }
 
 /** The saved state of a task in the spool, or undefined when there is none that can be used. */

@@ -370,6 +370,7 @@ export class TaskRuntime {
       env: { ...(await globalEnv(this.db)), ...spider.envs },
       files: await spiderManifest(this.db, spider.id),
       limits: this.ctx.config.taskLimits,
+      maxItemBytes: this.ctx.config.maxItemBytes,
     };
     if (!this.closed && this.sessions.send(s, { type: 'task.assign', task })) return;
     s.removeTask(taskId);

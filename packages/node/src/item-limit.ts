@@ -1,0 +1,61 @@
+/**
+ * The largest item a task stores. An item's line in the items file up to the limit is shipped whole; a longer one
+ * is refused: an error line in the task's log names its size and the limit, and the task's final report counts
+ * the refused items. Each item is refused once, also when the node reads it again after a failure or a restart.
+ */
+import { DEFAULT_MAX_ITEM_BYTES } from '@crawldeck/shared';
+import type { RefusedItems } from './run-folders.ts';
+
+const MIB = 1024 * 1024;
+
+/** The limit the master gave with the task, or the default from a master that gives none. */
+export function itemLimitOf(given: number | undefined): number {
+  return given && given > 0 ? given : DEFAULT_MAX_ITEM_BYTES;
+}
+
+/** A size as a person reads it: MiB with one decimal from 1 MiB on, KiB below. */
+export function sizeText(bytes: number): string {
+  return bytes >= MIB ? `${(bytes / MIB).toFixed(1)} MiB` : `${(bytes / 1024).toFixed(1)} KiB`;
+}
+
+export class ItemLimit {
+  readonly state: RefusedItems;
+
+  constructor(
+    readonly maxBytes: number,
+    saved: RefusedItems | undefined,
+    private note: (line: string) => void,
+    private save: () => void,
+  ) {
+    this.state = { ...(saved ?? { count: 0, largest: 0, next: 0 }) };
+  }
+
+  /** Item `line` (0-based) of `bytes` bytes is over the limit: counted and told in the log, once. */
+  refused(line: number, bytes: number): void {
+    if (line < this.state.next) return;
+    this.state.count++;
+    this.state.largest = Math.max(this.state.largest, bytes);
+    this.state.next = line + 1;
+    // Saved before the line is written: a node killed in between leaves the line out rather than writing it twice.
+    this.save();
+    this.note(
+      `ERROR: item ${line + 1} refused, not stored: its ${sizeText(bytes)} (${bytes} bytes) are over the item limit ` +
+        `of ${sizeText(this.maxBytes)} (${this.maxBytes} bytes, CRAWLDECK_MAX_ITEM_MB on the master)`,
+    );
+  }
+
+  /** The task's error for its refused items, or '' when none was refused. */
+  summary(): string {
+    const { count, largest } = this.state;
+    if (!count) return '';
+    const items = count === 1 ? '1 item was' : `${count} items were`;
+    return `${items} refused for being over the item limit of ${sizeText(this.maxBytes)} (largest ${sizeText(largest)})`;
+  }
+
+  /** The task's final error with its refused items told after whatever else it says (once). */
+  withSummary(error: string): string {
+    const refused = this.summary();
+    if (!refused || error.includes(refused)) return error;
+    return error ? `${error}; ${refused}` : refused;
+  }
+}
