@@ -1,16 +1,17 @@
 /**
  * The largest item a task stores. An item's line in the items file up to the limit is shipped whole; a longer one
- * is refused: an error line in the task's log names its size and the limit, and the task's final report counts
- * the refused items. Each item is refused once, also when the node reads it again after a failure or a restart.
+ * is refused: an error line in the task's log names its size, the limit and what sets it, and the task's final
+ * report counts the refused items. Each item is refused once, also when the node reads it again after a failure
+ * or a restart.
  */
-import { DEFAULT_MAX_ITEM_BYTES } from '@crawldeck/shared';
+import { DEFAULT_MAX_ITEM_BYTES, type ItemSizeLimit } from '@crawldeck/shared';
 import type { RefusedItems } from './run-folders.ts';
 
 const MIB = 1024 * 1024;
 
-/** The limit the master gave with the task, or the default from a master that gives none. */
-export function itemLimitOf(given: number | undefined): number {
-  return given && given > 0 ? given : DEFAULT_MAX_ITEM_BYTES;
+/** The limit the master gave with the task, or the default of a master that gives none. */
+export function itemLimitOf(given: ItemSizeLimit | undefined): ItemSizeLimit {
+  return given && given.bytes > 0 ? given : { bytes: DEFAULT_MAX_ITEM_BYTES, source: "the node's default" };
 }
 
 /** A size as a person reads it: MiB with one decimal from 1 MiB on, KiB below. */
@@ -22,7 +23,7 @@ export class ItemLimit {
   readonly state: RefusedItems;
 
   constructor(
-    readonly maxBytes: number,
+    readonly limit: ItemSizeLimit,
     saved: RefusedItems | undefined,
     private note: (line: string) => void,
     private save: () => void,
@@ -38,9 +39,10 @@ export class ItemLimit {
     this.state.next = line + 1;
     // Saved before the line is written: a node killed in between leaves the line out rather than writing it twice.
     this.save();
+    const { bytes: max, source } = this.limit;
     this.note(
-      `ERROR: item ${line + 1} refused, not stored: its ${sizeText(bytes)} (${bytes} bytes) are over the item limit ` +
-        `of ${sizeText(this.maxBytes)} (${this.maxBytes} bytes, CRAWLDECK_MAX_ITEM_MB on the master)`,
+      `ERROR: item ${line + 1} refused, not stored: its ${sizeText(bytes)} (${bytes} bytes) are over the item ` +
+        `limit of ${sizeText(max)} (${max} bytes, set by ${source})`,
     );
   }
 
@@ -49,7 +51,7 @@ export class ItemLimit {
     const { count, largest } = this.state;
     if (!count) return '';
     const items = count === 1 ? '1 item was' : `${count} items were`;
-    return `${items} refused for being over the item limit of ${sizeText(this.maxBytes)} (largest ${sizeText(largest)})`;
+    return `${items} refused for being over the item limit of ${sizeText(this.limit.bytes)} (largest ${sizeText(largest)})`;
   }
 
   /** The task's final error with its refused items told after whatever else it says (once). */

@@ -5,7 +5,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { rmSync, watch, type FSWatcher } from 'node:fs';
 import path from 'node:path';
-import type { FinalStatus, ShipAck, ShipBatch, TaskAssignment, TaskLimits } from '@crawldeck/shared';
+import type { FinalStatus, ItemSizeLimit, ShipAck, ShipBatch, TaskAssignment, TaskLimits } from '@crawldeck/shared';
 import { appendLines, diskFaultMessage, probeSpool, writeJson } from './spool.ts';
 import { Shipper } from './shipper.ts';
 import { ItemLimit, itemLimitOf } from './item-limit.ts';
@@ -82,7 +82,7 @@ export class TaskRun {
   private adoptedPoll: NodeJS.Timeout | undefined;
 
   /**
-   * A new task (saved) or, with `saved`, one that an earlier run of this node left in its spool. `maxItemBytes`:
+   * A new task (saved) or, with `saved`, one that an earlier run of this node left in its spool. `itemLimit`:
    * the largest item the master stores for it.
    */
   constructor(
@@ -91,7 +91,7 @@ export class TaskRun {
     private env: RunnerEnv,
     private cb: RunCallbacks,
     saved?: SavedRun,
-    maxItemBytes?: number,
+    itemLimit?: ItemSizeLimit,
   ) {
     this.dir = path.join(tasksDir, taskId);
     this.logFile = path.join(this.dir, 'log.txt');
@@ -128,8 +128,12 @@ export class TaskRun {
       save,
       () => this.onGone(),
     );
-    const limit = itemLimitOf(saved?.maxItemBytes ?? maxItemBytes);
-    this.itemLimit = new ItemLimit(limit, saved?.refused, (line) => this.note(line), save);
+    this.itemLimit = new ItemLimit(
+      itemLimitOf(saved?.itemLimit ?? itemLimit),
+      saved?.refused,
+      (l) => this.note(l),
+      save,
+    );
     this.itemShipper = new Shipper(
       this.itemsFile,
       { ...(saved?.items ?? { bytes: 0, lines: 0 }) },
@@ -138,7 +142,7 @@ export class TaskRun {
       () => this.onGone(),
       undefined,
       undefined,
-      { maxBytes: limit, refused: (line, bytes) => this.itemLimit.refused(line, bytes) },
+      { maxBytes: this.itemLimit.limit.bytes, refused: (line, bytes) => this.itemLimit.refused(line, bytes) },
     );
     if (saved) return;
     // Throws when the spool cannot be created (disk full, read-only): the caller reports the task failed.
@@ -172,7 +176,7 @@ export class TaskRun {
       limits: this.limits ?? null,
       log: this.logShipper.state,
       items: this.itemShipper.state,
-      maxItemBytes: this.itemLimit.maxBytes,
+      itemLimit: this.itemLimit.limit,
       refused: this.itemLimit.state,
     };
   }

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestMaster, type TestMaster } from './harness.ts';
 import { allLog, makeSpider, runSpider, waitNodes, waitTask } from './tasks.helpers.ts';
+import { addDataSource, openTarget, type TargetDb, type TargetKind } from './datasources.helpers.ts';
 
 /**
  * Items as big as crawlers make them (a page's HTML): each one is stored whole up to the item limit, whatever the
@@ -57,19 +58,48 @@ function expected(n: number, size: number): { n: number; q: string; html: string
 
 const sha = (s: string) => createHash('sha256').update(s).digest('hex');
 
-/** Runs the spider writing items of these sizes; the finished task and the items stored, by number. */
-async function run(name: string, sizes: number[]) {
+type Item = { n: number; q: string; html: string };
+
+/** Starts the spider writing items of these sizes (into a data source's table when given); waits for its end. */
+async function runTask(name: string, sizes: number[], into?: { dsId: string; table: string }) {
   const spider = await makeSpider(m, name, `python3 items.py ${sizes.join(' ')}`, { 'items.py': SPIDER });
+  if (into) {
+    const body = { data_source_id: into.dsId, result_table: into.table };
+    expect((await m.api('POST', `/spiders/${spider}/data-source`, { body })).status).toBe(200);
+  }
   const [taskId] = await runSpider(m, spider);
   const task = await waitTask(m, taskId, ['finished', 'error', 'abnormal', 'cancelled'], 180_000);
-  const rows = await m.master.store.db.selectFrom('results').select(['data']).where('task_id', '=', taskId).execute();
-  const items = new Map<number, { n: number; q: string; html: string }>();
-  for (const r of rows) {
-    const item = JSON.parse(r.data) as { n: number; q: string; html: string };
-    expect(items.has(item.n)).toBe(false);
-    items.set(item.n, item);
+  return { taskId, task };
+}
+
+/** The items by number; each number once. */
+function byNumber(rows: Item[]): Map<number, Item> {
+  const items = new Map<number, Item>();
+  for (const item of rows) {
+    expect(items.has(Number(item.n))).toBe(false);
+    items.set(Number(item.n), item);
   }
-  return { taskId, task, items };
+  return items;
+}
+
+/** Runs the spider into the built-in store: the finished task and the items stored, by number. */
+async function run(name: string, sizes: number[]) {
+  const { taskId, task } = await runTask(name, sizes);
+  const rows = await m.master.store.db.selectFrom('results').select(['data']).where('task_id', '=', taskId).execute();
+  return { taskId, task, items: byNumber(rows.map((r) => JSON.parse(r.data) as Item)) };
+}
+
+/** Every item as the spider wrote it, text whole (length and hash), each once; but the numbers in `refused`. */
+function expectWhole(items: Map<number, Item>, sizes: number[], refused: number[] = []): void {
+  expect(items.size).toBe(sizes.length - refused.length);
+  sizes.forEach((size, n) => {
+    const got = items.get(n);
+    if (refused.includes(n)) return expect(got).toBeUndefined();
+    const want = expected(n, size);
+    expect(got?.q).toBe(want.q);
+    expect(got?.html.length).toBe(want.html.length);
+    expect(sha(got?.html ?? '')).toBe(sha(want.html));
+  });
 }
 
 /** Small items between the big ones, so a big one lost or merged shows in the numbering. */
@@ -82,14 +112,42 @@ describe('items up to the item limit', () => {
     expect(task.status).toBe('finished');
     expect(task.error).toBe('');
     expect(task.result_count).toBe(sizes.length);
-    expect(items.size).toBe(sizes.length);
-    sizes.forEach((size, n) => {
-      const want = expected(n, size);
-      const got = items.get(n);
-      expect(got?.q).toBe(want.q);
-      expect(got?.html.length).toBe(want.html.length);
-      expect(sha(got?.html ?? '')).toBe(sha(want.html));
-    });
+    expectWhole(items, sizes);
+  });
+});
+
+describe.each(['postgres', 'mysql'] as TargetKind[])('items into a %s data source', (kind) => {
+  let target: TargetDb;
+  let dsId: string;
+  beforeAll(async () => {
+    target = await openTarget(kind);
+    dsId = await addDataSource(m, target);
+  });
+  afterAll(async () => {
+    await target?.drop();
+  });
+
+  it('are stored whole in the target table up to what its statements hold, a larger one refused in the log', async () => {
+    const sizes = between([32 * KIB, 63 * KIB, 64 * KIB, 65 * KIB, 70 * KIB, 4 * MIB, 20 * MIB]);
+    // MariaDB takes a statement up to max_allowed_packet, in which an item's text may take twice its size.
+    const packet =
+      kind === 'mysql'
+        ? Number((await target.query<{ p: number }>('SELECT @@max_allowed_packet AS p'))[0].p)
+        : Infinity;
+    const limit = Math.min(32 * MIB, Math.floor((packet - 64 * KIB) / 2));
+    const refused = sizes.flatMap((size, n) => (size > limit ? [n] : []));
+    const { taskId, task } = await runTask(`big-items-${kind}`, sizes, { dsId, table: 'big_items' });
+    expect(task.status).toBe('finished');
+    expect(task.result_count).toBe(sizes.length - refused.length);
+    const rows = await target.query<Item>(`SELECT n, q, html FROM big_items WHERE task_id = '${taskId}'`);
+    expectWhole(byNumber(rows), sizes, refused);
+    const told = (await allLog(m, taskId)).filter((l) => l.msg.includes('refused')).map((l) => l.msg);
+    expect(told).toHaveLength(refused.length);
+    if (!refused.length) return expect(task.error).toBe('');
+    expect(task.error).toMatch(new RegExp(`^${refused.length} items? w(as|ere) refused`));
+    expect(told[0]).toContain(
+      `max_allowed_packet (${(packet / MIB).toFixed(1)} MiB) of data source "${target.body.name}"`,
+    );
   });
 });
 

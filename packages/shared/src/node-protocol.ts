@@ -61,8 +61,14 @@ export interface TaskAssignment {
   files: { path: string; hash: string; size: number }[];
   /** Resource limits of the task's processes; a missing or 0 value leaves that limit to the node's default. */
   limits?: TaskLimits;
-  /** Largest item stored, in bytes of its line; a longer one is refused (missing: DEFAULT_MAX_ITEM_BYTES). */
-  maxItemBytes?: number;
+  /** Largest item stored; a longer one is refused (missing: DEFAULT_MAX_ITEM_BYTES, set by the master's default). */
+  itemLimit?: ItemSizeLimit;
+}
+
+/** The largest item a task stores, in bytes of its JSON line, and what sets it (told when an item is refused). */
+export interface ItemSizeLimit {
+  bytes: number;
+  source: string;
 }
 
 /** Largest item stored when the master sets no limit of its own: 16 MiB, page HTML and more fit whole. */

@@ -27,6 +27,7 @@ import { OfflineSweep } from './offline-sweep.ts';
 import { insertDeploy } from './nodes.store.ts';
 import { SessionTable, statusOf, type Session } from './sessions.ts';
 import { NodeLifecycle } from './lifecycle.ts';
+import { itemLimitFor } from '../datasources/item-limit.service.ts';
 
 type Register = Extract<NodeToMaster, { type: 'register' }>;
 
@@ -370,7 +371,7 @@ export class TaskRuntime {
       env: { ...(await globalEnv(this.db)), ...spider.envs },
       files: await spiderManifest(this.db, spider.id),
       limits: this.ctx.config.taskLimits,
-      maxItemBytes: this.ctx.config.maxItemBytes,
+      itemLimit: await itemLimitFor(this.ctx, taskId),
     };
     if (!this.closed && this.sessions.send(s, { type: 'task.assign', task })) return;
     s.removeTask(taskId);
