@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestMaster, type TestMaster } from './harness.ts';
-import { allLog, makeSpider, runSpider, waitNodes, waitTask } from './tasks.helpers.ts';
+import { allLog, makeSpider, runSpider, waitFor, waitNodes, waitTask } from './tasks.helpers.ts';
 import { addDataSource, openTarget, type TargetDb, type TargetKind } from './datasources.helpers.ts';
 
 /**
@@ -178,5 +178,11 @@ describe('items over the item limit', () => {
       [expect.stringMatching(/^ERROR: item 8 refused, not stored: its 20\.0 MiB \(20971520 bytes\) are over/), true],
     ]);
     expect(task.error_log_count).toBe(2);
+    // Finished, with errors: the task is marked for a look for its error lines.
+    const marked = await waitFor('the task marked suspicious', async () => {
+      const t = (await m.api('GET', `/tasks/${taskId}`)).body.data;
+      return t?.suspicious ? t : undefined;
+    });
+    expect(marked.suspicious.reasons).toContain('error_lines');
   });
 });
