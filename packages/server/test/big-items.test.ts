@@ -159,7 +159,7 @@ describe('items over the item limit', () => {
   });
 
   it('are refused with an error line naming size and limit, counted in the task error; the rest is stored', async () => {
-    // Items 1, 3, 5: 70 KiB, exactly the limit, 1 byte over it; item 7: 20 MiB.
+    // Numbered from 0: item 1 of 70 KiB, 3 of exactly the limit, 5 one byte over it, 7 of 20 MiB.
     const sizes = between([70 * KIB, MIB, MIB + 1, 20 * MIB]);
     const { taskId, task, items } = await run('too-big-items', sizes);
     expect(task.status).toBe('finished');
@@ -167,11 +167,12 @@ describe('items over the item limit', () => {
     expect(task.result_count).toBe(sizes.length - 2);
     expect([...items.keys()].sort((a, b) => a - b)).toEqual([0, 1, 2, 3, 4, 6, 8]);
     expect(sha(items.get(3)?.html ?? '')).toBe(sha(expected(3, MIB).html));
+    // The log numbers items from 1.
     const refusals = (await allLog(m, taskId)).filter((l) => l.msg.includes('refused'));
     expect(refusals.map((l) => [l.msg, l.is_error])).toEqual([
       [
         expect.stringMatching(
-          /^ERROR: item 6 refused, not stored: its 1\.0 MiB \(1048577 bytes\) are over the item limit of 1\.0 MiB \(1048576 bytes/,
+          /^ERROR: item 6 refused, not stored: its 1\.0 MiB \(1048577 bytes\) are over the item limit of 1\.0 MiB \(1048576 bytes, set by CRAWLDECK_MAX_ITEM_MB on the master\)$/,
         ),
         true,
       ],
