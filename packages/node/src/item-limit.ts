@@ -6,6 +6,7 @@
  */
 import { DEFAULT_MAX_ITEM_BYTES, type ItemSizeLimit } from '@crawldeck/shared';
 import type { RefusedItems } from './run-folders.ts';
+import type { LineRule } from './shipper.ts';
 
 const MIB = 1024 * 1024;
 
@@ -29,6 +30,11 @@ export class ItemLimit {
     private save: () => void,
   ) {
     this.state = { ...(saved ?? { count: 0, largest: 0, next: 0 }) };
+  }
+
+  /** How the items' shipper treats a long line: whole up to the limit, refused beyond it. */
+  rule(): LineRule {
+    return { maxBytes: this.limit.bytes, refused: (line, bytes) => this.refused(line, bytes) };
   }
 
   /** Item `line` (0-based) of `bytes` bytes is over the limit: counted and told in the log, once. */

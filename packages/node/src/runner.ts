@@ -128,12 +128,8 @@ export class TaskRun {
       save,
       () => this.onGone(),
     );
-    this.itemLimit = new ItemLimit(
-      itemLimitOf(saved?.itemLimit ?? itemLimit),
-      saved?.refused,
-      (l) => this.note(l),
-      save,
-    );
+    const limit = itemLimitOf(saved?.itemLimit ?? itemLimit);
+    this.itemLimit = new ItemLimit(limit, saved?.refused, (l) => this.note(l), save);
     this.itemShipper = new Shipper(
       this.itemsFile,
       { ...(saved?.items ?? { bytes: 0, lines: 0 }) },
@@ -142,7 +138,7 @@ export class TaskRun {
       () => this.onGone(),
       undefined,
       undefined,
-      { maxBytes: this.itemLimit.limit.bytes, refused: (line, bytes) => this.itemLimit.refused(line, bytes) },
+      this.itemLimit.rule(),
     );
     if (saved) return;
     // Throws when the spool cannot be created (disk full, read-only): the caller reports the task failed.
