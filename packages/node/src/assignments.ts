@@ -5,7 +5,7 @@
  */
 import { readdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import type { NodeToMaster, TaskAssignment } from '@crawldeck/shared';
+import type { ItemSizeLimit, NodeToMaster, TaskAssignment } from '@crawldeck/shared';
 import { syncWorkspace } from './sync.ts';
 import { TaskRun, clearRuns, type RunnerEnv, type SavedRun } from './runner.ts';
 import { diskFaultMessage, probeSpool } from './spool.ts';
@@ -74,7 +74,7 @@ export class Assignments {
     }
     let run: TaskRun;
     try {
-      run = this.makeRun(task.taskId);
+      run = this.makeRun(task.taskId, undefined, task.itemLimit);
     } catch (err) {
       this.spoolNotCreated(task.taskId, err);
       return;
@@ -172,7 +172,7 @@ export class Assignments {
   }
 
   /** A task of this node, new or (with `saved`) taken over from the spool of an earlier run of the node. */
-  private makeRun(taskId: string, saved?: SavedRun): TaskRun {
+  private makeRun(taskId: string, saved?: SavedRun, itemLimit?: ItemSizeLimit): TaskRun {
     const callbacks = {
       post: this.master.ship.bind(this.master),
       started: (pid: number, cmd: string, startTs: number) =>
@@ -180,7 +180,7 @@ export class Assignments {
       done: () => this.sendFinished(run),
       gone: () => this.forget(taskId),
     };
-    const run: TaskRun = new TaskRun(taskId, this.places.tasksDir, this.runEnv, callbacks, saved);
+    const run: TaskRun = new TaskRun(taskId, this.places.tasksDir, this.runEnv, callbacks, saved, itemLimit);
     this.runs.set(taskId, run);
     return run;
   }

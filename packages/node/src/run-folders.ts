@@ -7,7 +7,7 @@
 import { cp, rmdir } from 'node:fs/promises';
 import { chmodSync, lchownSync, mkdirSync, readdirSync, readFileSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import type { FinalStatus, TaskLimits } from '@crawldeck/shared';
+import type { FinalStatus, ItemSizeLimit, TaskLimits } from '@crawldeck/shared';
 import type { ShipperState } from './shipper.ts';
 import { giveTree, passThroughDir, removeUserTree, removeUserTreeAsync, type TaskIdentity } from './sandbox.ts';
 
@@ -31,6 +31,16 @@ export interface SavedRun {
   /** Offsets the master acknowledged in the log spool and the items file. */
   log: ShipperState;
   items: ShipperState;
+  /** Largest item stored and what sets it, as the master told when it assigned the task. */
+  itemLimit?: ItemSizeLimit;
+  /** Items refused for their size so far: how many, the largest, and the item number the next one has beyond. */
+  refused?: RefusedItems;
+}
+
+export interface RefusedItems {
+  count: number;
+  largest: number;
+  next: number;
 }
 
 /** The saved state of a task in the spool, or undefined when there is none that can be used. */

@@ -5,9 +5,10 @@
 import type { ChildProcess } from 'node:child_process';
 import { rmSync, watch, type FSWatcher } from 'node:fs';
 import path from 'node:path';
-import type { FinalStatus, ShipAck, ShipBatch, TaskAssignment, TaskLimits } from '@crawldeck/shared';
+import type { FinalStatus, ItemSizeLimit, ShipAck, ShipBatch, TaskAssignment, TaskLimits } from '@crawldeck/shared';
 import { appendLines, diskFaultMessage, probeSpool, writeJson } from './spool.ts';
 import { Shipper } from './shipper.ts';
+import { ItemLimit, itemLimitOf } from './item-limit.ts';
 import { groupAlive, procStartTime, sameProcess } from './proc.ts';
 import {
   exitCodeOf,
@@ -74,18 +75,23 @@ export class TaskRun {
   private ending = false;
   private logShipper: Shipper;
   private itemShipper: Shipper;
+  private itemLimit: ItemLimit;
   private watchers: FSWatcher[] = [];
   private killTimer: NodeJS.Timeout | undefined;
   private tick: NodeJS.Timeout | undefined;
   private adoptedPoll: NodeJS.Timeout | undefined;
 
-  /** A new task (saved) or, with `saved`, one that an earlier run of this node left in its spool. */
+  /**
+   * A new task (saved) or, with `saved`, one that an earlier run of this node left in its spool. `itemLimit`:
+   * the largest item the master stores for it.
+   */
   constructor(
     readonly taskId: string,
     tasksDir: string,
     private env: RunnerEnv,
     private cb: RunCallbacks,
     saved?: SavedRun,
+    itemLimit?: ItemSizeLimit,
   ) {
     this.dir = path.join(tasksDir, taskId);
     this.logFile = path.join(this.dir, 'log.txt');
@@ -122,12 +128,17 @@ export class TaskRun {
       save,
       () => this.onGone(),
     );
+    const limit = itemLimitOf(saved?.itemLimit ?? itemLimit);
+    this.itemLimit = new ItemLimit(limit, saved?.refused, (l) => this.note(l), save);
     this.itemShipper = new Shipper(
       this.itemsFile,
       { ...(saved?.items ?? { bytes: 0, lines: 0 }) },
       (b) => cb.post('items', this.taskId, b),
       save,
       () => this.onGone(),
+      undefined,
+      undefined,
+      this.itemLimit.rule(),
     );
     if (saved) return;
     // Throws when the spool cannot be created (disk full, read-only): the caller reports the task failed.
@@ -161,6 +172,8 @@ export class TaskRun {
       limits: this.limits ?? null,
       log: this.logShipper.state,
       items: this.itemShipper.state,
+      itemLimit: this.itemLimit.limit,
+      refused: this.itemLimit.state,
     };
   }
 
@@ -337,6 +350,9 @@ export class TaskRun {
     this.stopWatching();
     this.saveState();
     await Promise.all([this.logShipper.drain(), this.itemShipper.drain()]);
+    // The error lines of items refused while the items drained.
+    await this.logShipper.drain();
+    this.error = this.itemLimit.withSummary(this.error);
     this.drained = true;
     this.saveState();
     this.cb.done();

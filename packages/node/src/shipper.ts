@@ -16,6 +16,19 @@ export interface ShipperState {
 
 export type PostBatch = (batch: ShipBatch) => Promise<ShipAck>;
 
+/**
+ * What a shipper does with a long line. A log line is cut at `maxBytes` with a marker. An item is shipped whole
+ * up to `maxBytes` (one longer than a batch alone in its own), and one beyond is refused: `refused` hears of it
+ * (line number and size; again when the line is read again after a failure) and the master gets an empty line in
+ * its place, which stores nothing but keeps the item numbers.
+ */
+export interface LineRule {
+  maxBytes: number;
+  refused?: (line: number, bytes: number) => void;
+}
+
+const LOG_LINES: LineRule = { maxBytes: MAX_LINE_BYTES };
+
 /** Batches of one spool file in flight at once. */
 export const BATCHES_IN_FLIGHT = 4;
 
@@ -31,6 +44,8 @@ interface Sent {
   fromBytes: number;
   sizes: number[];
   reply: Promise<{ ack?: ShipAck; error?: unknown }>;
+  /** One line longer than a batch: no other batch is read while it is in flight, so memory stays bounded. */
+  alone: boolean;
 }
 
 const isGone = (err: unknown) => !!(err as { gone?: boolean } | undefined)?.gone;
@@ -41,15 +56,15 @@ const isGone = (err: unknown) => !!(err as { gone?: boolean } | undefined)?.gone
  * UTF-8 character, so a malformed character decodes the same at a line's end as within the whole. Only a line
  * over the longest kept length, or one ending in a carriage return, is read again on its own.
  */
-export function decodeLines(data: Buffer, sizes: readonly number[]): string[] {
+export function decodeLines(data: Buffer, sizes: readonly number[], max = MAX_LINE_BYTES): string[] {
   const lines = data.toString('utf8').split('\n');
   if (lines.length > sizes.length) lines.pop();
   let at = 0;
   for (let i = 0; i < sizes.length; i++) {
     const line = lines[i];
-    if (sizes[i] > MAX_LINE_BYTES || line.charCodeAt(line.length - 1) === 13) {
+    if (sizes[i] > max || line.charCodeAt(line.length - 1) === 13) {
       const nl = data[at + sizes[i] - 1] === 10 ? 1 : 0;
-      lines[i] = lineText(data.subarray(at, at + sizes[i] - nl));
+      lines[i] = lineText(data.subarray(at, at + sizes[i] - nl), max);
     }
     at += sizes[i];
   }
@@ -78,8 +93,11 @@ export class Shipper {
     private onGone: () => void,
     private maxBatchBytes = 512 * 1024,
     private depth = BATCHES_IN_FLIGHT,
+    private rule: LineRule = LOG_LINES,
   ) {
     this.next = { ...state };
+    // Items are never cut: a batch holds only lines within the limit, a longer line is looked at on its own.
+    if (rule.refused) this.maxBatchBytes = Math.min(maxBatchBytes, rule.maxBytes);
   }
 
   kick(): void {
@@ -139,15 +157,16 @@ export class Shipper {
 
   /** Sends batches from `next` until the window is full or the file has no more to send. */
   private fill(): void {
-    while (this.window.length < this.depth) {
-      const chunk = this.read(this.next.bytes);
+    while (this.window.length < this.depth && !this.window.some((s) => s.alone)) {
+      const chunk = this.read(this.next.bytes, this.next.lines);
       if (!chunk) return;
       const batch = { from: this.next.lines, lines: chunk.lines };
       const reply = this.post(batch).then(
         (ack) => ({ ack }),
         (error: unknown) => ({ error }),
       );
-      this.window.push({ fromLines: this.next.lines, fromBytes: this.next.bytes, sizes: chunk.sizes, reply });
+      const alone = !!this.rule.refused && chunk.sizes[0] > this.maxBatchBytes;
+      this.window.push({ fromLines: this.next.lines, fromBytes: this.next.bytes, sizes: chunk.sizes, reply, alone });
       this.next = {
         lines: this.next.lines + chunk.lines.length,
         bytes: this.next.bytes + chunk.sizes.reduce((a, b) => a + b, 0),
@@ -214,10 +233,10 @@ export class Shipper {
   }
 
   /**
-   * The batch starting at byte `from`: whole lines only, but the trailing line without newline too once `final`.
-   * A line longer than a batch is looked through for its end without being held in memory.
+   * The batch starting at byte `from` (line `lineNo`): whole lines only, but the trailing line without newline too
+   * once `final`. A line longer than a batch is looked through for its end without being held in memory.
    */
-  private read(from: number): Chunk | undefined {
+  private read(from: number, lineNo: number): Chunk | undefined {
     const size = this.size();
     if (size <= from) return undefined;
     const fd = openSync(this.file, 'r');
@@ -238,15 +257,37 @@ export class Shipper {
         sizes.push(n - start);
         start = n;
       }
-      if (sizes.length) return { lines: decodeLines(data.subarray(0, start), sizes), sizes };
+      if (sizes.length) return { lines: decodeLines(data.subarray(0, start), sizes, this.rule.maxBytes), sizes };
       if (atEnd) return undefined;
-      // One line longer than a whole batch: ship its cut start once its end (or the end of the output) is known.
+      // One line longer than a whole batch: shipped once its end (or the end of the output) is known.
       const end = this.findNewline(fd, from + n, size);
       if (end === -1 && !this.final) return undefined;
-      return { lines: [lineText(data)], sizes: [(end === -1 ? size : end + 1) - from] };
+      return this.longLine(fd, { from, lineNo, head: data, text: (end === -1 ? size : end) - from, nl: end !== -1 });
     } finally {
       closeSync(fd);
     }
+  }
+
+  /**
+   * A line longer than a batch, `text` bytes from `from` without its newline (`nl`: it has one; `head`: its start):
+   * a log line's cut start; an item within the limit read whole, a longer one refused.
+   */
+  private longLine(fd: number, line: { from: number; lineNo: number; head: Buffer; text: number; nl: boolean }): Chunk {
+    const { from, lineNo, head, text } = line;
+    const size = text + (line.nl ? 1 : 0);
+    const { maxBytes, refused } = this.rule;
+    if (!refused) return { lines: [lineText(head, maxBytes)], sizes: [size] };
+    if (text > maxBytes) {
+      refused(lineNo, text);
+      return { lines: [''], sizes: [size] };
+    }
+    const whole = Buffer.alloc(text);
+    for (let got = 0; got < text;) {
+      const n = readSync(fd, whole, got, text - got, from + got);
+      if (n <= 0) throw new Error(`the items file ended inside item ${lineNo + 1}`);
+      got += n;
+    }
+    return { lines: [lineText(whole, maxBytes)], sizes: [size] };
   }
 
   /** Position of the first newline in the file between `pos` and `size`, or -1. */

@@ -6,9 +6,9 @@ export const MAX_LINE_BYTES = 64 * 1024;
 export const MAX_BATCH_LINES = 20_000;
 const CUT_MARKER = (n: number) => ` … [line cut at ${n} bytes]`;
 
-/** The text of one spooled line (without its newline): a trailing \r dropped, cut at MAX_LINE_BYTES with a marker. */
-export function lineText(raw: Buffer): string {
-  if (raw.length > MAX_LINE_BYTES) return raw.subarray(0, MAX_LINE_BYTES).toString('utf8') + CUT_MARKER(MAX_LINE_BYTES);
+/** The text of one spooled line (without its newline): a trailing \r dropped, cut at `max` bytes with a marker. */
+export function lineText(raw: Buffer, max = MAX_LINE_BYTES): string {
+  if (raw.length > max) return raw.subarray(0, max).toString('utf8') + CUT_MARKER(max);
   const line = raw.toString('utf8');
   return line.endsWith('\r') ? line.slice(0, -1) : line;
 }

@@ -68,7 +68,8 @@ export async function buildApp(config: MasterConfig, store: Store): Promise<Buil
 
   const closers: (() => Promise<void> | void)[] = [];
   const core: CoreContext = { config, store, log: app.log, events: new EventBus(), onClose: (fn) => closers.push(fn) };
-  const ctx: AppContext = { ...core, execution: new TaskRuntime(core) };
+  // The same object, so that what is cached per context (writers, lists) is one for the runtime and the routes.
+  const ctx: AppContext = Object.assign(core, { execution: new TaskRuntime(core) });
 
   app.setErrorHandler((err, req, reply) => {
     const { status, message, code, params } = errorReply(err as Error);

@@ -72,6 +72,11 @@ export const MASTER_VARIABLES = {
       'largest expanded size in bytes of an uploaded spider zip or a Git checkout; the zip upload itself may be at most that size + 1 MiB. Raise it for spiders that carry large data files',
   },
   CRAWLDECK_MAX_FILE_BYTES: { default: '10 MiB', description: 'largest spider file opened in the editor' },
+  CRAWLDECK_MAX_ITEM_MB: {
+    default: '`16`',
+    description:
+      "largest item a task stores, in MiB of its JSON line, on every store and data source. A larger item is refused: the task's log gets an error line with its size and the limit, and the task ends finished with an error that counts the refused items",
+  },
   CRAWLDECK_INGEST_WAIT_MS: {
     default: '`2000`',
     description:

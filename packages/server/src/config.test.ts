@@ -89,6 +89,14 @@ describe('master configuration', () => {
     );
   });
 
+  it('reads the item limit in MiB: 16 by default, a whole number of at least 1 or the start stops', () => {
+    const dataDir = mkdtempSync(path.join(os.tmpdir(), 'crawldeck-config-'));
+    expect(loadConfig({ dataDir }, {}).maxItemBytes).toBe(16 * 1024 * 1024);
+    expect(loadConfig({ dataDir }, { CRAWLDECK_MAX_ITEM_MB: '64' }).maxItemBytes).toBe(64 * 1024 * 1024);
+    for (const bad of ['0', '-1', '1.5', 'lots'])
+      expect(() => loadConfig({ dataDir }, { CRAWLDECK_MAX_ITEM_MB: bad })).toThrow(/CRAWLDECK_MAX_ITEM_MB/);
+  });
+
   it('documents every variable with a default and a description', () => {
     for (const [name, v] of Object.entries(MASTER_VARIABLES)) {
       expect(name).toMatch(/^CRAWLDECK_[A-Z_]+$/);

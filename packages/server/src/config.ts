@@ -2,6 +2,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'n
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { DEFAULT_MAX_ITEM_BYTES } from '@crawldeck/shared';
 import { allowListProblem } from './outbound/addresses.ts';
 import type { SqliteCacheSettings } from './store/sqlite-cache.ts';
 import type { MasterVariable } from './config-variables.ts';
@@ -53,6 +54,8 @@ export interface MasterConfig {
   zipMaxBytes: number;
   /** Largest spider file the editor opens. */
   maxFileBytes: number;
+  /** Largest item a task stores, in bytes of its JSON line; a larger one is refused and the task says so. */
+  maxItemBytes: number;
   /** Node heartbeat interval and the silence after which a node is offline. */
   nodeHeartbeatMs: number;
   nodeOfflineMs: number;
@@ -98,6 +101,7 @@ export const DEFAULT_CONSOLE_DIR = path.resolve(here, '../../console/dist');
 export const DEFAULT_ZIP_MAX_ENTRIES = 20_000;
 export const DEFAULT_ZIP_MAX_BYTES = 64 * 1024 * 1024;
 export const DEFAULT_MAX_FILE_BYTES = 10 * 1024 * 1024;
+const MIB = 1024 * 1024;
 
 function readOrCreateSecret(dataDir: string, file: string): string {
   const p = path.join(dataDir, file);
@@ -232,6 +236,7 @@ function limitSettings(overrides: Partial<MasterConfig>, env: EnvReader) {
     zipMaxEntries: env.positiveInt('CRAWLDECK_ZIP_MAX_ENTRIES', DEFAULT_ZIP_MAX_ENTRIES),
     zipMaxBytes: env.positiveInt('CRAWLDECK_ZIP_MAX_BYTES', DEFAULT_ZIP_MAX_BYTES),
     maxFileBytes: env.positiveInt('CRAWLDECK_MAX_FILE_BYTES', DEFAULT_MAX_FILE_BYTES),
+    maxItemBytes: env.positiveInt('CRAWLDECK_MAX_ITEM_MB', DEFAULT_MAX_ITEM_BYTES / MIB) * MIB,
     previewTimeoutMs: env.positiveNumber('CRAWLDECK_PREVIEW_TIMEOUT_MS', 20_000),
     previewMaxRequests: env.positiveNumber('CRAWLDECK_PREVIEW_MAX_REQUESTS', 40),
   };

@@ -61,7 +61,18 @@ export interface TaskAssignment {
   files: { path: string; hash: string; size: number }[];
   /** Resource limits of the task's processes; a missing or 0 value leaves that limit to the node's default. */
   limits?: TaskLimits;
+  /** Largest item stored; a longer one is refused (missing: DEFAULT_MAX_ITEM_BYTES, set by the master's default). */
+  itemLimit?: ItemSizeLimit;
 }
+
+/** The largest item a task stores, in bytes of its JSON line, and what sets it (told when an item is refused). */
+export interface ItemSizeLimit {
+  bytes: number;
+  source: string;
+}
+
+/** Largest item stored when the master sets no limit of its own: 16 MiB, page HTML and more fit whole. */
+export const DEFAULT_MAX_ITEM_BYTES = 16 * 1024 * 1024;
 
 /** Resource limits of one task: memory (MiB), CPU (percent of one core) and processes at once. */
 export interface TaskLimits {
@@ -150,8 +161,18 @@ export function parseMessage<T>(raw: string): T | undefined {
   }
 }
 
-/** A batch of log lines or result rows a node ships for a task, from line number `from` on. */
+/** A batch of log lines a node ships for a task, from line number `from` on (a node cuts a line at 64 KiB). */
 export const ShipBody = Type.Object({
   from: Int(0, Number.MAX_SAFE_INTEGER),
   lines: Type.Array(Type.String({ maxLength: 1024 * 1024 }), { maxItems: 100000 }),
 });
+
+/**
+ * A batch of items a node ships for a task, from item number `from` on: each line one item of at most
+ * `maxItemChars` UTF-16 units (never more than its bytes in UTF-8, the unit the node's limit counts).
+ */
+export const shipItemsBody = (maxItemChars: number) =>
+  Type.Object({
+    from: Int(0, Number.MAX_SAFE_INTEGER),
+    lines: Type.Array(Type.String({ maxLength: maxItemChars }), { maxItems: 100000 }),
+  });

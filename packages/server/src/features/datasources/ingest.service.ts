@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { ShipBatch } from '@crawldeck/shared';
 import { TABLE_NAME_PATTERN } from '@crawldeck/shared';
-import type { AppContext } from '../../context.ts';
+import type { CoreContext } from '../../context.ts';
 import { HttpError } from '../../http/errors.ts';
 import type { DedupConfig } from '../tasks/tasks.store.ts';
 import { driverMessage } from './datasources.service.ts';
@@ -31,7 +31,7 @@ export function defaultTable(col: string, spiderName: string): string {
  * Records where a task's items go, from its spider's settings of this moment: called when the task is created,
  * and again (a no-op then) on its first batch. Undefined when the task is gone.
  */
-export async function recordTaskTarget(ctx: AppContext, taskId: string): Promise<TaskTargetRow | undefined> {
+export async function recordTaskTarget(ctx: CoreContext, taskId: string): Promise<TaskTargetRow | undefined> {
   const db = ctx.store.db;
   const known = builtinTasks.has(taskId) ? builtinTarget(taskId) : undefined;
   if (known) return known;
@@ -162,7 +162,7 @@ function namer(caseless: boolean, columns: Map<string, ColumnKind> | undefined):
  * A target that fails answers 503 (the node keeps the items and sends them again) and the task shows the error.
  */
 export async function ingestIntoDataSource(
-  ctx: AppContext,
+  ctx: CoreContext,
   taskId: string,
   batch: ShipBatch,
   dedup: DedupConfig,

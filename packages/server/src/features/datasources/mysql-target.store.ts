@@ -44,6 +44,8 @@ function readStoredCell(kind: ColumnKind, value: unknown): unknown {
 /** Results tables in a MySQL or MariaDB database (utf8mb4, InnoDB). Column names compare without case there. */
 export class MysqlWriter extends TargetRows implements TargetWriter {
   readonly db: Kysely<any>;
+  /** max_allowed_packet as read (null: none told). */
+  private packet: number | null | undefined;
 
   protected tableRef(name: string): RawBuilder<unknown> {
     return sql.table(name);
@@ -161,6 +163,16 @@ export class MysqlWriter extends TargetRows implements TargetWriter {
   async version(): Promise<string> {
     const { rows } = await sql<{ v: string }>`SELECT VERSION() AS v`.execute(this.db);
     return rows[0]?.v ?? '';
+  }
+
+  /** max_allowed_packet: a longer statement is refused and its connection closed. Read once per pool. */
+  async maxStatementBytes(): Promise<number | undefined> {
+    if (this.packet === undefined) {
+      const { rows } = await sql<{ p: number | string }>`SELECT @@max_allowed_packet AS p`.execute(this.db);
+      const bytes = Number(rows[0]?.p);
+      this.packet = Number.isFinite(bytes) && bytes > 0 ? bytes : null;
+    }
+    return this.packet ?? undefined;
   }
 
   close(): Promise<void> {

@@ -143,6 +143,11 @@ export class PostgresWriter extends TargetRows implements TargetWriter {
     return rows[0]?.v ?? '';
   }
 
+  /** A PostgreSQL text value holds up to 1 GB, and no setting limits a statement below that. */
+  maxStatementBytes(): Promise<number | undefined> {
+    return Promise.resolve(undefined);
+  }
+
   close(): Promise<void> {
     return this.db.destroy();
   }

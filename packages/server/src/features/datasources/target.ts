@@ -52,5 +52,7 @@ export interface TargetWriter {
     page: { limit: number; offset?: number; afterId?: number },
   ): Promise<StoredRow[]>;
   version(): Promise<string>;
+  /** The longest statement the database takes, in bytes, when it has a limit below its largest value. */
+  maxStatementBytes(): Promise<number | undefined>;
   close(): Promise<void>;
 }

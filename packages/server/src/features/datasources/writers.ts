@@ -1,5 +1,5 @@
 import type { DataSourceTls } from '@crawldeck/shared';
-import type { AppContext } from '../../context.ts';
+import type { CoreContext } from '../../context.ts';
 import { decryptSecret } from '../../crypto/secrets.ts';
 import { notFound } from '../../http/errors.ts';
 import type { ColumnKind } from './columns.ts';
@@ -14,7 +14,7 @@ export function openWriter(s: ConnectionSettings): TargetWriter {
   return s.type === 'postgres' ? new PostgresWriter(s) : new MysqlWriter(s);
 }
 
-export function settingsOf(ctx: AppContext, row: DataSourceRow): ConnectionSettings {
+export function settingsOf(ctx: CoreContext, row: DataSourceRow): ConnectionSettings {
   return {
     type: row.type,
     host: row.host,
@@ -41,7 +41,7 @@ interface Open {
 export class WriterCache {
   private readonly open = new Map<string, Open>();
 
-  constructor(private readonly ctx: AppContext) {}
+  constructor(private readonly ctx: CoreContext) {}
 
   async get(id: string): Promise<Open> {
     const row = await getDataSource(this.ctx.store.db, id);
@@ -68,10 +68,10 @@ export class WriterCache {
   }
 }
 
-const caches = new WeakMap<AppContext, WriterCache>();
+const caches = new WeakMap<CoreContext, WriterCache>();
 
 /** The master's writer cache (closed with the app). */
-export function writerCache(ctx: AppContext): WriterCache {
+export function writerCache(ctx: CoreContext): WriterCache {
   let c = caches.get(ctx);
   if (!c) {
     const cache = new WriterCache(ctx);

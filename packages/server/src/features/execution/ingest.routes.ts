@@ -6,7 +6,14 @@
  */
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
-import { BinaryResponse, NODE_ID_HEADER, NODE_KEY_HEADER, ShipAckEnvelope, ShipBody } from '@crawldeck/shared';
+import {
+  BinaryResponse,
+  NODE_ID_HEADER,
+  NODE_KEY_HEADER,
+  ShipAckEnvelope,
+  ShipBody,
+  shipItemsBody,
+} from '@crawldeck/shared';
 import type { AppContext, TypedApp } from '../../context.ts';
 import { ok } from '../../http/envelope.ts';
 import { HttpError, conflict, notFound } from '../../http/errors.ts';
@@ -58,6 +65,14 @@ export function registerIngestRoutes(app: TypedApp, ctx: AppContext, rt: TaskRun
   }
 
   const shipSchema = { params: IdParams, body: ShipBody, response: { 200: ShipAckEnvelope } };
+  const maxItem = ctx.config.maxItemBytes;
+  const itemsSchema = { ...shipSchema, body: shipItemsBody(maxItem) };
+  /**
+   * A node sends an item up to the limit alone in its batch, other items in batches of about 512 KiB. Written as a
+   * JSON string an item line grows by its escapes: a valid JSON line at most doubles (quotes and backslashes), and
+   * a line that is not JSON (skipped, but still counted) may hold control characters of six bytes each.
+   */
+  const itemsBodyLimit = 6 * maxItem + 1024 * 1024;
   const validatorCompiler = bulkValidatorCompiler;
   /** Counts a task's batches at the master from their first byte to their answer (ingest-order.ts). */
   const counted = new WeakSet<FastifyRequest>();
@@ -91,7 +106,13 @@ export function registerIngestRoutes(app: TypedApp, ctx: AppContext, rt: TaskRun
 
   app.post(
     '/api/node-api/tasks/:id/items',
-    { config: { access: 'node' }, schema: shipSchema, validatorCompiler, ...counting },
+    {
+      config: { access: 'node' },
+      schema: itemsSchema,
+      validatorCompiler,
+      bodyLimit: itemsBodyLimit,
+      ...counting,
+    },
     async (req) => {
       const t = await taskForNode(req, req.params.id);
       const spider = await spiderForTask(db, t.spider_id);

@@ -29,6 +29,7 @@ import { insertDeploy } from './node-state.store.ts';
 import { SessionTable, statusOf, type Session } from './sessions.ts';
 import { NodeLifecycle } from './lifecycle.ts';
 import { IngestOrder } from './ingest-order.ts';
+import { itemLimitFor } from '../datasources/item-limit.service.ts';
 
 type Register = Extract<NodeToMaster, { type: 'register' }>;
 
@@ -392,6 +393,7 @@ export class TaskRuntime {
       env: { ...(await globalEnv(this.db)), ...spider.envs },
       files: await spiderManifest(this.db, spider.id),
       limits: taskLimitsFor(this.ctx.config.taskLimits, spider.limits),
+      itemLimit: await itemLimitFor(this.ctx, taskId),
     };
     if (!this.closed && this.sessions.send(s, { type: 'task.assign', task })) return;
     s.removeTask(taskId);
