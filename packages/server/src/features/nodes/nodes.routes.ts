@@ -28,6 +28,8 @@ export const nodesFeature: Feature = async (app, ctx) => {
   const { db } = ctx.store;
   const rt = getRuntime(ctx);
   await rt.start();
+  // Node sockets are accepted from the moment the server listens: the offline clock starts then, not before.
+  app.addHook('onListen', () => rt.acceptNodes());
   ctx.onClose(() => rt.close());
   registerIngestRoutes(app, ctx, rt);
 

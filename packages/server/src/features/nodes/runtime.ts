@@ -92,16 +92,26 @@ export class TaskRuntime {
     if (ev) this.ctx.events.emit('task.status', ev);
   }
 
-  /** After a master (re)start, nodes that were online (or still run tasks) get one offline window to reconnect. */
+  /** Starts the runtime's loops; the offline clock waits for `acceptNodes`. */
   async start(): Promise<void> {
-    for (const id of await this.lifecycle.nodesToWatch()) this.sweep.heard(id);
-    this.sweep.start();
     this.heartbeats.start();
     this.feed.start();
     this.taskFeed.start();
     await this.bus.start();
     // Tasks that were claimed but never reached a node before the restart go back to the queue once nodes report.
     this.dispatcher.schedule();
+  }
+
+  /**
+   * The master accepts node connections now (it listens): nodes that were online (or still run tasks) get one
+   * offline window from here to reconnect. Started any earlier, a slow start (a large store to open, a loaded
+   * machine) would use up the window before any node could reach the master, and declare nodes offline and their
+   * still running tasks abnormal the moment it listens.
+   */
+  async acceptNodes(): Promise<void> {
+    if (this.closed) return;
+    for (const id of await this.lifecycle.nodesToWatch()) if (!this.sweep.pending(id)) this.sweep.heard(id);
+    this.sweep.start();
   }
 
   async close(): Promise<void> {
