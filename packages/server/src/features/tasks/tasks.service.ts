@@ -47,7 +47,15 @@ export interface CreateTasksInput {
  * goes to the least-loaded online node; `all-nodes` one per online node; `selected-nodes` one per given node.
  * Emits `task.status` for each. Used by the tasks API, schedules and webhooks.
  */
-export async function createTasks(ctx: AppContext, input: CreateTasksInput): Promise<string[]> {
+export async function createTasks(
+  ctx: AppContext,
+  input: CreateTasksInput,
+  /**
+   * A record that must exist exactly when the tasks do (a schedule's fire): written in the transaction that
+   * inserts them, so a crash leaves both or neither.
+   */
+  alongside?: (trx: Kysely<DB>, taskIds: string[]) => Promise<void>,
+): Promise<string[]> {
   const db = ctx.store.db;
   const spider = await spiderForTask(db, input.spiderId);
   if (!spider) throw notFound('spider');
@@ -86,12 +94,18 @@ export async function createTasks(ctx: AppContext, input: CreateTasksInput): Pro
       createTs: now,
     }),
   );
-  await insertTasks(db, rows);
+  const ids = rows.map((r) => r.id);
+  if (alongside)
+    await db.transaction().execute(async (trx) => {
+      await insertTasks(trx, rows);
+      await alongside(trx, ids);
+    });
+  else await insertTasks(db, rows);
   await dropIfSpiderWentMeanwhile(db, spider.id, rows);
   const rt = getRuntime(ctx);
   for (const r of rows) await rt.emitStatus(r.id);
   await rt.tasksCreated();
-  return rows.map((r) => r.id);
+  return ids;
 }
 
 /**
