@@ -1,4 +1,5 @@
 import { EMPTY_ID, LIST_COUNT_CAP, type RunType, type TaskInfo, type TaskStatus } from '@crawldeck/shared';
+import type { TaskWaitReason } from '@crawldeck/shared';
 import type { TaskSuspicion } from '@crawldeck/shared';
 import type { AppContext } from '../../context.ts';
 import { iso } from '../../http/envelope.ts';
@@ -29,6 +30,7 @@ import {
   type TaskRow,
 } from './tasks.store.ts';
 import { missingCommandReason } from '../spiders/command-inference.ts';
+import { waitingReasons } from './waiting.ts';
 
 export type { TaskStatusEvent, LogEvent } from '../../events.ts';
 
@@ -145,7 +147,9 @@ async function keepNormalUsersOffClosedNodes(ctx: AppContext, input: CreateTasks
 }
 
 /** Task as the API shows it: ISO times, durations in ms, node id of zeros when none. */
-export function presentTask(t: TaskRow & { spider_name?: string | null; node_name?: string | null }): TaskInfo {
+export function presentTask(
+  t: TaskRow & { spider_name?: string | null; node_name?: string | null; waiting_reason?: TaskWaitReason },
+): TaskInfo {
   const now = Date.now();
   const end = t.finish_ts ?? null;
   return {
@@ -175,6 +179,7 @@ export function presentTask(t: TaskRow & { spider_name?: string | null; node_nam
     total_duration: (end ?? now) - t.create_ts,
     owner_id: t.owner_id,
     suspicious: parseSuspicion(t.suspicious),
+    ...(t.status === 'pending' ? { waiting_reason: t.waiting_reason ?? null } : {}),
   };
 }
 
@@ -188,9 +193,12 @@ function parseSuspicion(stored: string | undefined): TaskSuspicion | null {
   }
 }
 
-/** Tasks as the API shows them, with their spider's and node's names (two look-ups for the whole list). */
+/**
+ * Tasks as the API shows them, with their spider's and node's names (two look-ups for the whole list) and, for
+ * pending ones, why they wait.
+ */
 export async function presentTasks(db: Kysely<DB>, rows: TaskRow[]): Promise<TaskInfo[]> {
-  const [spiders, nodes] = await Promise.all([
+  const [spiders, nodes, waiting] = await Promise.all([
     spiderNames(
       db,
       rows.map((r) => r.spider_id),
@@ -199,9 +207,15 @@ export async function presentTasks(db: Kysely<DB>, rows: TaskRow[]): Promise<Tas
       db,
       rows.map((r) => r.node_id),
     ),
+    waitingReasons(db, rows),
   ]);
   return rows.map((r) =>
-    presentTask({ ...r, spider_name: spiders.get(r.spider_id) ?? '', node_name: nodes.get(r.node_id) ?? null }),
+    presentTask({
+      ...r,
+      spider_name: spiders.get(r.spider_id) ?? '',
+      node_name: nodes.get(r.node_id) ?? null,
+      waiting_reason: waiting.get(r.id),
+    }),
   );
 }
 

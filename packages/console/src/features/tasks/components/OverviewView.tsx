@@ -5,6 +5,7 @@ import { useTranslation } from 'react-i18next';
 import type { TaskDetail } from '../api.ts';
 import { ACTIVE_STATUSES, durations, formatDuration, formatTs, isEmptyId, useNow } from '../format.ts';
 import TaskStatusTag from './TaskStatusTag.tsx';
+import WaitingReason from './WaitingReason.tsx';
 import SuspiciousMark from './SuspiciousMark.tsx';
 
 export default function OverviewView({ task }: { task: TaskDetail }) {
@@ -29,6 +30,7 @@ export default function OverviewView({ task }: { task: TaskDetail }) {
         <span data-testid="task-status">
           <TaskStatusTag status={task.status} />
           <SuspiciousMark task={task} withText />
+          <WaitingReason task={task} withText />
         </span>
       </Descriptions.Item>
       <Descriptions.Item label={t('fields.spider')}>

@@ -11,6 +11,7 @@ import { useTranslation } from 'react-i18next';
 import type { TaskInfo } from '@crawldeck/shared';
 import { ACTIVE_STATUSES, durations, formatDuration, formatTs, isEmptyId, useNow } from '../format.ts';
 import TaskStatusTag from './TaskStatusTag.tsx';
+import WaitingReason from './WaitingReason.tsx';
 import SuspiciousMark from './SuspiciousMark.tsx';
 import { useTaskActions } from './useTaskActions.tsx';
 import { WIDE_SCREEN_ONLY as WIDE } from '../../../app/breakpoints.ts';
@@ -54,6 +55,7 @@ export default function TaskTable({
         <Link to={`/tasks/${r._id}`} className="task-link" data-task-id={r._id}>
           <TaskStatusTag status={s} />
           <SuspiciousMark task={r} />
+          <WaitingReason task={r} />
         </Link>
       ),
     },
