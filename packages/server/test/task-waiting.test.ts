@@ -69,6 +69,7 @@ describe('a pending task says why it waits', () => {
   it('tells busy, disabled and closed nodes apart, by the same rules dispatch follows', async () => {
     const [userTask] = await runSpider(m, userSpider, {}, user);
     const [adminTask] = await runSpider(m, adminSpider);
+    const [pinned] = await runSpider(m, adminSpider, { run_type: 'selected-nodes', node_ids: [workerId] });
 
     // Every slot of the worker is taken.
     await setWorker({ status: 'unavailable' });
@@ -80,7 +81,9 @@ describe('a pending task says why it waits', () => {
     await setWorker({ status: 'online', enabled: 1, system_info: JSON.stringify({ sandbox: { isolated: false } }) });
     expect(await reason(userTask, user)).toBe('closed_to_user');
     expect(await reason(adminTask)).toBe('queued');
+    expect(await reason(pinned)).toBe('queued');
     await setWorker({ status: 'offline', system_info: JSON.stringify({ sandbox: { isolated: true } }) });
     expect(await reason(adminTask)).toBe('no_node_online');
+    expect(await reason(pinned)).toBe('no_node_online');
   });
 });

@@ -43,9 +43,14 @@ export function reportsSandbox(systemInfo: string | null): boolean {
   }
 }
 
-/** The fleet as stored, for telling why pending tasks wait: every node's kind, status and sandbox. */
-export async function fleetForWaiting(db: Kysely<DB>) {
-  const rows = await db.selectFrom('nodes').select(['id', 'type', 'status', 'enabled', 'system_info']).execute();
+/**
+ * The fleet as stored, for telling why pending tasks wait: each node's kind, status and sandbox; only the nodes
+ * `ids` when given (tasks made for given nodes need no other).
+ */
+export async function fleetForWaiting(db: Kysely<DB>, ids?: string[]) {
+  let q = db.selectFrom('nodes').select(['id', 'type', 'status', 'enabled', 'system_info']);
+  if (ids) q = q.where('id', 'in', ids);
+  const rows = await q.execute();
   return rows.map((r) => ({
     id: r.id,
     isMaster: r.type === 'master',

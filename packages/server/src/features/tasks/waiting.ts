@@ -31,8 +31,9 @@ export async function waitingReasons(db: Kysely<DB>, tasks: WaitingTask[]): Prom
   if (!waitingForNode.length) return out;
 
   const owners = [...new Set(waitingForNode.map((t) => t.owner_id).filter((id): id is string => !!id))];
+  const forAnyNode = waitingForNode.some((t) => t.node_id === EMPTY_ID);
   const [fleet, roles, masterClosed, bareClosed] = await Promise.all([
-    fleetForWaiting(db),
+    fleetForWaiting(db, forAnyNode ? undefined : [...new Set(waitingForNode.map((t) => t.node_id))]),
     userRoles(db, owners),
     masterNodeClosedToUsers(db),
     unsandboxedNodesClosedToUsers(db),
