@@ -103,15 +103,11 @@ export class TaskRuntime {
   }
 
   /**
-   * The master accepts node connections now (it listens): nodes that were online (or still run tasks) get one
-   * offline window from here to reconnect. Started any earlier, a slow start (a large store to open, a loaded
-   * machine) would use up the window before any node could reach the master, and declare nodes offline and their
-   * still running tasks abnormal the moment it listens.
+   * The master accepts node connections now (it listens): the offline clock starts here, not while the app was
+   * being built (lifecycle.ts).
    */
-  async acceptNodes(): Promise<void> {
-    if (this.closed) return;
-    for (const id of await this.lifecycle.nodesToWatch()) if (!this.sweep.pending(id)) this.sweep.heard(id);
-    this.sweep.start();
+  acceptNodes(): Promise<void> {
+    return this.lifecycle.watchFromNow(this.sweep, () => this.closed);
   }
 
   async close(): Promise<void> {
