@@ -20,6 +20,7 @@ import {
   listTasks,
   type TaskListFilter,
   insertTasks,
+  insertTasksWith,
   knownNodeIds,
   pendingTaskRow,
   nodeNames,
@@ -97,11 +98,7 @@ export async function createTasks(
     }),
   );
   const ids = rows.map((r) => r.id);
-  if (alongside)
-    await db.transaction().execute(async (trx) => {
-      await insertTasks(trx, rows);
-      await alongside(trx, ids);
-    });
+  if (alongside) await insertTasksWith(db, rows, (trx) => alongside(trx, ids));
   else await insertTasks(db, rows);
   await dropIfSpiderWentMeanwhile(db, spider.id, rows);
   const rt = getRuntime(ctx);
