@@ -82,6 +82,10 @@ export const ERROR_CATALOGUE = {
   'spider.zip_empty': 'the zip holds no files',
   'spider.binary_file': 'binary file cannot be opened as text',
   'spider.no_git_url': 'this spider has no Git URL; set one in its Git settings first',
+  'spider.no_command':
+    'this spider has no command to run; set one in its Overview tab (e.g. "python3 main.py" or "scrapy crawl NAME")',
+  'spider.scrapy_name_required':
+    'choose the Scrapy spider to run: its name goes first in the parameters (e.g. "quotes -a tag=books")',
   'task.no_online_node': 'no online node to run on',
   'task.selected_nodes_required': 'Select at least one node for the run type "selected-nodes"',
   'task.gone': 'task gone',
@@ -89,6 +93,10 @@ export const ERROR_CATALOGUE = {
   'project.name_required': 'project name is required',
   'schedule.name_required': 'A schedule name is required',
   'schedule.spider_deleted': 'Not Found Spider: the spider of this schedule was deleted',
+  'schedule.no_command':
+    'this schedule could never start a task: its spider has no command to run; set one in its Overview tab',
+  'schedule.scrapy_name_required':
+    'this schedule could never start a task: put the name of the Scrapy spider to run first in its parameters (e.g. "quotes -a tag=books")',
   'token.name_required': 'a token needs a name',
   'release.not_configured': 'no release source is configured (CRAWLDECK_RELEASES_URL)',
 } as const satisfies Record<string, string>;

@@ -70,6 +70,23 @@ export const TaskSuspicion = Type.Object({
 });
 export type TaskSuspicion = Static<typeof TaskSuspicion>;
 
+/**
+ * Why a pending task still waits: handed to its node, which deploys its files and prepares its environment
+ * (`preparing`); a node that may run it has a free slot, so it goes there next (`queued`); every node that may run it
+ * is busy (`slots_busy`) or disabled (`nodes_disabled`); the online nodes do not take a normal user's tasks (the
+ * master's own node while workers exist, or nodes without a sandbox: `closed_to_user`); no node that may run it is
+ * online (`no_node_online`).
+ */
+export const TASK_WAIT_REASONS = [
+  'preparing',
+  'queued',
+  'slots_busy',
+  'nodes_disabled',
+  'closed_to_user',
+  'no_node_online',
+] as const;
+export type TaskWaitReason = (typeof TASK_WAIT_REASONS)[number];
+
 /** GET /tasks/{id}/results/download: `bom=1` starts the CSV with a byte-order mark. */
 export const ResultsDownloadQuery = Type.Object({ bom: Type.Optional(Str(10)) });
 
@@ -143,6 +160,8 @@ export const TaskInfo = Type.Object({
   owner_id: Nullable(Type.String()),
   /** Set when a finished task deserves a look. */
   suspicious: Type.Optional(Nullable(TaskSuspicion)),
+  /** Why a pending task still waits (null for any other status). */
+  waiting_reason: Type.Optional(Nullable(Type.Union(TASK_WAIT_REASONS.map((r) => Type.Literal(r))))),
 });
 export type TaskInfo = Static<typeof TaskInfo>;
 

@@ -168,4 +168,14 @@ export default {
     error_lines_other: 'it printed {{count}} error lines',
     no_results: 'no results, where earlier runs stored about {{count}}',
   },
+  waiting: {
+    label: 'Waiting',
+    preparing: 'Handed to its node, which deploys the files and prepares the environment',
+    queued: 'A node that may run it has a free slot: it starts next',
+    slots_busy: 'Every slot of the nodes that may run it is busy',
+    nodes_disabled: 'The nodes that may run it are disabled',
+    closed_to_user:
+      "The online nodes take no normal users' tasks (the master's own node while workers exist, or nodes without a sandbox; Settings → General)",
+    no_node_online: 'No node that may run it is online',
+  },
 };

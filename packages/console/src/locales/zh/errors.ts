@@ -82,6 +82,8 @@ export default {
     zip_empty: 'zip 文件中没有文件',
     binary_file: '二进制文件不能作为文本打开',
     no_git_url: '此爬虫没有 Git 地址，请先在 Git 设置中填写',
+    no_command: '此爬虫没有可执行的命令，请在其概览页填写（例如 "python3 main.py" 或 "scrapy crawl NAME"）',
+    scrapy_name_required: '请选择要运行的 Scrapy 爬虫：把它的名称写在参数最前面（例如 "quotes -a tag=books"）',
   },
   task: {
     no_online_node: '没有可运行的在线节点',
@@ -97,6 +99,9 @@ export default {
   schedule: {
     name_required: '请填写定时任务名称',
     spider_deleted: '找不到爬虫：此定时任务的爬虫已被删除',
+    no_command: '此定时任务永远无法创建任务：它的爬虫没有可执行的命令，请在爬虫概览页填写',
+    scrapy_name_required:
+      '此定时任务永远无法创建任务：请把要运行的 Scrapy 爬虫名称写在参数最前面（例如 "quotes -a tag=books"）',
   },
   token: {
     name_required: '请为令牌填写名称',

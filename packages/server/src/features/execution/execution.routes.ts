@@ -8,6 +8,8 @@ import { registerIngestRoutes } from './ingest.routes.ts';
 export const executionFeature: Feature = async (app, ctx) => {
   const rt = ctx.execution;
   await rt.start();
+  // Node sockets are accepted from the moment the server listens: the offline clock starts then, not before.
+  app.addHook('onListen', () => rt.acceptNodes());
   ctx.onClose(() => rt.close());
   registerIngestRoutes(app, ctx, rt);
 };

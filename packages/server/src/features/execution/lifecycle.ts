@@ -39,6 +39,25 @@ export class NodeLifecycle {
     return new Set([...(await nodesNotOffline(this.db)), ...(await nodesWithRunningTasks(this.db))]);
   }
 
+  /**
+   * Once the master accepts node connections: nodes that were online (or still run tasks) get one offline window
+   * from now to reconnect. Started any earlier, a slow start (a large store to open, a loaded machine) would use up
+   * the window before any node could reach the master, and declare nodes offline and their still running tasks
+   * abnormal the moment it listens.
+   */
+  async watchFromNow(sweep: OfflineSweep, closed: () => boolean): Promise<void> {
+    if (closed()) return;
+    sweep.start();
+    try {
+      for (const id of await this.nodesToWatch()) if (!sweep.pending(id)) sweep.heard(id);
+    } catch (err) {
+      // The store is away at this moment (PostgreSQL restarting): ask again shortly; nodes that report meanwhile
+      // are watched already.
+      this.ctx.log.warn({ err }, 'reading the nodes to watch failed; trying again in a second');
+      setTimeout(() => void this.watchFromNow(sweep, closed), 1000).unref();
+    }
+  }
+
   /** Stores the node and opens its session (a session of the same node on another socket is cut). */
   async register(socket: WebSocket, ip: string, msg: Register): Promise<Session> {
     const now = Date.now();

@@ -18,6 +18,7 @@ export class OfflineSweep {
   ) {}
 
   start(): void {
+    if (this.timer) return;
     // A few sweeps per window: a node is declared offline at most a tenth of the window late.
     const every = Math.max(50, Math.min(1000, Math.floor(this.offlineMs / 10)));
     this.timer = setInterval(() => void this.sweep(), every);

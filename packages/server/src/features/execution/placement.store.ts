@@ -37,11 +37,36 @@ export async function unsandboxedNodeIdsAmong(db: Kysely<DB>, ids: string[]): Pr
   return out;
 }
 
-function reportsSandbox(systemInfo: string | null): boolean {
+/** Whether a node's last registration reported a sandbox for every task. */
+export function reportsSandbox(systemInfo: string | null): boolean {
   try {
     const info = JSON.parse(systemInfo ?? 'null') as { sandbox?: { isolated?: unknown } } | null;
     return info?.sandbox?.isolated === true;
   } catch {
     return false;
   }
+}
+
+/**
+ * The fleet as stored, for telling why pending tasks wait: each node's kind, status and sandbox; only the nodes
+ * `ids` when given (tasks made for given nodes need no other).
+ */
+export async function fleetForWaiting(db: Kysely<DB>, ids?: string[]) {
+  let q = db.selectFrom('nodes').select(['id', 'type', 'status', 'enabled', 'system_info']);
+  if (ids) q = q.where('id', 'in', ids);
+  const rows = await q.execute();
+  return rows.map((r) => ({
+    id: r.id,
+    isMaster: r.type === 'master',
+    status: r.status,
+    enabled: r.enabled === 1,
+    sandboxed: reportsSandbox(r.system_info),
+  }));
+}
+
+/** The roles of these users (a user who no longer exists is left out). */
+export async function userRoles(db: Kysely<DB>, ids: string[]): Promise<Map<string, string>> {
+  if (!ids.length) return new Map();
+  const rows = await db.selectFrom('users').select(['id', 'role']).where('id', 'in', ids).execute();
+  return new Map(rows.map((r) => [r.id, r.role]));
 }

@@ -98,16 +98,22 @@ export class TaskRuntime {
     if (ev) this.ctx.events.emit('task.status', ev);
   }
 
-  /** After a master (re)start, nodes that were online (or still run tasks) get one offline window to reconnect. */
+  /** Starts the runtime's loops; the offline clock waits for `acceptNodes`. */
   async start(): Promise<void> {
-    for (const id of await this.lifecycle.nodesToWatch()) this.sweep.heard(id);
-    this.sweep.start();
     this.heartbeats.start();
     this.feed.start();
     this.taskFeed.start();
     await this.bus.start();
     // Tasks that were claimed but never reached a node before the restart go back to the queue once nodes report.
     this.dispatcher.schedule();
+  }
+
+  /**
+   * The master accepts node connections now (it listens): the offline clock starts here, not while the app was
+   * being built (lifecycle.ts).
+   */
+  acceptNodes(): Promise<void> {
+    return this.lifecycle.watchFromNow(this.sweep, () => this.closed);
   }
 
   async close(): Promise<void> {

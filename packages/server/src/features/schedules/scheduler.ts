@@ -25,7 +25,7 @@ import {
   updateSchedule,
   type ScheduleRow,
 } from './schedules.store.ts';
-import { createTasks, existingNodeIds, ownerMayRun, spiderExists } from './tasks-port.ts';
+import { commandMissing, createTasks, existingNodeIds, ownerMayRun, spiderExists } from './tasks-port.ts';
 
 /** setTimeout's ceiling; longer waits are re-armed in steps. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
@@ -246,6 +246,9 @@ export async function runFire(
   };
 
   if (!(await spiderExists(ctx, row.spider_id))) return fail(SCHEDULE_ERRORS.notFoundSpider, true);
+  // Saving refuses such a schedule; the spider's command may have changed since. It can never run: shown in error.
+  const noCommand = await commandMissing(ctx, row.spider_id, row.param);
+  if (noCommand) return fail(noCommand, true);
   if (!(await ownerMayRun(ctx, row.owner_id, row.spider_id)))
     return fail('forbidden: the owner of this schedule may no longer run its spider', false);
   let nodeIds = parseIds(row.node_ids);
@@ -255,19 +258,19 @@ export async function runFire(
   }
   let taskIds: string[];
   try {
-    taskIds = await createTasks(ctx, {
+    // The fire's record of its tasks is written with them: a crash cannot leave tasks the record does not name.
+    const input = {
       spiderId: row.spider_id,
       runType: row.run_type as RunType,
       nodeIds,
       param: row.param,
       scheduleId: row.id,
       ownerId: row.owner_id,
-    });
+    };
+    taskIds = await createTasks(ctx, input, (trx, ids) => setFireTasks(trx, row.id, fireTs, ids));
   } catch (err) {
     return fail(err instanceof Error ? err.message : String(err), false);
   }
-  // The tasks exist: the fire's record of them follows even across a short store outage (PostgreSQL restarting).
-  await setFireTasks(db, row.id, fireTs, taskIds);
   if (kind !== 'manual') await advanceLastRun(db, row.id, fireTs);
   if (row.enabled && row.status !== 'running') await clearScheduleError(db, row.id);
   return { fired: true, taskIds, error: '' };

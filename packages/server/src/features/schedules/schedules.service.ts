@@ -23,7 +23,7 @@ import {
   type ScheduleRowWithSpider,
 } from './schedules.store.ts';
 import { nextFireTs, type Scheduler } from './scheduler.ts';
-import { checkSpiderAccess } from './tasks-port.ts';
+import { checkSpiderAccess, commandMissing } from './tasks-port.ts';
 
 /** What the schedule operations share: the app, the configuration, this master's scheduler. */
 export interface Schedules {
@@ -44,6 +44,7 @@ interface Timing {
   run_type: RunType;
   node_ids: string[];
   retries: number;
+  param: string;
 }
 
 const normaliseCron = (cron: string) => cron.trim().split(/\s+/).join(' ');
@@ -57,6 +58,9 @@ async function check(s: Schedules, user: AuthUser, t: Timing, spiderChanged: boo
   if (t.run_type === 'selected-nodes' && !t.node_ids.length)
     throw badRequest('Select at least one node for the run type "selected-nodes"');
   if (spiderChanged) await checkSpiderAccess(s.ctx, user, t.spider_id);
+  // A schedule whose every fire would be refused (a Scrapy command without a spider name) is refused now instead.
+  const noCommand = await commandMissing(s.ctx, t.spider_id, t.param);
+  if (noCommand) throw badRequest(noCommand);
 }
 
 /** The schedule as stored now, as the API shows it. */
@@ -75,6 +79,7 @@ export async function createSchedule(s: Schedules, user: AuthUser, b: ScheduleBo
     run_type: b.run_type ?? 'random',
     node_ids: [...new Set(b.node_ids ?? [])],
     retries: b.retries ?? 0,
+    param: b.param ?? '',
   };
   await check(s, user, t, true);
   const name = b.name.trim();
@@ -89,7 +94,7 @@ export async function createSchedule(s: Schedules, user: AuthUser, b: ScheduleBo
     spider_id: t.spider_id,
     run_type: t.run_type,
     node_ids: JSON.stringify(t.run_type === 'selected-nodes' ? t.node_ids : []),
-    param: b.param ?? '',
+    param: t.param,
     enabled: enabled ? 1 : 0,
     status: enabled ? 'running' : 'stop',
     error: '',
@@ -121,6 +126,7 @@ export async function editSchedule(
     run_type: (b.run_type ?? cur.run_type) as RunType,
     node_ids: b.node_ids !== undefined ? [...new Set(b.node_ids)] : parseIds(cur.node_ids),
     retries: b.retries ?? cur.retries,
+    param: b.param ?? cur.param,
   };
   await check(s, user, t, b.spider_id !== undefined && b.spider_id !== cur.spider_id);
   const now = Date.now();
@@ -136,7 +142,7 @@ export async function editSchedule(
     spider_id: t.spider_id,
     run_type: t.run_type,
     node_ids: JSON.stringify(t.run_type === 'selected-nodes' ? t.node_ids : []),
-    param: b.param ?? cur.param,
+    param: t.param,
     retries: t.retries,
     enabled: enabled ? 1 : 0,
     status: enabled ? 'running' : 'stop',

@@ -5,7 +5,6 @@ import type { DB } from '../../store/schema.ts';
 import { iso } from '../../http/envelope.ts';
 import { everything, type Filter } from '../../policies/types.ts';
 import { pageWithCount, type PageWindow } from '../../store/page.ts';
-import { retryWhileUnavailable } from '../../store/db.ts';
 
 export type ScheduleRow = Selectable<DB['schedules']>;
 export type ScheduleRowWithSpider = ScheduleRow & { spider_name: string | null };
@@ -184,21 +183,19 @@ export async function setFireError(db: Kysely<DB>, scheduleId: string, fireTs: n
     .execute();
 }
 
-/** The tasks a fire made; written even across a short store outage (the tasks exist already). */
+/** The tasks a fire made: written in the transaction that inserts them (see createTasks). */
 export async function setFireTasks(
   db: Kysely<DB>,
   scheduleId: string,
   fireTs: number,
   taskIds: string[],
 ): Promise<void> {
-  await retryWhileUnavailable(() =>
-    db
-      .updateTable('schedule_fires')
-      .set({ task_ids: JSON.stringify(taskIds) })
-      .where('schedule_id', '=', scheduleId)
-      .where('fire_ts', '=', fireTs)
-      .execute(),
-  );
+  await db
+    .updateTable('schedule_fires')
+    .set({ task_ids: JSON.stringify(taskIds) })
+    .where('schedule_id', '=', scheduleId)
+    .where('fire_ts', '=', fireTs)
+    .execute();
 }
 
 /** Records the latest fire time; never moves it backwards (a late catch-up finishing after a newer fire). */

@@ -2,7 +2,11 @@
  * The seam between schedules and the tasks/spiders/nodes features: everything this feature needs from them,
  * in one place, so a change of their API touches one file.
  */
+import type { Kysely } from 'kysely';
 import type { AppContext } from '../../context.ts';
+import type { DB } from '../../store/schema.ts';
+import { errorText } from '@crawldeck/shared';
+import { missingCommand } from '../spiders/command-inference.ts';
 import { createTasks as createTasksImpl, readableTasks, type CreateTasksInput } from '../tasks/tasks.service.ts';
 import { canSpider, spiderFor, spiderOwner } from '../../policies/index.ts';
 import type { AuthUser } from '../../http/auth.ts';
@@ -13,9 +17,26 @@ export { getTask, readableTasks };
 
 export type { CreateTasksInput };
 
-/** Creates the tasks of a fire or a retry (tasks feature); they carry schedule_id / parent_id. */
-export function createTasks(ctx: AppContext, input: CreateTasksInput): Promise<string[]> {
-  return createTasksImpl(ctx, input);
+/**
+ * Creates the tasks of a fire or a retry (tasks feature); they carry schedule_id / parent_id. `alongside` is
+ * written in the same transaction as the tasks (the fire's record of them).
+ */
+export function createTasks(
+  ctx: AppContext,
+  input: CreateTasksInput,
+  alongside?: (trx: Kysely<DB>, taskIds: string[]) => Promise<void>,
+): Promise<string[]> {
+  return createTasksImpl(ctx, input, alongside);
+}
+
+/**
+ * The refusal of a schedule whose every fire would fail: its spider has no command, or runs `scrapy crawl` with no
+ * Scrapy spider name in the schedule's parameters. Null when its tasks can start.
+ */
+export async function commandMissing(ctx: AppContext, spiderId: string, param: string): Promise<string | null> {
+  const spider = await getSpider(ctx.store.db, spiderId);
+  const missing = spider && missingCommand(spider.cmd, param);
+  return missing ? errorText(`schedule.${missing}`) : null;
 }
 
 export async function spiderExists(ctx: AppContext, spiderId: string): Promise<SpiderRow | undefined> {

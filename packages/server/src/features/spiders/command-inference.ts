@@ -9,6 +9,7 @@
  */
 
 import type { Kysely } from 'kysely';
+import { errorText } from '@crawldeck/shared';
 import type { DB } from '../../store/schema.ts';
 import { listFiles, readFile } from './files.store.ts';
 import { setCommandIfEmpty } from './spiders.store.ts';
@@ -70,11 +71,15 @@ export async function fillMissingCommand(db: Kysely<DB>, spider: { id: string; c
  * Why a task of this spider cannot start, or null when it can. The node runs the command followed by the task's
  * parameters: nothing at all to run, or `scrapy crawl` with no Scrapy spider name after it, is refused.
  */
-export function missingCommandReason(cmd: string, param: string): string | null {
+export function missingCommand(cmd: string, param: string): 'no_command' | 'scrapy_name_required' | null {
   const line = `${cmd.trim()} ${param.trim()}`.trim();
-  if (!line)
-    return 'this spider has no command to run; set one in its Overview tab (e.g. "python3 main.py" or "scrapy crawl NAME")';
-  if (/^scrapy\s+crawl(\s+-|$)/.test(line))
-    return 'choose the Scrapy spider to run: its name goes first in the parameters (e.g. "quotes -a tag=books")';
+  if (!line) return 'no_command';
+  if (/^scrapy\s+crawl(\s+-|$)/.test(line)) return 'scrapy_name_required';
   return null;
+}
+
+/** The text of `missingCommand` for a task's refusal, or null when the task can start. */
+export function missingCommandReason(cmd: string, param: string): string | null {
+  const missing = missingCommand(cmd, param);
+  return missing && errorText(`spider.${missing}`);
 }

@@ -7,6 +7,7 @@ import {
   type TaskStatus,
 } from '@crawldeck/shared';
 import type { TaskEndReason } from '@crawldeck/shared';
+import type { TaskWaitReason } from '@crawldeck/shared';
 import type { TaskSuspicion } from '@crawldeck/shared';
 import type { AppContext } from '../../context.ts';
 import { iso } from '../../http/envelope.ts';
@@ -26,6 +27,7 @@ import {
   listTasks,
   type TaskListFilter,
   insertTasks,
+  insertTasksWith,
   knownNodeIds,
   pendingTaskRow,
   nodeNames,
@@ -36,6 +38,7 @@ import {
   type TaskRow,
 } from './tasks.store.ts';
 import { missingCommandReason } from '../spiders/command-inference.ts';
+import { waitingReasons } from './waiting.ts';
 
 export type { TaskStatusEvent, LogEvent } from '../../events.ts';
 
@@ -54,7 +57,15 @@ export interface CreateTasksInput {
  * goes to the least-loaded online node; `all-nodes` one per online node; `selected-nodes` one per given node.
  * Emits `task.status` for each. Used by the tasks API, schedules and webhooks.
  */
-export async function createTasks(ctx: AppContext, input: CreateTasksInput): Promise<string[]> {
+export async function createTasks(
+  ctx: AppContext,
+  input: CreateTasksInput,
+  /**
+   * A record that must exist exactly when the tasks do (a schedule's fire): written in the transaction that
+   * inserts them, so a crash leaves both or neither.
+   */
+  alongside?: (trx: Kysely<DB>, taskIds: string[]) => Promise<void>,
+): Promise<string[]> {
   const db = ctx.store.db;
   const spider = await spiderForTask(db, input.spiderId);
   if (!spider) throw notFound('spider');
@@ -93,12 +104,14 @@ export async function createTasks(ctx: AppContext, input: CreateTasksInput): Pro
       createTs: now,
     }),
   );
-  await insertTasks(db, rows);
+  const ids = rows.map((r) => r.id);
+  if (alongside) await insertTasksWith(db, rows, (trx) => alongside(trx, ids));
+  else await insertTasks(db, rows);
   await dropIfSpiderWentMeanwhile(db, spider.id, rows);
   const rt = ctx.execution;
   for (const r of rows) await rt.emitStatus(r.id);
   await rt.tasksCreated();
-  return rows.map((r) => r.id);
+  return ids;
 }
 
 /**
@@ -143,7 +156,9 @@ function endReasonOf(t: TaskRow): { end_reason?: TaskEndReason } {
 }
 
 /** Task as the API shows it: ISO times, durations in ms, node id of zeros when none. */
-export function presentTask(t: TaskRow & { spider_name?: string | null; node_name?: string | null }): TaskInfo {
+export function presentTask(
+  t: TaskRow & { spider_name?: string | null; node_name?: string | null; waiting_reason?: TaskWaitReason },
+): TaskInfo {
   const now = Date.now();
   const end = t.finish_ts ?? null;
   return {
@@ -174,6 +189,7 @@ export function presentTask(t: TaskRow & { spider_name?: string | null; node_nam
     total_duration: (end ?? now) - t.create_ts,
     owner_id: t.owner_id,
     suspicious: parseSuspicion(t.suspicious),
+    ...(t.status === 'pending' ? { waiting_reason: t.waiting_reason ?? null } : {}),
   };
 }
 
@@ -187,9 +203,12 @@ function parseSuspicion(stored: string | undefined): TaskSuspicion | null {
   }
 }
 
-/** Tasks as the API shows them, with their spider's and node's names (two look-ups for the whole list). */
+/**
+ * Tasks as the API shows them, with their spider's and node's names (two look-ups for the whole list) and, for
+ * pending ones, why they wait.
+ */
 export async function presentTasks(db: Kysely<DB>, rows: TaskRow[]): Promise<TaskInfo[]> {
-  const [spiders, nodes] = await Promise.all([
+  const [spiders, nodes, waiting] = await Promise.all([
     spiderNames(
       db,
       rows.map((r) => r.spider_id),
@@ -198,9 +217,15 @@ export async function presentTasks(db: Kysely<DB>, rows: TaskRow[]): Promise<Tas
       db,
       rows.map((r) => r.node_id),
     ),
+    waitingReasons(db, rows),
   ]);
   return rows.map((r) =>
-    presentTask({ ...r, spider_name: spiders.get(r.spider_id) ?? '', node_name: nodes.get(r.node_id) ?? null }),
+    presentTask({
+      ...r,
+      spider_name: spiders.get(r.spider_id) ?? '',
+      node_name: nodes.get(r.node_id) ?? null,
+      waiting_reason: waiting.get(r.id),
+    }),
   );
 }
 

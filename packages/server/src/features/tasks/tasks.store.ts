@@ -214,6 +214,18 @@ export async function insertTasks(db: Kysely<DB>, rows: Insertable<DB['tasks']>[
   await db.insertInto('tasks').values(rows).execute();
 }
 
+/** Inserts tasks and, in the same transaction, a record that must exist exactly when they do. */
+export async function insertTasksWith(
+  db: Kysely<DB>,
+  rows: Insertable<DB['tasks']>[],
+  alongside: (trx: Kysely<DB>) => Promise<void>,
+): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    await insertTasks(trx, rows);
+    await alongside(trx);
+  });
+}
+
 /** Whether a task of this spider is pending or running. */
 export async function spiderHasLiveTask(db: Kysely<DB>, spiderId: string): Promise<boolean> {
   return !!(await spiderLiveTaskQuery(db, spiderId).executeTakeFirst());

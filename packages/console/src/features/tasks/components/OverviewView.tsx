@@ -6,6 +6,7 @@ import type { TaskDetail } from '../api.ts';
 import { ACTIVE_STATUSES, durations, formatDuration, formatTs, isEmptyId, useNow } from '../format.ts';
 import TaskStatusTag from './TaskStatusTag.tsx';
 import EndReasonTag from './EndReasonTag.tsx';
+import WaitingReason from './WaitingReason.tsx';
 import SuspiciousMark from './SuspiciousMark.tsx';
 
 export default function OverviewView({ task }: { task: TaskDetail }) {
@@ -31,6 +32,7 @@ export default function OverviewView({ task }: { task: TaskDetail }) {
           <TaskStatusTag status={task.status} />
           <EndReasonTag task={task} />
           <SuspiciousMark task={task} withText />
+          <WaitingReason task={task} withText />
         </span>
       </Descriptions.Item>
       <Descriptions.Item label={t('fields.spider')}>

@@ -12,6 +12,7 @@ import type { TaskInfo } from '@crawldeck/shared';
 import { ACTIVE_STATUSES, durations, formatDuration, formatTs, isEmptyId, useNow } from '../format.ts';
 import TaskStatusTag from './TaskStatusTag.tsx';
 import EndReasonTag from './EndReasonTag.tsx';
+import WaitingReason from './WaitingReason.tsx';
 import SuspiciousMark from './SuspiciousMark.tsx';
 import { useTaskActions } from './useTaskActions.tsx';
 import { WIDE_SCREEN_ONLY as WIDE } from '../../../app/breakpoints.ts';
@@ -56,6 +57,7 @@ export default function TaskTable({
           <TaskStatusTag status={s} />
           <EndReasonTag task={r} />
           <SuspiciousMark task={r} />
+          <WaitingReason task={r} />
         </Link>
       ),
     },

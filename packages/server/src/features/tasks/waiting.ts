@@ -1,0 +1,67 @@
+/**
+ * Why a pending task still waits, told from the fleet as the store has it (node statuses are written by whichever
+ * master holds each node, so every master tells the same). The same rules as dispatch: a task made for one node
+ * waits for that node, a task for any node for any of them; a normal user's task never goes to the master's own
+ * node while workers exist (unless allowed) nor to a node without a sandbox (unless allowed).
+ */
+import { EMPTY_ID, type TaskWaitReason } from '@crawldeck/shared';
+import type { Kysely } from 'kysely';
+import type { DB } from '../../store/schema.ts';
+import { masterNodeClosedToUsers, unsandboxedNodesClosedToUsers } from '../execution/placement.ts';
+import { fleetForWaiting, userRoles } from '../execution/placement.store.ts';
+
+type FleetNode = Awaited<ReturnType<typeof fleetForWaiting>>[number];
+
+/** What telling a task's reason needs of it. */
+export interface WaitingTask {
+  id: string;
+  status: string;
+  node_id: string;
+  owner_id: string | null;
+  assign_ts: number | null;
+}
+
+/** The reason of each pending task among `tasks`; tasks in any other status have none. */
+export async function waitingReasons(db: Kysely<DB>, tasks: WaitingTask[]): Promise<Map<string, TaskWaitReason>> {
+  const out = new Map<string, TaskWaitReason>();
+  const pending = tasks.filter((t) => t.status === 'pending');
+  if (!pending.length) return out;
+  const waitingForNode = pending.filter((t) => t.assign_ts == null);
+  for (const t of pending) if (t.assign_ts != null) out.set(t.id, 'preparing');
+  if (!waitingForNode.length) return out;
+
+  const owners = [...new Set(waitingForNode.map((t) => t.owner_id).filter((id): id is string => !!id))];
+  const forAnyNode = waitingForNode.some((t) => t.node_id === EMPTY_ID);
+  const [fleet, roles, masterClosed, bareClosed] = await Promise.all([
+    fleetForWaiting(db, forAnyNode ? undefined : [...new Set(waitingForNode.map((t) => t.node_id))]),
+    userRoles(db, owners),
+    masterNodeClosedToUsers(db),
+    unsandboxedNodesClosedToUsers(db),
+  ]);
+  // A deleted owner counts as a normal user, as dispatch and task creation count it.
+  const isNormal = (ownerId: string | null) => !!ownerId && roles.get(ownerId) !== 'admin';
+  const closedTo = (n: FleetNode) => (n.isMaster && masterClosed) || (!n.sandboxed && bareClosed);
+  for (const t of waitingForNode) {
+    const candidates = t.node_id === EMPTY_ID ? fleet : fleet.filter((n) => n.id === t.node_id);
+    const normal = isNormal(t.owner_id);
+    out.set(
+      t.id,
+      reasonAmong(
+        candidates.filter((n) => !normal || !closedTo(n)),
+        candidates.filter((n) => normal && closedTo(n)),
+      ),
+    );
+  }
+  return out;
+}
+
+/** The reason, from the nodes that may run the task and those that would but do not take its owner's tasks. */
+function reasonAmong(eligible: FleetNode[], closed: FleetNode[]): TaskWaitReason {
+  const live = (n: FleetNode) => n.status !== 'offline';
+  if (eligible.some((n) => n.enabled && n.status === 'online')) return 'queued';
+  // A live, enabled node that is not online is one whose every slot is taken.
+  if (eligible.some((n) => n.enabled && live(n))) return 'slots_busy';
+  if (eligible.some(live)) return 'nodes_disabled';
+  if (closed.some(live)) return 'closed_to_user';
+  return 'no_node_online';
+}
