@@ -111,7 +111,7 @@ describe('node environments', () => {
     );
 
     const token = await adminToken();
-    await call('PUT', '/users', token, { username: 'env_viewer', password: 'password-1' });
+    await call('PUT', '/users-add', token, { username: 'env_viewer', password: 'password-1', role: 'normal' });
     await page.context().clearCookies();
     const viewer = await openInstallation(page, 'en', { username: 'env_viewer', password: 'password-1' });
     expect(await viewer.locator('[data-testid=env-pip-row-cdtiny]').count()).toBe(1);
