@@ -245,7 +245,17 @@ describe('console polish', () => {
           page.locator('[data-testid=results-download-bom]').click(),
         ]);
         expect(new URL(request.url()).searchParams.get('bom')).toBe('1');
+        expect(new URL(request.url()).searchParams.get('neutralise')).toBeNull(); // formulas protected by default
         expect(download.suggestedFilename()).toBe('data.csv');
+        // "CSV with formulas kept" turns the protection off for this download.
+        await results.locator('[data-testid=results-download-more]').click();
+        const [raw] = await Promise.all([
+          page.waitForRequest((r) => r.url().includes(`/api/tasks/${done}/results/download`)),
+          page.waitForEvent('download'),
+          page.locator('[data-testid=results-download-raw]').click(),
+        ]);
+        expect(new URL(raw.url()).searchParams.get('neutralise')).toBe('0');
+        expect(new URL(raw.url()).searchParams.get('bom')).toBeNull();
       },
       { timeout: 150_000 },
     );

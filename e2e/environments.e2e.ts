@@ -9,7 +9,7 @@ import { rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect } from 'vitest';
-import type { Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 import { ADMIN_PASSWORD, e2eTest, loginByApi, useE2E } from './harness.ts';
 import { startPackageIndexes, type PackageIndexes } from '../packages/server/test/support/package-index.ts';
 
@@ -19,6 +19,7 @@ describe('node environments', () => {
   const env = useE2E({ master: { embeddedNode: true } });
   let indexes: PackageIndexes;
   let nodeId = '';
+  let nodeName = '';
 
   async function call(method: string, route: string, token: string, body?: unknown) {
     const res = await fetch(`${env.url}/api${route}`, {
@@ -43,8 +44,8 @@ describe('node environments', () => {
       npm_registry: indexes.npmRegistry,
     });
     for (let i = 0; i < 600 && !nodeId; i++) {
-      const nodes = (await call('GET', '/nodes', token)).data as { _id: string; status: string }[];
-      if (nodes[0]?.status === 'online') nodeId = nodes[0]._id;
+      const nodes = (await call('GET', '/nodes', token)).data as { _id: string; name: string; status: string }[];
+      if (nodes[0]?.status === 'online') [nodeId, nodeName] = [nodes[0]._id, nodes[0].name];
       else await new Promise((r) => setTimeout(r, 100));
     }
   }, 120_000);
@@ -68,6 +69,21 @@ describe('node environments', () => {
     return panel;
   }
 
+  /**
+   * Uninstall asks first, naming the package and the node (cancelled here, the package stays); the node's own
+   * Python cannot be uninstalled at all.
+   */
+  async function expectUninstallGuarded(page: Page, panel: Locator, words: { what: string; where: string }) {
+    expect(await panel.locator('[data-testid=env-uninstall-python]').isDisabled()).toBe(true);
+    await panel.locator('[data-testid=env-uninstall-pip-cdtiny]').click();
+    const confirm = page.locator('[data-testid=env-uninstall-confirm]');
+    await confirm.waitFor();
+    expect(await confirm.innerText()).toContain(words.what);
+    expect(await confirm.innerText()).toContain(words.where);
+    await page.locator('.ant-popconfirm-buttons button').first().click(); // cancel
+    await confirm.waitFor({ state: 'hidden' });
+  }
+
   e2eTest(
     'en: an admin installs a pip package and sees a failing install with the tool message',
     async ({ page }) => {
@@ -82,6 +98,10 @@ describe('node environments', () => {
       await row.locator('.env-state-installing').waitFor({ timeout: 20_000 });
       await row.locator('.env-state-installed').waitFor({ timeout: 240_000 });
       expect(await row.innerText()).toContain('1.0');
+      await expectUninstallGuarded(page, panel, {
+        what: 'Removes the pip package "cdtiny".',
+        where: `On node "${nodeName}".`,
+      });
 
       await panel.locator('[data-testid=env-pip-name]').fill('no-such-package-xyz');
       await panel.locator('[data-testid=env-pip-install]').click();
@@ -109,9 +129,10 @@ describe('node environments', () => {
     expect(await panel.locator('[data-testid=env-jobs] [data-testid=env-job-status-failed]').innerText()).toContain(
       '安装依赖失败',
     );
+    await expectUninstallGuarded(page, panel, { what: '将卸载 pip 包“cdtiny”。', where: `节点：“${nodeName}”。` });
 
     const token = await adminToken();
-    await call('PUT', '/users', token, { username: 'env_viewer', password: 'password-1' });
+    await call('PUT', '/users-add', token, { username: 'env_viewer', password: 'password-1', role: 'normal' });
     await page.context().clearCookies();
     const viewer = await openInstallation(page, 'en', { username: 'env_viewer', password: 'password-1' });
     expect(await viewer.locator('[data-testid=env-pip-row-cdtiny]').count()).toBe(1);

@@ -1,7 +1,7 @@
 /** Console shell journeys (sign-in, layout, tabs, language, routes and the re-login dialog), in zh and en, in a real Chromium. */
 import { describe, expect } from 'vitest';
 import type { Page } from 'playwright-core';
-import { e2eTest, login, loginByApi, screenshot, useE2E } from './harness.ts';
+import { ADMIN_PASSWORD, ADMIN_USERNAME, e2eTest, login, loginByApi, screenshot, useE2E } from './harness.ts';
 
 const env = useE2E();
 
@@ -34,6 +34,20 @@ async function cookie(page: Page, name: string): Promise<string | undefined> {
 
 async function expectText(locator: ReturnType<Page['locator']>, text: string) {
   await locator.filter({ hasText: text }).first().waitFor();
+}
+
+/** Sign-up is closed on a fresh master: an administrator opens it (Settings → General) before visitors sign up. */
+async function openSignUp() {
+  const post = (route: string, body: unknown, token = '') =>
+    fetch(`${env.url}/api${route}`, {
+      method: 'POST',
+      headers: { authorization: token, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+  const signedIn = (await (await post('/login', { username: ADMIN_USERNAME, password: ADMIN_PASSWORD })).json()) as {
+    data: string;
+  };
+  expect((await post('/setting', { allow_signup: 'Y' }, signedIn.data)).status).toBe(200);
 }
 
 describe('console shell', () => {
@@ -110,6 +124,8 @@ describe('console shell', () => {
   });
 
   e2eTest('en: sign-up refusals and a normal user without the admin-only menu', async ({ page }) => {
+    // Sign-up is closed on a fresh master: an administrator opens it first.
+    await openSignUp();
     await page.goto(`${env.url}/login`);
     await page.evaluate(() => localStorage.setItem('lang', 'en'));
     await page.goto(`${env.url}/signup`);

@@ -90,6 +90,8 @@ const csvField = (s: string) => `"${s.replace(/"/g, '""')}"`;
 /** Every entity a user can name, with hostile names, created as the administrator and as the normal user. */
 async function seed(): Promise<Ids> {
   const admin = await call<string>(null, 'POST', '/login', { username: 'admin', password: ADMIN_PASSWORD });
+  // Sign-up is closed on a fresh master; hostile usernames come in through the open sign-up form's route.
+  await call(admin, 'POST', '/setting', { allow_signup: 'Y' });
   await call(null, 'PUT', '/users', NORMAL);
   for (const p of PAYLOADS.slice(1)) await call(null, 'PUT', '/users', { username: p, password: 'other-pass-1' });
   const normal = await call<string>(null, 'POST', '/login', NORMAL);

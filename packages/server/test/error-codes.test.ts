@@ -60,6 +60,7 @@ describe('error answers carry a stable code', () => {
   });
 
   it('known answers of the features have their own code; others the code of their status with the reason', async () => {
+    await m.api('POST', '/setting', { body: { allow_signup: 'Y' } });
     expect(
       (await m.api('PUT', '/users', { token: null, body: { username: 'twice', password: 'password-x' } })).status,
     ).toBe(200);

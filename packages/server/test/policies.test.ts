@@ -45,21 +45,51 @@ describe('policies: a private spider stays private in every route that hangs off
     nodeId = (await m.api('GET', `/tasks/${taskId}`, { token: alice })).body.data.node_id;
   });
 
-  it('refuses the single-resource routes to another user', async () => {
-    expect((await m.api('GET', `/tasks/${taskId}`, { token: bob })).status).toBe(403);
-    for (const route of [
-      `/schedules/${scheduleId}`,
-      `/schedules/${scheduleId}/tasks`,
-      `/schedules/${scheduleId}/fires`,
-    ]) {
-      const r = await m.api('GET', route, { token: bob });
-      expect(r.status, route).toBe(403);
-      expect(JSON.stringify(r.body)).not.toContain('secret-param');
-      expect(JSON.stringify(r.body)).not.toContain(fireTaskId);
+  it("answers another user's private spider, its tasks and schedules exactly as unknown ids (404)", async () => {
+    const unknown = 'ffffffffffffffffffffffff';
+    const asks: Array<[string, (id: string) => string, Record<string, unknown>?]> = [
+      ['GET', (id) => `/spiders/${id}`],
+      ['POST', (id) => `/spiders/${id}`, { description: 'taken over' }],
+      ['DELETE', (id) => `/spiders/${id}`],
+      ['GET', (id) => `/spiders/${id}/stats`],
+      ['GET', (id) => `/spiders/${id}/file/tree`],
+      ['POST', (id) => `/tasks/${id}/cancel`],
+      ['PUT', () => '/tasks', { spider_id: spiderId }],
+      ['GET', (id) => `/schedules/${id}`],
+      ['GET', (id) => `/schedules/${id}/tasks`],
+      ['GET', (id) => `/schedules/${id}/fires`],
+      ['POST', (id) => `/schedules/${id}/run`],
+      ['POST', (id) => `/schedules/${id}/disable`],
+      ['GET', (id) => `/tasks/${id}`],
+      ['GET', (id) => `/tasks/${id}/log`],
+      ['GET', (id) => `/tasks/${id}/results`],
+      ['GET', (id) => `/tasks/${id}/results/download`],
+      ['POST', (id) => `/tasks/${id}/restart`],
+      ['DELETE', (id) => `/tasks/${id}`],
+    ];
+    const real = (route: (id: string) => string) => {
+      const r = route(spiderId);
+      if (r.startsWith('/schedules/')) return route(scheduleId);
+      if (r.startsWith('/tasks/')) return route(taskId);
+      return r;
+    };
+    for (const [method, route, body] of asks) {
+      const mine = await m.api(method, real(route), { token: bob, body });
+      const bogus = await m.api(method, route(unknown), {
+        token: bob,
+        body: body?.spider_id ? { spider_id: unknown } : body,
+      });
+      expect(mine.status, `${method} ${real(route)}`).toBe(404);
+      expect(mine.body, `${method} ${real(route)}`).toEqual(bogus.body);
+      expect(JSON.stringify(mine.body)).not.toContain('secret-param');
     }
-    expect((await m.api('POST', `/schedules/${scheduleId}/run`, { token: bob })).status).toBe(403);
-    expect((await m.api('GET', `/tasks/${taskId}/log`, { token: bob })).status).toBe(403);
-    expect((await m.api('GET', `/tasks/${taskId}/results`, { token: bob })).status).toBe(403);
+    // Nothing was changed or removed on the way.
+    expect((await m.api('GET', `/spiders/${spiderId}`, { token: alice })).body.data.description).not.toBe('taken over');
+    expect((await m.api('GET', `/tasks/${taskId}`, { token: alice })).status).toBe(200);
+    // A batch naming the task leaves it out, as it would an unknown id.
+    const batch = await m.api('DELETE', '/tasks', { token: bob, body: { ids: [taskId] } });
+    expect(batch.status).toBe(200);
+    expect((await m.api('GET', `/tasks/${taskId}`, { token: alice })).status).toBe(200);
   });
 
   it('filters the lists of another user in SQL, totals included', async () => {
@@ -81,7 +111,7 @@ describe('policies: a private spider stays private in every route that hangs off
     const nodeTasks = await m.api('GET', `/nodes/${nodeId}/tasks`, { token: bob });
     expect(ids(nodeTasks)).not.toContain(taskId);
     expect((await m.api('GET', `/spiders/${spiderId}/tasks`, { token: bob })).body.total).toBe(0);
-    expect((await m.api('GET', `/spiders/${spiderId}/stats`, { token: bob })).status).toBe(403);
+    expect((await m.api('GET', `/spiders/${spiderId}/stats`, { token: bob })).status).toBe(404);
   });
 
   it('still shows everything to the owner and to an administrator', async () => {

@@ -108,7 +108,7 @@ describe('projects', () => {
     expect((await m.api('GET', `/spiders/${s2}`)).body.data.project_id).toBeNull();
   });
 
-  it("refuses a normal user moving another's spider or changing another's project (403), changing nothing", async () => {
+  it("refuses a normal user moving another's spider (404 when private) or changing another's project (403), changing nothing", async () => {
     const alpha = (await m.api('GET', '/projects', { query: { keyword: 'Alpha' } })).body.data[0]._id;
     const gamma = (await m.api('GET', '/projects', { query: { keyword: 'Gamma' } })).body.data[0]._id;
     const adminSpider = await spider('admin-owned');
@@ -118,7 +118,9 @@ describe('projects', () => {
       token: bob,
       body: { project_id: gamma, spider_ids: [bobSpider, adminSpider] },
     });
-    expect(mixed.status).toBe(403);
+    // The administrator's spider is private: to bob it is an unknown id.
+    expect(mixed.status).toBe(404);
+    expect(mixed.body.error).toBe(`spider ${adminSpider} not found`);
     expect(await m.master.store.db.selectFrom('spiders').select(['id', 'project_id']).orderBy('id').execute()).toEqual(
       before,
     );

@@ -40,16 +40,26 @@ const NASTY = [
   '{"only":"a document with a key no other has"}',
 ];
 
-/** The export's rules, written out once more here: the expected bytes of each format. */
-function expectedDownloads(docs: string[]) {
+/**
+ * The export's rules, written out once more here: the expected bytes of each format. CSV text cells (and column
+ * names) starting with = + - @, tab or carriage return get a leading single quote unless `neutralise` is false.
+ */
+function expectedDownloads(docs: string[], neutralise = true) {
   const items = docs.map((d) => JSON.parse(d) as Record<string, unknown>);
   const columns: string[] = [];
   for (const item of items.slice(0, 100)) for (const k of Object.keys(item)) if (!columns.includes(k)) columns.push(k);
+  const text = (s: string) => (neutralise && /^[=+\-@\t\r]/.test(s) ? `'${s}` : s);
   const cell = (v: unknown) =>
-    v === null || v === undefined ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v as string);
+    v === null || v === undefined
+      ? ''
+      : typeof v === 'object'
+        ? JSON.stringify(v)
+        : typeof v === 'string'
+          ? text(v)
+          : String(v as number);
   const rows = items.map((item) => columns.map((c) => cell(item[c])));
   return {
-    csv: Buffer.from(stringify([columns, ...rows])),
+    csv: Buffer.from(stringify([columns.map(text), ...rows])),
     json: Buffer.from(JSON.stringify(items)),
     jsonl: Buffer.from(items.map((i) => JSON.stringify(i) + '\n').join('')),
   };
@@ -76,8 +86,8 @@ async function seedTask(docs: string[]): Promise<string> {
   return taskId;
 }
 
-async function download(taskId: string, format: string): Promise<Buffer> {
-  const r = await fetch(`${m.url}/api/tasks/${taskId}/results/download?format=${format}`, {
+async function download(taskId: string, format: string, more = ''): Promise<Buffer> {
+  const r = await fetch(`${m.url}/api/tasks/${taskId}/results/download?format=${format}${more}`, {
     headers: { authorization: m.adminToken },
   });
   expect(r.status).toBe(200);
@@ -101,6 +111,27 @@ describe('an export writes every value as its rules say', () => {
     // Spread so that they fall inside, at the start and at the end of the blocks the store reads.
     const docs = nastyAmongPlain(25_000);
     await expectSameBytes(await seedTask(docs), docs);
+  });
+
+  it('CSV: text a spreadsheet would run as a formula is made plain text, unless turned off', async () => {
+    const taskId = await seedTask([
+      '{"=cmd":"=HYPERLINK(\\"http://evil.example\\",\\"open\\")","plus":"+1","at":"@SUM(A1)","n":-5,"ok":"a-b"}',
+      '{"=cmd":"\\t=1","plus":"-2","at":"\\r@x","n":3,"ok":"=in a sentence? no: starts with it"}',
+    ]);
+    expect((await download(taskId, 'csv')).toString()).toBe(
+      `'=cmd,plus,at,n,ok\n` +
+        `"'=HYPERLINK(""http://evil.example"",""open"")",'+1,'@SUM(A1),-5,a-b\n` +
+        `'\t=1,'-2,"'\r@x",3,'=in a sentence? no: starts with it\n`,
+    );
+    expect((await download(taskId, 'csv', '&neutralise=1')).toString()).toMatch(/^'=cmd,/);
+    expect((await download(taskId, 'csv', '&neutralise=0')).toString()).toBe(
+      `=cmd,plus,at,n,ok\n` +
+        `"=HYPERLINK(""http://evil.example"",""open"")",+1,@SUM(A1),-5,a-b\n` +
+        `\t=1,-2,"\r@x",3,=in a sentence? no: starts with it\n`,
+    );
+    const bad = await m.api('GET', `/tasks/${taskId}/results/download`, { query: { neutralise: 'maybe' } });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error).toMatch(/neutralise/);
   });
 
   it('a task without items: the header alone, an empty array, nothing', async () => {
@@ -130,6 +161,8 @@ async function expectSameBytes(taskId: string, docs: string[]) {
     expect(got.length, format).toBe(want[format].length);
     expect(got.equals(want[format]), format).toBe(true);
   }
+  const raw = await download(taskId, 'csv', '&neutralise=0');
+  expect(raw.equals(expectedDownloads(docs, false).csv), 'csv with neutralise=0').toBe(true);
 }
 
 describe.runIf(ENGINE === 'postgres')('a download on PostgreSQL follows its client', () => {

@@ -5,8 +5,8 @@
  * access:
  * - public: anyone; no caller gets 401/403.
  * - user: any signed-in user; no per-user resource in the path (lists are checked with `hides`).
- * - owner: acts on a resource of user A named by `id`; user B gets 403 or 404 (or, with `hides`, an answer without
-  A's data), A / A's API token / admin pass.
+ * - owner: acts on a resource of user A named by `id`; user B gets 404 as for an unknown id (403 for A's project,
+  which everyone sees; or, with `hides`, an answer without A's data), A / A's API token / admin pass.
  * - admin: administrators only; normal users and their API tokens get 403.
  * - node: worker nodes with the node key; every user token, even the admin's, gets 401.
  */
@@ -32,6 +32,8 @@ export interface RouteRow {
 }
 
 const taskIds = (f: Record<Fixture, string>) => ({ ids: [f.task] });
+/** A batch naming A's private task: to user B it is an unknown id, left out (a 2xx that names nothing of A's). */
+const taskBatch = (): Partial<RouteRow> => ({ body: taskIds, hides: ['task'] });
 const owner = (id: Fixture, extra: Partial<RouteRow> = {}): RouteRow => ({ access: 'owner', id, ...extra });
 const spider = (extra: Partial<RouteRow> = {}) => owner('spider', extra);
 const path = (p: string) => () => ({ path: p });
@@ -153,14 +155,14 @@ export const ROUTES: Record<string, RouteRow> = {
   // tasks
   'PUT /api/tasks': spider({ body: (f) => ({ spider_id: f.spider, run_type: 'random' }) }),
   'GET /api/tasks': { access: 'user', hides: ['task'] },
-  'DELETE /api/tasks': owner('task', { body: taskIds }),
+  'DELETE /api/tasks': owner('task', taskBatch()),
   'POST /api/spiders-run': spider({ body: (f) => ({ task_params: [{ spider_id: f.spider }], run_type: 'random' }) }),
   'GET /api/tasks/{id}': owner('task'),
   'DELETE /api/tasks/{id}': owner('task'),
   'POST /api/tasks/{id}/cancel': owner('task'),
   'POST /api/tasks/{id}/restart': owner('task'),
-  'POST /api/tasks-cancel': owner('task', { body: taskIds }),
-  'POST /api/tasks-restart': owner('task', { body: taskIds }),
+  'POST /api/tasks-cancel': owner('task', taskBatch()),
+  'POST /api/tasks-restart': owner('task', taskBatch()),
   'GET /api/tasks/{id}/log': owner('task'),
   'GET /api/tasks/{id}/error-log': owner('task'),
   'GET /api/tasks/{id}/scrapy-stats': owner('task'),

@@ -170,17 +170,17 @@ describe('schedules: CRUD', () => {
     expect(on.body.data).toMatchObject({ enabled: true, status: 'running' });
     expect(on.body.data.next_run_ts).toBeTruthy();
 
-    // Another user may read but not change it.
+    // To another user the schedule of an administrator's private spider is an unknown id.
     const eve = await m.createUser('eve-sched');
     expect((await m.api('GET', '/schedules', { token: eve })).status).toBe(200);
-    expect((await m.api('POST', `/schedules/${s._id}/disable`, { token: eve })).status).toBe(403);
-    expect((await m.api('DELETE', `/schedules/${s._id}`, { token: eve })).status).toBe(403);
+    expect((await m.api('POST', `/schedules/${s._id}/disable`, { token: eve })).status).toBe(404);
+    expect((await m.api('DELETE', `/schedules/${s._id}`, { token: eve })).status).toBe(404);
     // ...nor schedule a spider that is private to another user.
     const privateSched = await m.api('PUT', '/schedules', {
       token: eve,
       body: { name: 'x', cron: '0 0 1 * * *', spider_id: sid },
     });
-    expect(privateSched.status).toBe(403);
+    expect(privateSched.status).toBe(404);
 
     expect((await m.api('DELETE', `/schedules/${s._id}`)).status).toBe(200);
     expect((await m.api('GET', `/schedules/${s._id}`)).status).toBe(404);

@@ -36,6 +36,7 @@ describe('session and general calls', () => {
   });
 
   it('refuses bad sign-ups with the messages the console shows and stores nothing', async () => {
+    await m.api('POST', '/setting', { body: { allow_signup: 'Y' } });
     const short = await m.api('PUT', '/users', { token: null, body: { username: 'shorty', password: '1234' } });
     expect(short.status).toBe(400);
     expect(short.body.error).toMatch(/at least 5/);

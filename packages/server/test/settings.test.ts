@@ -36,7 +36,7 @@ describe('settings', () => {
       enable_tutorial: 'N',
       stats_endpoint: '',
       outbound_allow: '',
-      allow_signup: 'Y',
+      allow_signup: 'N',
       user_tasks_on_master: 'N',
       user_tasks_unsandboxed: 'N',
     });
@@ -45,7 +45,7 @@ describe('settings', () => {
     await m.api('POST', '/setting', { body: { enable_tutorial: 'Y' } });
     expect((await m.api('GET', '/setting', { token: null })).body.data).toEqual({
       enable_tutorial: 'Y',
-      allow_signup: 'Y',
+      allow_signup: 'N',
     });
   });
 

@@ -67,6 +67,22 @@ describe('sign-in hardening', () => {
     expect(typeof owner.body.data).toBe('string');
   });
 
+  it('refuses anonymous sign-up on a fresh master until an admin opens it', async () => {
+    expect((await m.api('GET', '/setting', { token: null })).body.data.allow_signup).toBe('N');
+    expect((await m.api('GET', '/system/setting')).body.data.allow_signup).toBe('N');
+    const closed = await callFrom(m, '127.0.0.6', 'PUT', '/users', { username: 'early1', password: 'pass-word' });
+    expect(closed.status).toBe(403);
+    expect(closed.body.error).toBe('sign-up is closed; ask an administrator for an account');
+    expect(
+      await m.master.store.db.selectFrom('users').select('id').where('username', '=', 'early1').executeTakeFirst(),
+    ).toBeUndefined();
+    expect((await m.api('POST', '/setting', { body: { allow_signup: 'Y' } })).body.data.allow_signup).toBe('Y');
+    expect((await m.api('GET', '/setting', { token: null })).body.data.allow_signup).toBe('Y');
+    expect(
+      (await callFrom(m, '127.0.0.6', 'PUT', '/users', { username: 'early1', password: 'pass-word' })).status,
+    ).toBe(200);
+  });
+
   it('signs up at most the configured number of times per address per hour', async () => {
     for (let i = 0; i < 3; i++)
       expect(

@@ -238,7 +238,7 @@ describe('spider files: paths are confined to the spider', () => {
 });
 
 describe('spider files: who may read and write', () => {
-  it('lets a normal user read a public spider but not write it, and neither for a private one (403), changing nothing', async () => {
+  it('lets a normal user read a public spider but not write it, and neither for a private one (404, as an unknown id), changing nothing', async () => {
     expect(
       (await m.api('GET', `/spiders/${alicePublic}/file`, { token: bob, query: { path: 'main.py' } })).body.data,
     ).toBe('public');
@@ -246,15 +246,20 @@ describe('spider files: who may read and write', () => {
     const before = await counts(m);
     const snapPub = await fileSnapshot(m, alicePublic);
     const snapPriv = await fileSnapshot(m, alicePrivate);
-    for (const sid of [alicePublic, alicePrivate]) {
+    for (const [sid, refused] of [
+      [alicePublic, 403],
+      [alicePrivate, 404],
+    ] as const) {
       expect(
         (await m.api('POST', `/spiders/${sid}/file`, { token: bob, body: { path: 'main.py', content: 'hacked' } }))
           .status,
-      ).toBe(403);
-      expect((await m.api('PUT', `/spiders/${sid}/file`, { token: bob, body: { path: 'new.py' } })).status).toBe(403);
-      expect((await m.api('PUT', `/spiders/${sid}/dir`, { token: bob, body: { path: 'd' } })).status).toBe(403);
+      ).toBe(refused);
+      expect((await m.api('PUT', `/spiders/${sid}/file`, { token: bob, body: { path: 'new.py' } })).status).toBe(
+        refused,
+      );
+      expect((await m.api('PUT', `/spiders/${sid}/dir`, { token: bob, body: { path: 'd' } })).status).toBe(refused);
       expect((await m.api('DELETE', `/spiders/${sid}/file`, { token: bob, body: { path: 'main.py' } })).status).toBe(
-        403,
+        refused,
       );
       expect(
         (
@@ -263,14 +268,14 @@ describe('spider files: who may read and write', () => {
             body: { path: 'main.py', new_path: 'x.py' },
           })
         ).status,
-      ).toBe(403);
+      ).toBe(refused);
     }
     for (const [method, route] of [
       ['GET', '/file?path=main.py'],
       ['GET', '/dir'],
       ['GET', '/file/tree'],
     ] as const) {
-      expect((await m.api(method, `/spiders/${alicePrivate}${route}`, { token: bob })).status).toBe(403);
+      expect((await m.api(method, `/spiders/${alicePrivate}${route}`, { token: bob })).status).toBe(404);
     }
     expect(await counts(m)).toEqual(before);
     expect(await fileSnapshot(m, alicePublic)).toEqual(snapPub);

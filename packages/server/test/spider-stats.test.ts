@@ -209,11 +209,11 @@ describe('spider stats', () => {
     expect((await stats(priv, undefined, bob)).status).toBe(200);
     expect((await stats(priv)).body.data.overview.results).toBe(3); // admin reads everything
     const denied = await stats(priv, undefined, eve);
-    expect(denied.status).toBe(403);
+    expect(denied.status).toBe(404); // another user's private spider is an unknown id
     expect(denied.body.status).toBe('error');
-    expect((await m.api('GET', `/spiders/${priv}`, { token: eve })).status).toBe(403); // same answer as the detail call
+    expect((await m.api('GET', `/spiders/${priv}`, { token: eve })).status).toBe(404); // same answer as the detail call
     expect((await stats(pub, undefined, eve)).status).toBe(200);
-    expect((await stats(spiderA, undefined, eve)).status).toBe(403);
+    expect((await stats(spiderA, undefined, eve)).status).toBe(404);
     expect((await stats(priv, undefined, null)).status).toBe(401);
   });
 

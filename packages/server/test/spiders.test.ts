@@ -220,17 +220,21 @@ describe('spiders: who sees and changes what', () => {
     const adminSees = await names(m.adminToken);
     expect(adminSees).toEqual(expect.arrayContaining(['a-private', 'a-public', 'b-own', 'news']));
     expect((await m.api('GET', `/spiders/${alicePublic}`, { token: bob })).status).toBe(200);
-    expect((await m.api('GET', `/spiders/${alicePrivate}`, { token: bob })).status).toBe(403);
+    // Another user's private spider answers as an unknown id.
+    expect((await m.api('GET', `/spiders/${alicePrivate}`, { token: bob })).status).toBe(404);
   });
 
-  it("refuses a normal user changing or deleting another's spider (403) and changes nothing", async () => {
+  it("refuses a normal user changing or deleting another's spider (403, 404 when private) and changes nothing", async () => {
     const snapshot = async () =>
       m.master.store.db.selectFrom('spiders').selectAll().where('owner_id', '!=', '').orderBy('id').execute();
     const before = await snapshot();
-    for (const id of [alicePrivate, alicePublic]) {
+    for (const [id, refused] of [
+      [alicePrivate, 404],
+      [alicePublic, 403],
+    ] as const) {
       const upd = await m.api('POST', `/spiders/${id}`, { token: bob, body: { cmd: 'rm -rf /' } });
-      expect(upd.status).toBe(403);
-      expect((await m.api('DELETE', `/spiders/${id}`, { token: bob })).status).toBe(403);
+      expect(upd.status).toBe(refused);
+      expect((await m.api('DELETE', `/spiders/${id}`, { token: bob })).status).toBe(refused);
       expect(
         (
           await multipart(
@@ -242,7 +246,7 @@ describe('spiders: who sees and changes what', () => {
             bob,
           )
         ).status,
-      ).toBe(403);
+      ).toBe(refused);
     }
     expect(await snapshot()).toEqual(before);
     // an admin may change anyone's spider

@@ -250,10 +250,11 @@ console.log('ok');`;
     const normal = await m.createUser('tasks-normal');
     // The spider is the admin's and private: a normal user neither lists nor reads its tasks.
     expect((await m.api('GET', '/tasks', { token: normal, query: { spider_id: id } })).body.total).toBe(0);
-    expect((await m.api('GET', `/tasks/${ids[0]}`, { token: normal })).status).toBe(403);
-    expect((await m.api('GET', `/tasks/${ids[0]}/log`, { token: normal })).status).toBe(403);
-    expect((await m.api('GET', `/tasks/${ids[0]}/results`, { token: normal })).status).toBe(403);
-    expect((await m.api('PUT', '/tasks', { token: normal, body: { spider_id: id } })).status).toBe(403);
+    // To them those tasks and the spider answer as unknown ids would.
+    expect((await m.api('GET', `/tasks/${ids[0]}`, { token: normal })).status).toBe(404);
+    expect((await m.api('GET', `/tasks/${ids[0]}/log`, { token: normal })).status).toBe(404);
+    expect((await m.api('GET', `/tasks/${ids[0]}/results`, { token: normal })).status).toBe(404);
+    expect((await m.api('PUT', '/tasks', { token: normal, body: { spider_id: id } })).status).toBe(404);
     await m.api('POST', `/spiders/${id}`, { body: { is_public: true } });
     expect((await m.api('GET', '/tasks', { token: normal, query: { spider_id: id } })).body.total).toBe(3);
     expect((await m.api('GET', `/tasks/${ids[0]}/log`, { token: normal })).status).toBe(200);

@@ -91,10 +91,15 @@ export const DataSourceTestEnvelope = Envelope(DataSourceTestResult);
 export const RESULT_FORMATS = ['csv', 'json', 'jsonl', 'xlsx'] as const;
 export type ResultFormat = (typeof RESULT_FORMATS)[number];
 
-/** GET /tasks/{id}/results/download: the format and, for CSV, a UTF-8 byte order mark (`bom=1`) for Excel. */
+/**
+ * GET /tasks/{id}/results/download: the format and, for CSV, a UTF-8 byte order mark (`bom=1`) for Excel, and
+ * whether text cells that a spreadsheet would run as formulas (starting with = + - @, tab or carriage return) get a
+ * leading single quote: yes unless `neutralise=0`.
+ */
 export const ResultsExportQuery = Type.Object({
   format: Type.Optional(Type.Union(RESULT_FORMATS.map((f) => Type.Literal(f)))),
   bom: Type.Optional(Str(10)),
+  neutralise: Type.Optional(Type.Union([Type.Literal('0'), Type.Literal('1')])),
 });
 export type ResultsExportQuery = Static<typeof ResultsExportQuery>;
 

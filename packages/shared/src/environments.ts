@@ -134,6 +134,14 @@ export const BUILTIN_LANGUAGES: EnvLanguage[] = [
   },
 ];
 
+/**
+ * What a node itself needs: the Python it runs spiders (and their environments) with, and the Node.js it runs on.
+ * Uninstalling them, or a language that shares their system packages, would break the node: the master refuses it.
+ */
+export const NODE_RUNTIME_LANGUAGES: readonly string[] = ['python', 'node'];
+/** pip packages a node's environments need to install anything else. */
+export const NODE_RUNTIME_PIP_PACKAGES: readonly string[] = ['pip'];
+
 /** What a node found of one language. */
 export const EnvLanguageState = Type.Object({
   key: Type.String(),

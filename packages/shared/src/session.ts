@@ -55,7 +55,7 @@ const YesNo = Type.Union([Type.Literal('Y'), Type.Literal('N')]);
 /** GET /setting: the settings everyone may read, signed in or not. */
 export const SystemSetting = Type.Object({
   enable_tutorial: YesNo,
-  /** Whether the login screen offers sign-up (an administrator may close it). */
+  /** Whether the login screen offers sign-up: 'N' until an administrator opens it. */
   allow_signup: YesNo,
 });
 export type SystemSetting = Static<typeof SystemSetting>;

@@ -7,7 +7,7 @@ export const UpdateSettingBody = Type.Object({
   enable_tutorial: Type.Optional(Type.Union([Type.Literal('Y'), Type.Literal('N')])),
   /** Third-party usage-statistics endpoint (http/https URL); '' turns forwarding off. */
   stats_endpoint: Type.Optional(Str(2000)),
-  /** Whether anyone may sign up without an administrator. */
+  /** Whether anyone may sign up without an administrator ('N', closed, until an administrator opens it). */
   allow_signup: Type.Optional(Type.Union([Type.Literal('Y'), Type.Literal('N')])),
   /** CIDR ranges (comma, space or line separated) the master may reach for users besides public addresses. */
   outbound_allow: Type.Optional(Str(4000)),

@@ -1,6 +1,7 @@
 /**
  * Who may read, change or run what: one policy per resource, in one place. Each policy gives a row check for
- * single-resource routes (404 when the row does not exist, 403 when the caller may not have it) and a Kysely filter
+ * single-resource routes (404 when the row does not exist or the caller may not even read it, exactly as for an
+ * unknown id; 403 when the caller sees it but may not do what they ask) and a Kysely filter
  * for list queries, so lists, counts and totals are filtered in SQL by the same rule; event streams ask the same
  * policies before they forward an event. Route handlers ask a policy instead of writing a rule.
  */

@@ -26,13 +26,15 @@ export async function canSchedule(db: Kysely<DB>, actor: Actor, row: ScheduleFac
   return access === 'read' ? readable : readable && !row.owner_id;
 }
 
-const refusal: Record<Access, string> = {
-  read: 'forbidden: this schedule belongs to a private spider of another user',
+const refusal: Record<Exclude<Access, 'read'>, string> = {
   change: 'forbidden: only the owner or an administrator may change this schedule',
   run: 'forbidden: only the owner or an administrator may run this schedule',
 };
 
-/** Loads a schedule for the caller: 404 when it does not exist, 403 when the policy refuses. */
+/**
+ * Loads a schedule for the caller: one the caller may not read (of another user's private spider) answers exactly
+ * as an unknown id, 404; 403 only when the caller sees the schedule but may not change or run it.
+ */
 export async function scheduleFor(
   db: Kysely<DB>,
   actor: Actor,
@@ -41,8 +43,7 @@ export async function scheduleFor(
   message?: string,
 ): Promise<ScheduleRowWithSpider> {
   const row = await getSchedule(db, id);
-  if (!row) throw notFound('schedule');
-  if (!(await canSchedule(db, actor, row, 'read'))) throw forbidden(refusal.read);
+  if (!row || !(await canSchedule(db, actor, row, 'read'))) throw notFound('schedule');
   if (access !== 'read' && !(await canSchedule(db, actor, row, access))) throw forbidden(message ?? refusal[access]);
   return row;
 }

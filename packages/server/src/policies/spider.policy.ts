@@ -31,16 +31,16 @@ export function readableSpiderIds<T extends keyof DB>(eb: ExpressionBuilder<DB, 
   return spiderIdsWhere(eb, spiderReadFilter(actor));
 }
 
-/** Loads a spider for the caller: 404 when it does not exist, 403 when the policy refuses. */
+/**
+ * Loads a spider for the caller. A spider the caller may not read (another user's private one) answers exactly as
+ * an unknown id, 404, so that nobody learns which private spiders exist; 403 only when the caller sees the spider
+ * (a public one of another user) but may not change it.
+ */
 export async function spiderFor(db: Kysely<DB>, actor: Actor, id: string, access: SpiderAccess): Promise<SpiderRow> {
   const row = await findSpiderRow(db, id);
-  if (!row) throw notFound('spider');
+  if (!row || !canSpider(actor, row, 'read')) throw notFound('spider');
   if (canSpider(actor, row, access)) return row;
-  throw forbidden(
-    access === 'write' || access === 'change'
-      ? 'forbidden: only the owner or an administrator may change this spider'
-      : 'forbidden: this spider is private to another user',
-  );
+  throw forbidden('forbidden: only the owner or an administrator may change this spider');
 }
 
 /** Whether the caller may read the spider with this id (false when it does not exist). */

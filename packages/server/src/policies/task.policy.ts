@@ -40,18 +40,34 @@ export async function canTask(
   return access === 'read' && (await canReadSpiderId(db, actor, t.spider_id));
 }
 
+/**
+ * Of tasks named by id for a change (delete, cancel), those the caller may change. A task the caller may not read is
+ * left out exactly as an unknown id is; a task the caller sees but did not start is refused (403).
+ */
+export async function tasksToChangeOf<T extends Pick<TaskRow, 'owner_id' | 'spider_id'>>(
+  db: Kysely<DB>,
+  actor: Actor,
+  rows: T[],
+): Promise<T[]> {
+  const seen: T[] = [];
+  for (const t of rows) if (await canTask(db, actor, t, 'read')) seen.push(t);
+  for (const t of seen) assertTaskChange(actor, t);
+  return seen;
+}
+
 /** Throws the 403 of a refused change (the caller already knows the task exists). */
 export function assertTaskChange(actor: Actor, t: Pick<TaskRow, 'owner_id'>): void {
   if (!isAdmin(actor) && t.owner_id !== actor.id)
     throw forbidden('forbidden: only the owner of a task or an administrator may change it');
 }
 
-/** Loads a task for the caller: 404 when it does not exist, 403 when the policy refuses. */
+/**
+ * Loads a task for the caller: a task the caller may not read (of another user's private spider) answers exactly as
+ * an unknown id, 404; 403 only when the caller sees the task but may not change it.
+ */
 export async function taskFor(db: Kysely<DB>, actor: Actor, id: string, access: TaskAccess = 'read'): Promise<TaskRow> {
   const t = await getTask(db, id);
-  if (!t) throw notFound('task');
-  if (!(await canTask(db, actor, t, 'read')))
-    throw forbidden('forbidden: this task belongs to a private spider of another user');
+  if (!t || !(await canTask(db, actor, t, 'read'))) throw notFound('task');
   if (access === 'change') assertTaskChange(actor, t);
   return t;
 }

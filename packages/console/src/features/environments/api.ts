@@ -7,6 +7,7 @@ import type {
   DependencyRow,
   EnvJob,
   EnvJobBody,
+  EnvLanguage,
   EnvSettings,
   NodeEnvironment,
   PackageSearchHit,
@@ -21,6 +22,7 @@ export const envKeys = {
   jobs: (nodeId: string) => ['environments', 'jobs', nodeId] as const,
   deps: ['environments', 'dependencies'] as const,
   settings: ['environments', 'settings'] as const,
+  languages: ['environments', 'languages'] as const,
 };
 
 const busy = (jobs: EnvJob[] | undefined) => !!jobs?.some((j) => j.status === 'pending' || j.status === 'running');
@@ -54,6 +56,15 @@ export function useDependencies() {
     queryFn: async () => (await api.get<DependencyRow[]>('/env-dependencies')).data ?? [],
     refetchInterval: (q) =>
       q.state.data?.some((d) => d.nodes.some((n) => n.state === 'installing')) ? LIVE_MS : false,
+  });
+}
+
+/** The language catalogue with each language's system packages (the uninstall confirmation names them). */
+export function useEnvLanguages(enabled: boolean) {
+  return useQuery({
+    queryKey: envKeys.languages,
+    enabled,
+    queryFn: async () => (await api.get<EnvLanguage[]>('/env-languages')).data ?? [],
   });
 }
 

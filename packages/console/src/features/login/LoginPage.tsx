@@ -32,8 +32,11 @@ export default function LoginPage() {
   const language = useAppStore((s) => s.language);
   const [form] = Form.useForm<FormValues>();
   const [loading, setLoading] = useState(false);
-  // An administrator may close sign-up (GET /setting allow_signup); the link then goes away.
-  const signUpOpen = useAppStore((s) => s.setting?.allow_signup) !== 'N';
+  // Sign-up is closed until an administrator opens it (GET /setting allow_signup); while closed there is no link to
+  // it, and the sign-up form itself says so instead of offering a button that can only fail.
+  const allowSignUp = useAppStore((s) => s.setting?.allow_signup);
+  const signUpOpen = allowSignUp === 'Y';
+  const signUpClosed = isSignUp && !signUpOpen;
 
   const onFinish = async (values: FormValues) => {
     const username = values.username.trim();
@@ -147,13 +150,28 @@ export default function LoginPage() {
               />
             </Form.Item>
           )}
+          {signUpClosed && (
+            <Typography.Paragraph type="warning" data-testid="signup-closed">
+              {t('login:signUpClosed')}
+            </Typography.Paragraph>
+          )}
           <Form.Item style={{ marginBottom: 12 }}>
-            <Button type="primary" htmlType="submit" block loading={loading} className="login-submit">
+            <Button
+              type="primary"
+              htmlType="submit"
+              block
+              loading={loading}
+              disabled={signUpClosed}
+              className="login-submit"
+            >
               {isSignUp ? t('login:signUp') : t('login:signIn')}
             </Button>
           </Form.Item>
         </Form>
-        <div className="login-switch">
+        <div
+          className="login-switch"
+          data-signup={allowSignUp === undefined ? 'unknown' : signUpOpen ? 'open' : 'closed'}
+        >
           {isSignUp ? (
             <>
               {t('login:hasAccount')} <Link to="/login">{t('login:goSignIn')}</Link>

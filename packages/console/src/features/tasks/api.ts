@@ -243,10 +243,14 @@ export function useDeleteTasks() {
 
 /**
  * Saves the task's results as data.csv (blob fetched with the token header). `bom` asks the server for a UTF-8
- * byte order mark first, which Excel needs to read Chinese text correctly.
+ * byte order mark first, which Excel needs to read Chinese text correctly. Text cells that a spreadsheet would run
+ * as formulas come with a leading single quote unless `keepFormulas` asks for the text exactly as crawled.
  */
-export async function downloadResultsCsv(id: string, options: { bom?: boolean } = {}): Promise<void> {
-  const params = options.bom ? { bom: 1 } : undefined;
+export async function downloadResultsCsv(
+  id: string,
+  options: { bom?: boolean; keepFormulas?: boolean } = {},
+): Promise<void> {
+  const params = { ...(options.bom ? { bom: 1 } : {}), ...(options.keepFormulas ? { neutralise: '0' } : {}) };
   const r = await api.get<Blob>(`/tasks/${id}/results/download`, params, {
     responseType: 'blob',
     timeout: 10 * 60_000,

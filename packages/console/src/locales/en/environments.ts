@@ -50,6 +50,15 @@ export default {
     languageUninstall: 'Uninstalling language failed',
   },
   noJobs: 'No jobs yet',
+  confirmUninstall: {
+    title: 'Uninstall?',
+    language: 'Removes {{name}} and its system packages: {{packages}}.',
+    package: 'Removes the {{target}} package "{{name}}".',
+    thisNode: 'On node "{{node}}".',
+    allNodes: 'On every node, and nodes that join later no longer get it.',
+  },
+  runtimeLocked: '{{name}} is what the node runs on and runs spiders with; it cannot be uninstalled from the console.',
+  pipLocked: 'pip installs every other package of the node; it cannot be uninstalled.',
   dependencies: {
     title: 'Dependencies',
     hint: 'Which node has which version of each language and package',

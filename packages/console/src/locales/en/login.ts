@@ -9,6 +9,7 @@ export default {
   noAccount: "Don't have an account?",
   hasAccount: 'Already have an account?',
   goSignUp: 'Sign up',
+  signUpClosed: 'Sign-up is closed on this master. Ask an administrator for an account.',
   goSignIn: 'Sign in',
   invalidUsername: 'Please enter the correct username',
   invalidPassword: 'The password must be at least 5 characters long',

@@ -13,7 +13,8 @@ export default {
     tutorialHint: 'Default for every browser that has not chosen yet (administrators only).',
     tutorialLocal: 'Show tutorial in this browser',
     allowSignup: 'Open sign-up',
-    allowSignupHint: 'When off, the sign-in screen offers no sign-up and only administrators add users.',
+    allowSignupHint:
+      'Off by default: the sign-in screen offers no sign-up and only administrators add users (Settings → Users). Every account can run code on the nodes.',
     language: 'Language',
     pageSize: 'Default page size',
     pageSizeHint: 'First page size of the spider, task and user lists; kept in this browser.',

@@ -118,6 +118,7 @@ export default {
   results: {
     download: 'Download CSV',
     downloadBom: 'CSV for Excel (UTF-8 with BOM)',
+    downloadRaw: 'CSV with formulas kept (cells starting with = + - @ not protected)',
     downloadOptions: 'More download options',
     empty: 'No results',
     total_one: '{{count}} result',

@@ -50,6 +50,15 @@ export default {
     languageUninstall: '卸载语言失败',
   },
   noJobs: '暂无记录',
+  confirmUninstall: {
+    title: '确认卸载？',
+    language: '将卸载 {{name}} 及其系统软件包：{{packages}}。',
+    package: '将卸载 {{target}} 包“{{name}}”。',
+    thisNode: '节点：“{{node}}”。',
+    allNodes: '所有节点，之后加入的节点也不再安装。',
+  },
+  runtimeLocked: '节点依靠 {{name}} 运行并运行爬虫，无法在控制台中卸载。',
+  pipLocked: 'pip 用于安装节点上的其他所有包，无法卸载。',
   dependencies: {
     title: '依赖',
     hint: '每种语言和依赖包在各节点上的版本',

@@ -9,6 +9,7 @@ export default {
   noAccount: '还没有账号？',
   hasAccount: '已有账号？',
   goSignUp: '立即注册',
+  signUpClosed: '本平台未开放注册，请联系管理员为您创建账号。',
   goSignIn: '去登录',
   invalidUsername: '请输入正确的用户名',
   invalidPassword: '密码长度不能少于 5 位',

@@ -12,7 +12,8 @@ export default {
     tutorial: '启用教程',
     tutorialHint: '所有尚未选择的浏览器的默认值（仅管理员可改）。',
     allowSignup: '开放注册',
-    allowSignupHint: '关闭后，登录页不再提供注册入口，只能由管理员添加用户。',
+    allowSignupHint:
+      '默认关闭：登录页不提供注册入口，只能由管理员添加用户（设置 → 用户）。每个账号都能在节点上运行代码。',
     tutorialLocal: '在此浏览器中显示教程',
     language: '语言',
     pageSize: '默认每页条数',

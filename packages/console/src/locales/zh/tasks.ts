@@ -118,6 +118,7 @@ export default {
   results: {
     download: '下载 CSV',
     downloadBom: '用于 Excel 的 CSV（带 BOM 的 UTF-8）',
+    downloadRaw: '保留公式的 CSV（不保护以 = + - @ 开头的单元格）',
     downloadOptions: '更多下载选项',
     empty: '暂无结果',
     total_one: '共 {{count}} 条结果',

@@ -6,6 +6,8 @@
 import {
   BUILTIN_LANGUAGES,
   EMPTY_ENV_SETTINGS,
+  NODE_RUNTIME_LANGUAGES,
+  NODE_RUNTIME_PIP_PACKAGES,
   newId,
   redactCredentials,
   urlPasswords,
@@ -146,12 +148,36 @@ export class EnvironmentsService {
     return new Map((await store.listNodes(this.db)).map((n) => [n.id, n.name]));
   }
 
+  /**
+   * Why an uninstall would take away what the node itself runs on, or null. A language counts when it is a runtime
+   * the node needs or names one of their system packages (an administrator's "Python 3.11" built on `python3`).
+   */
+  private runtimeRefusal(body: EnvJobBody, languages: EnvLanguage[]): string | null {
+    if (body.action !== 'uninstall') return null;
+    if (body.target === 'pip')
+      return NODE_RUNTIME_PIP_PACKAGES.includes(packageKey('pip', body.name))
+        ? `"${body.name}" installs every other package of the node's environments; it cannot be uninstalled`
+        : null;
+    if (body.target !== 'language') return null;
+    const runtimes = languages.filter((l) => NODE_RUNTIME_LANGUAGES.includes(l.key));
+    const lang = languages.find((l) => l.key === body.name);
+    const systemPackages = (l: EnvLanguage) => new Set(Object.values(l.packages).flatMap((pkgs) => pkgs ?? []));
+    const wanted = lang ? systemPackages(lang) : new Set<string>();
+    const needed = runtimes.find((r) => r.key === lang?.key || [...systemPackages(r)].some((p) => wanted.has(p)));
+    return needed
+      ? `${needed.name} is what the node runs on (and runs spiders with); uninstalling "${body.name}" would remove it, so it cannot be done from the console`
+      : null;
+  }
+
   /** One job per node; with `all_nodes` the language or package is also marked for nodes that join later. */
   async startJobs(user: { id: string; username: string }, body: EnvJobBody): Promise<EnvJob[]> {
-    if (body.target === 'language' && !(await this.languages()).some((l) => l.key === body.name))
+    const languages = await this.languages();
+    if (body.target === 'language' && !languages.some((l) => l.key === body.name))
       throw badRequest(`unknown language "${body.name}"`);
     if (body.target === 'language' && body.action === 'upgrade')
       throw badRequest('languages are installed or uninstalled, not upgraded');
+    const refusal = this.runtimeRefusal(body, languages);
+    if (refusal) throw badRequest(refusal);
     const names = await this.nodeNames();
     const nodeIds = body.all_nodes ? [...names.keys()] : [...new Set(body.node_ids ?? [])];
     if (!nodeIds.length) throw badRequest('choose at least one node, or all nodes');

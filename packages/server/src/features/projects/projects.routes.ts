@@ -144,10 +144,10 @@ function spiderProjectRoutes(app: TypedApp, ctx: AppContext): void {
       const ids = [...new Set(spider_ids)];
       if (!ids.length) return ok({ updated: 0 });
       const updated = await setSpidersProject(db, ids, target, (wanted, found) => {
-        if (found.length !== wanted.length) {
-          const known = new Set(found.map((r) => r.id));
-          throw notFound(`spider ${wanted.find((id) => !known.has(id))}`);
-        }
+        // Another user's private spider is named as an unknown id would be.
+        const known = new Set(found.filter((r) => canSpider(req.user, r, 'read')).map((r) => r.id));
+        const missing = wanted.find((id) => !known.has(id));
+        if (missing) throw notFound(`spider ${missing}`);
         if (found.some((r) => !canSpider(req.user, r, 'change')))
           throw forbidden('forbidden: only the owner or an administrator may move a spider');
       });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { stringify } from 'csv-stringify/sync';
-import { csvRecord } from './results.export.ts';
+import { csvRecord, csvRecords, neutralised } from './results.export.ts';
 
 describe('CSV records of an export', () => {
   it('writes what csv-stringify writes, quotes, commas, line breaks and non-ASCII included', () => {
@@ -10,5 +10,30 @@ describe('CSV records of an export', () => {
       ['标题', '', ' spaced ', 'a""b', '{"k":"v, w"}'],
     ];
     for (const row of rows) expect(csvRecord(row)).toBe(stringify([row]));
+  });
+});
+
+describe('CSV cells a spreadsheet would run as formulas', () => {
+  const hostile = ['=1+1', '+SUM(A1)', '-2+3', '@cmd', '\tlead', '\rlead', '=HYPERLINK("http://x","y")'];
+
+  it('get a leading single quote, quoted and escaped as any other cell', () => {
+    expect(csvRecords([{ a: '=1+1', b: '+SUM(A1)', c: '-2+3', d: '@cmd' }], ['a', 'b', 'c', 'd'], true)).toBe(
+      "'=1+1,'+SUM(A1),'-2+3,'@cmd\n",
+    );
+    expect(csvRecords([{ a: '\tlead', b: '\rlead' }], ['a', 'b'], true)).toBe(`'\tlead,"'\rlead"\n`);
+    expect(csvRecords([{ a: '=HYPERLINK("http://x","y")' }], ['a'], true)).toBe(`"'=HYPERLINK(""http://x"",""y"")"\n`);
+    // Column names come from the crawled items too.
+    expect(csvRecord(['=title', 'plain'], true)).toBe("'=title,plain\n");
+  });
+
+  it('leave harmless text, numbers, booleans and nested values alone', () => {
+    const item = { t: 'a=b', n: -3, f: 1.5, yes: true, nested: { k: '=x' }, list: ['=y'], none: null, dash: 'x-y' };
+    expect(csvRecords([item], Object.keys(item), true)).toBe('a=b,-3,1.5,true,"{""k"":""=x""}","[""=y""]",,x-y\n');
+  });
+
+  it('stay as they are when neutralising is turned off', () => {
+    for (const text of hostile) expect(csvRecords([{ a: text }], ['a'], false)).toBe(csvRecord([text]));
+    expect(neutralised('=1+1', false)).toBe('=1+1');
+    expect(neutralised('=1+1', true)).toBe("'=1+1");
   });
 });

@@ -18,15 +18,28 @@ export interface ResultsDownload {
 }
 
 const NEEDS_QUOTES = /[",\r\n]/;
+/** How a cell starts when a spreadsheet would read it as a formula (or a formula in disguise). */
+const FORMULA_START = /^[=+\-@\t\r]/;
+
+/**
+ * Crawled text is written by whoever runs the crawled site: a cell such as `=HYPERLINK(…)` would run as a formula
+ * when the export is opened in a spreadsheet. As OWASP advises for CSV injection, such a text cell gets a leading
+ * single quote, which spreadsheets show as text; `neutralise` false writes the text as it is.
+ */
+export const neutralised = (text: string, neutralise: boolean): string =>
+  neutralise && FORMULA_START.test(text) ? `'${text}` : text;
 
 /** A field of a CSV record (RFC 4180, as csv-stringify writes it): quoted, its quotes doubled, when it must be. */
 const csvField = (text: string) => (NEEDS_QUOTES.test(text) ? `"${text.replaceAll('"', '""')}"` : text);
 
-/** A value as a CSV cell: nothing for null or missing, nested values as JSON, the rest as text. */
-function csvCell(v: unknown): string {
+/**
+ * A value as a CSV cell: nothing for null or missing, nested values as JSON, the rest as text. Numbers and booleans
+ * are the spider's own values, never formulas; text is neutralised when asked.
+ */
+function csvCell(v: unknown, neutralise: boolean): string {
   switch (typeof v) {
     case 'string':
-      return csvField(v);
+      return csvField(neutralised(v, neutralise));
     case 'number':
       return String(v);
     case 'boolean':
@@ -45,30 +58,41 @@ function csvCell(v: unknown): string {
 /**
  * One CSV record (RFC 4180, as csv-stringify writes it: a field with a comma, quote or line break is quoted, its
  * quotes doubled). Written here because an export writes millions of them: this is several times faster per
- * record than the library's general-purpose stringifier.
+ * record than the library's general-purpose stringifier. Text cells are neutralised when `neutralise` is true.
  */
-export function csvRecord(cells: Array<string | number>): string {
+export function csvRecord(cells: Array<string | number>, neutralise = false): string {
   let line = '';
-  for (let i = 0; i < cells.length; i++) line += (i ? ',' : '') + csvField(String(cells[i]));
+  for (let i = 0; i < cells.length; i++) {
+    const cell = cells[i];
+    line += (i ? ',' : '') + csvField(typeof cell === 'string' ? neutralised(cell, neutralise) : String(cell));
+  }
   return line + '\n';
 }
 
 /** The CSV records of a block of items, one cell per column, straight into one string (no array per record). */
-export function csvRecords(items: ItemFields[], columns: string[]): string {
+export function csvRecords(items: ItemFields[], columns: string[], neutralise: boolean): string {
   let out = '';
   for (const item of items) {
-    for (let i = 0; i < columns.length; i++) out += (i ? ',' : '') + csvCell(item[columns[i]]);
+    for (let i = 0; i < columns.length; i++) out += (i ? ',' : '') + csvCell(item[columns[i]], neutralise);
     out += '\n';
   }
   return out;
 }
 
+/** What a download is asked for besides its format. */
+export interface DownloadOptions {
+  /** CSV: a UTF-8 byte order mark first, which Excel needs to read Chinese text. */
+  bom: boolean;
+  /** CSV: text cells that would run as spreadsheet formulas get a leading single quote (header included). */
+  neutralise: boolean;
+}
+
 /** CSV as before: header from the columns, nested values as JSON, optional UTF-8 byte order mark for Excel. */
-async function* csvChunks(reader: ResultsReader, columns: string[], bom: boolean): AsyncGenerator<string> {
-  let first = (bom ? '\ufeff' : '') + (columns.length ? csvRecord(columns) : '');
+async function* csvChunks(reader: ResultsReader, columns: string[], o: DownloadOptions): AsyncGenerator<string> {
+  let first = (o.bom ? '\ufeff' : '') + (columns.length ? csvRecord(columns, o.neutralise) : '');
   for await (const page of reader.pages(PAGE)) {
     // No column, no cells: every item is an empty record, as before.
-    yield first + (columns.length ? csvRecords(page, columns) : '\n'.repeat(page.length));
+    yield first + (columns.length ? csvRecords(page, columns, o.neutralise) : '\n'.repeat(page.length));
     first = '';
   }
   if (first) yield first;
@@ -128,7 +152,7 @@ function xlsxStream(reader: ResultsReader, columns: string[]): Readable {
 export async function resultsDownload(
   reader: ResultsReader,
   format: ResultFormat,
-  bom: boolean,
+  options: DownloadOptions,
 ): Promise<ResultsDownload> {
   const columns = await reader.columns();
   switch (format) {
@@ -136,7 +160,7 @@ export async function resultsDownload(
       return {
         contentType: 'text/csv; charset=utf-8',
         filename: 'data.csv',
-        body: Readable.from(csvChunks(reader, columns, bom)),
+        body: Readable.from(csvChunks(reader, columns, options)),
       };
     case 'json':
       return {

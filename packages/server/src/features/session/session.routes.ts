@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import type { Kysely } from 'kysely';
 import {
   ActionBody,
   ActionSummaryQuery,
@@ -15,6 +16,7 @@ import {
   okResponse,
 } from '@crawldeck/shared';
 import type { Feature } from '../../context.ts';
+import type { DB } from '../../store/schema.ts';
 import { ok } from '../../http/envelope.ts';
 import { HttpError, badRequest, conflict, forbidden, unauthorized } from '../../http/errors.ts';
 import { hashToken, newRawToken } from '../../http/auth.ts';
@@ -36,6 +38,12 @@ import { LoginThrottle, WindowLimiter } from './login-limiter.ts';
 
 /** Settings key: whether anyone may sign up (PUT /users) without an administrator. */
 export const ALLOW_SIGNUP_KEY = 'allow_signup';
+
+/**
+ * Whether a visitor may create their own account. Closed until an administrator opens it in Settings → General:
+ * every account can run code on the nodes, so a fresh master must not hand that to whoever finds it.
+ */
+export const signupOpen = (db: Kysely<DB>): Promise<boolean> => getSetting(db, ALLOW_SIGNUP_KEY, false);
 
 /** Sign in/out, own account, sign-up and the usage-statistics collector. */
 export const sessionFeature: Feature = (app, ctx) => {
@@ -146,8 +154,7 @@ export const sessionFeature: Feature = (app, ctx) => {
     '/api/users',
     { config: { access: 'public' }, schema: { body: SignUpBody, response: okResponse(UserInfo) } },
     async (req, reply) => {
-      if (!(await getSetting(db, ALLOW_SIGNUP_KEY, true)))
-        throw forbidden('sign-up is closed; ask an administrator for an account');
+      if (!(await signupOpen(db))) throw forbidden('sign-up is closed; ask an administrator for an account');
       const wait = signups.take(req.ip);
       if (wait > 0) throw tooMany(reply, wait, 'sign-ups from this address');
       const username = req.body.username.trim();

@@ -3,7 +3,7 @@ import type { Feature } from '../../context.ts';
 import { ok } from '../../http/envelope.ts';
 import { badRequest } from '../../http/errors.ts';
 import { getSetting, putSetting } from '../system/settings.store.ts';
-import { ALLOW_SIGNUP_KEY } from '../session/session.routes.ts';
+import { ALLOW_SIGNUP_KEY, signupOpen } from '../session/session.routes.ts';
 import { allowListProblem } from '../../outbound/addresses.ts';
 import { OUTBOUND_ALLOW_KEY } from '../../outbound/policy.ts';
 import { USER_TASKS_ON_MASTER_KEY, USER_TASKS_UNSANDBOXED_KEY } from '../execution/placement.ts';
@@ -26,7 +26,7 @@ export const settingsFeature: Feature = (app, ctx) => {
       getSetting(db, 'enable_tutorial', ctx.config.enableTutorial),
       getSetting(db, 'stats_endpoint', ''),
       getSetting(db, OUTBOUND_ALLOW_KEY, ''),
-      getSetting(db, ALLOW_SIGNUP_KEY, true),
+      signupOpen(db),
       getSetting(db, USER_TASKS_ON_MASTER_KEY, false),
     ]);
     return {

@@ -12,7 +12,7 @@ import { ok } from '../../http/envelope.ts';
 import { HttpError } from '../../http/errors.ts';
 import { docsIndex } from './docs-index.ts';
 import { getSetting } from './settings.store.ts';
-import { ALLOW_SIGNUP_KEY } from '../session/session.routes.ts';
+import { signupOpen } from '../session/session.routes.ts';
 
 const RELEASE_CACHE_MS = 3600_000;
 const RELEASE_TIMEOUT_MS = 3000;
@@ -30,7 +30,7 @@ export const systemFeature: Feature = (app, ctx) => {
     { config: { access: 'public' }, schema: { response: okResponse(SystemSetting) } },
     async () => {
       const enable = await getSetting(ctx.store.db, 'enable_tutorial', ctx.config.enableTutorial);
-      const signup = await getSetting(ctx.store.db, ALLOW_SIGNUP_KEY, true);
+      const signup = await signupOpen(ctx.store.db);
       const setting: SystemSetting = { enable_tutorial: enable ? 'Y' : 'N', allow_signup: signup ? 'Y' : 'N' };
       return ok(setting);
     },

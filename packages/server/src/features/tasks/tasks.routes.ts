@@ -309,7 +309,8 @@ function outputRoutes(app: TypedApp, ctx: AppContext, logSearch: LogSearch): voi
     async (req, reply) => {
       const t = await taskFor(db, req.user, req.params.id);
       const bom = req.query.bom === '1' || req.query.bom === 'true';
-      const d = await resultsDownload(await resultsReader(ctx, t.id), req.query.format ?? 'csv', bom);
+      const neutralise = req.query.neutralise !== '0';
+      const d = await resultsDownload(await resultsReader(ctx, t.id), req.query.format ?? 'csv', { bom, neutralise });
       return reply
         .header('content-type', d.contentType)
         .header('content-disposition', `attachment; filename="${d.filename}"`)

@@ -19,7 +19,7 @@ import { spiderForTask } from '../execution/spider-source.ts';
 import type { Kysely } from 'kysely';
 import type { DB } from '../../store/schema.ts';
 import type { AuthUser } from '../../http/auth.ts';
-import { assertTaskChange, taskReadSources } from '../../policies/index.ts';
+import { assertTaskChange, taskReadSources, tasksToChangeOf } from '../../policies/index.ts';
 import type { Keyset, PageWindow } from '../../store/page.ts';
 import { decodeCursor, encodeCursor, type KeyPart } from '../../http/cursor.ts';
 import {
@@ -229,11 +229,9 @@ export async function presentTasks(db: Kysely<DB>, rows: TaskRow[]): Promise<Tas
   );
 }
 
-/** Loads tasks by id for a change: every one must be the caller's (or the caller an administrator). */
+/** Loads tasks by id for a change: every one the caller sees must be the caller's (or the caller an administrator). */
 export async function tasksToChange(db: Kysely<DB>, user: AuthUser, ids: string[]): Promise<TaskRow[]> {
-  const rows = await tasksByIds(db, ids);
-  for (const t of rows) assertTaskChange(user, t);
-  return rows;
+  return tasksToChangeOf(db, user, await tasksByIds(db, ids));
 }
 
 /** Deletes tasks (stopping those still pending or running) and announces each deletion; returns how many. */

@@ -43,13 +43,34 @@ export default function InstallationPanel({ node }: { node: NodeInfo }) {
         </Typography.Paragraph>
       )}
       <Card size="small" title={t('sections.languages')} style={{ marginBottom: 12 }}>
-        <LanguagesTable languages={data?.languages ?? []} isAdmin={isAdmin} nodeId={node._id} start={start} />
+        <LanguagesTable
+          languages={data?.languages ?? []}
+          isAdmin={isAdmin}
+          nodeId={node._id}
+          nodeName={node.name}
+          packageManager={data?.package_manager ?? ''}
+          start={start}
+        />
       </Card>
       <Card size="small" title={t('sections.pip')} style={{ marginBottom: 12 }}>
-        <PackagesTable target="pip" packages={data?.pip ?? []} isAdmin={isAdmin} nodeId={node._id} start={start} />
+        <PackagesTable
+          target="pip"
+          packages={data?.pip ?? []}
+          isAdmin={isAdmin}
+          nodeId={node._id}
+          nodeName={node.name}
+          start={start}
+        />
       </Card>
       <Card size="small" title={t('sections.npm')} style={{ marginBottom: 12 }}>
-        <PackagesTable target="npm" packages={data?.npm ?? []} isAdmin={isAdmin} nodeId={node._id} start={start} />
+        <PackagesTable
+          target="npm"
+          packages={data?.npm ?? []}
+          isAdmin={isAdmin}
+          nodeId={node._id}
+          nodeName={node.name}
+          start={start}
+        />
       </Card>
       {isAdmin && (
         <Card size="small" title={t('sections.jobs')} style={{ marginBottom: 12 }}>

@@ -1,19 +1,27 @@
-/** The node's pip or npm packages with their state and version; administrators upgrade and uninstall them. */
+/**
+ * The node's pip or npm packages with their state and version; administrators upgrade them, and uninstall them after
+ * a confirmation naming the package and the node (or every node, for a package marked for all nodes).
+ */
 import { Button, Space, Table, Tag } from 'antd';
 import { useTranslation } from 'react-i18next';
-import type { EnvJobBody, NodePackage } from '@crawldeck/shared';
+import { NODE_RUNTIME_PIP_PACKAGES, type EnvJobBody, type NodePackage } from '@crawldeck/shared';
 import EnvStateTag from './EnvStateTag.tsx';
 import PackageInstallForm from './PackageInstallForm.tsx';
+import UninstallButton from './UninstallButton.tsx';
 
 interface Props {
   target: 'pip' | 'npm';
   packages: NodePackage[];
   isAdmin: boolean;
   nodeId: string;
+  nodeName: string;
   start(body: EnvJobBody): void;
 }
 
-export default function PackagesTable({ target, packages, isAdmin, nodeId, start }: Props) {
+/** pip compares names after normalisation (`PIP` is `pip`). */
+const pipKey = (name: string) => name.toLowerCase().replace(/[-_.]+/g, '-');
+
+export default function PackagesTable({ target, packages, isAdmin, nodeId, nodeName, start }: Props) {
   const { t } = useTranslation('environments');
   const job = (p: NodePackage, action: 'upgrade' | 'uninstall') =>
     start({
@@ -61,9 +69,21 @@ export default function PackagesTable({ target, packages, isAdmin, nodeId, start
                         <Button size="small" onClick={() => job(p, 'upgrade')}>
                           {t('actions.upgrade')}
                         </Button>
-                        <Button size="small" danger onClick={() => job(p, 'uninstall')}>
-                          {t('actions.uninstall')}
-                        </Button>
+                        <UninstallButton
+                          what={t('confirmUninstall.package', { target, name: p.name })}
+                          where={
+                            p.all_nodes
+                              ? t('confirmUninstall.allNodes')
+                              : t('confirmUninstall.thisNode', { node: nodeName })
+                          }
+                          locked={
+                            target === 'pip' && NODE_RUNTIME_PIP_PACKAGES.includes(pipKey(p.name))
+                              ? t('pipLocked')
+                              : undefined
+                          }
+                          testId={`env-uninstall-${target}-${p.name}`}
+                          onConfirm={() => job(p, 'uninstall')}
+                        />
                       </Space>
                     ) : null,
                 },

@@ -22,7 +22,7 @@ export function GeneralTab({ isAdmin }: { isAdmin: boolean }) {
   const [endpoint, setEndpoint] = useState('');
   useEffect(() => setEndpoint(adminSetting.data?.stats_endpoint ?? ''), [adminSetting.data?.stats_endpoint]);
   const serverTutorial = (adminSetting.data?.enable_tutorial ?? publicSetting?.enable_tutorial) === 'Y';
-  const allowSignup = (adminSetting.data?.allow_signup ?? publicSetting?.allow_signup) !== 'N';
+  const allowSignup = (adminSetting.data?.allow_signup ?? publicSetting?.allow_signup) === 'Y';
 
   const saved = () => void message.success(t('general.saved'));
 

@@ -1,6 +1,7 @@
 /**
  * Task results: columns from the first row's keys, page size 10, Download CSV as data.csv (or, for Excel, with a
- * UTF-8 byte order mark so that Chinese text opens correctly).
+ * UTF-8 byte order mark so that Chinese text opens correctly). Cells that would run as spreadsheet formulas are
+ * protected by the server; the options menu also offers the text exactly as crawled.
  */
 import { useMemo, useState } from 'react';
 import { App, Button, Dropdown, Empty, Space, Table, Tooltip, Typography } from 'antd';
@@ -43,10 +44,10 @@ export default function ResultsView({ task, active }: { task: TaskDetail; active
     [rows],
   );
 
-  const download = async (bom: boolean) => {
+  const download = async (options: { bom?: boolean; keepFormulas?: boolean }) => {
     setDownloading(true);
     try {
-      await downloadResultsCsv(task._id, { bom });
+      await downloadResultsCsv(task._id, options);
     } catch (err) {
       void message.error(String((err as Error).message));
     } finally {
@@ -75,7 +76,7 @@ export default function ResultsView({ task, active }: { task: TaskDetail; active
               icon={<DownloadOutlined />}
               loading={downloading}
               disabled={!results.data?.total}
-              onClick={() => void download(false)}
+              onClick={() => void download({})}
               data-testid="results-download"
             >
               {t('results.download')}
@@ -86,8 +87,9 @@ export default function ResultsView({ task, active }: { task: TaskDetail; active
               menu={{
                 items: [
                   { key: 'bom', label: <span data-testid="results-download-bom">{t('results.downloadBom')}</span> },
+                  { key: 'raw', label: <span data-testid="results-download-raw">{t('results.downloadRaw')}</span> },
                 ],
-                onClick: () => void download(true),
+                onClick: ({ key }) => void download(key === 'raw' ? { keepFormulas: true } : { bom: true }),
               }}
             >
               <Button
