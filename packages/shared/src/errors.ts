@@ -91,6 +91,8 @@ export const ERROR_CATALOGUE = {
   'schedule.spider_deleted': 'Not Found Spider: the spider of this schedule was deleted',
   'token.name_required': 'a token needs a name',
   'release.not_configured': 'no release source is configured (CRAWLDECK_RELEASES_URL)',
+  'datasource.password_elsewhere':
+    'the stored password is only sent to the stored host, port and user: enter the password to test other settings',
 } as const satisfies Record<string, string>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;

@@ -25,6 +25,7 @@ import { m2026112800_task_spider_counts } from './2026112800_task_spider_counts.
 import { m2026112900_task_output_by_statement } from './2026112900_task_output_by_statement.ts';
 import { m2026112930_tasks_partial_indexes } from './2026112930_tasks_partial_indexes.ts';
 import { m2026113000_log_chunks } from './2026113000_log_chunks.ts';
+import { m2026120730_datasource_identity } from './2026120730_datasource_identity.ts';
 
 /** Every migration by name; Kysely runs them in name order. Add one line per new migration file. */
 export const migrations: Record<string, EngineMigration> = {
@@ -54,4 +55,5 @@ export const migrations: Record<string, EngineMigration> = {
   '2026112900_task_output_by_statement': m2026112900_task_output_by_statement,
   '2026112930_tasks_partial_indexes': m2026112930_tasks_partial_indexes,
   '2026113000_log_chunks': m2026113000_log_chunks,
+  '2026120730_datasource_identity': m2026120730_datasource_identity,
 };
