@@ -129,7 +129,6 @@ describe.each(['postgres', 'mysql'] as TargetKind[])('results tables in %s', (ki
     expect((await ended(taskId)).status).toBe('finished');
     const before = await target.query('SELECT * FROM alice_items ORDER BY _id');
     expect(before).toHaveLength(20);
-    expect(await tableComment(target, 'alice_items')).toBe('crawldeck:results');
 
     // Through the other entry, and through the same one: refused with the reason, for the whole table name.
     for (const ds of [alias, dsId]) {
@@ -139,9 +138,17 @@ describe.each(['postgres', 'mysql'] as TargetKind[])('results tables in %s', (ki
     }
     expect(await target.query('SELECT * FROM alice_items ORDER BY _id')).toEqual(before);
 
+    // Nor can a results collection named like the table's claim take it.
+    const squat = await m.api('PUT', '/spiders', {
+      token: bob,
+      body: { name: `squat-${kind}`, cmd: 'true', type: 'customized', col: `datasource:${kind}://localhost/x` },
+    });
+    expect(squat.status).toBe(400);
+
     // Alice's own spider may use her table through either entry.
     const again = await userSpider(alice, `owner-alias-${kind}`, alias, 'alice_items');
     expect(again.status).toBe(200);
+    expect(await tableComment(target, 'alice_items')).toBe('crawldeck:results');
   });
 });
 

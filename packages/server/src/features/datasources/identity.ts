@@ -15,6 +15,8 @@ export interface DatabaseAddress {
 }
 
 const LOOPBACK = 'localhost';
+/** How a table's identity starts (claims of tables share the owners' list with results collections). */
+export const TABLE_CLAIM_PREFIX = 'datasource:';
 
 function isLoopback(host: string): boolean {
   if (host === LOOPBACK || host.endsWith('.localhost') || host === '0.0.0.0' || host === '[::]') return true;
@@ -42,7 +44,7 @@ export function schemaOf(a: DatabaseAddress): string {
 
 /** The key of a table in a database, the same for every data-source entry that reaches it. */
 export function tableIdentity(a: DatabaseAddress, table: string): string {
-  return `datasource:${a.type}://${normalHost(a.host)}:${a.port}/${a.database}/${schemaOf(a)}/${table}`;
+  return `${TABLE_CLAIM_PREFIX}${a.type}://${normalHost(a.host)}:${a.port}/${a.database}/${schemaOf(a)}/${table}`;
 }
 
 /** Whether two addresses reach the same server (host and port), whatever the spelling of the host. */
