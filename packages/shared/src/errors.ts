@@ -99,6 +99,8 @@ export const ERROR_CATALOGUE = {
     'this schedule could never start a task: put the name of the Scrapy spider to run first in its parameters (e.g. "quotes -a tag=books")',
   'token.name_required': 'a token needs a name',
   'release.not_configured': 'no release source is configured (CRAWLDECK_RELEASES_URL)',
+  'datasource.password_elsewhere':
+    'the stored password is only sent to the stored host, port and user: enter the password to test other settings',
 } as const satisfies Record<string, string>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;

@@ -7,7 +7,8 @@
  */
 import type { Kysely } from 'kysely';
 import type { DB } from '../store/schema.ts';
-import { forbidden } from '../http/errors.ts';
+import { badRequest, forbidden } from '../http/errors.ts';
+import { TABLE_CLAIM_PREFIX } from '../features/datasources/identity.ts';
 import { isAdmin, type Actor } from './types.ts';
 import { findActor, findCollectionOwner, insertCollectionOwner } from './policies.store.ts';
 
@@ -25,6 +26,9 @@ export const collectionRefusal = (name: string) =>
 
 /** Makes `name` usable by the caller's spider: claims it when unowned (the first user keeps it), 403 otherwise. */
 export async function claimCollection(db: Kysely<DB>, actor: Actor, name: string): Promise<void> {
+  // Claims of data-source tables share the owners' list: a collection may not pose as one.
+  if (name.startsWith(TABLE_CLAIM_PREFIX))
+    throw badRequest(`a results collection name may not start with "${TABLE_CLAIM_PREFIX}"`);
   if (!(await tryClaimCollection(db, actor, name))) throw collectionRefusal(name);
 }
 

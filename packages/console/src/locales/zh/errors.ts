@@ -109,6 +109,9 @@ export default {
   release: {
     not_configured: '未配置版本信息来源（CRAWLDECK_RELEASES_URL）',
   },
+  datasource: {
+    password_elsewhere: '已保存的密码只会发送到已保存的主机、端口和用户：测试其他设置请输入密码',
+  },
   fields: {
     username: '用户名',
     password: '密码',

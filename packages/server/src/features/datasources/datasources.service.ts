@@ -1,4 +1,5 @@
 import {
+  errorText,
   newId,
   type CreateDataSourceBody,
   type DataSourceInfo,
@@ -24,6 +25,7 @@ import {
   updateDataSource,
   type DataSourceRow,
 } from './datasources.store.ts';
+import { sameServer } from './identity.ts';
 import { openWriter, settingsOf, writerCache } from './writers.ts';
 
 const NO_TLS: DataSourceTls = { enabled: false, verify: true, ca: '' };
@@ -151,10 +153,29 @@ export async function removeDataSource(ctx: AppContext, id: string): Promise<voi
   await writerCache(ctx).drop(id);
 }
 
+/**
+ * Whether a test may send the stored password: only to the server, type and user it was stored for, over a
+ * connection at least as protected (a form that changed the host or turned TLS off has to give it again).
+ */
+function mayReusePassword(stored: DataSourceRow, body: TestDataSourceBody): boolean {
+  const tls = JSON.parse(stored.tls) as DataSourceTls;
+  const asked = body.tls ?? NO_TLS;
+  const asSafe = !tls.enabled || (asked.enabled && (!tls.verify || asked.verify) && (!tls.ca || asked.ca === tls.ca));
+  return (
+    body.type === stored.type &&
+    (body.username ?? '') === stored.username &&
+    sameServer({ host: body.host, port: body.port }, stored) &&
+    asSafe
+  );
+}
+
 /** Connects with the given settings (the stored password when none is given for a saved data source). */
 export async function testDataSource(ctx: AppContext, body: TestDataSourceBody): Promise<DataSourceTestResult> {
   const stored = body.id ? await dataSourceById(ctx, body.id) : undefined;
-  const password = body.password || (body.password === null || !stored ? '' : settingsOf(ctx, stored).password);
+  const reuse = !body.password && body.password !== null && !!stored?.password_enc;
+  if (reuse && !mayReusePassword(stored, body))
+    throw badRequest(errorText('datasource.password_elsewhere'), { code: 'datasource.password_elsewhere' });
+  const password = body.password || (reuse ? settingsOf(ctx, stored).password : '');
   const writer = openWriter({
     type: body.type,
     host: body.host.trim(),

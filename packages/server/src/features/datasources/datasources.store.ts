@@ -2,7 +2,7 @@ import type { Kysely, Selectable } from 'kysely';
 import type { DataSourceType } from '@crawldeck/shared';
 import type { DB } from '../../store/schema.ts';
 
-/** The tables of this feature in the master's store (see migration 2026112230_datasources). */
+/** The tables of this feature in the master's store (see migrations 2026112230_datasources, 2026120730). */
 // A type alias (not an interface): Kysely's withTables needs an indexable record type.
 export type DataSourceTables = {
   data_sources: {
@@ -22,7 +22,15 @@ export type DataSourceTables = {
     update_ts: number;
   };
   spider_targets: { spider_id: string; data_source_id: string; table_name: string };
-  task_targets: { task_id: string; data_source_id: string; table_name: string; error: string; error_ts: number | null };
+  task_targets: {
+    task_id: string;
+    data_source_id: string;
+    table_name: string;
+    error: string;
+    error_ts: number | null;
+    /** Write attempts the target refused in a row (see migration 2026120730). */
+    refusals: number;
+  };
 };
 
 export type DataSourceRow = Selectable<DataSourceTables['data_sources']>;
@@ -147,7 +155,14 @@ export async function insertTaskTarget(
 ): Promise<void> {
   await tables(db)
     .insertInto('task_targets')
-    .values({ task_id: taskId, data_source_id: dataSourceId, table_name: tableName, error: '', error_ts: null })
+    .values({
+      task_id: taskId,
+      data_source_id: dataSourceId,
+      table_name: tableName,
+      error: '',
+      error_ts: null,
+      refusals: 0,
+    })
     .onConflict((oc) => oc.column('task_id').doNothing())
     .execute();
 }
@@ -156,15 +171,25 @@ export async function deleteTaskTarget(db: StoreDb, taskId: string): Promise<voi
   await tables(db).deleteFrom('task_targets').where('task_id', '=', taskId).execute();
 }
 
-/** Records (or with '' clears) the write error a task shows while its data source refuses items. */
-export async function setTaskTargetError(db: StoreDb, taskId: string, error: string, previous: string): Promise<void> {
-  await db.transaction().execute(async (trx) => {
-    await trx
+/**
+ * Records (or with '' clears) the write error a task shows while its data source refuses items, and counts the
+ * refusals in a row (a write that failed for another reason, or succeeded, starts the count again); returns it.
+ */
+export async function setTaskTargetError(
+  db: StoreDb,
+  taskId: string,
+  error: string,
+  previous: string,
+  refused: boolean,
+): Promise<number> {
+  return db.transaction().execute(async (trx) => {
+    const row = await trx
       .withTables<DataSourceTables>()
       .updateTable('task_targets')
-      .set({ error, error_ts: error ? Date.now() : null })
+      .set((eb) => ({ error, error_ts: error ? Date.now() : null, refusals: refused ? eb('refusals', '+', 1) : 0 }))
       .where('task_id', '=', taskId)
-      .execute();
+      .returning('refusals')
+      .executeTakeFirst();
     // The task detail shows it as the task's error while the task has no error of its own.
     await trx
       .updateTable('tasks')
@@ -172,6 +197,7 @@ export async function setTaskTargetError(db: StoreDb, taskId: string, error: str
       .where('id', '=', taskId)
       .where((eb) => eb.or([eb('error', '=', ''), eb('error', '=', previous)]))
       .execute();
+    return Number(row?.refusals ?? 0);
   });
 }
 
@@ -191,6 +217,12 @@ export async function advanceTaskItems(
     .execute();
 }
 
+/** The task's item offset and its spider's owner (whose table the items may go to). */
 export function taskOffset(db: StoreDb, taskId: string) {
-  return db.selectFrom('tasks').select(['id', 'spider_id', 'item_offset']).where('id', '=', taskId).executeTakeFirst();
+  return db
+    .selectFrom('tasks')
+    .leftJoin('spiders', 'spiders.id', 'tasks.spider_id')
+    .select(['tasks.id', 'tasks.spider_id', 'tasks.item_offset', 'spiders.owner_id'])
+    .where('tasks.id', '=', taskId)
+    .executeTakeFirst();
 }

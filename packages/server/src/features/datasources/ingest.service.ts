@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
 import type { ShipBatch } from '@crawldeck/shared';
 import { TABLE_NAME_PATTERN } from '@crawldeck/shared';
-import type { CoreContext } from '../../context.ts';
-import { HttpError } from '../../http/errors.ts';
+import type { AppContext, CoreContext } from '../../context.ts';
+import { HttpError, forbidden } from '../../http/errors.ts';
+import { spiderOwnerMayWrite } from '../../policies/index.ts';
 import type { DedupConfig } from '../tasks/tasks.store.ts';
 import { driverMessage } from './datasources.service.ts';
 import { asText, columnName, fits, kindOf, widen, withoutNul, type ColumnKind } from './columns.ts';
@@ -16,6 +17,7 @@ import {
   type TaskTargetRow,
 } from './datasources.store.ts';
 import type { DedupMode, TargetRow, TargetWriter } from './target.ts';
+import { tableIdentity } from './identity.ts';
 import { writerCache } from './writers.ts';
 import { storeBatch } from './target.store.ts';
 
@@ -55,6 +57,7 @@ const builtinTarget = (taskId: string): TaskTargetRow => ({
   table_name: '',
   error: '',
   error_ts: null,
+  refusals: 0,
 });
 
 function remember(row: TaskTargetRow): TaskTargetRow {
@@ -118,6 +121,22 @@ function planColumns(have: Map<string, ColumnKind>, rows: TargetRow[]) {
   return { added, widened };
 }
 
+/** A results table Crawldeck will not write into: the task fails with this reason after a few refused batches. */
+export class TargetRefused extends Error {}
+
+/** The table's columns once it is known to be ours (an earlier Crawldeck's table is marked now); undefined: none. */
+async function ownColumns(writer: TargetWriter, table: string): Promise<Map<string, ColumnKind> | undefined> {
+  const mark = await writer.ownership(table);
+  if (mark === undefined) return undefined;
+  if (mark === 'foreign')
+    throw new TargetRefused(
+      `the table "${table}" exists and was not created by Crawldeck; Crawldeck writes only into tables it ` +
+        'created: choose another table name',
+    );
+  if (mark === 'earlier') await writer.adopt(table);
+  return writer.columns(table);
+}
+
 /** Makes the table hold every field of the rows (creating, adding, widening); returns its columns. */
 async function fitTable(
   writer: TargetWriter,
@@ -127,12 +146,13 @@ async function fitTable(
 ) {
   for (let attempt = 0; ; attempt++) {
     const known = attempt === 0 ? cache.get(table) : undefined;
-    const have = known ?? (await writer.columns(table));
+    const have = known ?? (await ownColumns(writer, table));
     const plan = planColumns(have ?? new Map(), rows);
     if (have) cache.set(table, have);
     if (have && !plan.added.size && !plan.widened.size) return have;
     if (attempt >= 3) throw new Error(`the columns of table ${table} keep changing`);
     cache.delete(table);
+    // Created marked; when someone else's table appeared meanwhile, the next round finds it unmarked and refuses.
     if (!have) await writer.createTable(table, plan.added);
     else {
       for (const [name, kind] of plan.added) await writer.addColumn(table, name, kind);
@@ -155,6 +175,23 @@ function namer(caseless: boolean, columns: Map<string, ColumnKind> | undefined):
   };
 }
 
+// Tasks whose spider owner was found to own the table they write (task id → table identity), so later batches skip it.
+const ownedBy = new Map<string, string>();
+
+/**
+ * Checked again on a task's first batch (and after its data source changed): the table, as the real database it is
+ * in, belongs to the spider's owner. A data source edited to reach another user's table refuses the task here.
+ */
+async function assertOwnerMayWrite(ctx: CoreContext, taskId: string, ownerId: string | null, identity: string) {
+  if (ownedBy.get(taskId) === identity) return;
+  if (!(await spiderOwnerMayWrite(ctx.store.db, ownerId, identity)))
+    throw forbidden(
+      "forbidden: this table of the database belongs to another user's spider; choose another table name",
+    );
+  if (ownedBy.size >= BUILTIN_TASKS_KEPT) ownedBy.clear();
+  ownedBy.set(taskId, identity);
+}
+
 /**
  * Writes items `from…` of a task into its data source exactly once, or answers undefined when the task writes into
  * the built-in store. The rows carry (task id, sequence number) under a unique key: a batch sent again after a lost
@@ -162,7 +199,7 @@ function namer(caseless: boolean, columns: Map<string, ColumnKind> | undefined):
  * A target that fails answers 503 (the node keeps the items and sends them again) and the task shows the error.
  */
 export async function ingestIntoDataSource(
-  ctx: CoreContext,
+  ctx: AppContext,
   taskId: string,
   batch: ShipBatch,
   dedup: DedupConfig,
@@ -185,13 +222,14 @@ export async function ingestIntoDataSource(
     const open = await cache.get(target.data_source_id);
     name = open.row.name;
     const table = target.table_name;
+    await assertOwnerMayWrite(ctx, taskId, task.owner_id, tableIdentity(open.row, table));
     const caseless = open.row.type === 'mysql';
     const rows = toRows(
       taskId,
       offset,
       fresh,
       dedup,
-      namer(caseless, open.columns.get(table) ?? (await open.writer.columns(table))),
+      namer(caseless, open.columns.get(table) ?? (await ownColumns(open.writer, table))),
     );
     const columns = await fitTable(open.writer, open.columns, table, rows);
     for (const r of rows) for (const [k, v] of r.fields) if (columns.get(k) === 'text') r.fields.set(k, asText(v));
@@ -202,10 +240,32 @@ export async function ingestIntoDataSource(
     ctx.log.warn({ err, taskId }, 'results data source write failed; the node keeps the items and sends them again');
     // A fresh pool on the next batch: no broken connection of a restarted server is used again.
     await cache.drop(target.data_source_id);
-    await setTaskTargetError(db, taskId, message, target.error);
+    const refused = isRefusal(err);
+    const refusals = await setTaskTargetError(db, taskId, message, target.error, refused);
+    if (refused && refusals >= MAX_REFUSALS) {
+      // Asking again cannot help: the task ends with the reason, and the node stops shipping its items.
+      await ctx.execution.failRunning(taskId, message);
+      throw new HttpError(410, message);
+    }
     throw new HttpError(503, message);
   }
   await advanceTaskItems(db, taskId, offset, end, stored);
-  if (target.error) await setTaskTargetError(db, taskId, '', target.error);
+  if (target.error) await setTaskTargetError(db, taskId, '', target.error, false);
   return { acked: end, stored };
+}
+
+/**
+ * Batches a results table may refuse in a row before its task fails. A refusal (a table that is not ours, one owned
+ * by another user, no privilege) does not go away by itself; a few tries cover an administrator fixing it at once.
+ * A target that is down is not a refusal: its items wait on the node as long as it takes.
+ */
+export const MAX_REFUSALS = 3;
+
+/** PostgreSQL and MySQL/MariaDB codes of a statement the database refuses for lack of privilege. */
+const PRIVILEGE_CODES = new Set(['42501', 'ER_TABLEACCESS_DENIED_ERROR', 'ER_COLUMNACCESS_DENIED_ERROR']);
+
+function isRefusal(err: unknown): boolean {
+  if (err instanceof TargetRefused) return true;
+  if (err instanceof HttpError) return err.statusCode === 403;
+  return PRIVILEGE_CODES.has(String((err as { code?: unknown }).code));
 }

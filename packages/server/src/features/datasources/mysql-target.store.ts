@@ -1,7 +1,7 @@
 import { createPool } from 'mysql2';
 import { Kysely, MysqlDialect, sql, type RawBuilder, type Transaction } from 'kysely';
 import { asText, INTERNAL_COLUMNS, type ColumnKind } from './columns.ts';
-import type { DedupMode, TargetRow, TargetWriter } from './target.ts';
+import { markOf, TABLE_MARK, type DedupMode, type TableMark, type TargetRow, type TargetWriter } from './target.ts';
 import { TargetRows } from './target-rows.store.ts';
 import { type ConnectionSettings, CONNECT_TIMEOUT_MS, LOCK_TIMEOUT_MS, POOL_SIZE, tlsOptions } from './connection.ts';
 
@@ -17,6 +17,7 @@ const MYSQL_TYPES: Record<ColumnKind, string> = {
 /** Rows per INSERT statement: keeps one statement well under max_allowed_packet. */
 const ROWS_PER_STATEMENT = 500;
 const ER_DUP_FIELDNAME = 1060;
+const ER_TABLE_EXISTS = 1050;
 
 function kindOfMysqlColumn(c: { type: string; full: string; comment: string }): ColumnKind {
   if (c.type === 'json' || c.comment === JSON_COMMENT) return 'json';
@@ -99,12 +100,37 @@ export class MysqlWriter extends TargetRows implements TargetWriter {
     );
   }
 
+  async ownership(table: string): Promise<TableMark | undefined> {
+    const { rows } = await sql<{
+      comment: string | null;
+    }>`SELECT TABLE_COMMENT AS comment FROM information_schema.TABLES
+      WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ${table}`.execute(this.db);
+    if (!rows.length) return undefined;
+    const names = await sql<{ name: string }>`SELECT COLUMN_NAME AS name FROM information_schema.COLUMNS
+      WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ${table}`.execute(this.db);
+    return markOf(
+      rows[0].comment,
+      names.rows.map((r) => r.name),
+    );
+  }
+
+  async adopt(table: string): Promise<void> {
+    await sql`ALTER TABLE ${sql.table(table)} COMMENT = ${sql.lit(TABLE_MARK)}`.execute(this.db);
+  }
+
   async createTable(table: string, columns: Map<string, ColumnKind>): Promise<void> {
     const fields = [...columns].map(([name, kind]) => sql`, ${sql.id(name)} ${sql.raw(MYSQL_TYPES[kind])}`);
-    await sql`CREATE TABLE IF NOT EXISTS ${sql.table(table)} (
-      _id BIGINT AUTO_INCREMENT PRIMARY KEY, task_id VARCHAR(24) NOT NULL, _seq BIGINT NOT NULL, _dedup CHAR(64) NULL
-      ${sql.join(fields, sql``)}, UNIQUE KEY task_seq (task_id, _seq), UNIQUE KEY dedup (_dedup))
-      ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_unicode_ci`.execute(this.db);
+    try {
+      // No IF NOT EXISTS: the mark goes only on a table this statement made.
+      await sql`CREATE TABLE ${sql.table(table)} (
+        _id BIGINT AUTO_INCREMENT PRIMARY KEY, task_id VARCHAR(24) NOT NULL, _seq BIGINT NOT NULL, _dedup CHAR(64) NULL
+        ${sql.join(fields, sql``)}, UNIQUE KEY task_seq (task_id, _seq), UNIQUE KEY dedup (_dedup))
+        ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_unicode_ci COMMENT=${sql.lit(TABLE_MARK)}`.execute(
+        this.db,
+      );
+    } catch (err) {
+      if ((err as { errno?: number }).errno !== ER_TABLE_EXISTS) throw err;
+    }
   }
 
   async addColumn(table: string, name: string, kind: ColumnKind): Promise<void> {

@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { Kysely, PostgresDialect, sql, type RawBuilder, type Transaction } from 'kysely';
 import { DEDUP_COLUMN, INTERNAL_COLUMNS, SEQ_COLUMN, TASK_COLUMN, type ColumnKind } from './columns.ts';
-import type { DedupMode, TargetRow, TargetWriter } from './target.ts';
+import { markOf, TABLE_MARK, type DedupMode, type TableMark, type TargetRow, type TargetWriter } from './target.ts';
 import { TargetRows } from './target-rows.store.ts';
 import { type ConnectionSettings, CONNECT_TIMEOUT_MS, LOCK_TIMEOUT_MS, POOL_SIZE, tlsOptions } from './connection.ts';
 
@@ -12,6 +12,9 @@ const PG_TYPES: Record<ColumnKind, string> = {
   json: 'jsonb',
   text: 'text',
 };
+
+const PG_DUPLICATE_TABLE = '42P07';
+const PG_UNIQUE_VIOLATION = '23505';
 
 function kindOfPgType(dataType: string): ColumnKind {
   switch (dataType) {
@@ -76,12 +79,42 @@ export class PostgresWriter extends TargetRows implements TargetWriter {
     return new Map(rows.filter((r) => !INTERNAL_COLUMNS.has(r.name)).map((r) => [r.name, kindOfPgType(r.type)]));
   }
 
+  async ownership(table: string): Promise<TableMark | undefined> {
+    const { rows } = await sql<{ oid: number; comment: string | null }>`
+      SELECT c.oid, obj_description(c.oid, 'pg_class') AS comment FROM pg_class c
+      JOIN pg_namespace n ON n.oid = c.relnamespace
+      WHERE n.nspname = ${this.schema} AND c.relname = ${table} AND c.relkind IN ('r', 'p', 'v', 'm', 'f')`.execute(
+      this.db,
+    );
+    if (!rows.length) return undefined;
+    const names = await sql<{ name: string }>`SELECT attname AS name FROM pg_attribute
+      WHERE attrelid = ${rows[0].oid} AND attnum > 0 AND NOT attisdropped`.execute(this.db);
+    return markOf(
+      rows[0].comment,
+      names.rows.map((r) => r.name),
+    );
+  }
+
+  async adopt(table: string): Promise<void> {
+    await sql`COMMENT ON TABLE ${this.table(table)} IS ${sql.lit(TABLE_MARK)}`.execute(this.db);
+  }
+
   async createTable(table: string, columns: Map<string, ColumnKind>): Promise<void> {
     if (this.schema !== 'public') await sql`CREATE SCHEMA IF NOT EXISTS ${sql.id(this.schema)}`.execute(this.db);
     const fields = [...columns].map(([name, kind]) => sql`, ${sql.id(name)} ${sql.raw(PG_TYPES[kind])}`);
-    await sql`CREATE TABLE IF NOT EXISTS ${this.table(table)} (
-      _id bigserial PRIMARY KEY, task_id varchar(24) NOT NULL, _seq bigint NOT NULL, _dedup char(64)
-      ${sql.join(fields, sql``)}, UNIQUE (task_id, _seq), UNIQUE (_dedup))`.execute(this.db);
+    try {
+      // No IF NOT EXISTS: the mark goes only on a table this transaction made.
+      await this.db.transaction().execute(async (trx) => {
+        await sql`CREATE TABLE ${this.table(table)} (
+          _id bigserial PRIMARY KEY, task_id varchar(24) NOT NULL, _seq bigint NOT NULL, _dedup char(64)
+          ${sql.join(fields, sql``)}, UNIQUE (task_id, _seq), UNIQUE (_dedup))`.execute(trx);
+        await sql`COMMENT ON TABLE ${this.table(table)} IS ${sql.lit(TABLE_MARK)}`.execute(trx);
+      });
+    } catch (err) {
+      // Exists already, or another writer created it at the same moment (its catalogue row's unique key).
+      const code = (err as { code?: string }).code;
+      if (code !== PG_DUPLICATE_TABLE && code !== PG_UNIQUE_VIOLATION) throw err;
+    }
   }
 
   async addColumn(table: string, name: string, kind: ColumnKind): Promise<void> {

@@ -5,6 +5,7 @@ import { badRequest } from '../../http/errors.ts';
 import { claimDataSourceTable, spiderOwner } from '../../policies/index.ts';
 import type { SpiderRow } from '../spiders/spiders.store.ts';
 import { getDataSource, getSpiderTarget, putSpiderTarget } from './datasources.store.ts';
+import { tableIdentity } from './identity.ts';
 import { defaultTable, recordTaskTarget } from './ingest.service.ts';
 
 export async function spiderTarget(ctx: AppContext, spider: SpiderRow): Promise<SpiderTargetInfo> {
@@ -19,7 +20,7 @@ export async function spiderTarget(ctx: AppContext, spider: SpiderRow): Promise<
 
 /**
  * Points a spider's later tasks at a data source and table (tasks already created keep theirs). The table is
- * claimed for the spider's owner, like a results collection.
+ * claimed for the spider's owner, like a results collection, as the real database it is in (whichever entry names it).
  */
 export async function setSpiderTarget(
   ctx: AppContext,
@@ -28,15 +29,12 @@ export async function setSpiderTarget(
 ): Promise<SpiderTargetInfo> {
   const db = ctx.store.db;
   if (body.data_source_id) {
-    if (!(await getDataSource(db, body.data_source_id))) throw badRequest('the data source does not exist');
+    const ds = await getDataSource(db, body.data_source_id);
+    if (!ds) throw badRequest('the data source does not exist');
     const owner = await spiderOwner(db, spider.owner_id);
     if (!owner) throw badRequest('the owner of this spider no longer exists');
-    await claimDataSourceTable(
-      db,
-      owner,
-      body.data_source_id,
-      body.result_table || defaultTable(spider.col, spider.name),
-    );
+    const table = body.result_table || defaultTable(spider.col, spider.name);
+    await claimDataSourceTable(db, owner, { identity: tableIdentity(ds, table), name: table });
   }
   await putSpiderTarget(db, spider.id, body.data_source_id, body.data_source_id ? body.result_table : '');
   return spiderTarget(ctx, spider);

@@ -6,6 +6,7 @@
  */
 import type { WebSocket } from 'ws';
 import {
+  EMPTY_ID,
   END_REASON_PREFIX,
   PROTOCOL_VERSION,
   parseMessage,
@@ -315,6 +316,14 @@ export class TaskRuntime {
     }
     this.emit(r.event);
     return true;
+  }
+
+  /** Fails a running task whose results are refused for good: it ends with the reason, its node stops it. */
+  async failRunning(taskId: string, error: string): Promise<void> {
+    const event = await state.failRunningTask(this.db, taskId, error);
+    if (!event) return;
+    this.emit(event);
+    if (event.nodeId && event.nodeId !== EMPTY_ID) this.drop(taskId, event.nodeId);
   }
 
   /** Tells a node to stop and forget a deleted task (through another master when the node is connected there). */

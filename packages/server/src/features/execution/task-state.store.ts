@@ -152,11 +152,13 @@ export async function finishTask(
     .where('id', '=', taskId)
     .executeTakeFirst();
   if (!t) return undefined;
-  const status = t.status === 'cancelled' ? 'cancelled' : report.status;
-  const error = status === 'cancelled' && t.status === 'cancelled' ? '' : report.error;
+  // A task the master failed while it ran (its results were refused) keeps that status and reason.
+  const kept = t.status === 'cancelled' || t.status === 'error';
+  const status = kept ? t.status : report.status;
+  const error = t.status === 'cancelled' ? '' : t.status === 'error' ? undefined : report.error;
   const row = await db
     .updateTable('tasks')
-    .set({ status, exit_code: report.exitCode, error, finish_ts: report.finishTs })
+    .set({ status, exit_code: report.exitCode, ...(error === undefined ? {} : { error }), finish_ts: report.finishTs })
     .where('id', '=', taskId)
     .returning(EVENT_COLUMNS)
     .executeTakeFirst();
@@ -188,6 +190,22 @@ export async function failTask(db: Kysely<DB>, taskId: string, error: string): P
     .set({ status: 'error', error, finish_ts: Date.now() })
     .where('id', '=', taskId)
     .where('status', '=', 'pending')
+    .returning(EVENT_COLUMNS)
+    .executeTakeFirst();
+  return row && toEvent(row);
+}
+
+/** The master will take no more of a running task (its results database refuses them): running → error. */
+export async function failRunningTask(
+  db: Kysely<DB>,
+  taskId: string,
+  error: string,
+): Promise<TaskStatusEvent | undefined> {
+  const row = await db
+    .updateTable('tasks')
+    .set({ status: 'error', error, finish_ts: Date.now() })
+    .where('id', '=', taskId)
+    .where('status', '=', 'running')
     .returning(EVENT_COLUMNS)
     .executeTakeFirst();
   return row && toEvent(row);

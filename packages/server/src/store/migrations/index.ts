@@ -26,6 +26,7 @@ import { m2026112900_task_output_by_statement } from './2026112900_task_output_b
 import { m2026112930_tasks_partial_indexes } from './2026112930_tasks_partial_indexes.ts';
 import { m2026120700_spider_limits } from './2026120700_spider_limits.ts';
 import { m2026113000_log_chunks } from './2026113000_log_chunks.ts';
+import { m2026120730_datasource_identity } from './2026120730_datasource_identity.ts';
 
 /** Every migration by name; Kysely runs them in name order. Add one line per new migration file. */
 export const migrations: Record<string, EngineMigration> = {
@@ -56,4 +57,5 @@ export const migrations: Record<string, EngineMigration> = {
   '2026112930_tasks_partial_indexes': m2026112930_tasks_partial_indexes,
   '2026113000_log_chunks': m2026113000_log_chunks,
   '2026120700_spider_limits': m2026120700_spider_limits,
+  '2026120730_datasource_identity': m2026120730_datasource_identity,
 };

@@ -21,6 +21,11 @@ interface Values {
   tls_ca?: string;
 }
 
+/** The server's reason in the console's language (the API client attaches it), else the error's own message. */
+function errorOf(err: unknown): string {
+  return err instanceof Error ? ((err as { errorText?: string }).errorText ?? err.message) : String(err);
+}
+
 function toValues(d?: DataSourceInfo): Values {
   if (!d || d.type === 'builtin')
     return {
@@ -94,10 +99,15 @@ export function DataSourceForm({
   const onTest = async () => {
     const v = await form.validateFields();
     setOutcome(null);
-    const r = await test.mutateAsync({ ...toBody(v), ...(editing ? { id: editing._id } : {}) });
-    setOutcome(
-      r.ok ? { ok: true, text: t('testOk', { ms: r.latency_ms, version: r.version }) } : { ok: false, text: r.error },
-    );
+    try {
+      const r = await test.mutateAsync({ ...toBody(v), ...(editing ? { id: editing._id } : {}) });
+      setOutcome(
+        r.ok ? { ok: true, text: t('testOk', { ms: r.latency_ms, version: r.version }) } : { ok: false, text: r.error },
+      );
+    } catch (err) {
+      // A refused test (the stored password is not sent to other settings) says why where a failed one does.
+      setOutcome({ ok: false, text: errorOf(err) });
+    }
   };
 
   const onSave = async () => {
@@ -106,10 +116,7 @@ export function DataSourceForm({
       await save.mutateAsync({ id: editing?._id, body: toBody(v) });
       onSaved();
     } catch (err) {
-      setOutcome({
-        ok: false,
-        text: err instanceof Error ? ((err as { errorText?: string }).errorText ?? err.message) : String(err),
-      });
+      setOutcome({ ok: false, text: errorOf(err) });
     }
   };
 
