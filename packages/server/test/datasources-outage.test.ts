@@ -4,7 +4,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestMaster, type TestMaster } from './harness.ts';
 import { generatorSpider, type TargetDb } from './datasources.helpers.ts';
-import { runSpider, waitFor, waitTask } from './tasks.helpers.ts';
+import { gatePath, runSpider, waitFor, waitTask } from './tasks.helpers.ts';
 import { startPgServer, type PgServer } from './support/pg-server.ts';
 import { startMariaDbServer, type MariaDbServer } from './support/mariadb-server.ts';
 
@@ -102,7 +102,7 @@ async function pgOutage(server: PgServer): Promise<Outage> {
 async function throughOutage(kind: string, outage: Outage) {
   const ds = await m.api('PUT', '/data-sources', { body: { ...outage.target.body, name: `outage-${kind}` } });
   expect(ds.status).toBe(200);
-  const gate = `/tmp/crawldeck-ds-gate-${process.pid}-${kind}-${Date.now()}`;
+  const gate = gatePath(`ds-${kind}`);
   const spider = await generatorSpider(m, `outage-${kind}`, ds.body.data._id, {}, 'outage_items');
   const [task] = await runSpider(m, spider, { param: `${N} mixed ${gate} ${GATE_AT}` });
   try {

@@ -1,12 +1,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ENGINE, createTestDatabase } from './harness.ts';
 import { CLI, REPO, groupAlive, killGroup, spawnNode, type ChildNode } from './nodes.helpers.ts';
-import { waitFor } from './tasks.helpers.ts';
+import { gatePath, waitFor } from './tasks.helpers.ts';
 import { adminTokenWhenUp, freePort } from './support/master-process.ts';
 
 const KEY = 'restart-node-key';
@@ -154,7 +153,7 @@ describe('master restart mid-task', () => {
       30_000,
     );
     // Halfway the spider waits for the gate: it is certainly alive when the master is back.
-    gate = path.join(os.tmpdir(), `crawldeck-gate-${randomBytes(6).toString('hex')}`);
+    gate = gatePath('master-restart');
     const gated = code.replace(
       '    print(',
       `    if i == ${LINES / 2}:\n        import os\n        while not os.path.exists(${JSON.stringify(gate)}):\n            time.sleep(0.05)\n    print(`,

@@ -1,15 +1,13 @@
 import { rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestMaster, type TestMaster } from './harness.ts';
-import { makeSpider, runSpider, waitFor, waitNodes, waitTask } from './tasks.helpers.ts';
+import { gatePath, makeSpider, runSpider, waitFor, waitNodes, waitTask } from './tasks.helpers.ts';
 
 let m: TestMaster;
 let hookServer: Server;
 let hookUrl = '';
-const gate = path.join(os.tmpdir(), `crawldeck-metrics-gate-${process.pid}-${Date.now()}`);
+const gate = gatePath('metrics');
 const hookCalls: string[] = [];
 
 beforeAll(async () => {

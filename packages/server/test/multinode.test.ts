@@ -1,9 +1,8 @@
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestMaster, type TestMaster } from './harness.ts';
-import { makeSpider, runSpider, waitFor, waitNodes, waitTask } from './tasks.helpers.ts';
+import { gatePath, makeSpider, runSpider, waitFor, waitNodes, waitTask } from './tasks.helpers.ts';
 import { killGroup, spawnNode, type ChildNode } from './nodes.helpers.ts';
 
 // Short timeouts so a dead node is noticed quickly (defaults: 10 s offline, 2 s heartbeat).
@@ -60,8 +59,8 @@ describe('multi-node on loopback', () => {
 
   it('random spreads over the least-loaded nodes', async () => {
     // Every task waits for a go file, so all four are running at once when the spread is read.
-    const gate = mkdtempSync(path.join(os.tmpdir(), 'crawldeck-gate-'));
-    chmodSync(gate, 0o755);
+    const gate = gatePath('spread');
+    mkdirSync(gate, { mode: 0o755 });
     try {
       const id = await makeSpider(m, 'spread', `sh -c 'while [ ! -e ${gate}/go ]; do sleep 0.05; done'`);
       // The spread is only even when both nodes start idle: the tasks of the tests before must be over for the master.

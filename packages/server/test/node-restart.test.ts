@@ -1,10 +1,7 @@
-import { randomBytes } from 'node:crypto';
 import { rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestMaster, type TestMaster } from './harness.ts';
-import { allLog, makeSpider, runSpider, waitFor, waitNodes, waitTask } from './tasks.helpers.ts';
+import { allLog, gatePath, makeSpider, runSpider, waitFor, waitNodes, waitTask } from './tasks.helpers.ts';
 import { groupAlive, killGroup, spawnNode, type ChildNode } from './nodes.helpers.ts';
 
 // A dead node is noticed quickly (defaults: 10 s offline, 2 s heartbeat).
@@ -70,7 +67,7 @@ async function expectExact(taskId: string, lines: number, items: number) {
 describe('a worker node killed with -9 mid-task and started again', () => {
   it('takes its still running spider back over: every line and item arrives once, no process is left', async () => {
     // Steady output; halfway the spider waits for the gate, so it is certainly alive when the node comes back.
-    const gate = path.join(os.tmpdir(), `crawldeck-gate-${randomBytes(6).toString('hex')}`);
+    const gate = gatePath('node-restart');
     gates.push(gate);
     const id = await makeSpider(m, 'prints-and-writes', 'python3 main.py', {
       'main.py': `import os, time

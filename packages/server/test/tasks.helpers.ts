@@ -1,3 +1,6 @@
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 import { expect } from 'vitest';
 import type { TestMaster } from './harness.ts';
 
@@ -85,4 +88,28 @@ export async function allLog(
   const r = await m.api('GET', `/tasks/${taskId}/log`, { query: { page_size: 100000 } });
   expect(r.status).toBe(200);
   return r.body.data;
+}
+
+/**
+ * A gate file's path a test creates to let a waiting spider go on. Tasks run with a /tmp of their own, so gates live
+ * where a sandboxed task can read them (the host's files are visible to it, read-only).
+ */
+export function gatePath(name: string): string {
+  mkdirSync(GATES, { recursive: true, mode: 0o755 });
+  return path.join(GATES, `${name}-${process.pid}-${randomBytes(6).toString('hex')}`);
+}
+const GATES = '/var/tmp/crawldeck-test-gates';
+
+/** Host pids of the processes whose command line holds `token` (a task's own pids are those of its namespace). */
+export function pidsWithArg(token: string): number[] {
+  const found: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(token)) found.push(Number(entry));
+    } catch {
+      /* gone meanwhile */
+    }
+  }
+  return found;
 }

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EMPTY_ID } from '@crawldeck/shared';
 import { startTestMaster, type TestMaster } from './harness.ts';
-import { allLog, makeSpider, pidAlive, runSpider, waitFor, waitNodes, waitTask } from './tasks.helpers.ts';
+import { allLog, makeSpider, pidAlive, pidsWithArg, runSpider, waitFor, waitNodes, waitTask } from './tasks.helpers.ts';
 import { SseReader } from './support/sse-reader.ts';
 
 let m: TestMaster;
@@ -199,21 +199,25 @@ console.log('ok');`;
   });
 
   it('cancel kills the whole process group; restart makes a new task', async () => {
-    const id = await makeSpider(m, 'sh-long', 'sh run.sh', { 'run.sh': 'sleep 300 &\necho child=$!\nwait\n' });
+    // The child is found on the host by a word of its command line: inside its sandbox it has pids of its own.
+    const token = `cancel-child-${process.pid}-${Date.now()}`;
+    const id = await makeSpider(m, 'sh-long', 'sh run.sh', {
+      'run.sh': `sh -c 'sleep 300; : ${token}' &\necho child started\nwait\n`,
+    });
     const [t] = await runSpider(m, id);
     await waitTask(m, t, ['running']);
-    const lines = await waitFor('child pid', async () => {
-      const l = await allLog(m, t);
-      return l.find((x) => x.msg.startsWith('child=')) ? l : undefined;
+    await waitFor('child started', async () => (await allLog(m, t)).some((x) => x.msg === 'child started'));
+    const children = await waitFor('child on the host', async () => {
+      const p = pidsWithArg(token);
+      return p.length ? p : undefined;
     });
-    const childPid = Number(lines.find((x) => x.msg.startsWith('child='))!.msg.slice(6));
     const task = (await m.api('GET', `/tasks/${t}`)).body.data;
     expect(pidAlive(task.pid)).toBe(true);
-    expect(pidAlive(childPid)).toBe(true);
     const c = await m.api('POST', `/tasks/${t}/cancel`);
     expect(c.status).toBe(200);
     expect(c.body.data.status).toBe('cancelled');
-    await waitFor('process group gone', async () => !pidAlive(childPid) && !pidAlive(task.pid), 10_000);
+    await waitFor('process group gone', async () => !pidsWithArg(token).length && !pidAlive(task.pid), 10_000);
+    expect(children.some(pidAlive)).toBe(false);
     const after = await waitFor('final ack', async () => {
       const d = (await m.api('GET', `/tasks/${t}`)).body.data;
       return d.exit_code !== null || d.finish_ts ? d : undefined;
