@@ -62,6 +62,8 @@ export async function buildApp(config: MasterConfig, store: Store): Promise<Buil
     logger: loggerOptions(config),
     bodyLimit: 16 * 1024 * 1024,
     ajv: { customOptions: { removeAdditional: true, coerceTypes: 'array', useDefaults: true, allErrors: false } },
+    // The client address (sign-in limits, logs) comes from X-Forwarded-For only through a listed proxy.
+    trustProxy: config.trustedProxies.length > 0 ? config.trustedProxies : false,
     return503OnClosing: true,
     forceCloseConnections: true,
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as TypedApp;

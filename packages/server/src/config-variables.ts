@@ -167,6 +167,11 @@ export const MASTER_VARIABLES = {
     default: '`1000`',
     description: 'first retry delay of a webhook delivery (doubles, 5 retries)',
   },
+  CRAWLDECK_TRUSTED_PROXIES: {
+    default: '_(empty: trust none)_',
+    description:
+      "addresses or CIDR ranges (comma separated, e.g. `127.0.0.1,10.0.0.0/8`) of reverse proxies in front of the master. Only a request arriving directly from one of them has its client address taken from `X-Forwarded-For` (for the sign-in and sign-up limits and the log); from anywhere else that header is ignored, so a client cannot pick its own address. Behind a proxy that is not listed, every visitor shares the proxy's address",
+  },
   CRAWLDECK_LOGIN_FREE_FAILURES: {
     default: '`5`',
     description:

@@ -97,6 +97,16 @@ describe('master configuration', () => {
       expect(() => loadConfig({ dataDir }, { CRAWLDECK_MAX_ITEM_MB: bad })).toThrow(/CRAWLDECK_MAX_ITEM_MB/);
   });
 
+  it('trusts no proxy by default; reads a list of addresses and ranges and stops on a bad entry', () => {
+    const dataDir = mkdtempSync(path.join(os.tmpdir(), 'crawldeck-config-'));
+    expect(loadConfig({ dataDir }, {}).trustedProxies).toEqual([]);
+    const env = { CRAWLDECK_TRUSTED_PROXIES: '127.0.0.1, 10.0.0.0/8,fd00::/8' };
+    expect(loadConfig({ dataDir }, env).trustedProxies).toEqual(['127.0.0.1', '10.0.0.0/8', 'fd00::/8']);
+    expect(() => loadConfig({ dataDir }, { CRAWLDECK_TRUSTED_PROXIES: 'proxy.example' })).toThrow(
+      /CRAWLDECK_TRUSTED_PROXIES: "proxy.example" is not an IP address or CIDR range/,
+    );
+  });
+
   it('documents every variable with a default and a description', () => {
     for (const [name, v] of Object.entries(MASTER_VARIABLES)) {
       expect(name).toMatch(/^CRAWLDECK_[A-Z_]+$/);

@@ -39,6 +39,11 @@ export interface MasterConfig {
   loginFreeFailures: number;
   /** Longest such delay. */
   loginMaxDelayMs: number;
+  /**
+   * Addresses and CIDR ranges of the reverse proxies in front of the master; a request arriving directly from one
+   * of them is attributed to the client named in X-Forwarded-For. Empty: the direct peer is always the client.
+   */
+  trustedProxies: string[];
   /** Anonymous sign-ups allowed per client address and hour. */
   signupsPerHour: number;
   /** Where the log goes instead of stdout (tests read it). */
@@ -188,6 +193,13 @@ function checkedAllowList(text: string): string {
   return text;
 }
 
+/** The trusted proxies as a list, each entry checked to be an address or CIDR range. */
+function checkedProxies(text: string): string[] {
+  const problem = allowListProblem(text);
+  if (problem) throw new Error(`CRAWLDECK_TRUSTED_PROXIES: ${problem}`);
+  return text.split(/[\s,]+/).filter(Boolean);
+}
+
 function systemTimezone(): string {
   return Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
 }
@@ -231,6 +243,7 @@ function limitSettings(overrides: Partial<MasterConfig>, env: EnvReader) {
   return {
     loginFreeFailures: env.positiveInt('CRAWLDECK_LOGIN_FREE_FAILURES', 5),
     loginMaxDelayMs: env.positiveInt('CRAWLDECK_LOGIN_MAX_DELAY_SECONDS', 60) * 1000,
+    trustedProxies: checkedProxies(env.text('CRAWLDECK_TRUSTED_PROXIES', '')),
     signupsPerHour: env.positiveInt('CRAWLDECK_SIGNUPS_PER_HOUR', 10),
     outboundAllow: checkedAllowList(overrides.outboundAllow ?? env.text('CRAWLDECK_OUTBOUND_ALLOW', '')),
     zipMaxEntries: env.positiveInt('CRAWLDECK_ZIP_MAX_ENTRIES', DEFAULT_ZIP_MAX_ENTRIES),

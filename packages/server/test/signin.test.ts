@@ -1,6 +1,6 @@
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestMaster, type TestMaster } from './harness.ts';
+import { ADMIN_PASSWORD, startTestMaster, type TestMaster } from './harness.ts';
 
 /** A JSON call from a chosen loopback address, so one test can act as an attacker and as the real owner. */
 function callFrom(
@@ -10,6 +10,7 @@ function callFrom(
   route: string,
   body?: unknown,
   token?: string,
+  extraHeaders: Record<string, string> = {},
 ): Promise<{ status: number; body: any; headers: http.IncomingHttpHeaders }> {
   const url = new URL(`/api${route}`, m.url);
   const payload = body === undefined ? undefined : JSON.stringify(body);
@@ -24,6 +25,7 @@ function callFrom(
         headers: {
           ...(payload ? { 'content-type': 'application/json' } : {}),
           ...(token ? { authorization: token } : {}),
+          ...extraHeaders,
         },
       },
       (res) => {
@@ -168,6 +170,55 @@ describe('sign-in hardening', () => {
     ).toBe(200);
     expect((await m.api('GET', '/me', { token: apiToken })).status).toBe(401);
     await m.login('rst1', 'reset-pass2');
+  });
+});
+
+describe('sign-in behind a reverse proxy', () => {
+  let p: TestMaster;
+  beforeAll(async () => {
+    // The proxy sits on 127.0.0.1; the default budget of free failures.
+    p = await startTestMaster({ trustedProxies: ['127.0.0.1'] });
+  });
+  afterAll(async () => {
+    await p?.close();
+  });
+  const viaProxy = (client: string, password: string) =>
+    callFrom(p, '127.0.0.1', 'POST', '/login', { username: 'admin', password }, undefined, {
+      'x-forwarded-for': client,
+    });
+
+  it('50 bad sign-ins from someone behind the same proxy do not keep the admin out; only a listed proxy names the client', async () => {
+    const statuses = new Set<number>();
+    for (let i = 0; i < 50; i++) statuses.add((await viaProxy('203.0.113.50', `guess-${i}`)).status);
+    // The attacker is slowed...
+    expect(statuses).toEqual(new Set([401, 429]));
+    expect((await viaProxy('203.0.113.50', ADMIN_PASSWORD)).status).toBe(429);
+    // ...and the admin, another client of the same proxy, signs in at once.
+    const admin = await viaProxy('198.51.100.7', ADMIN_PASSWORD);
+    expect(admin.status).toBe(200);
+    expect(typeof admin.body.data).toBe('string');
+
+    // 127.0.0.3 is not a listed proxy: it cannot escape its slowdown by naming a new address in each request.
+    await p.createUser('owner2', 'owner-pass');
+    const attempt = (forwarded: string, password: string) =>
+      callFrom(p, '127.0.0.3', 'POST', '/login', { username: 'owner2', password }, undefined, {
+        'x-forwarded-for': forwarded,
+      });
+    for (let i = 0; i < 5; i++) expect((await attempt(`198.51.100.${i}`, 'guess-' + i)).status).toBe(401);
+    expect((await attempt('198.51.100.99', 'owner-pass')).status).toBe(429);
+    // Through the proxy the same owner is a client of its own.
+    const owner = await callFrom(
+      p,
+      '127.0.0.1',
+      'POST',
+      '/login',
+      { username: 'owner2', password: 'owner-pass' },
+      undefined,
+      {
+        'x-forwarded-for': '198.51.100.99',
+      },
+    );
+    expect(owner.status).toBe(200);
   });
 });
 
