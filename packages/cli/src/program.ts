@@ -41,7 +41,16 @@ CRAWLDECK_TOKEN override them for one command.`,
     .option('--url <url>', 'the master, e.g. http://crawl.example:8080')
     .option('-u, --username <name>', 'user name (asked when not given)')
     .option('--password-stdin', 'read the password from standard input')
-    .option('--token <token>', 'keep this API token (made under Settings → Tokens) instead of signing in')
+    .option(
+      '--token-stdin',
+      'read an API token (made under Settings → Tokens) from standard input instead of signing in',
+    )
+    .option(
+      '--token-file <path>',
+      'read an API token (made under Settings → Tokens) from this file instead of signing in',
+    )
+    // Still recognised, only to refuse it with the reason: a token in the arguments is visible in `ps`.
+    .addOption(new Option('--token <token>').hideHelp())
     .action((opts) => login(opts, output()));
 
   program

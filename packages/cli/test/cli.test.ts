@@ -1,42 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { ADMIN_PASSWORD, startTestMaster, type TestMaster } from '../../server/test/harness.ts';
-
-const BIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../bin/crawldeck.js');
+import { runCli, type CliOptions } from './cli.helpers.ts';
 
 let m: TestMaster;
 let home: string;
 let project: string;
 
-interface CliRun {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs the real `crawldeck` executable as a separate process (the master lives in this one: never spawnSync). */
-function cli(
-  args: string[],
-  opts: { input?: string; cwd?: string; env?: Record<string, string> } = {},
-): Promise<CliRun> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
-      cwd: opts.cwd ?? home,
-      env: { PATH: process.env.PATH ?? '', HOME: home, CRAWLDECK_CONFIG_DIR: path.join(home, 'cfg'), ...opts.env },
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-    child.stdin.end(opts.input ?? '');
-  });
-}
+/** Runs the real `crawldeck` executable with this test's home and config folder. */
+const cli = (args: string[], opts: CliOptions = {}) => runCli(home, args, opts);
 
 const SPIDER = `import scrapy
 

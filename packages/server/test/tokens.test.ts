@@ -58,6 +58,23 @@ describe('API tokens', () => {
     expect((await m.api('GET', '/me', { token: own.body.data.token })).status).toBe(200);
   });
 
+  it("a token made with replace revokes only the same user's tokens of its name", async () => {
+    const put = (name: string, token?: string) =>
+      m.api('PUT', '/tokens', { token, body: { name, expire_days: 30, replace: true } });
+    const first = await put('build box');
+    const other = await m.api('PUT', '/tokens', { body: { name: 'other' } });
+    const rita = await m.createUser('rita');
+    const ritas = await put('build box', rita);
+    const second = await put('build box');
+    expect(second.status).toBe(200);
+    expect((await m.api('GET', '/me', { token: first.body.data.token })).status).toBe(401);
+    expect((await m.api('GET', '/me', { token: second.body.data.token })).status).toBe(200);
+    expect((await m.api('GET', '/me', { token: other.body.data.token })).status).toBe(200);
+    expect((await m.api('GET', '/me', { token: ritas.body.data.token })).status).toBe(200);
+    const names = (await m.api('GET', '/tokens')).body.data.map((t: { name: string }) => t.name);
+    expect(names.filter((n: string) => n === 'build box')).toHaveLength(1);
+  });
+
   it('refuses an expired token', async () => {
     const t = await m.api('PUT', '/tokens', { body: { name: 'old', expire_days: 1 } });
     await m.master.store.db

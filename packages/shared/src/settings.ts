@@ -88,6 +88,8 @@ export const CreateTokenBody = Type.Object({
   name: Str(100, { minLength: 1 }),
   /** Omitted or 0: never expires. */
   expire_days: Type.Optional(Int(0, 3650)),
+  /** Revokes the user's other API tokens of this name in the same step (each CLI login replaces its last one). */
+  replace: Type.Optional(Type.Boolean()),
 });
 export type CreateTokenBody = Static<typeof CreateTokenBody>;
 

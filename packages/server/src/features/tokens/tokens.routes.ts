@@ -4,7 +4,14 @@ import type { Feature } from '../../context.ts';
 import { iso, ok } from '../../http/envelope.ts';
 import { badRequest, conflict, notFound } from '../../http/errors.ts';
 import { hashToken, newRawToken } from '../../http/auth.ts';
-import { countApiTokens, deleteApiToken, insertToken, listApiTokens, type TokenRow } from './tokens.store.ts';
+import {
+  countApiTokens,
+  deleteApiToken,
+  insertToken,
+  listApiTokens,
+  replaceApiToken,
+  type TokenRow,
+} from './tokens.store.ts';
 
 const MAX_TOKENS_PER_USER = 100;
 
@@ -21,6 +28,8 @@ function present(row: TokenRow): ApiToken {
 /**
  * Settings → API tokens: personal tokens of kind `api` in the `tokens` table, so they work in `Authorization`
  * (raw or Bearer) for every call like a session token. Only the SHA-256 is stored; the raw token is shown once.
+ * A token made with `replace` takes the place of the user's earlier tokens of its name, so a tool that signs in
+ * again and again (the CLI) keeps one token instead of piling them up.
  */
 export const tokensFeature: Feature = (app, ctx) => {
   const { db } = ctx.store;
@@ -37,7 +46,8 @@ export const tokensFeature: Feature = (app, ctx) => {
     async (req) => {
       const name = req.body.name.trim();
       if (!name) throw badRequest('a token needs a name');
-      if ((await countApiTokens(db, req.user.id)) >= MAX_TOKENS_PER_USER)
+      const replace = req.body.replace === true;
+      if ((await countApiTokens(db, req.user.id, replace ? name : undefined)) >= MAX_TOKENS_PER_USER)
         throw conflict(`at most ${MAX_TOKENS_PER_USER} API tokens per user; revoke unused ones`);
       const now = Date.now();
       const raw = newRawToken();
@@ -51,7 +61,7 @@ export const tokensFeature: Feature = (app, ctx) => {
         expire_ts: req.body.expire_days ? now + req.body.expire_days * 86400_000 : null,
         last_used_ts: null,
       };
-      await insertToken(db, row);
+      await (replace ? replaceApiToken(db, row) : insertToken(db, row));
       return ok({ ...present(row), token: raw });
     },
   );

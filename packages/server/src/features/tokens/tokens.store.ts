@@ -1,5 +1,6 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { DB } from '../../store/schema.ts';
+import { inTransaction } from '../../store/query-helpers.ts';
 
 /**
  * The `tokens` table: sessions (kind `session`, made by sign-in) and personal API tokens (kind `api`). Only the
@@ -9,6 +10,19 @@ export type TokenRow = Selectable<DB['tokens']>;
 
 export async function insertToken(db: Kysely<DB>, row: TokenRow): Promise<void> {
   await db.insertInto('tokens').values(row).execute();
+}
+
+/** Stores a new API token and revokes the user's other API tokens of the same name, in one transaction. */
+export async function replaceApiToken(db: Kysely<DB>, row: TokenRow): Promise<void> {
+  await inTransaction(db, async (trx) => {
+    await trx
+      .deleteFrom('tokens')
+      .where('user_id', '=', row.user_id)
+      .where('kind', '=', 'api')
+      .where('name', '=', row.name)
+      .execute();
+    await trx.insertInto('tokens').values(row).execute();
+  });
 }
 
 export function listApiTokens(db: Kysely<DB>, userId: string): Promise<TokenRow[]> {
@@ -21,13 +35,15 @@ export function listApiTokens(db: Kysely<DB>, userId: string): Promise<TokenRow[
     .execute();
 }
 
-export async function countApiTokens(db: Kysely<DB>, userId: string): Promise<number> {
-  const row = await db
+/** How many API tokens the user holds, not counting those named `exceptName` (about to be replaced). */
+export async function countApiTokens(db: Kysely<DB>, userId: string, exceptName?: string): Promise<number> {
+  let q = db
     .selectFrom('tokens')
     .select((eb) => eb.fn.countAll<number>().as('n'))
     .where('user_id', '=', userId)
-    .where('kind', '=', 'api')
-    .executeTakeFirstOrThrow();
+    .where('kind', '=', 'api');
+  if (exceptName !== undefined) q = q.where('name', '!=', exceptName);
+  const row = await q.executeTakeFirstOrThrow();
   return Number(row.n);
 }
 
