@@ -2,7 +2,9 @@
  * Sign-in throttling with growing delays. Failures are counted per (username, address): an attacker hammering a
  * username from one address slows only that pair, so the real owner signing in from elsewhere is never held up.
  * A looser budget per address alone slows one address spraying many usernames, again only by a bounded delay.
- * In memory: each master guards itself, which bounds guessing per master.
+ * In memory: each master guards itself, which bounds guessing per master. The address is the client's own only
+ * when the reverse proxies in front of the master are listed as trusted; behind an unlisted proxy all visitors
+ * share its address.
  */
 export interface ThrottleOptions {
   /** Failures allowed without any delay. */
