@@ -35,7 +35,20 @@ async function stopNode(node: ChildNode | undefined, dataDir: string): Promise<v
     node.proc.kill('SIGKILL');
     await once(node.proc, 'exit');
   }
-  rmSync(workDirOf(dataDir), { recursive: true, force: true, maxRetries: 50, retryDelay: 100 });
+  // A tool the node started (pip checking its venv) may outlive the killed node a moment and still write there.
+  await waitFor(
+    'the node work folder removed',
+    async () => {
+      try {
+        rmSync(workDirOf(dataDir), { recursive: true, force: true });
+        return true;
+      } catch {
+        return false;
+      }
+    },
+    120_000,
+    200,
+  );
 }
 
 type Job = { _id: string; status: string; error: string; log: string; node_id: string };
