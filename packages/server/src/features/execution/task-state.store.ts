@@ -184,28 +184,26 @@ export async function abandonTask(
 }
 
 /** The task cannot run at all (its spider is gone): claimed → error. */
-export async function failTask(db: Kysely<DB>, taskId: string, error: string): Promise<TaskStatusEvent | undefined> {
-  const row = await db
-    .updateTable('tasks')
-    .set({ status: 'error', error, finish_ts: Date.now() })
-    .where('id', '=', taskId)
-    .where('status', '=', 'pending')
-    .returning(EVENT_COLUMNS)
-    .executeTakeFirst();
-  return row && toEvent(row);
+export function failTask(db: Kysely<DB>, taskId: string, error: string): Promise<TaskStatusEvent | undefined> {
+  return endInError(db, taskId, error, 'pending');
 }
 
 /** The master will take no more of a running task (its results database refuses them): running → error. */
-export async function failRunningTask(
+export function failRunningTask(db: Kysely<DB>, taskId: string, error: string): Promise<TaskStatusEvent | undefined> {
+  return endInError(db, taskId, error, 'running');
+}
+
+async function endInError(
   db: Kysely<DB>,
   taskId: string,
   error: string,
+  from: 'pending' | 'running',
 ): Promise<TaskStatusEvent | undefined> {
   const row = await db
     .updateTable('tasks')
     .set({ status: 'error', error, finish_ts: Date.now() })
     .where('id', '=', taskId)
-    .where('status', '=', 'running')
+    .where('status', '=', from)
     .returning(EVENT_COLUMNS)
     .executeTakeFirst();
   return row && toEvent(row);
