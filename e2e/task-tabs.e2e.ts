@@ -17,10 +17,18 @@ const PAGE_OF = {
   zh: (page: number, pages: number) => `第 ${page} / ${pages} 页`,
 } as const;
 
-/** Runs `n` quick tasks of a new spider; answers the spider's id. */
+/**
+ * Runs `n` quick tasks of a new spider and waits until every one has ended, so the node's list no longer changes
+ * while the tabs are walked (a pending task has no node yet); answers the spider's id.
+ */
 async function spiderWithTasks(token: string, name: string, n: number): Promise<string> {
   const s = await call<{ _id: string }>(token, 'PUT', '/spiders', { name, cmd: 'echo ok' });
   for (let i = 0; i < n; i++) await call(token, 'PUT', '/tasks', { spider_id: s._id, run_type: 'random' });
+  const ended = async () =>
+    (await call<{ status: string }[]>(token, 'GET', `/spiders/${s._id}/tasks?page_size=100`)).filter(
+      (t) => !['pending', 'running'].includes(t.status),
+    ).length;
+  await expect.poll(ended, { timeout: 90_000, interval: 500 }).toBe(n);
   return s._id;
 }
 
