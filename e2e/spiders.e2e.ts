@@ -326,6 +326,8 @@ for (const lang of ['zh', 'en'] as const) {
 
       // ---- delete notes.txt with confirmation
       await node('notes.txt').click();
+      // Delete acts on the open file: wait until notes.txt is the one open, not the file renamed just before
+      await expect.poll(() => page.locator('[data-testid=open-path]').innerText()).toBe('notes.txt');
       await page.locator('[data-testid=file-delete]').click();
       await confirmDialog(page)
         .getByRole('button', { name: label(L.confirm) })
