@@ -120,6 +120,42 @@ describe('dashboard stats', () => {
     expect(Object.fromEntries(shown.map((s) => [s.status, s.count]))).toEqual(counted);
   });
 
+  it('counts tasks per calendar day like a count of the table, at any offset, as tasks come and go', async () => {
+    const db = m.master.store.db;
+    const owner = (await db.selectFrom('users').select('id').where('username', '=', 'admin').executeTakeFirstOrThrow())
+      .id;
+    const spider = newId();
+    await insertRow(db, 'spiders', { id: spider, owner_id: owner });
+    const now = Date.now();
+    // Tasks spread over 40 days at odd minutes, some close to a day's edge in one zone or another.
+    const ids = Array.from({ length: 300 }, () => newId());
+    for (const [i, id] of ids.entries())
+      await insertRow(db, 'tasks', {
+        id,
+        spider_id: spider,
+        status: 'finished',
+        run_type: 'random',
+        create_ts: now - Math.floor(i * 3.3 * 3600_000) - i * 7_919,
+      });
+    expect((await m.api('DELETE', '/tasks', { body: { ids: ids.filter((_, i) => i % 7 === 0) } })).status).toBe(200);
+    for (const offset of [0, 480, 330, 345, -571, 840, -840]) {
+      const offMs = offset * 60_000;
+      const firstDay = Math.floor((now + offMs) / DAY) - 29;
+      const { rows } = await sql<{
+        d: number;
+        n: number;
+      }>`SELECT (create_ts + ${sql.lit(offMs)}) / ${sql.lit(DAY)} AS d, COUNT(*) AS n
+        FROM tasks WHERE create_ts >= ${sql.lit(firstDay * DAY - offMs)}
+          AND spider_id NOT IN (SELECT spider_id FROM spider_purges) GROUP BY 1`.execute(db);
+      const counted = new Map(rows.map((r) => [Number(r.d), Number(r.n)]));
+      const shown = (await m.api('GET', `/stats/home?tz_offset=${offset}`)).body.data.daily as { tasks: number }[];
+      expect(
+        shown.map((d) => d.tasks),
+        `offset ${offset}`,
+      ).toEqual(shown.map((_, i) => counted.get(firstDay + i) ?? 0));
+    }
+  });
+
   it('stays fast with many tasks', async () => {
     const db = m.master.store.db;
     if (!(await tableExists(db, 'tasks'))) return;
