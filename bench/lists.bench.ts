@@ -7,7 +7,8 @@
  *   GET /tasks first page, middle page (by cursor), page_num 1000 (the deepest page a number reaches), last page
  *   (by the `last` cursor), as the administrator and as a normal user (task policy filter), and the `next` page;
  *   CSV and JSON export of the task's items (fastest, median and slowest call, and the master's CPU time per call:
- *   this process's, as curl and psql are processes of their own). BENCH_EXPORTS_ONLY=1 inserts only the items and
+ *   this process's, as curl and psql are processes of their own) and the longest wait of GET /api/version sampled
+ *   every 20 ms meanwhile (how long any other request waits behind an export). BENCH_EXPORTS_ONLY=1 inserts only the items and
  *   times only the exports; BENCH_EXPORT_REPEAT sets their calls. BENCH_DATA_DIR and BENCH_DB_PREFIX place the
  *   bench's data directory and name its database.
  * Baselines in the same run: a bare keyset SELECT of one page on the store's own driver, and a bare export of the
@@ -24,6 +25,7 @@ import pg from 'pg';
 import { sql, type Kysely } from 'kysely';
 import { startMaster, type RunningMaster } from '../packages/server/src/master.ts';
 import { encodeCursor } from '../packages/server/src/http/cursor.ts';
+import { versionProbe } from './version-probe.ts';
 
 const PG = process.env.BENCH_PG === '1';
 // The test helpers (the one that fills a row's other required columns, and the harness the bench support uses) read
@@ -171,9 +173,12 @@ async function measure(m: RunningMaster, bare: Bare, size: number, admin: string
   const b = await spread(() => bare.exportItems(), exports);
   Object.assign(row, { bare_copy: b.min, bare_copy_median: b.median, bare_copy_max: b.max });
   for (const format of ['csv', 'json'] as const) {
+    // Every other request's longest wait while the exports run: GET /api/version from a thread of its own.
+    const probe = versionProbe({ url: m.url } as Parameters<typeof versionProbe>[0], 20);
     const d = await spread(() => download(m, admin, format), exports);
     Object.assign(row, { [format]: d.min, [`${format}_median`]: d.median, [`${format}_max`]: d.max });
     row[`${format}_master_cpu`] = d.cpu;
+    row[`${format}_other_request_max_wait`] = Math.max(...(await probe.stop()));
   }
   row.load_before = load0;
   row.load_after = load();

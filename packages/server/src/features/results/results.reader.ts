@@ -1,3 +1,4 @@
+import { setImmediate } from 'node:timers/promises';
 import type { AppContext } from '../../context.ts';
 import { HttpError } from '../../http/errors.ts';
 import type { ColumnKind } from '../datasources/columns.ts';
@@ -55,7 +56,12 @@ const parse = (r: StoredItem): ResultItem => ({
 /** A block of documents joined by commas, read as one JSON array: one parse for the block, not one per item. */
 const parseBlock = (docs: string): ItemFields[] => (docs ? (JSON.parse(`[${docs}]`) as ItemFields[]) : []);
 
-/** Items by keyset pages: one short statement per page, each an index range from the last id. */
+/**
+ * Items by keyset pages: one short statement per page, each an index range from the last id. Between two pages the
+ * master's other requests get their turn: on SQLite every read runs on the master's only thread, and a client that
+ * takes the download as fast as it is written (loopback, no compression) would otherwise keep the export's pages
+ * coming back to back, every other request waiting for the whole export.
+ */
 async function* keysetPages(ctx: AppContext, taskId: string, size: number): AsyncGenerator<ItemFields[]> {
   let afterId = 0;
   for (;;) {
@@ -63,6 +69,7 @@ async function* keysetPages(ctx: AppContext, taskId: string, size: number): Asyn
     if (page.count) yield parseBlock(page.docs);
     if (page.count < size) return;
     afterId = page.last;
+    await setImmediate();
   }
 }
 
