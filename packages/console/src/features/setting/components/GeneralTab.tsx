@@ -8,6 +8,7 @@ import { switchLanguage } from '../../../app/language.ts';
 import { PAGE_SIZE_OPTIONS, getDefaultPageSize, setDefaultPageSize } from '../preferences.ts';
 import { useActionSummary, useAdminSetting, useSaveSetting } from '../api.ts';
 import { OutboundAllowItem } from './OutboundAllowItem.tsx';
+import { SettingSwitch } from './SettingSwitch.tsx';
 
 export function GeneralTab({ isAdmin }: { isAdmin: boolean }) {
   const { t } = useTranslation(['setting', 'common']);
@@ -22,7 +23,9 @@ export function GeneralTab({ isAdmin }: { isAdmin: boolean }) {
   const [endpoint, setEndpoint] = useState('');
   useEffect(() => setEndpoint(adminSetting.data?.stats_endpoint ?? ''), [adminSetting.data?.stats_endpoint]);
   const serverTutorial = (adminSetting.data?.enable_tutorial ?? publicSetting?.enable_tutorial) === 'Y';
-  const allowSignup = (adminSetting.data?.allow_signup ?? publicSetting?.allow_signup) === 'Y';
+  const publicSignup = publicSetting?.allow_signup;
+  const allowSignup =
+    adminSetting.data?.allow_signup ?? (publicSignup === 'Y' || publicSignup === 'N' ? publicSignup : undefined);
 
   const saved = () => void message.success(t('general.saved'));
 
@@ -44,20 +47,14 @@ export function GeneralTab({ isAdmin }: { isAdmin: boolean }) {
             data-testid="enable-tutorial"
           />
         </Form.Item>
-        <Form.Item
+        <SettingSwitch
+          setting="allow_signup"
+          value={allowSignup}
           label={t('general.allowSignup')}
-          extra={isAdmin ? t('general.allowSignupHint') : t('general.adminOnly')}
-        >
-          <Switch
-            checked={allowSignup}
-            disabled={!isAdmin || save.isPending}
-            onChange={async (v) => {
-              await save.mutateAsync({ allow_signup: v ? 'Y' : 'N' });
-              saved();
-            }}
-            data-testid="allow-signup"
-          />
-        </Form.Item>
+          hint={t('general.allowSignupHint')}
+          isAdmin={isAdmin}
+          testId="allow-signup"
+        />
         <Form.Item label={t('general.tutorialLocal')}>
           <Switch
             checked={localTutorial}
@@ -99,30 +96,24 @@ export function GeneralTab({ isAdmin }: { isAdmin: boolean }) {
           />
         </Form.Item>
         {isAdmin ? (
-          <Form.Item label={t('general.userTasksOnMaster')} extra={t('general.userTasksOnMasterHint')}>
-            <Switch
-              checked={adminSetting.data?.user_tasks_on_master === 'Y'}
-              disabled={!adminSetting.data || save.isPending}
-              onChange={async (v) => {
-                await save.mutateAsync({ user_tasks_on_master: v ? 'Y' : 'N' });
-                saved();
-              }}
-              data-testid="user-tasks-on-master"
-            />
-          </Form.Item>
+          <SettingSwitch
+            setting="user_tasks_on_master"
+            value={adminSetting.data?.user_tasks_on_master}
+            label={t('general.userTasksOnMaster')}
+            hint={t('general.userTasksOnMasterHint')}
+            isAdmin
+            testId="user-tasks-on-master"
+          />
         ) : null}
         {isAdmin ? (
-          <Form.Item label={t('general.userTasksUnsandboxed')} extra={t('general.userTasksUnsandboxedHint')}>
-            <Switch
-              checked={adminSetting.data?.user_tasks_unsandboxed === 'Y'}
-              disabled={!adminSetting.data || save.isPending}
-              onChange={async (v) => {
-                await save.mutateAsync({ user_tasks_unsandboxed: v ? 'Y' : 'N' });
-                saved();
-              }}
-              data-testid="user-tasks-unsandboxed"
-            />
-          </Form.Item>
+          <SettingSwitch
+            setting="user_tasks_unsandboxed"
+            value={adminSetting.data?.user_tasks_unsandboxed}
+            label={t('general.userTasksUnsandboxed')}
+            hint={t('general.userTasksUnsandboxedHint')}
+            isAdmin
+            testId="user-tasks-unsandboxed"
+          />
         ) : null}
         {isAdmin ? (
           <Form.Item label={t('general.statsEndpoint')} extra={t('general.statsEndpointHint')}>
