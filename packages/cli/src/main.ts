@@ -42,5 +42,6 @@ async function main(argv: string[]): Promise<void> {
 
 main(process.argv.slice(2)).catch((err: unknown) => {
   process.stderr.write(`error: ${err instanceof Error ? err.message : String(err)}\n`);
-  process.exit(1);
+  // A command line the node does not understand ends with status 2, like other usage errors.
+  process.exit((err as { exitCode?: unknown }).exitCode === 2 ? 2 : 1);
 });

@@ -14,11 +14,17 @@ import { SDK_DIR, buildConfigSpiderRunner } from './task-runtime.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 export const BUNDLE_DIR_NAME = 'crawldeck-node';
+/** What the bundle's folder holds; an installed node's folder also keeps its key and `data`, which are not ours. */
+export const BUNDLE_ENTRIES = ['bin', 'packages', 'VERSION'] as const;
 
 const LAUNCHER = `#!/bin/sh
 # Runs the Crawldeck node service. The node key comes from --key-file FILE, CRAWLDECK_NODE_KEY_FILE or
 # CRAWLDECK_NODE_KEY, never from the command line (every local user can read a command line).
+# The node keeps its data in the folder it is installed in (data/) unless --data-dir or CRAWLDECK_NODE_DATA_DIR says
+# otherwise, wherever it is started from.
 here=$(CDPATH= cd -- "$(dirname -- "$0")/.." && pwd)
+CRAWLDECK_NODE_HOME="$here"
+export CRAWLDECK_NODE_HOME
 exec node "$here/packages/node/dist/crawldeck-node.mjs" "$@"
 `;
 

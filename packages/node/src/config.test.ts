@@ -1,4 +1,5 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -29,7 +30,7 @@ describe('node configuration', () => {
   });
 
   it('reads the variables with their defaults', () => {
-    expect(loadNodeEnv({})).toEqual({ dataDir: './node-data', maxRunners: 8 });
+    expect(loadNodeEnv({})).toEqual({ dataDir: path.join(os.homedir(), '.crawldeck', 'node-data'), maxRunners: 8 });
     const env = {
       CRAWLDECK_MASTER_URL: 'http://m:8080',
       CRAWLDECK_NODE_KEY: 'k',
@@ -43,6 +44,16 @@ describe('node configuration', () => {
       python: undefined,
     });
     expect(() => loadNodeEnv({ CRAWLDECK_MAX_RUNNERS: '0' })).toThrow(/CRAWLDECK_MAX_RUNNERS/);
+  });
+
+  it('keeps its data in an absolute folder, whatever folder it starts in', () => {
+    // An installed node's launcher names its own folder: the data stays beside the code.
+    expect(loadNodeEnv({ CRAWLDECK_NODE_HOME: '/opt/crawldeck-node' }).dataDir).toBe('/opt/crawldeck-node/data');
+    expect(loadNodeEnv({ CRAWLDECK_NODE_HOME: 'crawldeck-node' }).dataDir).toBe(
+      path.join(process.cwd(), 'crawldeck-node', 'data'),
+    );
+    expect(loadNodeEnv({ CRAWLDECK_NODE_DATA_DIR: 'here' }).dataDir).toBe(path.join(process.cwd(), 'here'));
+    expect(path.isAbsolute(loadNodeEnv({}).dataDir)).toBe(true);
   });
 
   it('no other module of the node service reads the environment', () => {

@@ -1,3 +1,5 @@
+import os from 'node:os';
+import path from 'node:path';
 import type { VariableDefinition } from '@crawldeck/shared/config-table.ts';
 import { renderVariableTable } from '@crawldeck/shared/config-table.ts';
 
@@ -17,9 +19,15 @@ export const NODE_VARIABLES = {
     description:
       "the master's node key itself, when no key file is given (never on the command line, where `ps` would show it)",
   },
+  CRAWLDECK_NODE_HOME: {
+    default: '_(the launcher sets it)_',
+    description:
+      "the folder an installed node lives in: the installer installs there (default `./crawldeck-node`) and the node's launcher sets it to its own folder",
+  },
   CRAWLDECK_NODE_DATA_DIR: {
-    default: '`./node-data`',
-    description: "the node's id, spools and synced spider files (`--data-dir`)",
+    default: '`$CRAWLDECK_NODE_HOME/data`, else `~/.crawldeck/node-data`',
+    description:
+      "the node's id, spools and synced spider files (`--data-dir`); always made absolute, so the node is the same one wherever it starts from",
   },
   CRAWLDECK_MAX_RUNNERS: { default: '`8`', description: 'tasks run at the same time (`--max-runners`)' },
   CRAWLDECK_PYTHON: {
@@ -82,6 +90,15 @@ export function nodeVariable(name: NodeVariable, env: NodeJS.ProcessEnv = proces
   return env[name] === '' ? undefined : env[name];
 }
 
+/**
+ * Where a node keeps its id and spools when nothing says: an installed node in its own folder (so reinstalling
+ * keeps it, and two installs are two nodes), a node started through `crawldeck node` in the user's home folder.
+ * Never relative to the current folder: started from elsewhere, the node would otherwise join as a new one.
+ */
+export function defaultDataDir(nodeHome: string | undefined): string {
+  return nodeHome ? path.join(path.resolve(nodeHome), 'data') : path.join(os.homedir(), '.crawldeck', 'node-data');
+}
+
 /** Reads the node's variables (only the names defined above); flags are applied over this by the caller. */
 export function loadNodeEnv(env: NodeJS.ProcessEnv = process.env): NodeEnvConfig {
   const read = (name: NodeVariable) => nodeVariable(name, env);
@@ -91,7 +108,7 @@ export function loadNodeEnv(env: NodeJS.ProcessEnv = process.env): NodeEnvConfig
   return {
     masterUrl: read('CRAWLDECK_MASTER_URL'),
     nodeKey: read('CRAWLDECK_NODE_KEY'),
-    dataDir: read('CRAWLDECK_NODE_DATA_DIR') ?? './node-data',
+    dataDir: path.resolve(read('CRAWLDECK_NODE_DATA_DIR') ?? defaultDataDir(read('CRAWLDECK_NODE_HOME'))),
     maxRunners,
     python: read('CRAWLDECK_PYTHON'),
     taskUser: read('CRAWLDECK_TASK_USER'),

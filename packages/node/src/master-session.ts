@@ -30,6 +30,8 @@ export class MasterSession {
   private heartbeat: NodeJS.Timeout | undefined;
   private reconnectTimer: NodeJS.Timeout | undefined;
   private attempts = 0;
+  /** Why the master refused the node key, once it has. */
+  private refusedKey: string | undefined;
   /** Set once the assignments exist (they send through this session). */
   tasks!: Assignments;
 
@@ -40,6 +42,8 @@ export class MasterSession {
     private sampler: MetricsSampler,
     private envJobs: EnvJobRunner,
     private log: NodeLog,
+    /** The master refused the node key: the session has stopped and will not connect again. */
+    private onRefused: (reason: string) => void = () => undefined,
   ) {}
 
   /** Sends a message when the socket is open and registered (the register message itself before that). */
@@ -64,6 +68,12 @@ export class MasterSession {
       } catch (err) {
         this.log('error', 'master message failed', { type: msg?.type, err: String(err) });
       }
+    });
+    // A master that answers the upgrade itself with 401 / 403 (or a proxy in front of it) refuses the key.
+    socket.on('unexpected-response', (_req, res) => {
+      const status = res.statusCode ?? 0;
+      if (status === 401 || status === 403) this.refusedKey = `the master answered ${status} ${res.statusMessage ?? ''}`;
+      socket.terminate();
     });
     socket.on('close', (code, reason) => this.closed(socket, code, reason.toString()));
     socket.on('error', (err) => this.log('debug', 'connection error', { err: err.message }));
@@ -102,7 +112,14 @@ export class MasterSession {
       this.stopHeartbeat();
     }
     if (this.stopped) return;
-    if (code === 4401) this.log('error', `master refused the node key: ${reason}`);
+    if (code === 4401 || code === 4403) this.refusedKey = reason || `closed with ${code}`;
+    if (this.refusedKey !== undefined) {
+      // Trying again cannot help: the key is wrong until someone changes it. A master that is down is retried.
+      this.stopped = true;
+      this.log('error', `master refused the node key: ${this.refusedKey}`);
+      this.onRefused(this.refusedKey);
+      return;
+    }
     // Reconnect with capped exponential backoff and jitter; shipping continues independently over HTTP.
     const delay = Math.min(4000, 250 * 2 ** Math.min(this.attempts++, 5)) * (0.75 + Math.random() * 0.5);
     this.reconnectTimer = setTimeout(() => this.connect(), delay);

@@ -36,6 +36,8 @@ export interface NodeOptions {
   /** Limits of a task whose assignment sets none (0: no limit). */
   limits?: TaskLimits;
   log?: NodeLog;
+  /** The master refused the node key (401 / 403): the node no longer connects; the caller decides what follows. */
+  onKeyRefused?: (reason: string) => void;
 }
 
 export interface RunningNode {
@@ -111,7 +113,7 @@ export async function startNode(opts: NodeOptions): Promise<RunningNode> {
     nodeType: opts.type ?? 'worker',
     info: systemInfo(python, sandbox.info),
   };
-  const session = new MasterSession(me, master, limits, new MetricsSampler(dataDir), envJobs, log);
+  const session = new MasterSession(me, master, limits, new MetricsSampler(dataDir), envJobs, log, opts.onKeyRefused);
   const tasks = new Assignments(places, runEnv, limits, master, envJobs, (m) => session.send(m), log);
   session.tasks = tasks;
   tasks.resume();

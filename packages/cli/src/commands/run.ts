@@ -31,9 +31,14 @@ async function scrapySpiderName(api: ApiClient, spider: Spider, given?: string):
 async function nodeIds(api: ApiClient, refs: string[]): Promise<string[]> {
   const nodes = (await api.call<NodeInfo[]>('GET', '/nodes')).data;
   return refs.map((ref) => {
-    const n = nodes.find((x) => x._id === ref || x.name === ref);
-    if (!n) throw new Error(`no node "${ref}" (nodes: ${nodes.map((x) => x.name).join(', ')})`);
-    return n._id;
+    const byId = nodes.find((x) => x._id === ref);
+    if (byId) return byId._id;
+    const named = nodes.filter((x) => x.name === ref);
+    if (!named.length) throw new Error(`no node "${ref}" (nodes: ${nodes.map((x) => x.name).join(', ')})`);
+    // Names are unique since nodes get a free one on joining; nodes that joined before may still share one.
+    if (named.length > 1)
+      throw new Error(`several nodes are named "${ref}": choose one by id (${named.map((x) => x._id).join(', ')})`);
+    return named[0]._id;
   });
 }
 

@@ -43,7 +43,28 @@ export interface Registration {
   ip: string;
 }
 
-/** A node (re)registers: created on first contact, otherwise its host facts refreshed and offline cleared. */
+/**
+ * The name a joining node gets: the one it asks for, or, when another node has it, the first free `name-2`,
+ * `name-3`… Names identify nodes to people and to the CLI, so no two nodes share one.
+ */
+export async function freeNodeName(db: Kysely<DB>, wanted: string): Promise<string> {
+  const escaped = wanted.replace(/[\\%_]/g, (c) => '\\' + c);
+  const rows = await db
+    .selectFrom('nodes')
+    .select('name')
+    .where((eb) => eb.or([eb('name', '=', wanted), eb('name', 'like', sql<string>`${escaped + '-%'} escape '\\'`)]))
+    .execute();
+  const taken = new Set(rows.map((r) => r.name));
+  if (!taken.has(wanted)) return wanted;
+  let n = 2;
+  while (taken.has(`${wanted}-${n}`)) n++;
+  return `${wanted}-${n}`;
+}
+
+/**
+ * A node (re)registers: created on first contact (under a name no other node has), otherwise its host facts
+ * refreshed and offline cleared; a known node keeps the name it has.
+ */
 export async function upsertRegisteredNode(db: Kysely<DB>, r: Registration, now: number): Promise<NodeRow> {
   const existing = await getNode(db, r.nodeId);
   if (!existing) {
@@ -51,7 +72,7 @@ export async function upsertRegisteredNode(db: Kysely<DB>, r: Registration, now:
       .insertInto('nodes')
       .values({
         id: r.nodeId,
-        name: r.name,
+        name: await freeNodeName(db, r.name),
         description: '',
         type: r.nodeType,
         status: 'online',

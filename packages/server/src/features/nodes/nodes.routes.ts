@@ -12,7 +12,7 @@ import type { Feature } from '../../context.ts';
 import { iso, ok } from '../../http/envelope.ts';
 import { conflict } from '../../http/errors.ts';
 import { nodeFor } from '../../policies/index.ts';
-import { deleteNode, metricsSince, updateNode } from './nodes.store.ts';
+import { deleteNode, metricsSince, nodeIdNamed, updateNode } from './nodes.store.ts';
 import { forgetNode, presentNode } from './nodes.service.ts';
 import { nodeListFor } from './node-list.ts';
 import { listWriterFor } from './list-stream.ts';
@@ -70,7 +70,10 @@ export const nodesFeature: Feature = async (app, ctx) => {
     async (req) => {
       const n = await nodeFor(db, req.user, req.params.id, 'change');
       const b = req.body;
-      await updateNode(db, n.id, { ...b, ...(b.name !== undefined ? { name: b.name.trim() || n.name } : {}) });
+      const name = b.name !== undefined ? b.name.trim() || n.name : undefined;
+      const holder = name !== undefined ? await nodeIdNamed(db, name) : undefined;
+      if (holder && holder !== n.id) throw conflict(`another node is named "${name}": node names are unique`);
+      await updateNode(db, n.id, { ...b, ...(name !== undefined ? { name } : {}) });
       const after = await nodeFor(db, req.user, n.id, 'read');
       await rt.setNodeConfig(n.id, after.enabled === 1, after.max_runners);
       list.markDirty();

@@ -67,6 +67,12 @@ export interface NodeEdit {
   max_runners?: number;
 }
 
+/** The node that has this name, if one does (names are unique: a joining node gets a free one). */
+export async function nodeIdNamed(db: Kysely<DB>, name: string): Promise<string | undefined> {
+  const row = await db.selectFrom('nodes').select('id').where('name', '=', name).executeTakeFirst();
+  return row?.id;
+}
+
 export async function updateNode(db: Kysely<DB>, id: string, edit: NodeEdit): Promise<void> {
   await db
     .updateTable('nodes')
