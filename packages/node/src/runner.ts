@@ -1,13 +1,15 @@
 /**
  * One task on this node: its process (run-process.ts), its spool and folders (run-folders.ts) and the two shippers
- * of its output and items. A task is new or, after a restart of the node, taken over from its saved state.
+ * of its output and items, woken as the spool grows (spool-watch.ts). A task is new or, after a restart of the
+ * node, taken over from its saved state.
  */
 import type { ChildProcess } from 'node:child_process';
-import { rmSync, watch, type FSWatcher } from 'node:fs';
+import { rmSync } from 'node:fs';
 import path from 'node:path';
 import type { FinalStatus, ItemSizeLimit, ShipAck, ShipBatch, TaskAssignment, TaskLimits } from '@crawldeck/shared';
 import { appendLines, diskFaultMessage, probeSpool, writeJson } from './spool.ts';
 import { Shipper } from './shipper.ts';
+import { SpoolWatch } from './spool-watch.ts';
 import { ItemLimit, itemLimitOf } from './item-limit.ts';
 import { groupAlive, procStartTime, sameProcess } from './proc.ts';
 import {
@@ -76,9 +78,8 @@ export class TaskRun {
   private logShipper: Shipper;
   private itemShipper: Shipper;
   private itemLimit: ItemLimit;
-  private watchers: FSWatcher[] = [];
+  private readonly spoolWatch: SpoolWatch;
   private killTimer: NodeJS.Timeout | undefined;
-  private tick: NodeJS.Timeout | undefined;
   private adoptedPoll: NodeJS.Timeout | undefined;
 
   /**
@@ -140,6 +141,11 @@ export class TaskRun {
       undefined,
       this.itemLimit.rule(),
     );
+    const spool = [
+      [this.logFile, this.logShipper],
+      [this.itemsFile, this.itemShipper],
+    ] as const;
+    this.spoolWatch = new SpoolWatch(spool, this.dir, (message) => this.onFault(message));
     if (saved) return;
     // Throws when the spool cannot be created (disk full, read-only): the caller reports the task failed.
     createRunFiles(this.dir, this.logFile, this.runDir, [this.itemsFile, this.exitFile], this.identity);
@@ -250,7 +256,7 @@ export class TaskRun {
     // Saved before the master hears of it: a node killed from here on finds the process in its spool.
     this.saveState();
     this.cb.started(child.pid, cmd, Date.now());
-    this.watchSpool();
+    this.spoolWatch.start();
     child.on('exit', (code, signal) => void this.ended(code, signal));
   }
 
@@ -264,7 +270,7 @@ export class TaskRun {
       if (!this.drained) void this.complete();
       return true;
     }
-    this.watchSpool();
+    this.spoolWatch.start();
     const poll = () => {
       if (this.pid && sameProcess(this.pid, this.procStart)) return;
       clearInterval(this.adoptedPoll);
@@ -274,31 +280,6 @@ export class TaskRun {
     this.adoptedPoll.unref();
     poll();
     return true;
-  }
-
-  /** Ships the spool as it grows (change events, and once a second for file systems without them). */
-  private watchSpool(): void {
-    for (const [file, shipper] of [
-      [this.logFile, this.logShipper],
-      [this.itemsFile, this.itemShipper],
-    ] as const) {
-      try {
-        const w = watch(file, () => shipper.kick());
-        w.on('error', () => undefined);
-        this.watchers.push(w);
-      } catch {
-        /* the tick below */
-      }
-    }
-    this.tick = setInterval(() => {
-      this.logShipper.kick();
-      this.itemShipper.kick();
-      const fault = probeSpool(this.dir);
-      if (fault) this.onFault(fault);
-    }, 1000);
-    this.tick.unref();
-    this.logShipper.kick();
-    this.itemShipper.kick();
   }
 
   /** The main process ended: wait a moment for the rest of its group, then settle the final status and ship. */
@@ -359,9 +340,8 @@ export class TaskRun {
   }
 
   private stopWatching(): void {
-    if (this.tick) clearInterval(this.tick);
+    this.spoolWatch.stop();
     if (this.adoptedPoll) clearInterval(this.adoptedPoll);
-    for (const w of this.watchers.splice(0)) w.close();
   }
 
   /** The task's process group, and every process in its control groups (also one that left the group). */

@@ -24,5 +24,6 @@ export * from './nodes.ts';
 export * from './responses.ts';
 export * from './scrapy-stats.ts';
 export * from './datasources.ts';
+export * from './datasource-identity.ts';
 export * from './environments.ts';
 export * from './redact.ts';

@@ -8,7 +8,7 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../store/schema.ts';
 import { badRequest, forbidden } from '../http/errors.ts';
-import { TABLE_CLAIM_PREFIX } from '../features/datasources/identity.ts';
+import { TABLE_CLAIM_PREFIX } from '@crawldeck/shared';
 import { isAdmin, type Actor } from './types.ts';
 import { findActor, findCollectionOwner, insertCollectionOwner } from './policies.store.ts';
 

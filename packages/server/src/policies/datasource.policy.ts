@@ -2,7 +2,7 @@
  * Results data sources (connections to the operator's databases): administrators add, change, test and delete
  * them and see their settings; every user may see their names to point a spider at one. Where a spider writes
  * inside a data source is claimed like a results collection, keyed by the real table (server, database, schema and
- * table, see datasources/identity.ts), not by the entry: the first spider owner keeps the table, so nobody writes
+ * table, see datasource-identity.ts in the shared package), not by the entry: the first spider owner keeps the table, so nobody writes
  * into, dedupes against or overwrites another user's table, not even through a second entry for the same database.
  */
 import type { Kysely } from 'kysely';

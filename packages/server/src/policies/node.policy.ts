@@ -5,15 +5,11 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../store/schema.ts';
 import { forbidden, notFound } from '../http/errors.ts';
-import { everything, isAdmin, type Access, type Actor, type Filter } from './types.ts';
+import { isAdmin, type Access, type Actor } from './types.ts';
 import { findNode } from './policies.store.ts';
 
 export function canNode(actor: Actor, access: Access): boolean {
   return access === 'read' || isAdmin(actor);
-}
-
-export function nodeReadFilter(_actor: Actor): Filter<'nodes'> {
-  return () => everything;
 }
 
 /** Loads a node for the caller: 404 when it does not exist, 403 when the policy refuses. */

@@ -1,16 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  canNode,
-  canProject,
-  canSetting,
-  canSpider,
-  canToken,
-  canUseCollection,
-  canUser,
-  canVariable,
-  canWebhook,
-  type Actor,
-} from './index.ts';
+import { canNode, canProject, canSpider, canUseCollection, type Actor } from './index.ts';
 
 const admin: Actor = { id: 'a', role: 'admin' };
 const alice: Actor = { id: 'alice', role: 'normal' };
@@ -38,12 +27,10 @@ describe('policies: the rules as plain predicates', () => {
     expect(canUseCollection(admin, 'alice')).toBe(true);
   });
 
-  it('nodes and variables: everyone reads, administrators change', () => {
+  it('nodes: everyone reads, administrators change', () => {
     expect(canNode(bob, 'read')).toBe(true);
     expect(canNode(bob, 'change')).toBe(false);
     expect(canNode(admin, 'change')).toBe(true);
-    expect(canVariable(bob, 'read')).toBe(true);
-    expect(canVariable(bob, 'change')).toBe(false);
   });
 
   it('projects: everyone reads, the owner or an administrator changes', () => {
@@ -53,17 +40,10 @@ describe('policies: the rules as plain predicates', () => {
     expect(canProject(admin, { owner_id: null }, 'change')).toBe(true);
   });
 
-  it('users, tokens, webhooks, settings', () => {
-    expect(canUser(bob, { id: 'bob' }, 'read')).toBe(true);
-    expect(canUser(bob, { id: 'alice' }, 'read')).toBe(false);
-    expect(canUser(bob, { id: 'bob' }, 'change')).toBe(true);
-    expect(canUser(bob, { id: 'alice' }, 'change')).toBe(false);
-    expect(canUser(admin, { id: 'bob' }, 'change')).toBe(true);
-    expect(canToken(admin, { user_id: 'bob' }, 'read')).toBe(false);
-    expect(canToken(bob, { user_id: 'bob' }, 'change')).toBe(true);
-    expect(canWebhook(bob, 'read')).toBe(false);
-    expect(canWebhook(admin, 'change')).toBe(true);
-    expect(canSetting(bob, 'read')).toBe(false);
-    expect(canSetting(admin, 'change')).toBe(true);
+  it('every owner predicate denies another user’s object', () => {
+    expect(canSpider(bob, { owner_id: 'alice', is_public: 0 }, 'read')).toBe(false);
+    expect(canSpider(bob, { owner_id: 'alice', is_public: 1 }, 'change')).toBe(false);
+    expect(canProject(bob, { owner_id: 'alice' }, 'change')).toBe(false);
+    expect(canUseCollection(bob, 'alice')).toBe(false);
   });
 });

@@ -1,6 +1,7 @@
 import {
   errorText,
   newId,
+  sameServer,
   type CreateDataSourceBody,
   type DataSourceInfo,
   type DataSourceTestResult,
@@ -25,7 +26,6 @@ import {
   updateDataSource,
   type DataSourceRow,
 } from './datasources.store.ts';
-import { sameServer } from './identity.ts';
 import { openWriter, settingsOf, writerCache } from './writers.ts';
 
 const NO_TLS: DataSourceTls = { enabled: false, verify: true, ca: '' };

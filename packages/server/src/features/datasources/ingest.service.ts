@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { ShipBatch } from '@crawldeck/shared';
-import { TABLE_NAME_PATTERN } from '@crawldeck/shared';
+import { TABLE_NAME_PATTERN, tableIdentity } from '@crawldeck/shared';
 import type { AppContext, CoreContext } from '../../context.ts';
 import { HttpError, forbidden } from '../../http/errors.ts';
 import { spiderOwnerMayWrite } from '../../policies/index.ts';
@@ -17,7 +17,6 @@ import {
   type TaskTargetRow,
 } from './datasources.store.ts';
 import type { DedupMode, TargetRow, TargetWriter } from './target.ts';
-import { tableIdentity } from './identity.ts';
 import { writerCache } from './writers.ts';
 import { storeBatch } from './target.store.ts';
 

@@ -5,7 +5,7 @@ import { badRequest } from '../../http/errors.ts';
 import { claimDataSourceTable, spiderOwner } from '../../policies/index.ts';
 import type { SpiderRow } from '../spiders/spiders.store.ts';
 import { getDataSource, getSpiderTarget, putSpiderTarget } from './datasources.store.ts';
-import { tableIdentity } from './identity.ts';
+import { tableIdentity } from '@crawldeck/shared';
 import { defaultTable, recordTaskTarget } from './ingest.service.ts';
 
 export async function spiderTarget(ctx: AppContext, spider: SpiderRow): Promise<SpiderTargetInfo> {

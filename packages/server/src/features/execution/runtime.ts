@@ -1,13 +1,13 @@
 /**
  * The one owner of task execution on the master: node sessions and the protocol switch live here, with dispatch
- * (dispatch.ts), offline detection (offline-sweep.ts) and heartbeat storage (heartbeats.ts) beside it. Task status
+ * (dispatch.ts), offline detection (offline-sweep.ts), heartbeat storage (heartbeats.ts) and the agreement of a
+ * node and the store after a reconnect (reconcile.ts) beside it. Task status
  * changes go through the tasks feature's transitions (task-state.store.ts); this module emits the events they
  * return. One runtime per app.
  */
 import type { WebSocket } from 'ws';
 import {
   EMPTY_ID,
-  END_REASON_PREFIX,
   PROTOCOL_VERSION,
   parseMessage,
   type MasterToNode,
@@ -30,6 +30,7 @@ import { insertDeploy } from './node-state.store.ts';
 import { SessionTable, statusOf, type Session } from './sessions.ts';
 import { NodeLifecycle } from './lifecycle.ts';
 import { IngestOrder } from './ingest-order.ts';
+import { reconcile, registerAgain } from './reconcile.ts';
 import { itemLimitFor } from '../datasources/item-limit.service.ts';
 
 type Register = Extract<NodeToMaster, { type: 'register' }>;
@@ -188,7 +189,7 @@ export class TaskRuntime {
     if (msg.protocol !== PROTOCOL_VERSION) throw new Error(`node protocol ${msg.protocol} is not supported`);
     const session = await this.lifecycle.register(socket, ip, msg);
     this.sweep.heard(msg.nodeId);
-    await this.reconcile(session, msg.tasks);
+    await reconcile(this.db, this.sessions, session, msg.tasks, (ev) => this.emit(ev));
     this.sessions.send(session, {
       type: 'registered',
       nodeId: msg.nodeId,
@@ -200,36 +201,6 @@ export class TaskRuntime {
     this.ctx.log.info({ nodeId: msg.nodeId, type: msg.nodeType, reported: msg.tasks.length }, 'node registered');
     this.dispatcher.schedule();
     return session;
-  }
-
-  /** The node says what it still runs; the store follows the node for tasks it knows, the rest are lost. */
-  private async reconcile(s: Session, reports: Register['tasks']): Promise<void> {
-    const reported = new Map(reports.map((r) => [r.taskId, r]));
-    const known = await state.tasksById(this.db, [...reported.keys()]);
-    for (const r of reports) {
-      const t = known.get(r.taskId);
-      if (!t || t.node_id !== s.nodeId) {
-        this.sessions.send(s, { type: 'task.drop', taskId: r.taskId });
-        continue;
-      }
-      s.addTask(r.taskId);
-      if (r.state !== 'running') continue;
-      if (t.status === 'cancelled') this.sessions.send(s, { type: 'task.cancel', taskId: r.taskId });
-      else this.emit(await state.resumeTask(this.db, r.taskId, r.pid));
-    }
-    for (const t of await state.tasksOnNode(this.db, s.nodeId)) {
-      if (reported.has(t.id)) continue;
-      if (t.status === 'pending') await state.unassignTask(this.db, t.id);
-      else
-        this.emit(
-          await state.abandonTask(
-            this.db,
-            t.id,
-            'running',
-            `${END_REASON_PREFIX.nodeLost}: the node restarted without the task`,
-          ),
-        );
-    }
   }
 
   private async handle(s: Session, msg: NodeToMaster): Promise<void> {
@@ -414,13 +385,4 @@ export class TaskRuntime {
     s.removeTask(taskId);
     await state.unassignTask(this.db, taskId);
   }
-}
-
-/**
- * What the node said or was sent could not be stored (PostgreSQL away): it connects and registers again, which
- * reports its running tasks and re-sends final reports the master did not acknowledge; the store and the node
- * agree again once registration succeeds. A lost heartbeat needs no repeat.
- */
-function registerAgain(socket: WebSocket): void {
-  socket.close(1013, 'store unavailable, register again');
 }

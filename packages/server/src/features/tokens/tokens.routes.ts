@@ -4,6 +4,7 @@ import type { Feature } from '../../context.ts';
 import { iso, ok } from '../../http/envelope.ts';
 import { badRequest, conflict, notFound } from '../../http/errors.ts';
 import { hashToken, newRawToken } from '../../http/auth.ts';
+import { tokenFilter } from '../../policies/index.ts';
 import {
   countApiTokens,
   deleteApiToken,
@@ -36,7 +37,7 @@ export const tokensFeature: Feature = (app, ctx) => {
   const user = { access: 'user' as const };
 
   app.get('/api/tokens', { config: user, schema: { response: okResponse(Type.Array(ApiToken)) } }, async (req) => {
-    const rows = await listApiTokens(db, req.user.id);
+    const rows = await listApiTokens(db, tokenFilter(req.user));
     return ok(rows.map(present), rows.length);
   });
 
@@ -47,7 +48,7 @@ export const tokensFeature: Feature = (app, ctx) => {
       const name = req.body.name.trim();
       if (!name) throw badRequest('a token needs a name');
       const replace = req.body.replace === true;
-      if ((await countApiTokens(db, req.user.id, replace ? name : undefined)) >= MAX_TOKENS_PER_USER)
+      if ((await countApiTokens(db, tokenFilter(req.user), replace ? name : undefined)) >= MAX_TOKENS_PER_USER)
         throw conflict(`at most ${MAX_TOKENS_PER_USER} API tokens per user; revoke unused ones`);
       const now = Date.now();
       const raw = newRawToken();
@@ -61,7 +62,7 @@ export const tokensFeature: Feature = (app, ctx) => {
         expire_ts: req.body.expire_days ? now + req.body.expire_days * 86400_000 : null,
         last_used_ts: null,
       };
-      await (replace ? replaceApiToken(db, row) : insertToken(db, row));
+      await (replace ? replaceApiToken(db, tokenFilter(req.user), row) : insertToken(db, row));
       return ok({ ...present(row), token: raw });
     },
   );
@@ -70,7 +71,7 @@ export const tokensFeature: Feature = (app, ctx) => {
     '/api/tokens/:id',
     { config: user, schema: { params: LooseIdParams, response: { 200: OkNull } } },
     async (req) => {
-      if (!(await deleteApiToken(db, req.user.id, req.params.id))) throw notFound('API token');
+      if (!(await deleteApiToken(db, tokenFilter(req.user), req.params.id))) throw notFound('API token');
       return ok(null);
     },
   );

@@ -1,6 +1,7 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { DB } from '../../store/schema.ts';
 import { inTransaction } from '../../store/query-helpers.ts';
+import type { Filter } from '../../policies/types.ts';
 
 /**
  * The `tokens` table: sessions (kind `session`, made by sign-in) and personal API tokens (kind `api`). Only the
@@ -12,49 +13,35 @@ export async function insertToken(db: Kysely<DB>, row: TokenRow): Promise<void> 
   await db.insertInto('tokens').values(row).execute();
 }
 
-/** Stores a new API token and revokes the user's other API tokens of the same name, in one transaction. */
-export async function replaceApiToken(db: Kysely<DB>, row: TokenRow): Promise<void> {
+/**
+ * Stores a new API token and revokes the caller's other API tokens of the same name, in one transaction. `mine`
+ * is the token policy's filter of the caller's own API tokens.
+ */
+export async function replaceApiToken(db: Kysely<DB>, mine: Filter<'tokens'>, row: TokenRow): Promise<void> {
   await inTransaction(db, async (trx) => {
-    await trx
-      .deleteFrom('tokens')
-      .where('user_id', '=', row.user_id)
-      .where('kind', '=', 'api')
-      .where('name', '=', row.name)
-      .execute();
+    await trx.deleteFrom('tokens').where(mine).where('name', '=', row.name).execute();
     await trx.insertInto('tokens').values(row).execute();
   });
 }
 
-export function listApiTokens(db: Kysely<DB>, userId: string): Promise<TokenRow[]> {
-  return db
-    .selectFrom('tokens')
-    .selectAll()
-    .where('user_id', '=', userId)
-    .where('kind', '=', 'api')
-    .orderBy('create_ts', 'desc')
-    .execute();
+export function listApiTokens(db: Kysely<DB>, mine: Filter<'tokens'>): Promise<TokenRow[]> {
+  return db.selectFrom('tokens').selectAll().where(mine).orderBy('create_ts', 'desc').execute();
 }
 
-/** How many API tokens the user holds, not counting those named `exceptName` (about to be replaced). */
-export async function countApiTokens(db: Kysely<DB>, userId: string, exceptName?: string): Promise<number> {
+/** How many API tokens the caller holds, not counting those named `exceptName` (about to be replaced). */
+export async function countApiTokens(db: Kysely<DB>, mine: Filter<'tokens'>, exceptName?: string): Promise<number> {
   let q = db
     .selectFrom('tokens')
     .select((eb) => eb.fn.countAll<number>().as('n'))
-    .where('user_id', '=', userId)
-    .where('kind', '=', 'api');
+    .where(mine);
   if (exceptName !== undefined) q = q.where('name', '!=', exceptName);
   const row = await q.executeTakeFirstOrThrow();
   return Number(row.n);
 }
 
-/** Revokes one of the user's API tokens; false when the user has no such token. */
-export async function deleteApiToken(db: Kysely<DB>, userId: string, id: string): Promise<boolean> {
-  const res = await db
-    .deleteFrom('tokens')
-    .where('id', '=', id)
-    .where('user_id', '=', userId)
-    .where('kind', '=', 'api')
-    .executeTakeFirst();
+/** Revokes one of the caller's API tokens; false when the caller has no such token. */
+export async function deleteApiToken(db: Kysely<DB>, mine: Filter<'tokens'>, id: string): Promise<boolean> {
+  const res = await db.deleteFrom('tokens').where('id', '=', id).where(mine).executeTakeFirst();
   return Number(res.numDeletedRows) > 0;
 }
 

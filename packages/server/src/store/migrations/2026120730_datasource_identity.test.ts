@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { tableIdentity } from '../../features/datasources/identity.ts';
+import { tableIdentity } from '@crawldeck/shared';
 import { openStore, type Store } from '../db.ts';
 import { columnTypes, migrateToLatest } from '../migrate.ts';
 import { m2026120730_datasource_identity } from './2026120730_datasource_identity.ts';

@@ -1,5 +1,4 @@
-import type { DataSourceType } from '@crawldeck/shared';
-import { tableIdentity } from '../../features/datasources/identity.ts';
+import { tableIdentity, type DataSourceType } from '@crawldeck/shared';
 import type { EngineMigration } from '../migrate.ts';
 
 /**

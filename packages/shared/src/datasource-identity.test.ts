@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { normalHost, sameServer, tableIdentity } from './identity.ts';
+import { normalHost, sameServer, tableIdentity } from './datasource-identity.ts';
 
 describe('the identity of a results table', () => {
   it('spells every loopback address and every case of a host one way', () => {

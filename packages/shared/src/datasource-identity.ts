@@ -4,7 +4,7 @@
  * by this identity, never by the entry: the host as a URL would canonicalise it (every loopback address becomes
  * `localhost`), the port, the database, the schema (PostgreSQL's default `public` spelled out) and the table.
  */
-import type { DataSourceType } from '@crawldeck/shared';
+import type { DataSourceType } from './datasources.ts';
 
 export interface DatabaseAddress {
   type: DataSourceType;
