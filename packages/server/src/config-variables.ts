@@ -131,6 +131,11 @@ export const MASTER_VARIABLES = {
     description: "where the embedded node's task processes run (outside the data dir)",
   },
   CRAWLDECK_GIT_TIMEOUT_MS: { default: '`120000`', description: 'time limit of one Git operation' },
+  CRAWLDECK_ENV_JOB_TIMEOUT_MS: {
+    default: '`2700000`',
+    description:
+      "an environment install job that its node has not taken, or has not reported on, for this long ends failed with the reason (a node that went away); longer than a node's own 30-minute limit of one tool run",
+  },
   CRAWLDECK_GIT_AUTO_SYNC_S: {
     default: '`300`',
     description: 'auto-sync interval (seconds) of Git spiders with auto-sync on; `0` turns auto-sync off',

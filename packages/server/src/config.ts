@@ -81,6 +81,8 @@ export interface MasterConfig {
   /** Working folder of the embedded node's task processes; empty: one in the system temp dir. */
   nodeWorkDir: string;
   gitTimeoutMs: number;
+  /** How long an environment job may wait for its node to take it, or to hear from it while it runs. */
+  envJobTimeoutMs: number;
   /** Auto-sync interval of Git spiders; 0 turns auto-sync off. */
   gitAutoSyncMs: number;
   /** Budget of a configurable spider's preview crawl. */
@@ -274,6 +276,7 @@ function processSettings(env: EnvReader) {
       maxProcesses: env.wholeNumber('CRAWLDECK_TASK_MAX_PROCESSES', 0),
     },
     gitTimeoutMs: env.positiveNumber('CRAWLDECK_GIT_TIMEOUT_MS', 120_000),
+    envJobTimeoutMs: env.positiveNumber('CRAWLDECK_ENV_JOB_TIMEOUT_MS', 45 * 60_000),
     gitAutoSyncMs: Number.isFinite(autoSyncS) && autoSyncS > 0 ? autoSyncS * 1000 : 0,
   };
 }

@@ -27,6 +27,8 @@ export interface TaskStatusEvent {
 export interface TasksChangedEvent {
   ts: number;
   changes: Map<string, TaskStatusEvent>;
+  /** A node's status changed in the interval: why pending tasks wait may have changed with it. */
+  fleetChanged?: boolean;
 }
 
 /** New log lines of a task were stored: the task's live log view. */

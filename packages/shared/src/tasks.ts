@@ -86,6 +86,7 @@ export const TASK_WAIT_REASONS = [
   'no_node_online',
 ] as const;
 export type TaskWaitReason = (typeof TASK_WAIT_REASONS)[number];
+const TaskWaitReasonSchema = Type.Union(TASK_WAIT_REASONS.map((r) => Type.Literal(r)));
 
 /** GET /tasks/{id}/results/download: `bom=1` starts the CSV with a byte-order mark. */
 export const ResultsDownloadQuery = Type.Object({ bom: Type.Optional(Str(10)) });
@@ -98,7 +99,8 @@ export const TaskStreamQuery = Type.Object({
 
 /**
  * One task in a `tasks` event of the console's stream (`GET /api/events`): its latest status since the previous
- * event. `deleted` when the task was deleted; `nodeId` is all zeros while no node has it.
+ * event. `deleted` when the task was deleted; `nodeId` is all zeros while no node has it. A pending task carries
+ * why it waits; it is announced again, with its new reason, when a node's status change alters that reason.
  */
 export const TaskChange = Type.Object({
   taskId: Type.String(),
@@ -108,6 +110,7 @@ export const TaskChange = Type.Object({
   scheduleId: Nullable(Type.String()),
   parentId: Nullable(Type.String()),
   error: Type.String(),
+  waiting_reason: Type.Optional(TaskWaitReasonSchema),
 });
 export type TaskChange = Static<typeof TaskChange>;
 

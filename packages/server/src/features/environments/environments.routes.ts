@@ -29,6 +29,7 @@ import { badRequest, notFound } from '../../http/errors.ts';
 import { assertEnvJobs, assertEnvironment, nodeFor } from '../../policies/index.ts';
 import { EnvironmentsService, presentJob } from './environments.service.ts';
 import * as store from './environments.store.ts';
+import { startJobExpiry } from './job-expiry.ts';
 
 const user = { access: 'user' as const };
 const admin = { access: 'admin' as const };
@@ -47,6 +48,8 @@ function nodeId(req: FastifyRequest): string {
 export const environmentsFeature: Feature = (app, ctx) => {
   const svc = new EnvironmentsService(ctx);
   const { db } = ctx.store;
+  const expiry = startJobExpiry(ctx);
+  ctx.onClose(() => expiry.close());
 
   // ------------------------------------------------------------------ console
 
@@ -194,7 +197,7 @@ export const environmentsFeature: Feature = (app, ctx) => {
     { config: node, schema: { params: IdParams, body: EnvJobLogBody, response: { 200: Done } } },
     async (req) => {
       const text = await svc.redact(req.body.lines.map((l) => l + '\n').join(''));
-      if (text) await store.appendJobLog(db, req.params.id, nodeId(req), text);
+      if (text) await store.appendJobLog(db, req.params.id, nodeId(req), text, ctx.config.envJobTimeoutMs);
       return ok(null);
     },
   );

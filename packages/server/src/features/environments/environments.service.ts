@@ -197,7 +197,7 @@ export class EnvironmentsService {
       username: user.username,
       create_ts: now,
     }));
-    await store.insertJobs(this.db, jobs);
+    await store.insertJobs(this.db, jobs, this.ctx.config.envJobTimeoutMs);
     if (body.all_nodes && body.action === 'uninstall') await store.unmarkEverywhere(this.db, body.target, body.name);
     else if (body.all_nodes) await store.markEverywhere(this.db, body.target, body.name, version);
     for (const id of nodeIds) this.wake(id);
@@ -212,7 +212,7 @@ export class EnvironmentsService {
 
   async claim(nodeId: string): Promise<EnvClaim> {
     await store.failInterruptedJobs(this.db, nodeId);
-    const row = await store.claimNextJob(this.db, nodeId);
+    const row = await store.claimNextJob(this.db, nodeId, this.ctx.config.envJobTimeoutMs);
     const languages = await this.languages();
     const settings = await this.settings();
     if (!row) return { job: null, settings, languages };
@@ -256,6 +256,7 @@ export class EnvironmentsService {
         username: 'all nodes',
         create_ts: now,
       })),
+      this.ctx.config.envJobTimeoutMs,
     );
     if (wanted.length) this.wake(nodeId);
   }

@@ -5,16 +5,18 @@ import type { DB } from '../../store/schema.ts';
 
 export type EnvJobRow = Selectable<DB['env_jobs']>;
 export type InventoryRow = Selectable<DB['env_inventory']>;
-export type NewEnvJob = Omit<EnvJobRow, 'status' | 'log' | 'error' | 'start_ts' | 'finish_ts'>;
+export type NewEnvJob = Omit<EnvJobRow, 'status' | 'log' | 'error' | 'start_ts' | 'finish_ts' | 'deadline_ts'>;
 
 /** A job's log is kept to this many characters; the rest of a chatty install is dropped, its end is kept. */
 const MAX_LOG_CHARS = 512 * 1024;
 
-export async function insertJobs(db: Kysely<DB>, jobs: NewEnvJob[]): Promise<void> {
+/** Stores new jobs; each must be taken by its node within `ttlMs`. */
+export async function insertJobs(db: Kysely<DB>, jobs: NewEnvJob[], ttlMs: number): Promise<void> {
   if (!jobs.length) return;
+  const fresh = { status: 'pending', log: '', error: '', start_ts: null, finish_ts: null };
   await db
     .insertInto('env_jobs')
-    .values(jobs.map((j) => ({ ...j, status: 'pending', log: '', error: '', start_ts: null, finish_ts: null })))
+    .values(jobs.map((j) => ({ ...j, ...fresh, deadline_ts: j.create_ts + ttlMs })))
     .execute();
 }
 
@@ -52,8 +54,11 @@ export async function failInterruptedJobs(db: Kysely<DB>, nodeId: string): Promi
     .execute();
 }
 
-/** Takes the node's oldest pending job; the status condition makes the claim safe when two claims race. */
-export async function claimNextJob(db: Kysely<DB>, nodeId: string): Promise<EnvJobRow | undefined> {
+/**
+ * Takes the node's oldest pending job, to be reported on within `ttlMs`; the status condition makes the claim safe
+ * when two claims race.
+ */
+export async function claimNextJob(db: Kysely<DB>, nodeId: string, ttlMs: number): Promise<EnvJobRow | undefined> {
   for (;;) {
     const next = await db
       .selectFrom('env_jobs')
@@ -66,7 +71,7 @@ export async function claimNextJob(db: Kysely<DB>, nodeId: string): Promise<EnvJ
     if (!next) return undefined;
     const r = await db
       .updateTable('env_jobs')
-      .set({ status: 'running', start_ts: Date.now() })
+      .set({ status: 'running', start_ts: Date.now(), deadline_ts: Date.now() + ttlMs })
       .where('id', '=', next.id)
       .where('status', '=', 'pending')
       .executeTakeFirst();
@@ -74,16 +79,62 @@ export async function claimNextJob(db: Kysely<DB>, nodeId: string): Promise<EnvJ
   }
 }
 
-export async function appendJobLog(db: Kysely<DB>, id: string, nodeId: string, text: string): Promise<boolean> {
+/** Adds to a running job's log (up to its cut); any word of the node moves the job's deadline `ttlMs` on. */
+export async function appendJobLog(
+  db: Kysely<DB>,
+  id: string,
+  nodeId: string,
+  text: string,
+  ttlMs: number,
+): Promise<boolean> {
   const r = await db
     .updateTable('env_jobs')
-    .set({ log: sql<string>`log || ${text}` })
+    .set({
+      log: sql<string>`CASE WHEN length(log) < ${MAX_LOG_CHARS} THEN log || ${text} ELSE log END`,
+      deadline_ts: Date.now() + ttlMs,
+    })
     .where('id', '=', id)
     .where('node_id', '=', nodeId)
     .where('status', '=', 'running')
-    .where(sql<boolean>`length(log) < ${MAX_LOG_CHARS}`)
     .executeTakeFirst();
   return Number(r.numUpdatedRows) > 0;
+}
+
+/**
+ * Ends every unfinished job whose deadline has passed as failed, each with why; stamps a deadline `ttlMs` from now
+ * on unfinished jobs that have none (stored before deadlines were). Conditional on the status, so a job that ends
+ * meanwhile, or that another master expires, is left alone. Answers the jobs ended now.
+ */
+export async function expireJobs(db: Kysely<DB>, now: number, ttlMs: number): Promise<EnvJobRow[]> {
+  await db
+    .updateTable('env_jobs')
+    .set({ deadline_ts: now + ttlMs })
+    .where('status', 'in', ['pending', 'running'])
+    .where('deadline_ts', 'is', null)
+    .execute();
+  const due = await db
+    .selectFrom('env_jobs')
+    .selectAll()
+    .where('status', 'in', ['pending', 'running'])
+    .where('deadline_ts', '<=', now)
+    .execute();
+  const ended: EnvJobRow[] = [];
+  const span = ttlMs < 120_000 ? `${Math.round(ttlMs / 1000)} s` : `${Math.round(ttlMs / 60_000)} min`;
+  for (const job of due) {
+    const error =
+      job.status === 'pending'
+        ? `expired: its node did not take it within ${span} (the node is offline or gone)`
+        : `expired: its node did not report on it for ${span} (the node went away or restarted)`;
+    const r = await db
+      .updateTable('env_jobs')
+      .set({ status: 'failed', error, finish_ts: now })
+      .where('id', '=', job.id)
+      .where('status', '=', job.status)
+      .where('deadline_ts', '<=', now)
+      .executeTakeFirst();
+    if (Number(r.numUpdatedRows) > 0) ended.push({ ...job, status: 'failed', error, finish_ts: now });
+  }
+  return ended;
 }
 
 export async function finishJob(

@@ -17,6 +17,8 @@ export interface EnvironmentTables {
     create_ts: number;
     start_ts: number | null;
     finish_ts: number | null;
+    /** When the job expires unless its node takes it or reports on it first (null: stamped by the next sweep). */
+    deadline_ts: number | null;
   };
   /** The last report of a node: languages found (JSON), packages of its environments (JSON). */
   env_inventory: {

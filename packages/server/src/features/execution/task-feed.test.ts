@@ -72,6 +72,19 @@ describe('task feed', () => {
     expect(heard(got)).toEqual([[['b', 'pending']]]);
   });
 
+  it("marks the interval in which a node's status changed, with or without task changes", () => {
+    bus.on('tasks.changed', listen);
+    bus.emit('node.status', { nodeId: 'n', status: 'unavailable' });
+    vi.advanceTimersByTime(0);
+    expect(got.map((e) => [e.fleetChanged, e.changes.size])).toEqual([[true, 0]]);
+    bus.emit('task.status', status('a', 'pending'));
+    vi.advanceTimersByTime(INTERVAL);
+    expect(got.map((e) => [e.fleetChanged, e.changes.size])).toEqual([
+      [true, 0],
+      [undefined, 1],
+    ]);
+  });
+
   it('stops listening when closed', () => {
     bus.on('tasks.changed', listen);
     feed.close();
@@ -79,5 +92,6 @@ describe('task feed', () => {
     vi.advanceTimersByTime(2 * INTERVAL);
     expect(got).toEqual([]);
     expect(bus.listenerCount('task.status')).toBe(0);
+    expect(bus.listenerCount('node.status')).toBe(0);
   });
 });

@@ -6,6 +6,9 @@
  * however many tasks change, a quiet one without delay. Each console's stream keeps the tasks its user may read
  * (tasks.stream.ts). Nothing is gathered while no console listens.
  *
+ * A node's status change (online, full, disabled, offline) goes out the same way, as a mark on the interval: the
+ * reason a pending task waits follows the fleet, so the consoles are told it anew (tasks.stream.ts).
+ *
  * The internal `task.status` event is untouched: webhooks, schedules, metrics and the per-task live view still
  * hear every change at once.
  */
@@ -22,6 +25,7 @@ export class TaskFeed {
   private changes = new Map<string, TaskStatusEvent>();
   private timer: NodeJS.Timeout | undefined;
   private lastFlush = 0;
+  private fleetChanged = false;
 
   constructor(
     private readonly events: EventBus,
@@ -35,14 +39,22 @@ export class TaskFeed {
     this.schedule();
   };
 
+  private readonly onNodeStatus = () => {
+    if (!this.events.listenerCount('tasks.changed')) return;
+    this.fleetChanged = true;
+    this.schedule();
+  };
+
   start(): void {
     this.events.on('task.status', this.onStatus);
+    this.events.on('node.status', this.onNodeStatus);
   }
 
   close(): void {
     clearTimeout(this.timer);
     this.timer = undefined;
     this.events.off('task.status', this.onStatus);
+    this.events.off('node.status', this.onNodeStatus);
   }
 
   /** Flushes at the end of the interval that began with the previous flush (at once if that one is over). */
@@ -59,10 +71,12 @@ export class TaskFeed {
 
   /** Hands the gathered changes on, if there are any. */
   flush(now = Date.now()): void {
-    if (!this.changes.size) return;
+    if (!this.changes.size && !this.fleetChanged) return;
     const changes = this.changes;
+    const fleetChanged = this.fleetChanged;
     this.changes = new Map();
+    this.fleetChanged = false;
     this.lastFlush = now;
-    this.events.emit('tasks.changed', { ts: now, changes });
+    this.events.emit('tasks.changed', { ts: now, changes, ...(fleetChanged ? { fleetChanged } : {}) });
   }
 }

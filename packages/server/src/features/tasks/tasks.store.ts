@@ -125,6 +125,17 @@ export async function tasksByIds(db: Kysely<DB>, ids: string[]): Promise<TaskRow
   return db.selectFrom('tasks').selectAll().where('id', 'in', ids).execute();
 }
 
+/** The newest pending tasks, at most `limit` (a range of the status index). */
+export function newestPendingTasks(db: Kysely<DB>, limit: number): Promise<TaskRow[]> {
+  return db
+    .selectFrom('tasks')
+    .selectAll()
+    .where('status', '=', 'pending')
+    .orderBy('create_ts', 'desc')
+    .limit(limit)
+    .execute();
+}
+
 /** Log lines or items removed per statement when a task goes. */
 export const TASK_PURGE_CHUNK = 1000;
 

@@ -5,6 +5,7 @@ import type { AuthUser } from '../../http/auth.ts';
 import type { LogEvent, NodesChangedEvent, TasksChangedEvent, TaskStatusEvent } from '../../events.ts';
 import { canReadSpiderId } from '../../policies/index.ts';
 import { presentTasks } from './tasks.service.ts';
+import { announcedChanges } from './waiting-feed.ts';
 import { getTask, logLinesAfter, type TaskRow } from './tasks.store.ts';
 
 interface Sse {
@@ -91,10 +92,10 @@ export async function streamTask(ctx: AppContext, t: TaskRow, from: number | und
 /**
  * The console's live feed: task status changes and node changes, each gathered per interval (`tasks` and `nodes`,
  * at most one event of each per interval). A normal user hears only of tasks of spiders the spider policy lets them
- * read, as the task list shows them; judged by spider so that deletions (whose rows are gone) still reach them. One
- * look-up per spider, kept for the stream's life. Nodes are visible to every signed-in user (the node policy), so
- * node changes go to everyone: status changes of every node, heartbeats (metrics, last seen) of the `watched` nodes
- * only.
+ * read, as the task list shows them, each pending one with why it waits (waiting-feed.ts); judged by spider so
+ * that deletions (whose rows are gone) still reach them. One look-up per spider, kept for the stream's life. Nodes
+ * are visible to every signed-in user (the node policy), so node changes go to everyone: status changes of every
+ * node, heartbeats (metrics, last seen) of the `watched` nodes only.
  */
 export function streamEvents(
   ctx: AppContext,
@@ -119,8 +120,9 @@ export function streamEvents(
   const onTasks = (ev: TasksChangedEvent) => {
     sending = sending
       .then(async () => {
-        const tasks = await taskChangesFor(ev, canSee);
-        if (tasks.length) sse.sendJson('tasks', tasksEventJson(ev, tasks));
+        const all = await announcedChanges(ctx.store.db, ev);
+        const tasks = await taskChangesFor(all, canSee);
+        if (tasks.length) sse.sendJson('tasks', tasksEventJson(ev, tasks, all.length));
       })
       .catch(onError);
   };
@@ -138,28 +140,20 @@ export function streamEvents(
 
 /** What one console hears of an interval's task changes: those of spiders `canSee` lets it read, one ask per spider. */
 export async function taskChangesFor(
-  ev: TasksChangedEvent,
+  changes: TaskChange[],
   canSee: (spiderId: string) => Promise<boolean>,
 ): Promise<TaskChange[]> {
-  const spiders = new Set<string>();
-  for (const c of ev.changes.values()) spiders.add(c.spiderId);
-  const ids = [...spiders];
+  const ids = [...new Set(changes.map((c) => c.spiderId))];
   const answers = await Promise.all(ids.map(canSee));
   const visible = new Set(ids.filter((_, i) => answers[i]));
-  const out: TaskChange[] = [];
-  for (const c of ev.changes.values()) {
-    if (!visible.has(c.spiderId)) continue;
-    const { taskId, status, spiderId, nodeId, scheduleId, parentId, error } = c;
-    out.push({ taskId, status, spiderId, nodeId, scheduleId, parentId, error });
-  }
-  return out;
+  return changes.filter((c) => visible.has(c.spiderId));
 }
 
 /** The `tasks` event of every console that may see all of an interval's changes (admins), serialised once. */
 const everyTaskJson = new WeakMap<TasksChangedEvent, string>();
 
-function tasksEventJson(ev: TasksChangedEvent, tasks: TaskChange[]): string {
-  const all = tasks.length === ev.changes.size;
+function tasksEventJson(ev: TasksChangedEvent, tasks: TaskChange[], of: number): string {
+  const all = tasks.length === of;
   let json = all ? everyTaskJson.get(ev) : undefined;
   if (!json) {
     json = JSON.stringify({ ts: new Date(ev.ts).toISOString(), tasks } satisfies TasksEvent);
