@@ -29,6 +29,18 @@ async function startMasterCommand(rest: string[]): Promise<void> {
   process.on('SIGTERM', () => void stop('SIGTERM'));
 }
 
+/**
+ * A reader that goes away early (`crawldeck results … | head -1`) closes the pipe: that ends the command normally,
+ * quietly and with exit code 0, wherever the write was made (a table, a log line, a streamed export).
+ */
+const closedPipe = (err: unknown): boolean => (err as NodeJS.ErrnoException | null)?.code === 'EPIPE';
+
+function fail(err: unknown): never {
+  if (closedPipe(err)) process.exit(0);
+  process.stderr.write(`error: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(1);
+}
+
 async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
   // The two long-running roles keep their own option parsing (the node's is shared with its own executable).
@@ -37,10 +49,9 @@ async function main(argv: string[]): Promise<void> {
     const { runNodeCli } = await import('@crawldeck/node');
     return runNodeCli(rest);
   }
+  process.stdout.on('error', fail);
+  process.stderr.on('error', (err) => process.exit(closedPipe(err) ? 0 : 1));
   await operatorProgram().parseAsync(argv, { from: 'user' });
 }
 
-main(process.argv.slice(2)).catch((err: unknown) => {
-  process.stderr.write(`error: ${err instanceof Error ? err.message : String(err)}\n`);
-  process.exit(1);
-});
+main(process.argv.slice(2)).catch(fail);

@@ -7,7 +7,7 @@ import { deploy } from './commands/deploy.ts';
 import { run } from './commands/run.ts';
 import { logs } from './commands/logs.ts';
 import { nodes, schedules, tasks } from './commands/lists.ts';
-import { results } from './commands/results.ts';
+import { RESULT_OUTPUT_FORMATS, results } from './commands/results.ts';
 
 const collect = (value: string, previous: string[]) => [...previous, value];
 
@@ -90,9 +90,13 @@ CRAWLDECK_TOKEN override them for one command.`,
 
   program
     .command('results')
-    .description("write a task's results to standard output")
+    .description("write every result of a task to standard output, streamed from the master's export")
     .argument('<task>', 'task id')
-    .addOption(new Option('--format <format>', 'output format').choices(['csv', 'json']).default('json'))
+    .addOption(
+      new Option('--format <format>', 'json: one array; jsonl: one object a line; csv: with a header row')
+        .choices(RESULT_OUTPUT_FORMATS)
+        .default('json'),
+    )
     .option('--bom', 'start the CSV with a byte order mark (Excel)')
     .action((task: string, opts) => results(api(), task, opts));
 
