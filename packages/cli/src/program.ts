@@ -8,6 +8,7 @@ import { run } from './commands/run.ts';
 import { logs } from './commands/logs.ts';
 import { nodes, schedules, tasks } from './commands/lists.ts';
 import { RESULT_OUTPUT_FORMATS, results } from './commands/results.ts';
+import { logout } from './commands/logout.ts';
 
 const collect = (value: string, previous: string[]) => [...previous, value];
 
@@ -52,6 +53,11 @@ CRAWLDECK_TOKEN override them for one command.`,
     // Still recognised, only to refuse it with the reason: a token in the arguments is visible in `ps`.
     .addOption(new Option('--token <token>').hideHelp())
     .action((opts) => login(opts, output()));
+
+  program
+    .command('logout')
+    .description('revoke the token `login` made on the master and remove it from this machine')
+    .action(() => logout(output()));
 
   program
     .command('deploy')
