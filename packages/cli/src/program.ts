@@ -8,6 +8,7 @@ import { run } from './commands/run.ts';
 import { logs } from './commands/logs.ts';
 import { nodes, schedules, tasks } from './commands/lists.ts';
 import { RESULT_OUTPUT_FORMATS, results } from './commands/results.ts';
+import { cancel } from './commands/cancel.ts';
 import { logout } from './commands/logout.ts';
 
 const collect = (value: string, previous: string[]) => [...previous, value];
@@ -23,6 +24,9 @@ export function operatorProgram(): Command {
 Roles:
   crawldeck start [--port N] [--data-dir DIR]          run a master with its embedded store and local node
   crawldeck node --master URL [--key-file FILE] [...]  join a master as a worker node (key from a file or CRAWLDECK_NODE_KEY)
+
+With --json every command prints JSON only; run --follow and logs --follow print one JSON object a line (each log
+line, then a summary). A closed pipe (| head) ends a command quietly with exit code 0.
 
 Settings are kept in ~/.config/crawldeck/config.json (CRAWLDECK_CONFIG_DIR elsewhere); CRAWLDECK_URL and
 CRAWLDECK_TOKEN override them for one command.`,
@@ -76,15 +80,24 @@ CRAWLDECK_TOKEN override them for one command.`,
     .option('--param <text>', 'raw text appended to the command')
     .option('--node <node>', 'run on this node (name or id), repeatable', collect, [])
     .option('--all-nodes', 'run one task on every online node')
-    .option('-f, --follow', 'stream the log until the task ends; exit code 1 unless it finished')
+    .option(
+      '-f, --follow',
+      "stream the log until the task ends (several tasks: each line starts with its node's name); exit code 1 unless all finished",
+    )
     .action(async (spider: string, opts) => exitWith(await run(api(), spider, opts, output())));
 
   program
     .command('logs')
     .description("print a task's log")
     .argument('<task>', 'task id')
-    .option('-f, --follow', 'keep streaming new lines until the task ends')
+    .option('-f, --follow', 'keep streaming new lines until the task ends; exit code 1 unless it finished')
     .action(async (task: string, opts) => exitWith(await logs(api(), task, opts, output())));
+
+  program
+    .command('cancel')
+    .description('cancel running or pending tasks and show what became of each (a task that ended already is reported)')
+    .argument('<task...>', 'task ids')
+    .action(async (ids: string[]) => exitWith(await cancel(api(), ids, output())));
 
   program
     .command('tasks')
