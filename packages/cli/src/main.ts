@@ -7,6 +7,7 @@
  */
 import { parseArgs } from 'node:util';
 import { operatorProgram } from './program.ts';
+import { ApiError } from './api-client.ts';
 
 async function startMasterCommand(rest: string[]): Promise<void> {
   const { values } = parseArgs({ args: rest, options: { port: { type: 'string' }, 'data-dir': { type: 'string' } } });
@@ -35,9 +36,16 @@ async function startMasterCommand(rest: string[]): Promise<void> {
  */
 const closedPipe = (err: unknown): boolean => (err as NodeJS.ErrnoException | null)?.code === 'EPIPE';
 
-function fail(err: unknown): never {
+/** The master refused the kept token (expired or revoked): the way out, besides the master's words. */
+const signInAgain = (err: unknown, command: string | undefined): string =>
+  err instanceof ApiError && err.status === 401 && command !== 'login'
+    ? '; the kept token is no longer valid: run `crawldeck login` again'
+    : '';
+
+/** Every failure ends as one line of text on stderr and exit code 1, never a stack trace. */
+function fail(err: unknown, command?: string): never {
   if (closedPipe(err)) process.exit(0);
-  process.stderr.write(`error: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.stderr.write(`error: ${err instanceof Error ? err.message : String(err)}${signInAgain(err, command)}\n`);
   process.exit(1);
 }
 
@@ -49,9 +57,15 @@ async function main(argv: string[]): Promise<void> {
     const { runNodeCli } = await import('@crawldeck/node');
     return runNodeCli(rest);
   }
-  process.stdout.on('error', fail);
+  process.stdout.on('error', (err) => fail(err));
   process.stderr.on('error', (err) => process.exit(closedPipe(err) ? 0 : 1));
   await operatorProgram().parseAsync(argv, { from: 'user' });
 }
 
-main(process.argv.slice(2)).catch(fail);
+const args = process.argv.slice(2);
+main(args).catch((err: unknown) =>
+  fail(
+    err,
+    args.find((a) => !a.startsWith('-')),
+  ),
+);

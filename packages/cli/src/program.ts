@@ -1,6 +1,7 @@
 import { Command, Option } from 'commander';
 import { ApiClient } from './api-client.ts';
 import { requireSettings } from './user-config.ts';
+import { taskId } from './ids.ts';
 import type { Output } from './output.ts';
 import { login } from './commands/login.ts';
 import { deploy } from './commands/deploy.ts';
@@ -25,8 +26,9 @@ Roles:
   crawldeck start [--port N] [--data-dir DIR]          run a master with its embedded store and local node
   crawldeck node --master URL [--key-file FILE] [...]  join a master as a worker node (key from a file or CRAWLDECK_NODE_KEY)
 
-With --json every command prints JSON only; run --follow and logs --follow print one JSON object a line (each log
-line, then a summary). A closed pipe (| head) ends a command quietly with exit code 0.
+With --json standard output holds JSON only; run --follow and logs --follow print one JSON object a line (each log
+line, then a summary). Errors are one line on stderr and exit code 1; a closed pipe (| head) ends a command
+quietly with exit code 0.
 
 Settings are kept in ~/.config/crawldeck/config.json (CRAWLDECK_CONFIG_DIR elsewhere); CRAWLDECK_URL and
 CRAWLDECK_TOKEN override them for one command.`,
@@ -91,7 +93,7 @@ CRAWLDECK_TOKEN override them for one command.`,
     .description("print a task's log")
     .argument('<task>', 'task id')
     .option('-f, --follow', 'keep streaming new lines until the task ends; exit code 1 unless it finished')
-    .action(async (task: string, opts) => exitWith(await logs(api(), task, opts, output())));
+    .action(async (task: string, opts) => exitWith(await logs(api(), taskId(task), opts, output())));
 
   program
     .command('cancel')
@@ -117,7 +119,7 @@ CRAWLDECK_TOKEN override them for one command.`,
         .default('json'),
     )
     .option('--bom', 'start the CSV with a byte order mark (Excel)')
-    .action((task: string, opts) => results(api(), task, opts));
+    .action((task: string, opts) => results(api(), taskId(task), opts));
 
   program
     .command('schedules')

@@ -106,4 +106,20 @@ describe('crawldeck results of a 100,000-item task', () => {
     expect(missing.stderr).not.toMatch(/\n\s+at /);
     expect(missing.stdout).toBe('');
   });
+
+  it('says in words when the task id, the token or the master is wrong', async () => {
+    const notId = await cli(['results', 'latest']);
+    expect(notId).toMatchObject({ code: 1, stdout: '' });
+    expect(notId.stderr).toBe(
+      'error: "latest" is not a task id (24 hexadecimal characters, as `crawldeck tasks` lists them)\n',
+    );
+    const revoked = await runCli(home, ['results', taskId], { env: { CRAWLDECK_TOKEN: 'not-a-valid-token' } });
+    expect(revoked).toMatchObject({ code: 1, stdout: '' });
+    expect(revoked.stderr).toMatch(
+      /^error: unauthorized: .*; the kept token is no longer valid: run `crawldeck login` again\n$/,
+    );
+    const away = await runCli(home, ['--json', 'results', taskId], { env: { CRAWLDECK_URL: 'http://127.0.0.1:1' } });
+    expect(away).toMatchObject({ code: 1, stdout: '' });
+    expect(away.stderr).toMatch(/^error: cannot reach the master at http:\/\/127\.0\.0\.1:1: .+\n$/);
+  });
 });

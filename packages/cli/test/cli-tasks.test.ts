@@ -119,7 +119,7 @@ describe('crawldeck run, logs and cancel', () => {
     expect(table.stdout).toMatch(new RegExp(`${finished}.*already finished`));
     const bad = await cli(['cancel', 'not-a-task']);
     expect(bad.code).toBe(1);
-    expect(bad.stdout).toMatch(/not-a-task/);
+    expect(bad.stdout).toMatch(/not-a-task.*is not a task id/);
     expect(bad.stderr).not.toMatch(/\n\s+at /);
   }, 120_000);
 

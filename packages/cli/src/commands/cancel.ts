@@ -1,6 +1,7 @@
 import { FINAL_TASK_STATUSES, type TaskInfo } from '@crawldeck/shared';
 import { ApiError, type ApiClient } from '../api-client.ts';
 import { printRows, type Output } from '../output.ts';
+import { taskId } from '../ids.ts';
 
 /** What became of one task named to `crawldeck cancel`. */
 export interface CancelOutcome {
@@ -12,6 +13,11 @@ export interface CancelOutcome {
 }
 
 async function cancelOne(api: ApiClient, id: string): Promise<CancelOutcome> {
+  try {
+    taskId(id);
+  } catch (err) {
+    return { task: id, outcome: 'failed', status: null, message: (err as Error).message };
+  }
   try {
     const before = (await api.call<TaskInfo>('GET', `/tasks/${id}`)).data;
     if (FINAL_TASK_STATUSES.includes(before.status))
