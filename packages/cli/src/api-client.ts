@@ -51,19 +51,24 @@ export class ApiClient {
     route: string,
     opts: { body?: unknown; query?: Record<string, string | number | undefined> } = {},
   ): Promise<{ data: T; total?: number }> {
-    let res: Response;
+    const res = await this.fetch(this.url(route, opts.query), {
+      method,
+      headers: this.headers(opts.body !== undefined ? { 'content-type': 'application/json' } : {}),
+      body: opts.body !== undefined ? JSON.stringify(opts.body) : undefined,
+    });
+    return this.envelope<T>(res.status, await res.text());
+  }
+
+  /** fetch, with a master that cannot be reached said in words rather than "fetch failed". */
+  private async fetch(url: string, init: RequestInit): Promise<Response> {
     try {
-      res = await fetch(this.url(route, opts.query), {
-        method,
-        headers: this.headers(opts.body !== undefined ? { 'content-type': 'application/json' } : {}),
-        body: opts.body !== undefined ? JSON.stringify(opts.body) : undefined,
-      });
+      return await fetch(url, init);
     } catch (err) {
+      if ((err as Error).name === 'AbortError') throw err;
       throw new Error(
         `cannot reach the master at ${this.base}: ${(err as Error & { cause?: Error }).cause?.message ?? (err as Error).message}`,
       );
     }
-    return this.envelope<T>(res.status, await res.text());
   }
 
   private envelope<T>(status: number, text: string): { data: T; total?: number } {
@@ -87,7 +92,7 @@ export class ApiClient {
     query?: Record<string, string | number | undefined>,
     signal?: AbortSignal,
   ): Promise<Response> {
-    const res = await fetch(this.url(route, query), { headers: this.headers(), signal });
+    const res = await this.fetch(this.url(route, query), { headers: this.headers(), signal });
     if (!res.ok) this.envelope(res.status, await res.text());
     return res;
   }

@@ -7,6 +7,7 @@
  */
 import { parseArgs } from 'node:util';
 import { operatorProgram } from './program.ts';
+import { ApiError } from './api-client.ts';
 
 async function startMasterCommand(rest: string[]): Promise<void> {
   const { values } = parseArgs({ args: rest, options: { port: { type: 'string' }, 'data-dir': { type: 'string' } } });
@@ -29,6 +30,26 @@ async function startMasterCommand(rest: string[]): Promise<void> {
   process.on('SIGTERM', () => void stop('SIGTERM'));
 }
 
+/**
+ * A reader that goes away early (`crawldeck results … | head -1`) closes the pipe: that ends the command normally,
+ * quietly and with exit code 0, wherever the write was made (a table, a log line, a streamed export).
+ */
+const closedPipe = (err: unknown): boolean => (err as NodeJS.ErrnoException | null)?.code === 'EPIPE';
+
+/** The master refused the kept token (expired or revoked): the way out, besides the master's words. */
+const signInAgain = (err: unknown, command: string | undefined): string =>
+  err instanceof ApiError && err.status === 401 && command !== 'login'
+    ? '; the kept token is no longer valid: run `crawldeck login` again'
+    : '';
+
+/** Every failure ends as one line of text on stderr and exit code 1 (2 for a usage error), never a stack trace. */
+function fail(err: unknown, command?: string): never {
+  if (closedPipe(err)) process.exit(0);
+  process.stderr.write(`error: ${err instanceof Error ? err.message : String(err)}${signInAgain(err, command)}\n`);
+  // A command line the node does not understand ends with status 2, like other usage errors.
+  process.exit((err as { exitCode?: unknown } | null)?.exitCode === 2 ? 2 : 1);
+}
+
 async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
   // The two long-running roles keep their own option parsing (the node's is shared with its own executable).
@@ -37,11 +58,15 @@ async function main(argv: string[]): Promise<void> {
     const { runNodeCli } = await import('@crawldeck/node');
     return runNodeCli(rest);
   }
+  process.stdout.on('error', (err) => fail(err));
+  process.stderr.on('error', (err) => process.exit(closedPipe(err) ? 0 : 1));
   await operatorProgram().parseAsync(argv, { from: 'user' });
 }
 
-main(process.argv.slice(2)).catch((err: unknown) => {
-  process.stderr.write(`error: ${err instanceof Error ? err.message : String(err)}\n`);
-  // A command line the node does not understand ends with status 2, like other usage errors.
-  process.exit((err as { exitCode?: unknown }).exitCode === 2 ? 2 : 1);
-});
+const args = process.argv.slice(2);
+main(args).catch((err: unknown) =>
+  fail(
+    err,
+    args.find((a) => !a.startsWith('-')),
+  ),
+);

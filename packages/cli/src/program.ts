@@ -1,13 +1,16 @@
 import { Command, Option } from 'commander';
 import { ApiClient } from './api-client.ts';
 import { requireSettings } from './user-config.ts';
+import { taskId } from './ids.ts';
 import type { Output } from './output.ts';
 import { login } from './commands/login.ts';
 import { deploy } from './commands/deploy.ts';
 import { run } from './commands/run.ts';
 import { logs } from './commands/logs.ts';
 import { nodes, schedules, tasks } from './commands/lists.ts';
-import { results } from './commands/results.ts';
+import { RESULT_OUTPUT_FORMATS, results } from './commands/results.ts';
+import { cancel } from './commands/cancel.ts';
+import { logout } from './commands/logout.ts';
 
 const collect = (value: string, previous: string[]) => [...previous, value];
 
@@ -22,6 +25,10 @@ export function operatorProgram(): Command {
 Roles:
   crawldeck start [--port N] [--data-dir DIR]          run a master with its embedded store and local node
   crawldeck node --master URL [--key-file FILE] [...]  join a master as a worker node (key from a file or CRAWLDECK_NODE_KEY)
+
+With --json standard output holds JSON only; run --follow and logs --follow print one JSON object a line (each log
+line, then a summary). Errors are one line on stderr and exit code 1; a closed pipe (| head) ends a command
+quietly with exit code 0.
 
 Settings are kept in ~/.config/crawldeck/config.json (CRAWLDECK_CONFIG_DIR elsewhere); CRAWLDECK_URL and
 CRAWLDECK_TOKEN override them for one command.`,
@@ -54,6 +61,11 @@ CRAWLDECK_TOKEN override them for one command.`,
     .action((opts) => login(opts, output()));
 
   program
+    .command('logout')
+    .description('revoke the token `login` made on the master and remove it from this machine')
+    .action(() => logout(output()));
+
+  program
     .command('deploy')
     .description('zip a folder (a Scrapy project is found by its scrapy.cfg) and create or update its spider')
     .argument('[dir]', 'the folder to deploy', '.')
@@ -70,15 +82,24 @@ CRAWLDECK_TOKEN override them for one command.`,
     .option('--param <text>', 'raw text appended to the command')
     .option('--node <node>', 'run on this node (name or id), repeatable', collect, [])
     .option('--all-nodes', 'run one task on every online node')
-    .option('-f, --follow', 'stream the log until the task ends; exit code 1 unless it finished')
+    .option(
+      '-f, --follow',
+      "stream the log until the task ends (several tasks: each line starts with its node's name); exit code 1 unless all finished",
+    )
     .action(async (spider: string, opts) => exitWith(await run(api(), spider, opts, output())));
 
   program
     .command('logs')
     .description("print a task's log")
     .argument('<task>', 'task id')
-    .option('-f, --follow', 'keep streaming new lines until the task ends')
-    .action(async (task: string, opts) => exitWith(await logs(api(), task, opts, output())));
+    .option('-f, --follow', 'keep streaming new lines until the task ends; exit code 1 unless it finished')
+    .action(async (task: string, opts) => exitWith(await logs(api(), taskId(task), opts, output())));
+
+  program
+    .command('cancel')
+    .description('cancel running or pending tasks and show what became of each (a task that ended already is reported)')
+    .argument('<task...>', 'task ids')
+    .action(async (ids: string[]) => exitWith(await cancel(api(), ids, output())));
 
   program
     .command('tasks')
@@ -90,11 +111,15 @@ CRAWLDECK_TOKEN override them for one command.`,
 
   program
     .command('results')
-    .description("write a task's results to standard output")
+    .description("write every result of a task to standard output, streamed from the master's export")
     .argument('<task>', 'task id')
-    .addOption(new Option('--format <format>', 'output format').choices(['csv', 'json']).default('json'))
+    .addOption(
+      new Option('--format <format>', 'json: one array; jsonl: one object a line; csv: with a header row')
+        .choices(RESULT_OUTPUT_FORMATS)
+        .default('json'),
+    )
     .option('--bom', 'start the CSV with a byte order mark (Excel)')
-    .action((task: string, opts) => results(api(), task, opts));
+    .action((task: string, opts) => results(api(), taskId(task), opts));
 
   program
     .command('schedules')

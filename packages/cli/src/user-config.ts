@@ -10,6 +10,8 @@ import path from 'node:path';
 export interface CliSettings {
   url: string;
   token: string;
+  /** The id of a token `crawldeck login` made with a password, which `crawldeck logout` revokes on the master. */
+  token_id?: string;
 }
 
 export function configDir(env: NodeJS.ProcessEnv = process.env): string {
@@ -20,7 +22,8 @@ export function configDir(env: NodeJS.ProcessEnv = process.env): string {
 
 export const configFile = (env: NodeJS.ProcessEnv = process.env) => path.join(configDir(env), 'config.json');
 
-export function readSettings(env: NodeJS.ProcessEnv = process.env): Partial<CliSettings> {
+/** What the config file holds, without the environment's overrides. */
+export function storedSettings(env: NodeJS.ProcessEnv = process.env): Partial<CliSettings> {
   const file = configFile(env);
   let stored: Partial<CliSettings> = {};
   if (existsSync(file)) {
@@ -30,10 +33,15 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Partial<CliS
       throw new Error(`${file} is not valid JSON; run \`crawldeck login\` again`);
     }
   }
+  return stored;
+}
+
+export function readSettings(env: NodeJS.ProcessEnv = process.env): Partial<CliSettings> {
+  const stored = storedSettings(env);
   return { url: env.CRAWLDECK_URL || stored.url, token: env.CRAWLDECK_TOKEN || stored.token };
 }
 
-export function writeSettings(settings: CliSettings, env: NodeJS.ProcessEnv = process.env): string {
+export function writeSettings(settings: Partial<CliSettings>, env: NodeJS.ProcessEnv = process.env): string {
   const dir = configDir(env);
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const file = configFile(env);

@@ -8,7 +8,9 @@ import { runCli, type CliOptions } from './cli.helpers.ts';
 let m: TestMaster;
 let home: string;
 const cli = (args: string[], opts: CliOptions = {}) => runCli(home, args, opts);
-const savedToken = (): string => JSON.parse(readFileSync(path.join(home, 'cfg', 'config.json'), 'utf8')).token;
+const savedConfig = (): Record<string, string> =>
+  JSON.parse(readFileSync(path.join(home, 'cfg', 'config.json'), 'utf8')) as Record<string, string>;
+const savedToken = (): string => savedConfig().token;
 
 interface ListedToken {
   _id: string;
@@ -75,5 +77,54 @@ describe('crawldeck login keeps tokens out of sight and from piling up', () => {
     const empty = await cli(['login', '--url', m.url, '--token-stdin'], { input: '' });
     expect(empty.code).toBe(1);
     expect(empty.stderr).toMatch(/no token on standard input/);
+  });
+
+  it('logout revokes the token login made, removes it from the config and keeps the address', async () => {
+    const login = await cli(['login', '--url', m.url, '-u', 'admin', '--password-stdin'], {
+      input: `${ADMIN_PASSWORD}\n`,
+    });
+    expect(login.code, login.stderr).toBe(0);
+    const token = savedToken();
+    const [made] = await cliTokens();
+
+    const r = await cli(['logout']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^Signed out of .*: the CLI token is revoked on the master; .* holds no token now\n$/);
+    expect((await m.api('GET', '/me', { token })).status).toBe(401);
+    expect((await cliTokens()).map((t) => t._id)).not.toContain(made._id);
+    expect(savedConfig()).toEqual({ url: m.url });
+    const after = await cli(['tasks']);
+    expect(after.code).toBe(1);
+    expect(after.stderr).toMatch(/not signed in: run `crawldeck login/);
+
+    const again = await cli(['logout', '--json']);
+    expect(again.code, again.stderr).toBe(0);
+    expect(JSON.parse(again.stdout)).toEqual({ signed_in: false });
+  });
+
+  it('logout forgets a console-made token without revoking it, and keeps the token when the master is away', async () => {
+    const raw: string = (await m.api('PUT', '/tokens', { body: { name: 'desk' } })).body.data.token;
+    expect((await cli(['login', '--url', m.url, '--token-stdin'], { input: raw })).code).toBe(0);
+    const r = await cli(['logout']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/made in the console and stays valid there until you revoke it under Settings → Tokens/);
+    expect((await m.api('GET', '/me', { token: raw })).status).toBe(200);
+    expect(savedConfig()).toEqual({ url: m.url });
+
+    // A token whose revocation cannot reach the master stays, so a later logout can revoke it.
+    const login = await cli(['login', '--url', m.url, '-u', 'admin', '--password-stdin'], {
+      input: `${ADMIN_PASSWORD}\n`,
+    });
+    expect(login.code, login.stderr).toBe(0);
+    const stored = savedConfig();
+    const away = { ...stored, url: 'http://127.0.0.1:1' };
+    writeFileSync(path.join(home, 'cfg', 'config.json'), JSON.stringify(away), { mode: 0o600 });
+    const failed = await cli(['logout']);
+    expect(failed.code).toBe(1);
+    expect(failed.stderr).toMatch(/^error: cannot reach the master at http:\/\/127\.0\.0\.1:1: .*the token is kept/);
+    expect(savedConfig()).toEqual(away);
+    writeFileSync(path.join(home, 'cfg', 'config.json'), JSON.stringify(stored), { mode: 0o600 });
+    expect((await cli(['logout'])).code).toBe(0);
+    expect((await m.api('GET', '/me', { token: stored.token })).status).toBe(401);
   });
 });

@@ -35,3 +35,30 @@ export function runCli(home: string, args: string[], opts: CliOptions = {}): Pro
     child.stdin.end(opts.input ?? '');
   });
 }
+
+/**
+ * Runs `crawldeck` with its standard output read only up to the first line, then closed, as `| head -1` does: the
+ * command's next write meets a closed pipe. Resolves with that first line and how the command ended.
+ */
+export function runCliFirstLine(home: string, args: string[], opts: CliOptions = {}): Promise<CliRun> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], {
+      cwd: opts.cwd ?? home,
+      env: { PATH: process.env.PATH ?? '', HOME: home, CRAWLDECK_CONFIG_DIR: path.join(home, 'cfg'), ...opts.env },
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => {
+      stdout += c.toString();
+      const end = stdout.indexOf('\n');
+      if (end < 0) return;
+      stdout = stdout.slice(0, end + 1);
+      child.stdout.removeAllListeners('data');
+      child.stdout.destroy();
+    });
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+    child.stdin.end(opts.input ?? '');
+  });
+}

@@ -78,20 +78,22 @@ export async function login(opts: LoginOptions, out: Output): Promise<void> {
   const url = opts.url ?? readSettings().url;
   if (!url) throw new Error('give the master with --url http://MASTER:8080');
   let token = await givenToken(opts);
+  let tokenId: string | undefined;
   if (!token) {
     const username = opts.username ?? (await ask('Username: '));
     const password = opts.passwordStdin ? await readStdin() : await ask('Password: ', true);
     const anon = new ApiClient(url);
     const session = (await anon.call<string>('POST', '/login', { body: { username, password } })).data;
     const asSession = new ApiClient(url, session);
-    const created = await asSession.call<{ token: string }>('PUT', '/tokens', {
+    const created = await asSession.call<{ _id: string; token: string }>('PUT', '/tokens', {
       body: { name: `crawldeck CLI on ${os.hostname()}`.slice(0, 100), expire_days: CLI_TOKEN_DAYS, replace: true },
     });
     token = created.data.token;
+    tokenId = created.data._id;
     await asSession.call('POST', '/logout').catch(() => undefined);
   }
   const me = (await new ApiClient(url, token).call<{ username: string }>('GET', '/me')).data;
-  const file = writeSettings({ url, token });
+  const file = writeSettings({ url, token, ...(tokenId ? { token_id: tokenId } : {}) });
   if (out.json) return printJson({ url, username: me.username, config: file });
   process.stdout.write(`Signed in to ${url} as ${me.username}; the token is kept in ${file}\n`);
 }

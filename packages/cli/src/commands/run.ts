@@ -2,7 +2,7 @@ import type { NodeInfo, Spider } from '@crawldeck/shared';
 import type { ApiClient } from '../api-client.ts';
 import { printJson, type Output } from '../output.ts';
 import { resolveSpider } from './spiders.ts';
-import { followLog, statusLine } from './logs.ts';
+import { followLog, statusLine, type LinePrinter } from './logs.ts';
 
 export interface RunOptions {
   arg: string[];
@@ -48,6 +48,41 @@ function taskParam(scrapyName: string | undefined, args: string[], raw?: string)
   return [scrapyName, ...args.map((a) => `-a ${shellQuote(a)}`), raw?.trim()].filter(Boolean).join(' ');
 }
 
+/**
+ * How the lines of followed tasks are printed. With several tasks (one per node) they arrive interleaved, so each
+ * line starts with its node's name; with --json each line is one JSON object naming its task and node.
+ */
+function linePrinter(out: Output, several: boolean): LinePrinter {
+  return (line, task) => {
+    const node = task?.node_name ?? null;
+    if (out.json) {
+      const { line_no, msg, is_error } = line;
+      process.stdout.write(JSON.stringify({ type: 'log', task_id: task?._id, node, line_no, msg, is_error }) + '\n');
+      return;
+    }
+    const text = several ? `[${node ?? task?._id ?? '?'}] ${line.msg}` : line.msg;
+    process.stdout.write(out.tty && line.is_error ? `\x1b[31m${text}\x1b[0m\n` : `${text}\n`);
+  };
+}
+
+/** Follows every started task at once until each has ended; exit code 1 unless all finished. */
+async function followTasks(api: ApiClient, spider: Spider, ids: string[], out: Output): Promise<number> {
+  const print = linePrinter(out, ids.length > 1);
+  const ended = await Promise.all(
+    ids.map(async (id) => {
+      const task = await followLog(api, id, print);
+      if (!out.json) process.stderr.write(statusLine(task));
+      return task;
+    }),
+  );
+  const code = ended.every((t) => t.status === 'finished') ? 0 : 1;
+  if (out.json)
+    process.stdout.write(
+      JSON.stringify({ type: 'summary', spider_id: spider._id, exit_code: code, tasks: ended }) + '\n',
+    );
+  return code;
+}
+
 export async function run(api: ApiClient, ref: string, opts: RunOptions, out: Output): Promise<number> {
   const spider = await resolveSpider(api, ref);
   const param = taskParam(await scrapySpiderName(api, spider, opts.crawl), opts.arg, opts.param);
@@ -60,16 +95,10 @@ export async function run(api: ApiClient, ref: string, opts: RunOptions, out: Ou
     else process.stdout.write(`Started ${ids.length === 1 ? 'task' : 'tasks'} ${ids.join(', ')} of ${spider.name}\n`);
     return 0;
   }
-  if (!out.json)
+  if (out.json) process.stdout.write(JSON.stringify({ type: 'started', spider_id: spider._id, task_ids: ids }) + '\n');
+  else
     process.stderr.write(
-      `Started task ${ids[0]} of ${spider.name}: ${[spider.cmd, param].filter(Boolean).join(' ')}\n`,
+      `Started ${ids.length === 1 ? 'task' : 'tasks'} ${ids.join(', ')} of ${spider.name}: ${[spider.cmd, param].filter(Boolean).join(' ')}\n`,
     );
-  let code = 0;
-  for (const id of ids) {
-    const task = await followLog(api, id, out);
-    if (out.json) printJson(task);
-    else process.stderr.write(statusLine(task));
-    if (task.status !== 'finished') code = 1;
-  }
-  return code;
+  return followTasks(api, spider, ids, out);
 }

@@ -1,7 +1,6 @@
 import type { Spider } from '@crawldeck/shared';
 import type { ApiClient } from '../api-client.ts';
-
-const ID = /^[0-9a-f]{24}$/;
+import { ID } from '../ids.ts';
 
 /** The signed-in user's spider of that exact name, if any (names are unique per owner). */
 export async function findOwnSpider(api: ApiClient, name: string): Promise<Spider | undefined> {
