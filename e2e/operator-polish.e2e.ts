@@ -2,7 +2,8 @@
  * Operator polish journeys, in en and zh, on a master with its embedded node: a normal user's screens hold no
  * admin-only actions; the task Overview counts its one stored line and one error line in the singular; a schedule's
  * Tasks drawer shows translated statuses and the list keeps a seconds field other than 0; deleting a spider whose
- * task runs shows the server's reason in exactly one toast.
+ * task runs shows the server's reason in exactly one toast; the task list keeps its filters in the address across a
+ * reload, enables batch Cancel only for a selection with a live task and confirms with "Cancel tasks" / "Keep running".
  */
 import { describe, expect } from 'vitest';
 import type { Page } from 'playwright-core';
@@ -51,6 +52,8 @@ const TEXT = {
     finished: 'Finished',
     everyTen: /every 10 seconds/i,
     liveTask: 'the spider cannot be deleted: a task of this spider is pending or running',
+    cancelOk: 'Cancel tasks',
+    keepRunning: 'Keep running',
   },
   zh: {
     usersAdminOnly: '只有管理员可以查看和管理用户。',
@@ -60,6 +63,8 @@ const TEXT = {
     finished: '已完成',
     everyTen: /10 秒/,
     liveTask: '无法删除此爬虫：它有等待中或运行中的任务',
+    cancelOk: '取消任务',
+    keepRunning: '继续运行',
   },
 };
 
@@ -186,5 +191,61 @@ describe('operator polish', () => {
       await call(token, 'POST', `/tasks/${taskId}/cancel`);
       await waitForStatus(token, taskId, ['cancelled']);
     });
+
+    e2eTest(
+      `${lang}: the task list keeps its filters across a reload; Cancel only for live tasks, confirmed without "Cancel"`,
+      async ({ page }) => {
+        const token = await loginByApi(page, lang);
+        const slowId = await createSpider(token, `operator-live-${lang}`, 'slow.py', SLOW_PY);
+        const oneId = await createSpider(token, `operator-ended-${lang}`, 'one.py', ONE_ERROR_PY);
+        const ended = await runTask(token, oneId);
+        await waitForStatus(token, ended, ['finished']);
+        const live = await runTask(token, slowId);
+        await waitForStatus(token, live, ['running']);
+
+        await page.goto(`${env.url}/tasks`);
+        const list = view(page).locator('[data-testid=task-table]');
+        await list.locator(`.task-link[data-task-id="${live}"]`).waitFor();
+        await view(page).locator('[data-testid=task-filter-status]').click();
+        await page.locator('.ant-select-dropdown:visible .ant-select-item-option .task-status-finished').click();
+        await page.waitForURL((u) => u.searchParams.get('status') === 'finished');
+        await expect.poll(() => list.locator(`.task-link[data-task-id="${live}"]`).count(), WAIT).toBe(0);
+
+        // A reload shows the same filter and the same tasks.
+        await page.reload();
+        await list.locator(`.task-link[data-task-id="${ended}"]`).waitFor();
+        await view(page).locator('[data-testid=task-filter-status] .task-status-finished').waitFor();
+        expect(await list.locator(`.task-link[data-task-id="${live}"]`).count()).toBe(0);
+
+        // Only an ended task chosen: nothing to cancel.
+        const rowOf = (id: string) => list.locator('tr.ant-table-row', { has: page.locator(`[data-task-id="${id}"]`) });
+        await rowOf(ended).locator('.ant-checkbox-input').check();
+        expect(await view(page).locator('[data-testid=task-batch-cancel]').isDisabled()).toBe(true);
+        await screenshot(page, `operator-task-filter-${lang}`);
+
+        // Without the filter, a live task joins the selection: Cancel asks, and "Keep running" keeps it running.
+        await page.locator('[data-testid=task-filter-status] .ant-select-clear').click({ force: true });
+        await page.waitForURL((u) => !u.searchParams.has('status'));
+        await rowOf(live).locator('.ant-checkbox-input').check();
+        await rowOf(ended).locator('.ant-checkbox-input').check();
+        const cancel = view(page).locator('[data-testid=task-batch-cancel]');
+        expect(await cancel.isEnabled()).toBe(true);
+        await cancel.click();
+        const dialog = page.locator('.task-confirm-cancel');
+        await dialog.waitFor();
+        const buttons = await dialog.locator('.ant-modal-confirm-btns button').allInnerTexts();
+        expect(buttons.map((b) => b.replace(/\s+/g, ''))).toEqual(
+          [tx.keepRunning, tx.cancelOk].map((b) => b.replace(/\s+/g, '')),
+        );
+        await screenshot(page, `operator-task-cancel-dialog-${lang}`);
+        await dialog.locator('.ant-modal-confirm-btns button', { hasText: tx.keepRunning }).click();
+        await dialog.waitFor({ state: 'detached' });
+        expect((await call<{ status: string }>(token, 'GET', `/tasks/${live}`)).status).toBe('running');
+
+        await call(token, 'POST', `/tasks/${live}/cancel`);
+        await waitForStatus(token, live, ['cancelled']);
+      },
+      { timeout: 90_000 },
+    );
   }
 });

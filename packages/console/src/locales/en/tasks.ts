@@ -74,9 +74,12 @@ export default {
     pageOf: 'Page {{page}} of {{pages}}',
   },
   selected: '{{count}} selected',
+  cancelNothing: 'None of the selected tasks is pending or running',
   live: 'Live',
   liveHint: 'Status changes are pushed by the master; no polling',
   confirm: {
+    cancelOk: 'Cancel tasks',
+    cancelKeep: 'Keep running',
     cancelTitle: 'Cancel tasks',
     cancelText_one: 'Stop {{count}} task? Its process receives SIGTERM, then SIGKILL after the grace period.',
     cancelText_other: 'Stop {{count}} tasks? Their processes receive SIGTERM, then SIGKILL after the grace period.',

@@ -74,9 +74,12 @@ export default {
     pageOf: '第 {{page}} / {{pages}} 页',
   },
   selected: '已选 {{count}} 个',
+  cancelNothing: '所选任务中没有待定或进行中的任务',
   live: '实时',
   liveHint: '状态变化由主节点推送，无需轮询',
   confirm: {
+    cancelOk: '取消任务',
+    cancelKeep: '继续运行',
     cancelTitle: '取消任务',
     cancelText_one: '确定停止 {{count}} 个任务吗？进程会先收到 SIGTERM，超过宽限期后收到 SIGKILL。',
     cancelText_other: '确定停止 {{count}} 个任务吗？进程会先收到 SIGTERM，超过宽限期后收到 SIGKILL。',
