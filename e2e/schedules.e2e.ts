@@ -51,8 +51,8 @@ describe('schedules', () => {
 
       const row = page.locator('.schedule-table tr', { hasText: 'every two seconds' });
       await row.waitFor();
-      // The list shows the cron without its seconds field.
-      expect((await row.locator('.schedule-cron').innerText()).trim()).toBe('* * * * *');
+      // The list keeps a seconds field other than 0: it is part of the meaning.
+      expect((await row.locator('.schedule-cron').innerText()).trim()).toBe('*/2 * * * * *');
       await row.locator('.schedule-status-running').waitFor();
 
       const schedules = await call<{ _id: string; name: string; cron: string }[]>(token, 'GET', '/schedules');

@@ -81,6 +81,7 @@ export const ERROR_CATALOGUE = {
   'spider.zip_invalid': 'the upload is not a valid zip file',
   'spider.zip_empty': 'the zip holds no files',
   'spider.binary_file': 'binary file cannot be opened as text',
+  'spider.live_task': 'the spider cannot be deleted: a task of this spider is pending or running',
   'spider.no_git_url': 'this spider has no Git URL; set one in its Git settings first',
   'spider.no_command':
     'this spider has no command to run; set one in its Overview tab (e.g. "python3 main.py" or "scrapy crawl NAME")',

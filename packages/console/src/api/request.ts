@@ -85,16 +85,25 @@ function showNoResponse(): void {
 }
 
 /**
+ * The toast of a failed call: the server's reason alone when it refused the request with one (a 4xx the user can
+ * act on), else the catalogue's 'Request Error {status}: {url}. {text}'.
+ */
+export function failureToastText(status: number, url: string, text: string): string {
+  if (status >= 400 && status < 500 && text) return text;
+  return `${i18n.t('common:request.requestError')} ${status}: ${url}. ${text}`.trim();
+}
+
+/**
  * Tells the user a call failed: a 401 to a signed-in user opens the re-login dialog (and no toast), any other
- * failure shows a toast unless the caller shows its own message or the re-login dialog is already open.
+ * failure shows a toast unless the caller shows its own message or the re-login dialog is already open. The toast
+ * is keyed by its text, so the same failure reported again (a query's retry, two screens asking for the same
+ * thing) replaces its toast instead of stacking a copy.
  */
 export function reportFailure(status: number, url: string, text: string, silent: boolean): void {
   if (status === 401 && showSessionExpired()) return;
   if (silent || sessionDialogOpen()) return;
-  void message.error({
-    content: `${i18n.t('common:request.requestError')} ${status}: ${url}. ${text}`,
-    duration: ERROR_TOAST_MS / 1000,
-  });
+  const content = failureToastText(status, url, text);
+  void message.error({ content, duration: ERROR_TOAST_MS / 1000, key: `failure:${content}` });
 }
 
 export async function request<T = unknown>(path: string, options: RequestOptions = {}): Promise<ApiOk<T>> {

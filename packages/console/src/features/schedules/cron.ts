@@ -2,7 +2,16 @@
 import cronstrue from 'cronstrue/i18n';
 import { cronWithoutSeconds, nextCronRuns, validateCron } from '@crawldeck/shared';
 
-export { cronWithoutSeconds, nextCronRuns, validateCron };
+export { nextCronRuns, validateCron };
+
+/**
+ * The cron as the schedule list shows it: a seconds field of 0 only adds noise and is left out, any other seconds
+ * field (every 10 seconds, at second 30) is part of the meaning and the whole expression is shown.
+ */
+export function cronForList(expr: string): string {
+  const fields = expr.trim().split(/\s+/);
+  return fields.length === 6 && fields[0] !== '0' ? fields.join(' ') : cronWithoutSeconds(expr);
+}
 
 /** Human-readable description of a 6-field cron in the console language ('' when invalid). */
 export function describeCron(expr: string, lang: string): string {

@@ -24,7 +24,7 @@ export default function SettingPage() {
   });
   const panels: Record<Tab, ReactNode> = {
     general: <GeneralTab isAdmin={isAdmin} />,
-    notifications: <NotificationsPanel />,
+    notifications: <NotificationsPanel isAdmin={isAdmin} />,
     globalVariable: <VariablesTab isAdmin={isAdmin} />,
     database: <DatabaseTab isAdmin={isAdmin} />,
     password: <PasswordTab />,

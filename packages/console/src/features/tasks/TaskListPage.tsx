@@ -7,7 +7,7 @@
 import { useEffect, useMemo, useState } from 'react';
 import { Badge, Button, Card, Select, Space, Tooltip, Typography } from 'antd';
 import { DeleteOutlined, RedoOutlined, ReloadOutlined, StopOutlined } from '@ant-design/icons';
-import { useLocation } from 'react-router';
+import { useLocation, useNavigate } from 'react-router';
 import { useTranslation } from 'react-i18next';
 import { TASK_PAGE_SIZE, TASK_STATUSES, type TaskStatus } from '@crawldeck/shared';
 import { useFilterOptions, useTaskEvents, useTasks, type TaskQuery } from './api.ts';
@@ -21,10 +21,20 @@ import TourFor from '../tours/TourFor.tsx';
 import { getDefaultPageSize } from '../setting/preferences.ts';
 
 const URL_FILTERS = ['node_id', 'spider_id', 'status', 'schedule_id'] as const;
+const LIVE: readonly string[] = ['pending', 'running'];
+
+/** The list's address with its filters, so a reload or a shared link shows the same tasks. */
+function filtersUrl(query: TaskQuery): string {
+  const p = new URLSearchParams();
+  for (const k of URL_FILTERS) if (query[k]) p.set(k, String(query[k]));
+  const qs = p.toString();
+  return qs ? `/tasks?${qs}` : '/tasks';
+}
 
 export default function TaskListPage() {
   const { t } = useTranslation(['tasks', 'route']);
   const location = useLocation();
+  const navigate = useNavigate();
   const active = location.pathname === '/tasks';
   const [query, setQuery] = useState<TaskQuery>(() => ({
     page_size: getDefaultPageSize(TASK_PAGE_SIZE),
@@ -48,10 +58,14 @@ export default function TaskListPage() {
   }, [active, location.search, reset]);
 
   const update = (patch: Partial<TaskQuery>) => {
-    setQuery((q) => ({ ...q, ...patch }));
+    const next = { ...query, ...patch };
+    setQuery(next);
     reset();
     setSelected([]);
+    void navigate(filtersUrl(next), { replace: true });
   };
+  // Cancel only makes sense for a selection holding a task that has not ended yet.
+  const cancellable = (tasks.data?.list ?? []).some((r) => selected.includes(r._id) && LIVE.includes(r.status));
   const pager = tasks.data && <CursorPager {...paging.pagerProps(tasks.data)} />;
   const scheduleNames = useMemo(() => new Map((schedules.data ?? []).map((s) => [s._id, s.name])), [schedules.data]);
 
@@ -134,13 +148,16 @@ export default function TaskListPage() {
             {selected.length > 0 && (
               <>
                 <Typography.Text type="secondary">{t('tasks:selected', { count: selected.length })}</Typography.Text>
-                <Button
-                  icon={<StopOutlined />}
-                  onClick={() => actions.cancel(selected)}
-                  data-testid="task-batch-cancel"
-                >
-                  {t('tasks:cancel')}
-                </Button>
+                <Tooltip title={cancellable ? '' : t('tasks:cancelNothing')}>
+                  <Button
+                    icon={<StopOutlined />}
+                    disabled={!cancellable}
+                    onClick={() => actions.cancel(selected)}
+                    data-testid="task-batch-cancel"
+                  >
+                    {t('tasks:cancel')}
+                  </Button>
+                </Tooltip>
                 <Button
                   icon={<RedoOutlined />}
                   onClick={() => actions.restart(selected)}

@@ -1,6 +1,6 @@
 /** /users (admin only): paged user table, add/edit dialogs, delete with confirmation. */
 import { useState } from 'react';
-import { Button, Card, Popconfirm, Space, Table, Tag, Typography, message } from 'antd';
+import { Alert, Button, Card, Popconfirm, Space, Table, Tag, Typography, message } from 'antd';
 import { DeleteOutlined, EditOutlined, PlusOutlined } from '@ant-design/icons';
 import { useTranslation } from 'react-i18next';
 import dayjs from 'dayjs';
@@ -10,7 +10,19 @@ import { useDeleteUser, useUsers } from './api.ts';
 import { UserFormDialog } from './components/UserFormDialog.tsx';
 import { getDefaultPageSize } from '../setting/preferences.ts';
 
+/** A normal user who opens /users by its address reads that it is for administrators, with no actions. */
 export default function UserListPage() {
+  const { t } = useTranslation(['users', 'route']);
+  const isAdmin = useUserStore((s) => s.role) === 'admin';
+  if (isAdmin) return <UserList />;
+  return (
+    <div className="app-page" data-page="users">
+      <Alert type="info" showIcon message={t('adminOnly')} data-testid="users-admin-only" />
+    </div>
+  );
+}
+
+function UserList() {
   const { t } = useTranslation(['users', 'route']);
   const me = useUserStore((s) => s.user_info);
   const [page, setPage] = useState(1);

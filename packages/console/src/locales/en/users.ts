@@ -1,4 +1,5 @@
 export default {
+  adminOnly: 'Only administrators can see and manage users.',
   title: 'Users',
   add: 'Add User',
   edit: 'Edit User',

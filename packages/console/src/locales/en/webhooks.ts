@@ -1,4 +1,5 @@
 export default {
+  adminOnly: 'Only administrators can see and change the notification webhooks.',
   title: 'Notifications',
   intro: 'Webhooks are called by the master when a task finishes, errors or is cancelled, or when a node goes offline.',
   add: 'Add Webhook',

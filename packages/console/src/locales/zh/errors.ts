@@ -81,6 +81,7 @@ export default {
     zip_invalid: '上传的文件不是有效的 zip 文件',
     zip_empty: 'zip 文件中没有文件',
     binary_file: '二进制文件不能作为文本打开',
+    live_task: '无法删除此爬虫：它有等待中或运行中的任务',
     no_git_url: '此爬虫没有 Git 地址，请先在 Git 设置中填写',
     no_command: '此爬虫没有可执行的命令，请在其概览页填写（例如 "python3 main.py" 或 "scrapy crawl NAME"）',
     scrapy_name_required: '请选择要运行的 Scrapy 爬虫：把它的名称写在参数最前面（例如 "quotes -a tag=books"）',

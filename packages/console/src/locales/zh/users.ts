@@ -1,4 +1,5 @@
 export default {
+  adminOnly: '只有管理员可以查看和管理用户。',
   title: '用户',
   add: '添加用户',
   edit: '编辑用户',

@@ -1,4 +1,5 @@
 export default {
+  adminOnly: '只有管理员可以查看和修改通知 Webhook。',
   title: '消息通知',
   intro: '当任务完成、出错或被取消，或节点离线时，主节点会调用这些 Webhook。',
   add: '添加 Webhook',

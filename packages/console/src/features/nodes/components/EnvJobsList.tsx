@@ -27,10 +27,8 @@ function CancelJob({ job }: { job: EnvJob }) {
     <Popconfirm
       title={t('cancelJob.confirm', { name: job.name, node: job.node_name || job.node_id })}
       onConfirm={() =>
-        cancel.mutate(job._id, {
-          onSuccess: () => void message.success(t('cancelJob.done')),
-          onError: (err) => void message.error((err as Error).message),
-        })
+        // a refusal is already told by the request helper's toast
+        cancel.mutate(job._id, { onSuccess: () => void message.success(t('cancelJob.done')) })
       }
     >
       <Button size="small" danger loading={cancel.isPending} data-testid={`env-job-cancel-${job._id}`}>

@@ -6,7 +6,7 @@ import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
 import { SCHEDULE_TOGGLE_ERROR, type ScheduleInfo } from '@crawldeck/shared';
 import { useDeleteSchedule, useRunSchedule, useToggleSchedule } from '../api.ts';
-import { cronWithoutSeconds, describeCron, formatInZone } from '../cron.ts';
+import { cronForList, describeCron, formatInZone } from '../cron.ts';
 
 interface Props {
   schedules: ScheduleInfo[];
@@ -87,8 +87,8 @@ export default function ScheduleTable({ schedules, loading, hideSpider, onEdit, 
           render: (cron: string, s) => (
             <Tooltip title={`${cron} (${s.timezone})`}>
               <div>
-                <Typography.Text code className="schedule-cron">
-                  {cronWithoutSeconds(cron)}
+                <Typography.Text code className="schedule-cron" style={{ whiteSpace: 'nowrap' }}>
+                  {cronForList(cron)}
                 </Typography.Text>
                 <div>
                   <Typography.Text type="secondary" className="schedule-cron-text">

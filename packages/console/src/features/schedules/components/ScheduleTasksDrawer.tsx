@@ -6,15 +6,7 @@ import { Link } from 'react-router';
 import type { ScheduleInfo } from '@crawldeck/shared';
 import { useScheduleTasks, type ScheduleTask } from '../api.ts';
 import { formatInZone } from '../cron.ts';
-
-const STATUS_COLOR: Record<string, string> = {
-  pending: 'default',
-  running: 'processing',
-  finished: 'success',
-  error: 'error',
-  cancelled: 'warning',
-  abnormal: 'magenta',
-};
+import TaskStatusTag from '../../tasks/components/TaskStatusTag.tsx';
 
 export default function ScheduleTasksDrawer({ schedule, onClose }: { schedule: ScheduleInfo | null; onClose(): void }) {
   const { t } = useTranslation('schedules');
@@ -63,7 +55,7 @@ export default function ScheduleTasksDrawer({ schedule, onClose }: { schedule: S
               {
                 title: t('tasks.status'),
                 dataIndex: 'status',
-                render: (s: string) => <Tag color={STATUS_COLOR[s]}>{s}</Tag>,
+                render: (s: string) => <TaskStatusTag status={s} />,
               },
               {
                 title: t('tasks.created'),

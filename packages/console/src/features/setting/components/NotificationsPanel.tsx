@@ -1,6 +1,6 @@
 // Settings → Notifications: notification webhooks, add/edit, send test, delivery log.
 import { useState } from 'react';
-import { Button, Popconfirm, Space, Switch, Table, Tag, Tooltip, Typography, message } from 'antd';
+import { Alert, Button, Popconfirm, Space, Switch, Table, Tag, Tooltip, Typography, message } from 'antd';
 import { DeleteOutlined, EditOutlined, HistoryOutlined, PlusOutlined, SendOutlined } from '@ant-design/icons';
 import { useTranslation } from 'react-i18next';
 import type { WebhookInfo } from '@crawldeck/shared';
@@ -8,7 +8,14 @@ import { useDeleteWebhook, useSaveWebhook, useTestWebhook, useWebhooks } from '.
 import WebhookFormModal from '../../webhooks/components/WebhookFormModal.tsx';
 import DeliveryDrawer from '../../webhooks/components/DeliveryDrawer.tsx';
 
-export default function NotificationsPanel() {
+/** Webhooks are the administrators' business: other users read why the tab is empty instead of refused calls. */
+export default function NotificationsPanel({ isAdmin }: { isAdmin: boolean }) {
+  const { t } = useTranslation('webhooks');
+  if (!isAdmin) return <Alert type="info" showIcon message={t('adminOnly')} data-testid="webhooks-admin-only" />;
+  return <WebhooksPanel />;
+}
+
+function WebhooksPanel() {
   const { t } = useTranslation('webhooks');
   const hooks = useWebhooks();
   const save = useSaveWebhook();

@@ -75,7 +75,12 @@ export default function OverviewView({ task }: { task: TaskDetail }) {
       </Descriptions.Item>
       <Descriptions.Item label={t('fields.exitCode')}>{task.exit_code ?? '-'}</Descriptions.Item>
       <Descriptions.Item label={t('fields.logPath')} span={2}>
-        {t('fields.logStored', { lines: task.log_count, errors: task.error_log_count })}
+        <span data-testid="task-log-stored">
+          {t('fields.logStored', {
+            lines: t('fields.logLines', { count: task.log_count }),
+            errors: t('fields.logErrors', { count: task.error_log_count }),
+          })}
+        </span>
       </Descriptions.Item>
       {task.parent_id && (
         <Descriptions.Item label={t('fields.parent')} span={2}>

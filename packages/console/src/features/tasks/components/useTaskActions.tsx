@@ -18,8 +18,9 @@ export function useTaskActions(after?: {
     modal.confirm({
       title: t(`tasks:confirm.${kind}Title`),
       content: t(`tasks:confirm.${kind}Text`, { count: ids.length }),
-      okText: t('common:confirm'),
-      cancelText: t('common:cancel'),
+      // cancelling tasks must not offer a button that is also called "Cancel"
+      okText: kind === 'cancel' ? t('tasks:confirm.cancelOk') : t('common:confirm'),
+      cancelText: kind === 'cancel' ? t('tasks:confirm.cancelKeep') : t('common:cancel'),
       okButtonProps: { danger: kind !== 'restart', className: `confirm-${kind}` },
       className: `task-confirm-${kind}`,
       onOk: run,
