@@ -44,7 +44,15 @@ export async function createTestDatabase(): Promise<{ url: string; drop(): Promi
 
 export interface ApiResult<T = any> {
   status: number;
-  body: { status: 'ok' | 'error'; message: string; data: T; total?: number; error?: string };
+  body: {
+    status: 'ok' | 'error';
+    message: string;
+    data: T;
+    total?: number;
+    error?: string;
+    code?: string;
+    params?: Record<string, unknown>;
+  };
   headers: Headers;
 }
 

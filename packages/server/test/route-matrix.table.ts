@@ -160,6 +160,7 @@ export const ROUTES: Record<string, RouteRow> = {
   'GET /api/tasks/{id}': owner('task'),
   'DELETE /api/tasks/{id}': owner('task'),
   'POST /api/tasks/{id}/cancel': owner('task'),
+  'POST /api/tasks/{id}/priority': owner('task', { body: () => ({ priority: 2 }) }),
   'POST /api/tasks/{id}/restart': owner('task'),
   'POST /api/tasks-cancel': owner('task', taskBatch()),
   'POST /api/tasks-restart': owner('task', taskBatch()),

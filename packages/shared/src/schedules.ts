@@ -3,7 +3,7 @@ import { Id, Int, Str } from './bounds.ts';
 import { Envelope, EnvelopeList, Nullable, pageFields } from './paging.ts';
 import { Cron } from 'croner';
 import { RETRY_MAX } from './constants.ts';
-import { RUN_TYPES } from './tasks.ts';
+import { RUN_TYPES, TaskPriority } from './tasks.ts';
 
 /**
  * Schedules: their statuses, the cron rule (six fields, seconds first) and the shapes of the API.
@@ -130,6 +130,8 @@ export const ScheduleBody = Type.Object({
   param: Type.Optional(Str(10000)),
   enabled: Type.Optional(Type.Boolean()),
   retries: Type.Optional(Int(0, RETRY_MAX)),
+  /** Queue priority of the tasks its fires make: 1 (highest) to 5 (lowest), default 3. */
+  priority: Type.Optional(TaskPriority),
   /** IANA zone the cron is read in; default CRAWLDECK_TZ or the master's zone. */
   timezone: Type.Optional(Str(100)),
 });
@@ -172,6 +174,7 @@ export const ScheduleInfo = Type.Object({
   /** Reason when status is error: 'Not Found Spider', 'Not Found Node', or a scheduler message. */
   error: Type.String(),
   retries: Type.Number(),
+  priority: Type.Number(),
   timezone: Type.String(),
   next_run_ts: Ts,
   last_run_ts: Ts,

@@ -11,19 +11,35 @@ export const FINAL_TASK_STATUSES: readonly TaskStatus[] = ['finished', 'error', 
 export const RUN_TYPES = ['random', 'all-nodes', 'selected-nodes'] as const;
 export type RunType = (typeof RUN_TYPES)[number];
 
+/**
+ * A task's place in the queue: 1 is the highest priority, 5 the lowest, 3 unless chosen. Dispatch starts the
+ * highest priority first and, within one priority, the oldest task first.
+ */
+export const PRIORITY_HIGHEST = 1;
+export const PRIORITY_LOWEST = 5;
+export const PRIORITY_DEFAULT = 3;
+export const PRIORITIES = [1, 2, 3, 4, 5] as const;
+export const TaskPriority = Int(PRIORITY_HIGHEST, PRIORITY_LOWEST, {
+  description: 'queue priority: 1 (highest) to 5 (lowest), default 3',
+});
+
 export const RunTaskBody = Type.Object({
   spider_id: Id,
   run_type: Type.Optional(Type.Union(RUN_TYPES.map((r) => Type.Literal(r)))),
   node_ids: Type.Optional(Type.Array(Id, { maxItems: 1000 })),
   param: Type.Optional(Str(10000)),
+  priority: Type.Optional(TaskPriority),
 });
 export type RunTaskBody = Static<typeof RunTaskBody>;
 
 export const RunSpidersBody = Type.Object({
-  task_params: Type.Array(Type.Object({ spider_id: Id, param: Type.Optional(Str(10000)) }), {
-    minItems: 1,
-    maxItems: 1000,
-  }),
+  task_params: Type.Array(
+    Type.Object({ spider_id: Id, param: Type.Optional(Str(10000)), priority: Type.Optional(TaskPriority) }),
+    {
+      minItems: 1,
+      maxItems: 1000,
+    },
+  ),
   run_type: Type.Optional(Type.Union(RUN_TYPES.map((r) => Type.Literal(r)))),
   node_ids: Type.Optional(Type.Array(Id, { maxItems: 1000 })),
 });
@@ -37,8 +53,13 @@ export const TaskListQuery = Type.Object({
   status: Type.Optional(Str(40)),
   schedule_id: Type.Optional(Str(64)),
   type: Type.Optional(Str(40)),
+  priority: Type.Optional(TaskPriority),
 });
 export type TaskListQuery = Static<typeof TaskListQuery>;
+
+/** POST /tasks/{id}/priority: a pending task's new place in the queue. */
+export const TaskPriorityBody = Type.Object({ priority: TaskPriority });
+export type TaskPriorityBody = Static<typeof TaskPriorityBody>;
 
 export const IdsBody = Type.Object({ ids: Type.Array(Id, { minItems: 1, maxItems: 10000 }) });
 export type IdsBody = Static<typeof IdsBody>;
@@ -145,6 +166,8 @@ export const TaskInfo = Type.Object({
   status: Type.Union(TASK_STATUSES.map((s) => Type.Literal(s))),
   run_type: Type.Union(RUN_TYPES.map((r) => Type.Literal(r))),
   param: Type.String(),
+  /** Queue priority, 1 (highest) to 5 (lowest). */
+  priority: Type.Number(),
   cmd: Type.String(),
   error: Type.String(),
   /** Why the task ended other than finished (out of memory, process limit, cancelled, signal, …); absent otherwise. */

@@ -11,6 +11,7 @@ export interface RunOptions {
   crawl?: string;
   param?: string;
   follow?: boolean;
+  priority?: string;
 }
 
 const shellQuote = (s: string) => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
@@ -83,12 +84,23 @@ async function followTasks(api: ApiClient, spider: Spider, ids: string[], out: O
   return code;
 }
 
+/** --priority as the master takes it: a whole number from 1 (highest) to 5 (lowest); absent leaves the default. */
+export function parsePriority(given: string | undefined): number | undefined {
+  if (given === undefined) return undefined;
+  const n = /^\s*\d+\s*$/.test(given) ? Number(given) : NaN;
+  if (!(n >= 1 && n <= 5))
+    throw new Error(`--priority takes a whole number from 1 (highest) to 5 (lowest), got "${given}"`);
+  return n;
+}
+
 export async function run(api: ApiClient, ref: string, opts: RunOptions, out: Output): Promise<number> {
   const spider = await resolveSpider(api, ref);
   const param = taskParam(await scrapySpiderName(api, spider, opts.crawl), opts.arg, opts.param);
-  const body = opts.node.length
-    ? { spider_id: spider._id, run_type: 'selected-nodes', node_ids: await nodeIds(api, opts.node), param }
-    : { spider_id: spider._id, run_type: opts.allNodes ? 'all-nodes' : 'random', param };
+  const priority = parsePriority(opts.priority);
+  const where = opts.node.length
+    ? { run_type: 'selected-nodes', node_ids: await nodeIds(api, opts.node) }
+    : { run_type: opts.allNodes ? 'all-nodes' : 'random' };
+  const body = { spider_id: spider._id, ...where, param, ...(priority !== undefined ? { priority } : {}) };
   const ids = (await api.call<string[]>('PUT', '/tasks', { body })).data;
   if (!opts.follow) {
     if (out.json) printJson({ spider_id: spider._id, task_ids: ids });

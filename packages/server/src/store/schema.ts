@@ -156,6 +156,8 @@ export interface TaskTables {
     start_ts: number | null;
     finish_ts: number | null;
     owner_id: string | null;
+    /** Queue priority: 1 (highest) to 5 (lowest), 3 by default (migration 2026120810). */
+    priority: import('kysely').Generated<number>;
     /** JSON `{ reasons, usual_results }` of a suspicious finish, '' otherwise (migration 2026112231). */
     suspicious: import('kysely').Generated<string>;
   };
@@ -201,6 +203,8 @@ export interface ScheduleTables {
     status: 'stop' | 'running' | 'error';
     error: string;
     retries: number;
+    /** Queue priority of the tasks its fires make (migration 2026120810). */
+    priority: import('kysely').Generated<number>;
     timezone: string;
     next_run_ts: number | null;
     last_run_ts: number | null;

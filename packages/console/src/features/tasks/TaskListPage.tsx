@@ -1,6 +1,6 @@
 /**
  * /tasks: every task, newest first, 10 per page unless the user picks another size; filters by node, spider,
- * status and schedule, plus a task type that is "spider" (the only type there is so far); batch cancel / restart /
+ * status, schedule and priority, plus a task type that is "spider" (the only type there is so far); batch cancel / restart /
  * delete; refreshed live from `GET /api/events`. Pages follow the list's cursors (next, previous, last), so a page
  * deep in millions of tasks costs what the first one does; the total of a long list reads "more than 10,000".
  */
@@ -16,6 +16,7 @@ import CursorPager from './components/CursorPager.tsx';
 import { useCursorPaging } from './components/useCursorPaging.ts';
 import { useTaskActions } from './components/useTaskActions.tsx';
 import TaskStatusTag from './components/TaskStatusTag.tsx';
+import PrioritySelect from './components/PrioritySelect.tsx';
 import './tasks.css';
 import TourFor from '../tours/TourFor.tsx';
 import { getDefaultPageSize } from '../setting/preferences.ts';
@@ -127,6 +128,14 @@ export default function TaskListPage() {
               onChange={(v) => update({ schedule_id: v })}
               options={(schedules.data ?? []).map((s) => ({ value: s._id, label: s.name }))}
               data-testid="task-filter-schedule"
+            />
+            <PrioritySelect
+              allowClear
+              placeholder={t('tasks:priority.filter')}
+              style={{ width: 150 }}
+              value={query.priority}
+              onChange={(v?: number) => update({ priority: v })}
+              data-testid="task-filter-priority"
             />
             <Select
               style={{ width: 130 }}

@@ -187,8 +187,13 @@ function useInvalidateTasks() {
 export function useRunTask() {
   const invalidate = useInvalidateTasks();
   return useMutation({
-    mutationFn: async (body: { spider_id: string; run_type: RunType; node_ids?: string[]; param?: string }) =>
-      (await api.put<string[]>('/tasks', body)).data ?? [],
+    mutationFn: async (body: {
+      spider_id: string;
+      run_type: RunType;
+      node_ids?: string[];
+      param?: string;
+      priority?: number;
+    }) => (await api.put<string[]>('/tasks', body)).data ?? [],
     onSuccess: invalidate,
   });
 }
@@ -197,10 +202,20 @@ export function useRunSpiders() {
   const invalidate = useInvalidateTasks();
   return useMutation({
     mutationFn: async (body: {
-      task_params: { spider_id: string; param?: string }[];
+      task_params: { spider_id: string; param?: string; priority?: number }[];
       run_type: RunType;
       node_ids?: string[];
     }) => (await api.post<string[]>('/spiders-run', body)).data ?? [],
+    onSuccess: invalidate,
+  });
+}
+
+/** Moves a waiting task to another place in the queue (POST /tasks/{id}/priority). */
+export function useChangePriority() {
+  const invalidate = useInvalidateTasks();
+  return useMutation({
+    mutationFn: async ({ id, priority }: { id: string; priority: number }) =>
+      (await api.post(`/tasks/${id}/priority`, { priority })).data,
     onSuccess: invalidate,
   });
 }

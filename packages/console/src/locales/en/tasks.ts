@@ -186,4 +186,16 @@ export default {
       "The online nodes take no normal users' tasks (the master's own node while workers exist, or nodes without a sandbox; Settings → General)",
     no_node_online: 'No node that may run it is online',
   },
+  priority: {
+    label: 'Priority',
+    hint: 'Waiting tasks start highest priority first, then oldest first',
+    filter: 'All priorities',
+    level1: '1 · Highest',
+    level2: '2 · High',
+    level3: '3 · Normal',
+    level4: '4 · Low',
+    level5: '5 · Lowest',
+    change: 'Change the priority while the task waits',
+    changed: 'Priority changed',
+  },
 };

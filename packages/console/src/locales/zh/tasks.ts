@@ -184,4 +184,16 @@ export default {
     closed_to_user: '在线的节点不运行普通用户的任务（有工作节点时的主节点自带节点，或没有沙箱的节点；见 设置 → 通用）',
     no_node_online: '没有可运行它的节点在线',
   },
+  priority: {
+    label: '优先级',
+    hint: '等待中的任务按优先级从高到低开始，同一优先级先创建的先开始',
+    filter: '全部优先级',
+    level1: '1 · 最高',
+    level2: '2 · 高',
+    level3: '3 · 普通',
+    level4: '4 · 低',
+    level5: '5 · 最低',
+    change: '任务等待期间可修改优先级',
+    changed: '优先级已修改',
+  },
 };

@@ -47,9 +47,11 @@ const waiting = (db: Kysely<DB>) =>
   db.selectFrom('tasks').where('status', '=', 'pending').where('assign_ts', 'is', null);
 
 /**
- * The oldest pending tasks not yet claimed that one of the free nodes may take (made for it, or for any node), at
- * most `limit`, oldest first. A read: claiming is `claimTask`. The statements do not grow with the fleet: the nodes
- * that have tasks waiting are looked up first, and only the free ones among them are asked for.
+ * The pending tasks not yet claimed that one of the free nodes may take (made for it, or for any node), at most
+ * `limit`: the highest priority first (1 before 5), within one priority the oldest first. The order is the store's,
+ * so every master sharing it hands out the same tasks first. A read: claiming is `claimTask`. The statements do not
+ * grow with the fleet: the nodes that have tasks waiting are looked up first, and only the free ones among them are
+ * asked for.
  */
 export async function queuedTasks(
   db: Kysely<DB>,
@@ -57,13 +59,24 @@ export async function queuedTasks(
   limit: number,
 ): Promise<QueuedTask[]> {
   const page = (q: ReturnType<typeof waiting>) =>
-    q.select(['id', 'node_id', 'owner_id', 'create_ts']).orderBy('create_ts').orderBy('id').limit(limit).execute();
+    q
+      .select(['id', 'node_id', 'owner_id', 'priority', 'create_ts'])
+      .orderBy('priority')
+      .orderBy('create_ts')
+      .orderBy('id')
+      .limit(limit)
+      .execute();
   const forAny = await page(waiting(db).where('node_id', '=', EMPTY_ID));
   const targets = await waiting(db).select('node_id').distinct().where('node_id', '!=', EMPTY_ID).execute();
   const free = targets.map((t) => t.node_id).filter((id) => freeNodes.has(id));
   const forNodes = free.length ? await page(waiting(db).where('node_id', 'in', free)) : [];
   return [...forAny, ...forNodes]
-    .sort((a, b) => Number(a.create_ts) - Number(b.create_ts) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+    .sort(
+      (a, b) =>
+        Number(a.priority) - Number(b.priority) ||
+        Number(a.create_ts) - Number(b.create_ts) ||
+        (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
+    )
     .slice(0, limit)
     .map(({ id, node_id, owner_id }) => ({ id, node_id, owner_id }));
 }

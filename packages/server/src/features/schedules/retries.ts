@@ -44,6 +44,7 @@ export async function retryIfNeeded(ctx: AppContext, ev: TaskStatusLike): Promis
     scheduleId: task.schedule_id,
     parentId: rootId,
     ownerId: task.owner_id,
+    priority: task.priority,
   });
   await setRetryTask(db, task.id, retryId ?? null);
   ctx.log.info({ taskId: task.id, retryId, attempt: attempt + 1, limit }, 'task retried');

@@ -266,6 +266,7 @@ export async function runFire(
       param: row.param,
       scheduleId: row.id,
       ownerId: row.owner_id,
+      priority: row.priority,
     };
     taskIds = await createTasks(ctx, input, (trx, ids) => setFireTasks(trx, row.id, fireTs, ids));
   } catch (err) {

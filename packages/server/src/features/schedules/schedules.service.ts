@@ -1,4 +1,5 @@
 import {
+  PRIORITY_DEFAULT,
   RETRY_MAX,
   isValidTimezone,
   newId,
@@ -99,6 +100,7 @@ export async function createSchedule(s: Schedules, user: AuthUser, b: ScheduleBo
     status: enabled ? 'running' : 'stop',
     error: '',
     retries: t.retries,
+    priority: b.priority ?? PRIORITY_DEFAULT,
     timezone: t.timezone,
     next_run_ts: enabled ? nextFireTs(t, now) : null,
     last_run_ts: null,
@@ -144,6 +146,7 @@ export async function editSchedule(
     node_ids: JSON.stringify(t.run_type === 'selected-nodes' ? t.node_ids : []),
     param: t.param,
     retries: t.retries,
+    priority: b.priority ?? cur.priority,
     enabled: enabled ? 1 : 0,
     status: enabled ? 'running' : 'stop',
     error: '',

@@ -46,6 +46,7 @@ export function presentSchedule(r: ScheduleRowWithSpider): ScheduleInfo {
     status,
     error,
     retries: r.retries,
+    priority: r.priority,
     timezone: r.timezone,
     next_run_ts: r.enabled && status !== 'error' ? iso(r.next_run_ts) : null,
     last_run_ts: iso(r.last_run_ts),

@@ -19,6 +19,7 @@ import {
   TaskListQuery,
   TaskListResponse,
   TaskPageQuery,
+  TaskPriorityBody,
   TaskResponse,
   TaskResultListResponse,
   TaskStreamQuery,
@@ -39,6 +40,7 @@ import { getSpider, presentSpider } from '../spiders/spiders.store.ts';
 import { resultsReader } from '../results/results.reader.ts';
 import { resultsDownload } from '../results/results.export.ts';
 import {
+  changePriority,
   createTasks,
   deleteTasks,
   presentTask,
@@ -75,7 +77,13 @@ const toLogLine = (taskId: string, r: { line_no: number; msg: string; is_error: 
 });
 
 function listFilter(q: TaskListQuery): TaskListFilter {
-  const f: TaskListFilter = { node_id: q.node_id, spider_id: q.spider_id, schedule_id: q.schedule_id, type: q.type };
+  const f: TaskListFilter = {
+    node_id: q.node_id,
+    spider_id: q.spider_id,
+    schedule_id: q.schedule_id,
+    type: q.type,
+    priority: q.priority,
+  };
   if (q.status) {
     f.statuses = q.status.split(',').filter((s) => (TASK_STATUSES as readonly string[]).includes(s));
     if (!f.statuses.length) throw badRequest(`status must be one of ${TASK_STATUSES.join(', ')}`);
@@ -116,6 +124,7 @@ async function runSpiders(ctx: AppContext, user: AuthUser, body: RunSpidersBody)
         runType: body.run_type,
         nodeIds: body.node_ids,
         param: p.param,
+        priority: p.priority,
         ownerId: user.id,
       })),
     );
@@ -202,6 +211,7 @@ function runRoutes(app: TypedApp, ctx: AppContext): void {
           runType: b.run_type,
           nodeIds: b.node_ids,
           param: b.param,
+          priority: b.priority,
           ownerId: req.user.id,
         }),
       );
@@ -271,6 +281,15 @@ function manageRoutes(app: TypedApp, ctx: AppContext): void {
     async (req) => {
       const t = await taskFor(db, req.user, req.params.id, 'change');
       await ctx.execution.cancel(t.id);
+      return ok(presentTask((await getTask(db, t.id))!));
+    },
+  );
+  app.post(
+    '/api/tasks/:id/priority',
+    { config: user, schema: { params: IdParams, body: TaskPriorityBody, response: { 200: TaskResponse } } },
+    async (req) => {
+      const t = await taskFor(db, req.user, req.params.id, 'change');
+      await changePriority(ctx, req.user, t, req.body.priority);
       return ok(presentTask((await getTask(db, t.id))!));
     },
   );

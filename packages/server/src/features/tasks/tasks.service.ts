@@ -1,6 +1,7 @@
 import {
   EMPTY_ID,
   LIST_COUNT_CAP,
+  PRIORITY_DEFAULT,
   taskEndReason,
   type RunType,
   type TaskInfo,
@@ -11,7 +12,7 @@ import type { TaskWaitReason } from '@crawldeck/shared';
 import type { TaskSuspicion } from '@crawldeck/shared';
 import type { AppContext } from '../../context.ts';
 import { iso } from '../../http/envelope.ts';
-import { badRequest, forbidden, notFound } from '../../http/errors.ts';
+import { badRequest, conflict, forbidden, notFound } from '../../http/errors.ts';
 import { collectionRefusal, spiderOwnerMayWrite } from '../../policies/index.ts';
 import { isNormalUsersTask, masterNodeClosedToUsers, masterNodeIds } from '../execution/placement.ts';
 import { unsandboxedNodeIds, unsandboxedNodesClosedToUsers } from '../execution/placement.ts';
@@ -30,6 +31,7 @@ import {
   insertTasksWith,
   knownNodeIds,
   pendingTaskRow,
+  setPendingPriority,
   nodeNames,
   onlineNodeIds,
   spiderExists,
@@ -50,6 +52,8 @@ export interface CreateTasksInput {
   scheduleId?: string | null;
   parentId?: string | null;
   ownerId?: string | null;
+  /** Queue priority, 1 (highest) to 5 (lowest); 3 when absent. */
+  priority?: number;
 }
 
 /**
@@ -101,6 +105,7 @@ export async function createTasks(
       scheduleId: input.scheduleId ?? null,
       parentId: input.parentId ?? null,
       ownerId: input.ownerId ?? null,
+      priority: input.priority ?? PRIORITY_DEFAULT,
       createTs: now,
     }),
   );
@@ -173,6 +178,7 @@ export function presentTask(
     status: t.status as TaskStatus,
     run_type: t.run_type as RunType,
     param: t.param,
+    priority: t.priority,
     cmd: t.cmd,
     error: t.error,
     ...endReasonOf(t),
@@ -269,7 +275,19 @@ export async function restartTask(ctx: AppContext, user: AuthUser, t: TaskRow): 
     param: t.param,
     scheduleId: t.schedule_id,
     ownerId: user.id,
+    priority: t.priority,
   });
+}
+
+/**
+ * Moves a waiting task to another place in the queue (the task policy decides who may). Once a node has it, its
+ * priority no longer changes anything: 409.
+ */
+export async function changePriority(ctx: AppContext, user: AuthUser, t: TaskRow, priority: number): Promise<void> {
+  assertTaskChange(user, t);
+  if (!(await setPendingPriority(ctx.store.db, t.id, priority)))
+    throw conflict('only a task that still waits for a node can change its priority');
+  await ctx.execution.emitStatus(t.id);
 }
 
 /** A page of a list by number (LIMIT / OFFSET) or by the `cursor` an earlier answer gave. */

@@ -1,6 +1,6 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { sql, type ExpressionBuilder, type Insertable, type Kysely, type Selectable } from 'kysely';
-import { newId, type RunType } from '@crawldeck/shared';
+import { newId, PRIORITY_DEFAULT, type RunType } from '@crawldeck/shared';
 import type { Store } from '../../store/db.ts';
 import type { DB } from '../../store/schema.ts';
 import type { TaskReadSources } from '../../policies/task.policy.ts';
@@ -33,6 +33,7 @@ export interface TaskListFilter {
   statuses?: string[];
   schedule_id?: string;
   type?: string;
+  priority?: number;
 }
 
 /** Newest first; the id orders tasks created in the same millisecond. */
@@ -49,6 +50,7 @@ function filtered(db: Kysely<DB>, f: TaskListFilter) {
   if (f.statuses) q = q.where('status', 'in', f.statuses);
   if (f.schedule_id) q = q.where('schedule_id', '=', f.schedule_id);
   if (f.type) q = q.where('type', '=', f.type);
+  if (f.priority !== undefined) q = q.where('priority', '=', f.priority);
   return q;
 }
 
@@ -97,7 +99,12 @@ export async function listTasks(
 
 /** Whether a list filter asks for tasks by status at most (no spider, node, schedule or type). */
 const byStatusAtMost = (f: TaskListFilter) =>
-  !f.node_id && !f.spider_id && !f.schedule_id && !f.type && (!f.statuses || f.statuses.length > 0);
+  !f.node_id &&
+  !f.spider_id &&
+  !f.schedule_id &&
+  !f.type &&
+  f.priority === undefined &&
+  (!f.statuses || f.statuses.length > 0);
 
 /**
  * SQLite: the total of all tasks, or of the tasks in `statuses`, from the per-status counts the store keeps
@@ -118,6 +125,21 @@ export function keptTotalQuery(statuses: string[] | undefined) {
     (SELECT COALESCE(SUM(n), 0) FROM task_status_counts ${which}) -
     (SELECT COALESCE(SUM(n), 0) FROM task_spider_counts ${statuses ? sql`${which} AND` : sql`WHERE`}
       spider_id IN (SELECT spider_id FROM spider_purges)) AS n`;
+}
+
+/**
+ * Moves a task that still waits to another place in the queue. A task already claimed by a node, running or ended
+ * keeps its priority: false then.
+ */
+export async function setPendingPriority(db: Kysely<DB>, taskId: string, priority: number): Promise<boolean> {
+  const r = await db
+    .updateTable('tasks')
+    .set({ priority })
+    .where('id', '=', taskId)
+    .where('status', '=', 'pending')
+    .where('assign_ts', 'is', null)
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows) > 0;
 }
 
 export async function tasksByIds(db: Kysely<DB>, ids: string[]): Promise<TaskRow[]> {
@@ -190,6 +212,8 @@ export interface NewTask {
   scheduleId: string | null;
   parentId: string | null;
   ownerId: string | null;
+  /** Queue priority; the default one (3) when absent. */
+  priority?: number;
   createTs: number;
 }
 
@@ -218,6 +242,7 @@ export function pendingTaskRow(task: NewTask): Insertable<DB['tasks']> {
     start_ts: null,
     finish_ts: null,
     owner_id: task.ownerId,
+    priority: task.priority ?? PRIORITY_DEFAULT,
   };
 }
 

@@ -1,11 +1,22 @@
-/** Add/edit dialog: spider, run type + nodes, cron with validation and the next 5 run times, param, retries. */
+/**
+ * Add/edit dialog: spider, run type + nodes, cron with validation and the next 5 run times, param, retries and the
+ * queue priority of the tasks its fires make.
+ */
 import { useEffect, useMemo } from 'react';
 import { Alert, Form, Input, InputNumber, Modal, Radio, Select, Switch, Typography, message } from 'antd';
 import { useTranslation } from 'react-i18next';
-import { RETRY_MAX, RUN_TYPES, type RunType, type ScheduleBody, type ScheduleInfo } from '@crawldeck/shared';
+import {
+  PRIORITY_DEFAULT,
+  RETRY_MAX,
+  RUN_TYPES,
+  type RunType,
+  type ScheduleBody,
+  type ScheduleInfo,
+} from '@crawldeck/shared';
 import { useNodeOptions, useSaveSchedule, useScheduleMeta, useSpiderOptions } from '../api.ts';
 import { describeCron, formatInZone, nextCronRuns, validateCron } from '../cron.ts';
 import TourFor from '../../tours/TourFor.tsx';
+import PrioritySelect from '../../tasks/components/PrioritySelect.tsx';
 
 interface Props {
   open: boolean;
@@ -25,6 +36,7 @@ interface FormValues {
   timezone: string;
   param: string;
   retries: number;
+  priority: number;
   description: string;
   enabled: boolean;
 }
@@ -39,7 +51,7 @@ function timezones(): string[] {
 }
 
 export default function ScheduleFormModal({ open, schedule, spiderId, onClose }: Props) {
-  const { t, i18n } = useTranslation('schedules');
+  const { t, i18n } = useTranslation(['schedules', 'tasks']);
   const [form] = Form.useForm<FormValues>();
   const spiders = useSpiderOptions();
   const nodes = useNodeOptions();
@@ -64,6 +76,7 @@ export default function ScheduleFormModal({ open, schedule, spiderId, onClose }:
             timezone: schedule.timezone,
             param: schedule.param,
             retries: schedule.retries,
+            priority: schedule.priority,
             description: schedule.description,
             enabled: schedule.enabled,
           }
@@ -76,6 +89,7 @@ export default function ScheduleFormModal({ open, schedule, spiderId, onClose }:
             timezone: meta.data?.default_timezone ?? 'UTC',
             param: '',
             retries: 0,
+            priority: PRIORITY_DEFAULT,
             description: '',
             enabled: true,
           },
@@ -103,6 +117,7 @@ export default function ScheduleFormModal({ open, schedule, spiderId, onClose }:
       timezone: values.timezone,
       param: values.param ?? '',
       retries: values.retries ?? 0,
+      priority: values.priority ?? PRIORITY_DEFAULT,
       description: values.description ?? '',
       enabled: values.enabled,
     };
@@ -214,6 +229,9 @@ export default function ScheduleFormModal({ open, schedule, spiderId, onClose }:
           extra={t('form.retriesHelp', { max: RETRY_MAX })}
         >
           <InputNumber min={0} max={RETRY_MAX} precision={0} />
+        </Form.Item>
+        <Form.Item name="priority" label={t('tasks:priority.label')} extra={t('tasks:priority.hint')}>
+          <PrioritySelect className="schedule-priority" data-testid="schedule-priority" />
         </Form.Item>
         <Form.Item name="description" data-tour="schedule-add-description" label={t('form.description')}>
           <Input.TextArea rows={2} maxLength={2000} />

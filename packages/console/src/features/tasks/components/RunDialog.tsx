@@ -1,6 +1,6 @@
 /**
  * Run dialog (PUT /tasks for one spider, POST /spiders-run for several): run type random / all nodes / selected
- * nodes with a node picker, and the parameters appended to the spider's command.
+ * nodes with a node picker, the parameters appended to the spider's command and the tasks' queue priority.
  * Scrapy projects: the spider names come from GET /spiders/{id}/scrapy/spiders. The node runs `cmd + ' ' + param`,
  * so when the command is a bare `scrapy crawl` (or empty) the chosen name goes into the param; when the command
  * already names a spider (`scrapy crawl quotes`), the picker shows that name chosen (the project's other spiders
@@ -12,10 +12,11 @@ import { CaretRightOutlined } from '@ant-design/icons';
 import { useNavigate } from 'react-router';
 import { useTranslation } from 'react-i18next';
 import type { ButtonProps } from 'antd';
-import type { RunType } from '@crawldeck/shared';
+import { PRIORITY_DEFAULT, type RunType } from '@crawldeck/shared';
 import { failureText } from '../../../api/request.ts';
 import { useFilterOptions, useRunSpiders, useRunTask, useScrapySpiderNames } from '../api.ts';
 import { buildParam, scrapyMode } from '../run-param.ts';
+import PrioritySelect from './PrioritySelect.tsx';
 
 export interface RunnableSpider {
   _id: string;
@@ -30,6 +31,7 @@ interface FormValues {
   node_ids?: string[];
   param?: string;
   scrapy_spider?: string;
+  priority: number;
 }
 
 export default function RunDialog({
@@ -94,9 +96,14 @@ export default function RunDialog({
             run_type: v.run_type,
             node_ids,
             param: buildParam(single.cmd, scrapy, v.scrapy_spider, v.param) || undefined,
+            priority: v.priority,
           })
         : await runMany.mutateAsync({
-            task_params: spiders.map((s) => ({ spider_id: s._id, param: v.param?.trim() || undefined })),
+            task_params: spiders.map((s) => ({
+              spider_id: s._id,
+              param: v.param?.trim() || undefined,
+              priority: v.priority,
+            })),
             run_type: v.run_type,
             node_ids,
           });
@@ -164,7 +171,12 @@ export default function RunDialog({
       {nodes.isSuccess && !anyOnline && (
         <Alert type="warning" showIcon message={t('tasks:run.noOnline')} style={{ marginBottom: 12 }} />
       )}
-      <Form<FormValues> form={form} layout="vertical" initialValues={{ run_type: 'random' }} requiredMark>
+      <Form<FormValues>
+        form={form}
+        layout="vertical"
+        initialValues={{ run_type: 'random', priority: PRIORITY_DEFAULT }}
+        requiredMark
+      >
         <Form.Item name="run_type" label={t('tasks:run.runType')} required>
           <Radio.Group optionType="button" buttonStyle="solid" className="run-type">
             <Radio.Button value="random">{t('tasks:runTypes.random')}</Radio.Button>
@@ -226,6 +238,9 @@ export default function RunDialog({
           extra={single ? t('tasks:run.paramHint', { cmd: single.cmd || '-' }) : t('tasks:run.paramHintMany')}
         >
           <Input className="run-param mono" placeholder={scrapy ? '-a key=value -s LOG_LEVEL=INFO' : '--pages 3'} />
+        </Form.Item>
+        <Form.Item name="priority" label={t('tasks:priority.label')} extra={t('tasks:priority.hint')}>
+          <PrioritySelect className="run-priority" data-testid="run-priority" />
         </Form.Item>
         {single && (
           <Form.Item label={t('tasks:run.preview')} style={{ marginBottom: 0 }}>

@@ -13,6 +13,7 @@ import { ACTIVE_STATUSES, durations, formatDuration, formatTs, isEmptyId, useNow
 import TaskStatusTag from './TaskStatusTag.tsx';
 import EndReasonTag from './EndReasonTag.tsx';
 import WaitingReason from './WaitingReason.tsx';
+import { PriorityCell } from './PrioritySelect.tsx';
 import SuspiciousMark from './SuspiciousMark.tsx';
 import { useTaskActions } from './useTaskActions.tsx';
 import { WIDE_SCREEN_ONLY as WIDE } from '../../../app/breakpoints.ts';
@@ -111,6 +112,13 @@ export default function TaskTable({
               ),
           },
         ]),
+    {
+      title: t('priority.label'),
+      dataIndex: 'priority',
+      key: 'priority',
+      width: 130,
+      render: (_: number, r) => <PriorityCell task={r} />,
+    },
     { title: t('fields.createTs'), dataIndex: 'create_ts', key: 'create_ts', width: 160, render: formatTs },
     {
       title: t('fields.startTs'),
