@@ -72,7 +72,8 @@ export class MasterSession {
     // A master that answers the upgrade itself with 401 / 403 (or a proxy in front of it) refuses the key.
     socket.on('unexpected-response', (_req, res) => {
       const status = res.statusCode ?? 0;
-      if (status === 401 || status === 403) this.refusedKey = `the master answered ${status} ${res.statusMessage ?? ''}`;
+      if (status === 401 || status === 403)
+        this.refusedKey = `the master answered ${status} ${res.statusMessage ?? ''}`;
       socket.terminate();
     });
     socket.on('close', (code, reason) => this.closed(socket, code, reason.toString()));

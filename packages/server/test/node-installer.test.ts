@@ -82,7 +82,14 @@ describe('the node installer', () => {
     expect(readFileSync(path.join(home, 'data', 'node-id'), 'utf8')).toBe('aaaaaaaaaaaaaaaaaaaaaaaa\n');
     expect(existsSync(path.join(home, 'packages', 'left-by-an-older-version.txt'))).toBe(false);
     expect(existsSync(path.join(home, 'packages', 'node', 'dist', 'crawldeck-node.mjs'))).toBe(true);
-    expect(readdirSync(home).sort()).toEqual(['.crawldeck-node-install', 'VERSION', 'bin', 'data', 'node-key', 'packages']);
+    expect(readdirSync(home).sort()).toEqual([
+      '.crawldeck-node-install',
+      'VERSION',
+      'bin',
+      'data',
+      'node-key',
+      'packages',
+    ]);
 
     // A folder made by an installer that left no mark is still recognised as a node's and upgraded the same way.
     rmSync(path.join(home, '.crawldeck-node-install'));
