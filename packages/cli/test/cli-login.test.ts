@@ -107,7 +107,7 @@ describe('crawldeck login keeps tokens out of sight and from piling up', () => {
     expect((await cli(['login', '--url', m.url, '--token-stdin'], { input: raw })).code).toBe(0);
     const r = await cli(['logout']);
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toMatch(/made in the console and stays valid there until you revoke it under Settings → Tokens/);
+    expect(r.stdout).toMatch(/made in the console .* stays valid there until you revoke it under Settings → Tokens/);
     expect((await m.api('GET', '/me', { token: raw })).status).toBe(200);
     expect(savedConfig()).toEqual({ url: m.url });
 

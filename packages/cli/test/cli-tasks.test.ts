@@ -77,8 +77,13 @@ describe('crawldeck run, logs and cancel', () => {
     expect(logs.code, logs.stderr).toBe(0);
     expect(logs.stderr).toBe('');
     const followed = jsonLines(logs.stdout);
-    expect(followed.slice(0, -1).map((l) => [l.type, l.msg])).toEqual([0, 1, 2].map((i) => ['log', `line ${i}`]));
+    const expected = [0, 1, 2].map((i) => ['log', taskId, 'cli-worker', i + 1, `line ${i}`]);
+    const fields = (l: JsonLine) => [l.type, l.task_id, l.node, l.line_no, l.msg];
+    expect(followed.slice(0, -1).map(fields)).toEqual(expected);
     expect(followed.at(-1)).toMatchObject({ type: 'summary', exit_code: 0, task: { _id: taskId } });
+    const stored = await cli(['logs', taskId, '--json']);
+    expect(stored.code, stored.stderr).toBe(0);
+    expect(jsonLines(stored.stdout).map(fields)).toEqual(expected);
   }, 120_000);
 
   it('run --all-nodes --follow starts each line with its node name', async () => {

@@ -6,7 +6,8 @@ import { printJson, type Output } from '../output.ts';
 type Revoked = 'revoked' | 'already-invalid' | 'kept-console-token';
 
 async function revoke(url: string, token: string, tokenId: string | undefined): Promise<Revoked> {
-  // A token made in the console is the user's to revoke there; logout only forgets it on this machine.
+  // A token made in the console is the user's to revoke there; logout only forgets it on this machine. So is one
+  // kept by an older CLI, which did not note the id of the token it made.
   if (!tokenId) return 'kept-console-token';
   try {
     await new ApiClient(url, token).call('DELETE', `/tokens/${tokenId}`);
@@ -22,7 +23,7 @@ const MESSAGES: Record<Revoked, string> = {
   revoked: 'the CLI token is revoked on the master',
   'already-invalid': 'the CLI token was no longer valid on the master',
   'kept-console-token':
-    'the token was made in the console and stays valid there until you revoke it under Settings → Tokens',
+    'the token was made in the console (or by a login of an older CLI, which did not note its id) and stays valid there until you revoke it under Settings → Tokens',
 };
 
 /**

@@ -12,9 +12,21 @@ export interface LogLine {
 /** Called for each line of a followed log, with the task as last heard of (its node once it has one). */
 export type LinePrinter = (line: LogLine, task: TaskInfo | undefined) => void;
 
-function printLine(out: Output, line: LogLine): void {
-  if (out.json) process.stdout.write(JSON.stringify({ type: 'log', ...line }) + '\n');
-  else process.stdout.write(out.tty && line.is_error ? `\x1b[31m${line.msg}\x1b[0m\n` : `${line.msg}\n`);
+/**
+ * How log lines are printed: as they are, or with several tasks followed at once (one per node, their lines
+ * interleaved) each after its node's name; with --json each line is one JSON object naming its task and node.
+ */
+export function linePrinter(out: Output, several: boolean): LinePrinter {
+  return (line, task) => {
+    const node = task?.node_name ?? null;
+    if (out.json) {
+      const { line_no, msg, is_error } = line;
+      process.stdout.write(JSON.stringify({ type: 'log', task_id: task?._id, node, line_no, msg, is_error }) + '\n');
+      return;
+    }
+    const text = several ? `[${node ?? task?._id ?? '?'}] ${line.msg}` : line.msg;
+    process.stdout.write(out.tty && line.is_error ? `\x1b[31m${text}\x1b[0m\n` : `${text}\n`);
+  };
 }
 
 /**
@@ -84,11 +96,13 @@ export function statusLine(task: TaskInfo): string {
 }
 
 export async function logs(api: ApiClient, taskId: string, opts: { follow?: boolean }, out: Output): Promise<number> {
+  const print = linePrinter(out, false);
   if (!opts.follow) {
-    await printStoredLog(api, taskId, 0, (line) => printLine(out, line));
+    const task = (await api.call<TaskInfo>('GET', `/tasks/${taskId}`)).data;
+    await printStoredLog(api, taskId, 0, (line) => print(line, task));
     return 0;
   }
-  const task = await followLog(api, taskId, (line) => printLine(out, line));
+  const task = await followLog(api, taskId, print);
   const code = task.status === 'finished' ? 0 : 1;
   // With --json the last line is the summary: how the task ended and the exit code.
   if (out.json) process.stdout.write(JSON.stringify({ type: 'summary', exit_code: code, task }) + '\n');

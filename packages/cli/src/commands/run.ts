@@ -2,7 +2,7 @@ import type { NodeInfo, Spider } from '@crawldeck/shared';
 import type { ApiClient } from '../api-client.ts';
 import { printJson, type Output } from '../output.ts';
 import { resolveSpider } from './spiders.ts';
-import { followLog, statusLine, type LinePrinter } from './logs.ts';
+import { followLog, linePrinter, statusLine } from './logs.ts';
 
 export interface RunOptions {
   arg: string[];
@@ -47,23 +47,6 @@ async function nodeIds(api: ApiClient, refs: string[]): Promise<string[]> {
 function taskParam(scrapyName: string | undefined, args: string[], raw?: string): string {
   for (const a of args) if (!/^[^=\s]+=/.test(a)) throw new Error(`-a takes KEY=VALUE, got "${a}"`);
   return [scrapyName, ...args.map((a) => `-a ${shellQuote(a)}`), raw?.trim()].filter(Boolean).join(' ');
-}
-
-/**
- * How the lines of followed tasks are printed. With several tasks (one per node) they arrive interleaved, so each
- * line starts with its node's name; with --json each line is one JSON object naming its task and node.
- */
-function linePrinter(out: Output, several: boolean): LinePrinter {
-  return (line, task) => {
-    const node = task?.node_name ?? null;
-    if (out.json) {
-      const { line_no, msg, is_error } = line;
-      process.stdout.write(JSON.stringify({ type: 'log', task_id: task?._id, node, line_no, msg, is_error }) + '\n');
-      return;
-    }
-    const text = several ? `[${node ?? task?._id ?? '?'}] ${line.msg}` : line.msg;
-    process.stdout.write(out.tty && line.is_error ? `\x1b[31m${text}\x1b[0m\n` : `${text}\n`);
-  };
 }
 
 /** Follows every started task at once until each has ended; exit code 1 unless all finished. */
