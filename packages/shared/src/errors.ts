@@ -101,6 +101,8 @@ export const ERROR_CATALOGUE = {
   'release.not_configured': 'no release source is configured (CRAWLDECK_RELEASES_URL)',
   'datasource.password_elsewhere':
     'the stored password is only sent to the stored host, port and user: enter the password to test other settings',
+  'datasource.used_by_tasks':
+    '{{count}} tasks keep their results in this data source: delete those tasks first, or their results could no longer be read',
 } as const satisfies Record<string, string>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;

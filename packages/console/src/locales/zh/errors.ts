@@ -111,6 +111,7 @@ export default {
   },
   datasource: {
     password_elsewhere: '已保存的密码只会发送到已保存的主机、端口和用户：测试其他设置请输入密码',
+    used_by_tasks: '有 {{count}} 个任务的结果保存在此数据源中：请先删除这些任务，否则它们的结果将无法再读取',
   },
   fields: {
     username: '用户名',

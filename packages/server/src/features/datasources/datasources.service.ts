@@ -11,7 +11,7 @@ import {
 import type { AppContext } from '../../context.ts';
 import { encryptSecret } from '../../crypto/secrets.ts';
 import { iso } from '../../http/envelope.ts';
-import { badRequest, conflict, notFound } from '../../http/errors.ts';
+import { HttpError, badRequest, conflict, notFound } from '../../http/errors.ts';
 import type { Store } from '../../store/db.ts';
 import { isUniqueViolation } from '../users/users.store.ts';
 import {
@@ -148,8 +148,16 @@ export async function changeDataSource(
 
 export async function removeDataSource(ctx: AppContext, id: string): Promise<void> {
   await dataSourceById(ctx, id);
-  if (!(await deleteDataSourceUnused(ctx.store.db, id)))
-    throw conflict('the data source is used by a spider: point those spiders elsewhere first');
+  const kept = await deleteDataSourceUnused(ctx.store.db, id);
+  if (kept.spider) throw conflict('the data source is used by a spider: point those spiders elsewhere first');
+  if (kept.tasks) {
+    // Its connection is the only way to the results of those tasks: deleting it would leave them unreadable.
+    const params = { count: kept.tasks };
+    throw new HttpError(409, errorText('datasource.used_by_tasks', params), {
+      code: 'datasource.used_by_tasks',
+      params,
+    });
+  }
   await writerCache(ctx).drop(id);
 }
 

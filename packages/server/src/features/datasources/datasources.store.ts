@@ -65,8 +65,11 @@ export async function updateDataSource(db: StoreDb, id: string, patch: Partial<D
   await tables(db).updateTable('data_sources').set(patch).where('id', '=', id).execute();
 }
 
-/** Deletes the data source unless a spider points at it (checked in the same transaction); false when in use. */
-export function deleteDataSourceUnused(db: StoreDb, id: string): Promise<boolean> {
+/**
+ * Deletes the data source unless a spider points at it or tasks keep their results there (both checked in the same
+ * transaction). Answers what kept it: a spider, or the number of tasks; nothing when it was deleted.
+ */
+export function deleteDataSourceUnused(db: StoreDb, id: string): Promise<{ spider?: true; tasks?: number }> {
   return db.transaction().execute(async (trx) => {
     const t = trx.withTables<DataSourceTables>();
     const used = await t
@@ -75,9 +78,15 @@ export function deleteDataSourceUnused(db: StoreDb, id: string): Promise<boolean
       .where('data_source_id', '=', id)
       .limit(1)
       .executeTakeFirst();
-    if (used) return false;
+    if (used) return { spider: true };
+    const row = await t
+      .selectFrom('task_targets')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('data_source_id', '=', id)
+      .executeTakeFirstOrThrow();
+    if (Number(row.n) > 0) return { tasks: Number(row.n) };
     await t.deleteFrom('data_sources').where('id', '=', id).execute();
-    return true;
+    return {};
   });
 }
 
