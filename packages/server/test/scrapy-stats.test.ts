@@ -98,6 +98,10 @@ describe('Scrapy run statistics', () => {
     expect(got.final.memusage_max).toBeGreaterThan(1_000_000);
     expect(got.final.item_scraped_count).toBe(PAGES * PER_PAGE);
     expect(got.items).toBe(PAGES * PER_PAGE);
+    // Every item scraped was stored: nothing to say.
+    const detail = (await m.api('GET', `/tasks/${t}`)).body.data;
+    expect(detail.result_count).toBe(PAGES * PER_PAGE);
+    expect(detail).not.toHaveProperty('scrapy_items_mismatch');
     expect(got.status_counts).toEqual({ '200': PAGES, '404': PAGES - 1 });
     expect(got.level_counts.ERROR).toBe(1);
     expect(got.level_counts.INFO).toBeGreaterThan(5);
@@ -120,6 +124,21 @@ describe('Scrapy run statistics', () => {
       finish_reason: 'finished',
       errors: errors.length,
     });
+  });
+
+  it('an ended task whose Scrapy stats count other than the items stored says so on its page', async () => {
+    // Run from a sub-folder, Scrapy finds the project but not the node's item pipeline: it scrapes, nothing is stored.
+    const id = await makeSpider(m, 'shop-sub', 'cd shop && scrapy crawl products', files, { is_scrapy: true });
+    const [t] = await runSpider(m, id, { param: `-a base=${siteUrl}` });
+    await waitTask(m, t, ['finished', 'error'], 90_000);
+    const got = await waitFor('the closing stats', async () => {
+      const r = await m.api('GET', `/tasks/${t}/scrapy-stats`);
+      return r.body.data?.final ? r.body.data : undefined;
+    });
+    const detail = (await m.api('GET', `/tasks/${t}`)).body.data;
+    expect(got.final.item_scraped_count).toBe(PAGES * PER_PAGE);
+    expect(detail.result_count).toBeLessThan(PAGES * PER_PAGE);
+    expect(detail.scrapy_items_mismatch).toEqual({ scraped: PAGES * PER_PAGE, stored: detail.result_count });
   });
 
   it('a task of a spider that is not a Scrapy spider has no Scrapy stats', async () => {

@@ -205,6 +205,11 @@ export const TaskDetail = Type.Composite([
         ip: Type.String(),
       }),
     ),
+    /**
+     * An ended Scrapy task whose closing stats count other than the items stored: Scrapy's `item_scraped_count`
+     * and the task's result count (absent when they agree, or before the stats are read).
+     */
+    scrapy_items_mismatch: Type.Optional(Type.Object({ scraped: Type.Integer(), stored: Type.Integer() })),
   }),
 ]);
 export type TaskDetail = Static<typeof TaskDetail>;

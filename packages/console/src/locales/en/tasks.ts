@@ -38,6 +38,7 @@ export default {
     runtimeDuration: 'Runtime duration',
     totalDuration: 'Total duration',
     resultCount: 'Results count',
+    scrapyItemsMismatch: "(Scrapy's stats count {{scraped}} items scraped, but {{stored}} were stored)",
     logPath: 'Log',
     logStored: '{{lines}}, {{errors}}',
     logLines_one: '{{count}} line stored on the master',

@@ -38,6 +38,7 @@ export default {
     runtimeDuration: '运行时长',
     totalDuration: '总时长',
     resultCount: '结果数',
+    scrapyItemsMismatch: '（Scrapy 统计抓取了 {{scraped}} 条数据，但存储了 {{stored}} 条）',
     logPath: '日志',
     logStored: '{{lines}}，其中{{errors}}',
     logLines_one: '主节点已保存 {{count}} 行',

@@ -153,6 +153,11 @@ export interface FinalReport {
 /**
  * The node's final word on a task. A user's cancel wins over how the process ended; otherwise the node's word is
  * final (also over abnormal). A repeated report or a confirmed cancel returns a `repeat` event.
+ *
+ * The node sends its word once every line and item of the task is shipped and stored, so the task's finish time is
+ * when that word arrives (or the process end by the node's clock, if later): a task whose process ended long before
+ * its output was stored does not show a short duration. A repeated word, or one confirming a status the task has
+ * already (a cancel, an error), keeps the finish time it has.
  */
 export async function finishTask(
   db: Kysely<DB>,
@@ -169,9 +174,10 @@ export async function finishTask(
   const kept = t.status === 'cancelled' || t.status === 'error';
   const status = kept ? t.status : report.status;
   const error = t.status === 'cancelled' ? '' : t.status === 'error' ? undefined : report.error;
+  const finishTs = t.status === status ? {} : { finish_ts: Math.max(report.finishTs, Date.now()) };
   const row = await db
     .updateTable('tasks')
-    .set({ status, exit_code: report.exitCode, ...(error === undefined ? {} : { error }), finish_ts: report.finishTs })
+    .set({ status, exit_code: report.exitCode, ...(error === undefined ? {} : { error }), ...finishTs })
     .where('id', '=', taskId)
     .returning(EVENT_COLUMNS)
     .executeTakeFirst();

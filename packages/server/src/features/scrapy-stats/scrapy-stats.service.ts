@@ -90,6 +90,12 @@ function finalOf(state: ScrapyParseState): ScrapyFinalStats | null {
   };
 }
 
+/** The `item_scraped_count` of the task's closing stats as read so far; null before the dump is read or without one. */
+export async function scrapedItemCount(ctx: AppContext, taskId: string): Promise<number | null> {
+  const s = await readStats(ctx.store.db, taskId);
+  return s?.isScrapy ? (finalOf(s.state)?.item_scraped_count ?? null) : null;
+}
+
 export async function taskScrapyStats(
   ctx: AppContext,
   reader: ScrapyStatsReader,

@@ -39,6 +39,7 @@ import { registerSpiderDeleteGuard, spiderFor } from '../spiders/spiders.service
 import { getSpider, presentSpider } from '../spiders/spiders.store.ts';
 import { resultsReader } from '../results/results.reader.ts';
 import { resultsDownload } from '../results/results.export.ts';
+import { scrapedItemCount } from '../scrapy-stats/scrapy-stats.service.ts';
 import {
   changePriority,
   createTasks,
@@ -111,7 +112,19 @@ async function taskDetail(ctx: AppContext, user: AuthUser, t: TaskRow): Promise<
     // The task's starter may no longer read its spider (made private since): then no spider details.
     spider: spider && canSpider(user, spider, 'read') ? presentSpider(spider) : null,
     node: node ? { _id: node.id, name: node.name, type: node.type, status: node.status, ip: node.ip } : null,
+    ...(await scrapyItemsMismatch(ctx, t)),
   };
+}
+
+/**
+ * An ended Scrapy task whose stats say it scraped another number of items than were stored (e.g. run from a
+ * folder where the item pipeline was not set up): the two counts, for the task page to say so.
+ */
+async function scrapyItemsMismatch(ctx: AppContext, t: TaskRow): Promise<Pick<TaskDetail, 'scrapy_items_mismatch'>> {
+  if (t.status === 'pending' || t.status === 'running') return {};
+  const scraped = await scrapedItemCount(ctx, t.id);
+  if (scraped == null || scraped === t.result_count) return {};
+  return { scrapy_items_mismatch: { scraped, stored: t.result_count } };
 }
 
 async function runSpiders(ctx: AppContext, user: AuthUser, body: RunSpidersBody): Promise<string[]> {

@@ -72,6 +72,12 @@ export default function OverviewView({ task }: { task: TaskDetail }) {
       <Descriptions.Item label={t('fields.totalDuration')}>{formatDuration(d.total)}</Descriptions.Item>
       <Descriptions.Item label={t('fields.resultCount')}>
         <span data-testid="task-result-count">{task.result_count}</span>
+        {task.scrapy_items_mismatch && (
+          <Typography.Text type="warning" className="task-items-mismatch" data-testid="task-items-mismatch">
+            {' '}
+            {t('fields.scrapyItemsMismatch', task.scrapy_items_mismatch)}
+          </Typography.Text>
+        )}
       </Descriptions.Item>
       <Descriptions.Item label={t('fields.exitCode')}>{task.exit_code ?? '-'}</Descriptions.Item>
       <Descriptions.Item label={t('fields.logPath')} span={2}>
