@@ -1,5 +1,6 @@
-// `npm test`: typecheck, lint (import cycles included), format check, unit + API tests on SQLite and PostgreSQL,
-// console build, browser e2e.
+// `npm test`: typecheck, lint (import cycles included), format check, unit + API tests on SQLite and PostgreSQL
+// (the files `apiOnce` lists in vitest.config.ts, whose subject is not the store, on SQLite only), console build,
+// browser e2e.
 // Prints one closing line "tests: N passed, N failed" summed over every Vitest run, after the names of the failed
 // tests with the first line of their errors (the end of a long run's output is what a reader sees first).
 import { spawnSync } from 'node:child_process';

@@ -9,7 +9,8 @@ import { hashPassword } from '../src/features/session/passwords.ts';
 
 /**
  * API test harness: a real master over real HTTP on a real store. The Vitest projects `api-sqlite` and
- * `api-postgres` run the same files with CRAWLDECK_TEST_STORE set to each engine.
+ * `api-postgres` run the same files with CRAWLDECK_TEST_STORE set to each engine, except the files whose subject is
+ * not the store (`apiOnce` in vitest.config.ts), which run on SQLite only.
  */
 export const ENGINE: 'sqlite' | 'postgres' = process.env.CRAWLDECK_TEST_STORE === 'postgres' ? 'postgres' : 'sqlite';
 export const PG_ADMIN_URL = process.env.CRAWLDECK_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
