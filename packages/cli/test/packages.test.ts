@@ -1,7 +1,7 @@
 /**
  * The CLI and the node as npm packages: both packed with `npm pack`, installed into an empty folder with nothing
- * from this repository, and used there — the node joins a real master and runs a spider that the installed CLI
- * starts and follows to its end.
+ * from this repository, and used there — the node joins a real master; the installed CLI signs in, deploys a
+ * spider, runs it on that node and follows it to its end.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -9,8 +9,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { packPackages } from '../src/package-build.ts';
-import { startTestMaster, type TestMaster } from '../../server/test/harness.ts';
-import { makeSpider, waitFor } from '../../server/test/tasks.helpers.ts';
+import { ADMIN_PASSWORD, startTestMaster, type TestMaster } from '../../server/test/harness.ts';
+import { waitFor } from '../../server/test/tasks.helpers.ts';
 
 const KEY = 'packages-test-node-key';
 let m: TestMaster;
@@ -26,8 +26,9 @@ const bareEnv = (extra: Record<string, string> = {}) => ({
   ...extra,
 });
 
-function exec(cmd: string, args: string[], env: Record<string, string> = {}) {
-  const child = spawn(cmd, args, { cwd: app, env: bareEnv(env) });
+function exec(cmd: string, args: string[], input = '') {
+  const child = spawn(cmd, args, { cwd: app, env: bareEnv() });
+  child.stdin.end(input);
   let out = '';
   let err = '';
   child.stdout.on('data', (d) => (out += d));
@@ -104,11 +105,18 @@ describe('the crawldeck and crawldeck-node packages', () => {
     ).catch((err: Error) => {
       throw new Error(`${err.message}\n${nodeOut}`);
     });
-    await makeSpider(m, 'packaged', 'python3 main.py', {
-      'main.py': 'from crawldeck import save_item\nprint("hello from the package")\nsave_item({"n": 1})\n',
-    });
-    const env = { CRAWLDECK_URL: m.url, CRAWLDECK_TOKEN: m.adminToken };
-    const run = await exec('node_modules/.bin/crawldeck', ['run', 'packaged', '--follow'], env);
+    const spiderDir = path.join(root, 'packaged');
+    mkdirSync(spiderDir);
+    writeFileSync(
+      path.join(spiderDir, 'main.py'),
+      'from crawldeck import save_item\nprint("hello from the package")\nsave_item({"n": 1})\n',
+    );
+    const cd = 'node_modules/.bin/crawldeck';
+    const login = await exec(cd, ['login', '--url', m.url, '-u', 'admin', '--password-stdin'], `${ADMIN_PASSWORD}\n`);
+    expect(login.code, login.err).toBe(0);
+    const deploy = await exec(cd, ['deploy', spiderDir, '--name', 'packaged', '--cmd', 'python3 main.py']);
+    expect(deploy.code, deploy.err).toBe(0);
+    const run = await exec(cd, ['run', 'packaged', '--follow']);
     expect(run.code, `${run.out}\n${run.err}\n${nodeOut}`).toBe(0);
     expect(run.out).toMatch(/hello from the package/);
   }, 300_000);
