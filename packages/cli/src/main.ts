@@ -50,12 +50,24 @@ function fail(err: unknown, command?: string): never {
   process.exit((err as { exitCode?: unknown } | null)?.exitCode === 2 ? 2 : 1);
 }
 
+/** In the `crawldeck` npm package the master and the node are not included: this says where they are. */
+function elsewhere(where: string) {
+  return (err: unknown): never => {
+    if ((err as { code?: string }).code === 'ERR_MODULE_NOT_FOUND' && /@crawldeck\/(server|node)/.test(String(err)))
+      throw new Error(`not part of this installation: ${where}`);
+    throw err;
+  };
+}
+
 async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
   // The two long-running roles keep their own option parsing (the node's is shared with its own executable).
-  if (command === 'start') return startMasterCommand(rest);
+  if (command === 'start')
+    return startMasterCommand(rest).catch(elsewhere('the master runs from a Crawldeck checkout: npm start'));
   if (command === 'node') {
-    const { runNodeCli } = await import('@crawldeck/node');
+    const { runNodeCli } = await import('@crawldeck/node').catch(
+      elsewhere("the node is the crawldeck-node package (or the installer on the master's Nodes screen)"),
+    );
     return runNodeCli(rest);
   }
   process.stdout.on('error', (err) => fail(err));

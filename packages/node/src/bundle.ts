@@ -31,39 +31,78 @@ exec node "$here/packages/node/dist/crawldeck-node.mjs" "$@"
 const REQUIRE_SHIM =
   "import { createRequire as __cdRequire } from 'node:module'; const require = __cdRequire(import.meta.url);";
 
+/** Puts the node's folder together in `root`: the bundled service, the prebuilt runner, the SDKs, the launcher. */
+async function assembleNode(root: string, version: string): Promise<void> {
+  const { build } = await import('esbuild');
+  const dist = path.join(root, 'packages', 'node', 'dist');
+  mkdirSync(dist, { recursive: true });
+  await build({
+    entryPoints: [path.join(here, 'bundle-entry.ts')],
+    outfile: path.join(dist, 'crawldeck-node.mjs'),
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    banner: { js: REQUIRE_SHIM },
+    // Optional native speed-ups of ws, and esbuild (only needed to build the runner, which ships prebuilt).
+    external: ['bufferutil', 'utf-8-validate', 'esbuild'],
+    logLevel: 'silent',
+  });
+  await buildConfigSpiderRunner(path.join(dist, 'config-spider.mjs'));
+  for (const sdk of ['python', 'node'])
+    cpSync(path.join(SDK_DIR, sdk), path.join(root, 'packages', 'sdk', sdk), {
+      recursive: true,
+      filter: (src) => !/\.test\.ts$|__pycache__/.test(src),
+    });
+  mkdirSync(path.join(root, 'bin'));
+  writeFileSync(path.join(root, 'bin', 'crawldeck-node'), LAUNCHER);
+  chmodSync(path.join(root, 'bin', 'crawldeck-node'), 0o755);
+  writeFileSync(path.join(root, 'VERSION'), version + '\n');
+}
+
 /** Builds the bundle into `outFile` (a .tar.gz). Takes a few seconds: callers cache it per version. */
 export async function buildNodeBundle(outFile: string, version: string): Promise<void> {
-  const { build } = await import('esbuild');
   const work = mkdtempSync(path.join(os.tmpdir(), 'crawldeck-bundle-'));
   try {
-    const root = path.join(work, BUNDLE_DIR_NAME);
-    const dist = path.join(root, 'packages', 'node', 'dist');
-    mkdirSync(dist, { recursive: true });
-    await build({
-      entryPoints: [path.join(here, 'bundle-entry.ts')],
-      outfile: path.join(dist, 'crawldeck-node.mjs'),
-      bundle: true,
-      platform: 'node',
-      format: 'esm',
-      target: 'node20',
-      banner: { js: REQUIRE_SHIM },
-      // Optional native speed-ups of ws, and esbuild (only needed to build the runner, which ships prebuilt).
-      external: ['bufferutil', 'utf-8-validate', 'esbuild'],
-      logLevel: 'silent',
-    });
-    await buildConfigSpiderRunner(path.join(dist, 'config-spider.mjs'));
-    for (const sdk of ['python', 'node'])
-      cpSync(path.join(SDK_DIR, sdk), path.join(root, 'packages', 'sdk', sdk), {
-        recursive: true,
-        filter: (src) => !/\.test\.ts$|__pycache__/.test(src),
-      });
-    mkdirSync(path.join(root, 'bin'));
-    writeFileSync(path.join(root, 'bin', 'crawldeck-node'), LAUNCHER);
-    chmodSync(path.join(root, 'bin', 'crawldeck-node'), 0o755);
-    writeFileSync(path.join(root, 'VERSION'), version + '\n');
+    await assembleNode(path.join(work, BUNDLE_DIR_NAME), version);
     mkdirSync(path.dirname(outFile), { recursive: true });
     await promisify(execFile)('tar', ['-czf', outFile, '-C', work, BUNDLE_DIR_NAME]);
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
+}
+
+/**
+ * The executable of the npm package: npm links it from `node_modules/.bin`, so it finds the service beside itself
+ * through its real path. Installed this way the node keeps its data in the user's home (`node_modules` is
+ * replaced on every install), unless --data-dir says otherwise.
+ */
+const PACKAGE_BIN = `#!/usr/bin/env node
+import { realpathSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const root = dirname(dirname(realpathSync(fileURLToPath(import.meta.url))));
+await import(pathToFileURL(join(root, 'packages', 'node', 'dist', 'crawldeck-node.mjs')).href);
+`;
+
+/**
+ * The node as an npm package in `outDir` (then `npm pack`ed): the same folder as the bundle, with no dependencies
+ * to install, and `crawldeck-node` as its executable.
+ */
+export async function buildNodePackage(outDir: string, version: string): Promise<void> {
+  rmSync(outDir, { recursive: true, force: true });
+  await assembleNode(outDir, version);
+  writeFileSync(path.join(outDir, 'bin', 'crawldeck-node.mjs'), PACKAGE_BIN);
+  chmodSync(path.join(outDir, 'bin', 'crawldeck-node.mjs'), 0o755);
+  const pkg = {
+    name: 'crawldeck-node',
+    version,
+    description: 'Crawldeck worker node: joins a Crawldeck master and runs its spiders as tasks',
+    type: 'module',
+    bin: { 'crawldeck-node': 'bin/crawldeck-node.mjs' },
+    files: ['bin', 'packages', 'VERSION'],
+    engines: { node: '>=20.19' },
+  };
+  writeFileSync(path.join(outDir, 'package.json'), JSON.stringify(pkg, null, 2) + '\n');
 }

@@ -5,6 +5,7 @@
  */
 import { execFile, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -150,6 +151,23 @@ describe('the installed node', () => {
     expect(r.err).toMatch(/refused the node key .* Stopped\./);
     expect(readFileSync(path.join(home, 'data', 'node-id'), 'utf8')).toMatch(/^[0-9a-f]{24}\n$/);
     expect(readdirSync(cwd)).toEqual([]);
+  }, 60_000);
+
+  it('stops as well when something in front of the master answers 403', async () => {
+    const proxy = http.createServer((_req, res) => {
+      res.statusCode = 403;
+      res.end('forbidden');
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `http://127.0.0.1:${(proxy.address() as net.AddressInfo).port}`;
+      writeFileSync(path.join(home, 'node-key'), KEY + '\n', { mode: 0o600 });
+      const r = await runNode(bin, ['--master', url, '--key-file', path.join(home, 'node-key')], root);
+      expect(r.code, r.err).toBe(78);
+      expect(r.err).toMatch(/refused the node key \(the master answered 403/);
+    } finally {
+      proxy.close();
+    }
   }, 60_000);
 
   it('keeps trying a master that is down', async () => {

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { updateNode } from '../src/features/nodes/nodes.store.ts';
 import { runCli } from '../../cli/test/cli.helpers.ts';
 import { startTestMaster, type TestMaster } from './harness.ts';
+import { SimNode } from './support/sim-node.ts';
 import { makeSpider, waitFor } from './tasks.helpers.ts';
 
 const KEY = 'node-names-key';
@@ -57,6 +58,17 @@ describe('node names', () => {
     // A name that only looks like a pattern is taken literally.
     const odd = await join('d', 'tw_n');
     expect(await onlineName(odd.nodeId)).toBe('tw_n');
+  }, 60_000);
+
+  it('nodes joining at once under one name all get names of their own', async () => {
+    const sims = Array.from({ length: 6 }, () => new SimNode({ master: m.url, key: KEY, name: 'pair' }));
+    try {
+      await Promise.all(sims.map((n) => n.connect()));
+      const names = await Promise.all(sims.map((n) => onlineName(n.nodeId)));
+      expect(names.sort()).toEqual(['pair', 'pair-2', 'pair-3', 'pair-4', 'pair-5', 'pair-6']);
+    } finally {
+      for (const n of sims) n.close();
+    }
   }, 60_000);
 
   it('a node that comes back keeps its name', async () => {

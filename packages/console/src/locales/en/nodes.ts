@@ -51,6 +51,8 @@ export default {
   join: {
     title: 'How to add a node',
     text: 'A node is not added from the console: run the node service on the target machine and it joins this master. Run this on the new machine (it needs only Node.js 20.19 or later): it downloads the node from this master, checks its SHA-256, writes the node key into a private file and starts the node.',
+    upgrade:
+      "To upgrade a node, run the same command again on its machine: the node's code is replaced, its key and its data folder stay. A node whose name another node already has is listed with a number added (name-2).",
     copy: 'Copy',
     copied: 'Copied',
     docs: 'Multi-node deployment documentation',

@@ -23,6 +23,11 @@ type Register = Extract<NodeToMaster, { type: 'register' }>;
 export class NodeLifecycle {
   /** Node status rows written (tests check that heartbeats alone write none). */
   statusWrites = 0;
+  /**
+   * Registrations are stored one at a time, so two nodes joining together under one name never both find it
+   * free (the second gets a numbered one).
+   */
+  private registering: Promise<unknown> = Promise.resolve();
 
   constructor(
     private readonly ctx: CoreContext,
@@ -61,7 +66,9 @@ export class NodeLifecycle {
   /** Stores the node and opens its session (a session of the same node on another socket is cut). */
   async register(socket: WebSocket, ip: string, msg: Register): Promise<Session> {
     const now = Date.now();
-    const row = await upsertRegisteredNode(this.db, { ...msg, ip }, now);
+    const stored = this.registering.then(() => upsertRegisteredNode(this.db, { ...msg, ip }, now));
+    this.registering = stored.catch(() => undefined);
+    const row = await stored;
     const old = this.sessions.get(msg.nodeId);
     if (old && old.socket !== socket) old.socket.terminate();
     return this.sessions.open({

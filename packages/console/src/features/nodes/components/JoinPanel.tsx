@@ -27,6 +27,7 @@ export default function JoinPanel() {
           >
             <code>{join.data.command}</code>
           </Typography.Paragraph>
+          <Typography.Paragraph style={{ marginBottom: 8 }}>{t('join.upgrade')}</Typography.Paragraph>
           <Typography.Text type="secondary" style={{ marginRight: 16 }}>
             {t('join.offline', { seconds: join.data.offline_seconds })}
           </Typography.Text>
