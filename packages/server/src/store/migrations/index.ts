@@ -28,6 +28,7 @@ import { m2026120700_spider_limits } from './2026120700_spider_limits.ts';
 import { m2026113000_log_chunks } from './2026113000_log_chunks.ts';
 import { m2026120730_datasource_identity } from './2026120730_datasource_identity.ts';
 import { m2026120810_task_priority } from './2026120810_task_priority.ts';
+import { m2026120811_task_timeout } from './2026120811_task_timeout.ts';
 
 /** Every migration by name; Kysely runs them in name order. Add one line per new migration file. */
 export const migrations: Record<string, EngineMigration> = {
@@ -60,4 +61,5 @@ export const migrations: Record<string, EngineMigration> = {
   '2026120700_spider_limits': m2026120700_spider_limits,
   '2026120730_datasource_identity': m2026120730_datasource_identity,
   '2026120810_task_priority': m2026120810_task_priority,
+  '2026120811_task_timeout': m2026120811_task_timeout,
 };
