@@ -83,6 +83,7 @@ CRAWLDECK_TOKEN override them for one command.`,
     .option('--node <node>', 'run on this node (name or id), repeatable', collect, [])
     .option('--all-nodes', 'run one task on every online node')
     .option('--priority <n>', 'queue priority: 1 (highest) to 5 (lowest); default 3')
+    .option('--timeout <seconds>', "maximum run time, then the task is stopped (0: none; default: the spider's)")
     .option(
       '-f, --follow',
       "stream the log until the task ends (several tasks: each line starts with its node's name); exit code 1 unless all finished",

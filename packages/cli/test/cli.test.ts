@@ -135,16 +135,33 @@ describe('crawldeck CLI against a real master', () => {
     expect(noNode.stderr).toMatch(/no node "ghost"/);
   }, 120_000);
 
-  it('run --priority queues the task at that priority; anything but 1…5 is refused before a task is made', async () => {
-    const r = await cli(['run', 'numbers_project', '--crawl', 'numbers', '--priority', '2', '--json']);
+  it('run --priority and --timeout set the queue priority and the maximum run time; bad values make no task', async () => {
+    const r = await cli([
+      'run',
+      'numbers_project',
+      '--crawl',
+      'numbers',
+      '--priority',
+      '2',
+      '--timeout',
+      '600',
+      '--json',
+    ]);
     expect(r.code, r.stderr).toBe(0);
     const [taskId] = JSON.parse(r.stdout).task_ids as string[];
-    expect((await m.api('GET', `/tasks/${taskId}`)).body.data.priority).toBe(2);
+    const task = (await m.api('GET', `/tasks/${taskId}`)).body.data;
+    expect(task.priority).toBe(2);
+    expect(task.timeout_seconds).toBe(600);
     const total = (await m.api('GET', '/tasks', { query: { page_size: 1 } })).body.total;
     for (const bad of ['7', '0', '1.5', 'high']) {
       const refused = await cli(['run', 'numbers_project', '--crawl', 'numbers', '--priority', bad]);
       expect(refused.code).toBe(1);
       expect(refused.stderr).toMatch(/--priority takes a whole number from 1 \(highest\) to 5 \(lowest\)/);
+    }
+    for (const bad of ['-5', '1.5', 'soon', '9999999999']) {
+      const refused = await cli(['run', 'numbers_project', '--crawl', 'numbers', `--timeout=${bad}`]);
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toMatch(/--timeout takes whole seconds from 0 \(no limit\)/);
     }
     expect((await m.api('GET', '/tasks', { query: { page_size: 1 } })).body.total).toBe(total);
   });

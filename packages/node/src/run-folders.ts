@@ -28,6 +28,10 @@ export interface SavedRun {
   uid?: number | null;
   /** The limits its control groups were made with. */
   limits?: Required<TaskLimits> | null;
+  /** When the task's maximum run time is up (epoch ms); absent when it has none. */
+  deadline?: number;
+  /** The node stopped it at its maximum run time. */
+  timedOut?: boolean;
   /** Offsets the master acknowledged in the log spool and the items file. */
   log: ShipperState;
   items: ShipperState;

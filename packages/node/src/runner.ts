@@ -6,6 +6,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import path from 'node:path';
+import { END_REASON_PREFIX } from '@crawldeck/shared';
 import type { FinalStatus, ItemSizeLimit, ShipAck, ShipBatch, TaskAssignment, TaskLimits } from '@crawldeck/shared';
 import { appendLines, diskFaultMessage, probeSpool, writeJson } from './spool.ts';
 import { Shipper } from './shipper.ts';
@@ -39,6 +40,8 @@ export interface RunCallbacks {
   gone(): void;
 }
 
+/** The error text of a task stopped at its maximum run time (its end reason reads it). */
+const TIMED_OUT = `${END_REASON_PREFIX.timedOut}: ran longer than its maximum run time`;
 /** How often a process we did not start (taken over after a restart of the node) is looked at. */
 const ADOPTED_POLL_MS = 500;
 /** Other processes of the group may finish their output this long after the main one ended; then they are killed. */
@@ -70,6 +73,9 @@ export class TaskRun {
   error = '';
   finishTs = 0;
   cancelled = false;
+  /** When the maximum run time is up (epoch ms), 0 for none; the node stops the task then. */
+  deadline = 0;
+  timedOut = false;
   /** Every spooled line and item is acknowledged by the master: the final report may be (re)sent. */
   drained = false;
   /** The spool's disk could not take more (full, read-only): the task fails with this message. */
@@ -81,6 +87,7 @@ export class TaskRun {
   private readonly spoolWatch: SpoolWatch;
   private killTimer: NodeJS.Timeout | undefined;
   private adoptedPoll: NodeJS.Timeout | undefined;
+  private deadlineTimer: NodeJS.Timeout | undefined;
 
   /**
    * A new task (saved) or, with `saved`, one that an earlier run of this node left in its spool. `itemLimit`:
@@ -120,6 +127,8 @@ export class TaskRun {
         finishTs: saved.finishTs,
         cancelled: saved.cancelled,
         drained: saved.drained,
+        deadline: saved.deadline ?? 0,
+        timedOut: saved.timedOut ?? false,
       });
     const save = () => this.saveState();
     this.logShipper = new Shipper(
@@ -175,6 +184,8 @@ export class TaskRun {
       cancelled,
       drained,
       uid: this.identity && this.env.jail?.pool ? this.identity.uid : null,
+      ...(this.deadline ? { deadline: this.deadline } : {}),
+      ...(this.timedOut ? { timedOut: true } : {}),
       limits: this.limits ?? null,
       log: this.logShipper.state,
       items: this.itemShipper.state,
@@ -253,10 +264,13 @@ export class TaskRun {
     this.pid = child.pid;
     this.procStart = procStartTime(child.pid) ?? null;
     this.state = 'running';
+    const startTs = Date.now();
+    if (t.timeoutSeconds && t.timeoutSeconds > 0) this.deadline = startTs + t.timeoutSeconds * 1000;
     // Saved before the master hears of it: a node killed from here on finds the process in its spool.
     this.saveState();
-    this.cb.started(child.pid, cmd, Date.now());
+    this.cb.started(child.pid, cmd, startTs);
     this.spoolWatch.start();
+    this.armDeadline();
     child.on('exit', (code, signal) => void this.ended(code, signal));
   }
 
@@ -271,6 +285,7 @@ export class TaskRun {
       return true;
     }
     this.spoolWatch.start();
+    this.armDeadline();
     const poll = () => {
       if (this.pid && sameProcess(this.pid, this.procStart)) return;
       clearInterval(this.adoptedPoll);
@@ -280,6 +295,26 @@ export class TaskRun {
     this.adoptedPoll.unref();
     poll();
     return true;
+  }
+
+  /**
+   * Stops the task when its maximum run time is up: TERM to its whole process tree, KILL after the grace period
+   * (as a cancel does); it then ends as "timed out". A task taken over after a restart of the node keeps its
+   * deadline.
+   */
+  private armDeadline(): void {
+    if (!this.deadline || this.deadlineTimer) return;
+    this.deadlineTimer = setTimeout(
+      () => {
+        if (this.state !== 'running' || this.ending) return;
+        this.timedOut = true;
+        this.saveState();
+        this.note(`${TIMED_OUT}; stopping its processes`);
+        this.kill('SIGTERM');
+      },
+      Math.max(0, this.deadline - Date.now()),
+    );
+    this.deadlineTimer.unref();
   }
 
   /** The main process ended: wait a moment for the rest of its group, then settle the final status and ship. */
@@ -301,6 +336,9 @@ export class TaskRun {
     if (this.cancelled) {
       this.status = 'cancelled';
       this.error = 'cancelled';
+    } else if (this.timedOut) {
+      this.status = 'error';
+      this.error = TIMED_OUT;
     } else if (this.fault) {
       this.status = 'error';
       this.error = this.fault;
@@ -328,6 +366,7 @@ export class TaskRun {
     this.state = 'done';
     this.finishTs ||= Date.now();
     if (this.killTimer) clearTimeout(this.killTimer);
+    if (this.deadlineTimer) clearTimeout(this.deadlineTimer);
     this.stopWatching();
     this.saveState();
     await Promise.all([this.logShipper.drain(), this.itemShipper.drain()]);

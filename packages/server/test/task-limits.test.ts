@@ -41,7 +41,7 @@ describe.runIf(asRoot)('task limits', () => {
     const t = await runOnce('limits-own', '/usr/bin/python3 hog.py', { 'hog.py': hog }, { limits: { memory_mb: 40 } });
     expect(t.error).toBe('out of memory: the task used its limit of 40 MiB');
     const spider = (await m.api('GET', `/spiders/${t.spider_id}`)).body.data;
-    expect(spider.limits).toEqual({ memory_mb: 40, cpu_percent: 0, max_processes: 0 });
+    expect(spider.limits).toEqual({ memory_mb: 40, cpu_percent: 0, max_processes: 0, timeout_seconds: 0 });
     // Limits not named keep their value; 0 gives the default back.
     expect((await m.api('POST', `/spiders/${t.spider_id}`, { body: { limits: { max_processes: 16 } } })).status).toBe(
       200,
@@ -50,6 +50,7 @@ describe.runIf(asRoot)('task limits', () => {
       memory_mb: 40,
       cpu_percent: 0,
       max_processes: 16,
+      timeout_seconds: 0,
     });
     await m.api('POST', `/spiders/${t.spider_id}`, { body: { limits: { memory_mb: 0 } } });
     const [again] = await runSpider(m, t.spider_id);

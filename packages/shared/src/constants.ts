@@ -45,3 +45,6 @@ export const USERNAME_MAX_LENGTH = 100;
 
 /** Largest page a list call accepts; the console's "all spiders" call uses ALL_SPIDERS_PAGE_SIZE. */
 export const MAX_PAGE_SIZE = ALL_SPIDERS_PAGE_SIZE;
+
+/** Longest maximum run time a spider or a run may set: 30 days, in seconds. */
+export const TIMEOUT_MAX_SECONDS = 30 * 24 * 3600;

@@ -11,6 +11,7 @@ export const END_REASON_PREFIX = {
   signal: 'killed by',
   exitCode: 'exit code',
   nodeLost: 'node lost',
+  timedOut: 'timed out',
 } as const;
 
 export const END_REASON_KINDS = [
@@ -20,6 +21,7 @@ export const END_REASON_KINDS = [
   'signal',
   'exit_code',
   'node_lost',
+  'timed_out',
   'error',
 ] as const;
 export type EndReasonKind = (typeof END_REASON_KINDS)[number];
@@ -40,6 +42,7 @@ export function taskEndReason(status: string, error: string, exitCode: number | 
   const e = error.trimStart().toLowerCase();
   if (e.startsWith(END_REASON_PREFIX.outOfMemory)) return { kind: 'out_of_memory' };
   if (e.startsWith(END_REASON_PREFIX.processLimit)) return { kind: 'process_limit' };
+  if (status === 'error' && e.startsWith(END_REASON_PREFIX.timedOut)) return { kind: 'timed_out' };
   if (status === 'abnormal' || e.startsWith(END_REASON_PREFIX.nodeLost)) return { kind: 'node_lost' };
   if (exitCode !== null && exitCode > 128 && e.startsWith(END_REASON_PREFIX.signal))
     return { kind: 'signal', signal: exitCode - 128 };

@@ -61,6 +61,8 @@ export interface TaskAssignment {
   files: { path: string; hash: string; size: number }[];
   /** Resource limits of the task's processes; a missing or 0 value leaves that limit to the node's default. */
   limits?: TaskLimits;
+  /** Longest the task may run, in seconds: then its process tree is stopped (TERM, KILL after the grace). 0: none. */
+  timeoutSeconds?: number;
   /** Largest item stored; a longer one is refused (missing: DEFAULT_MAX_ITEM_BYTES, set by the master's default). */
   itemLimit?: ItemSizeLimit;
 }

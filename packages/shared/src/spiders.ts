@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Int, Str } from './bounds.ts';
 import { Envelope, Nullable, pageFields } from './paging.ts';
-import { MAX_PAGE_SIZE, RETRY_MAX } from './constants.ts';
+import { MAX_PAGE_SIZE, RETRY_MAX, TIMEOUT_MAX_SECONDS } from './constants.ts';
 
 /**
  * Spiders and their files: what a request may carry and what the answer holds.
@@ -29,11 +29,14 @@ const Bool = Type.Boolean();
 /**
  * A spider's own limits for each of its tasks: memory in MiB, CPU in percent of one core (200 = two cores),
  * processes at once. 0 takes the default the master sends with every task (Settings of the master, or the node's).
+ * `timeout_seconds` is the longest a task may run before its node stops it ("timed out"); 0 lets it run as long as
+ * it takes, and a run may choose its own.
  */
 export const SpiderLimits = Type.Object({
   memory_mb: Int(0, 1_048_576),
   cpu_percent: Int(0, 25_600),
   max_processes: Int(0, 4_194_304),
+  timeout_seconds: Int(0, TIMEOUT_MAX_SECONDS),
 });
 export type SpiderLimits = Static<typeof SpiderLimits>;
 
@@ -161,7 +164,12 @@ export function spiderLimitsOf(stored: string | Partial<SpiderLimits> | null | u
     }
   } else if (stored) v = stored;
   const n = (x: unknown) => (typeof x === 'number' && Number.isInteger(x) && x > 0 ? x : 0);
-  return { memory_mb: n(v.memory_mb), cpu_percent: n(v.cpu_percent), max_processes: n(v.max_processes) };
+  return {
+    memory_mb: n(v.memory_mb),
+    cpu_percent: n(v.cpu_percent),
+    max_processes: n(v.max_processes),
+    timeout_seconds: n(v.timeout_seconds),
+  };
 }
 
 /** GET /spiders: `data: {list, total}` and a top-level `total`. */

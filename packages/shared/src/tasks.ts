@@ -1,6 +1,7 @@
 import { TaskEndReason } from './end-reason.ts';
 import { Type, type Static } from '@sinclair/typebox';
 import { Id, Int, Str } from './bounds.ts';
+import { TIMEOUT_MAX_SECONDS } from './constants.ts';
 import { cursorField, Envelope, EnvelopeList, KeysetEnvelopeList, Nullable, pageFields } from './paging.ts';
 import { Spider } from './spiders.ts';
 
@@ -19,6 +20,12 @@ export const PRIORITY_HIGHEST = 1;
 export const PRIORITY_LOWEST = 5;
 export const PRIORITY_DEFAULT = 3;
 export const PRIORITIES = [1, 2, 3, 4, 5] as const;
+/**
+ * A run's own maximum run time in seconds, instead of its spider's `timeout_seconds`; 0 lets this run take as long
+ * as it takes.
+ */
+export const RunTimeout = Int(0, TIMEOUT_MAX_SECONDS, { description: 'maximum run time in seconds, 0 = none' });
+
 export const TaskPriority = Int(PRIORITY_HIGHEST, PRIORITY_LOWEST, {
   description: 'queue priority: 1 (highest) to 5 (lowest), default 3',
 });
@@ -29,12 +36,18 @@ export const RunTaskBody = Type.Object({
   node_ids: Type.Optional(Type.Array(Id, { maxItems: 1000 })),
   param: Type.Optional(Str(10000)),
   priority: Type.Optional(TaskPriority),
+  timeout: Type.Optional(RunTimeout),
 });
 export type RunTaskBody = Static<typeof RunTaskBody>;
 
 export const RunSpidersBody = Type.Object({
   task_params: Type.Array(
-    Type.Object({ spider_id: Id, param: Type.Optional(Str(10000)), priority: Type.Optional(TaskPriority) }),
+    Type.Object({
+      spider_id: Id,
+      param: Type.Optional(Str(10000)),
+      priority: Type.Optional(TaskPriority),
+      timeout: Type.Optional(RunTimeout),
+    }),
     {
       minItems: 1,
       maxItems: 1000,
@@ -168,6 +181,8 @@ export const TaskInfo = Type.Object({
   param: Type.String(),
   /** Queue priority, 1 (highest) to 5 (lowest). */
   priority: Type.Number(),
+  /** This run's own maximum run time in seconds (0: none); null follows the spider's. */
+  timeout_seconds: Nullable(Type.Number()),
   cmd: Type.String(),
   error: Type.String(),
   /** Why the task ended other than finished (out of memory, process limit, cancelled, signal, …); absent otherwise. */

@@ -1,4 +1,4 @@
-import type { NodeInfo, Spider } from '@crawldeck/shared';
+import { TIMEOUT_MAX_SECONDS, type NodeInfo, type Spider } from '@crawldeck/shared';
 import type { ApiClient } from '../api-client.ts';
 import { printJson, type Output } from '../output.ts';
 import { resolveSpider } from './spiders.ts';
@@ -12,6 +12,7 @@ export interface RunOptions {
   param?: string;
   follow?: boolean;
   priority?: string;
+  timeout?: string;
 }
 
 const shellQuote = (s: string) => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
@@ -76,14 +77,30 @@ export function parsePriority(given: string | undefined): number | undefined {
   return n;
 }
 
+/** --timeout as the master takes it: whole seconds, 0 for no limit; absent follows the spider's own. */
+export function parseTimeout(given: string | undefined): number | undefined {
+  if (given === undefined) return undefined;
+  const n = /^\s*\d+\s*$/.test(given) ? Number(given) : NaN;
+  if (!(n >= 0 && n <= TIMEOUT_MAX_SECONDS))
+    throw new Error(`--timeout takes whole seconds from 0 (no limit) to ${TIMEOUT_MAX_SECONDS}, got "${given}"`);
+  return n;
+}
+
 export async function run(api: ApiClient, ref: string, opts: RunOptions, out: Output): Promise<number> {
   const spider = await resolveSpider(api, ref);
   const param = taskParam(await scrapySpiderName(api, spider, opts.crawl), opts.arg, opts.param);
   const priority = parsePriority(opts.priority);
+  const timeout = parseTimeout(opts.timeout);
   const where = opts.node.length
     ? { run_type: 'selected-nodes', node_ids: await nodeIds(api, opts.node) }
     : { run_type: opts.allNodes ? 'all-nodes' : 'random' };
-  const body = { spider_id: spider._id, ...where, param, ...(priority !== undefined ? { priority } : {}) };
+  const body = {
+    spider_id: spider._id,
+    ...where,
+    param,
+    ...(priority !== undefined ? { priority } : {}),
+    ...(timeout !== undefined ? { timeout } : {}),
+  };
   const ids = (await api.call<string[]>('PUT', '/tasks', { body })).data;
   if (!opts.follow) {
     if (out.json) printJson({ spider_id: spider._id, task_ids: ids });

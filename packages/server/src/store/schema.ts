@@ -158,6 +158,8 @@ export interface TaskTables {
     owner_id: string | null;
     /** Queue priority: 1 (highest) to 5 (lowest), 3 by default (migration 2026120810). */
     priority: import('kysely').Generated<number>;
+    /** The run's own maximum run time in seconds (0: none); null follows the spider's (migration 2026120811). */
+    timeout_seconds: import('kysely').Generated<number | null>;
     /** JSON `{ reasons, usual_results }` of a suspicious finish, '' otherwise (migration 2026112231). */
     suspicious: import('kysely').Generated<string>;
   };

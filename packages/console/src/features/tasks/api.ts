@@ -193,6 +193,7 @@ export function useRunTask() {
       node_ids?: string[];
       param?: string;
       priority?: number;
+      timeout?: number;
     }) => (await api.put<string[]>('/tasks', body)).data ?? [],
     onSuccess: invalidate,
   });
@@ -202,7 +203,7 @@ export function useRunSpiders() {
   const invalidate = useInvalidateTasks();
   return useMutation({
     mutationFn: async (body: {
-      task_params: { spider_id: string; param?: string; priority?: number }[];
+      task_params: { spider_id: string; param?: string; priority?: number; timeout?: number }[];
       run_type: RunType;
       node_ids?: string[];
     }) => (await api.post<string[]>('/spiders-run', body)).data ?? [],

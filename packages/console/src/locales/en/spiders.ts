@@ -40,6 +40,9 @@ export default {
     memory_mb: 'Memory',
     cpu_percent: 'CPU (percent of one core)',
     max_processes: 'Processes at once',
+    timeout_seconds: 'Maximum run time',
+    timeoutNone: 'None',
+    timeoutUnit: 's',
     default: 'Default',
   },
   fields: {
@@ -73,6 +76,8 @@ export default {
     dedupField: 'e.g. url',
   },
   hints: {
+    timeout:
+      'Empty or 0: a task runs as long as it takes. Past this many seconds its processes are stopped (TERM, then KILL) and it ends "timed out"; a run may set its own.',
     limits:
       'Empty or 0: the default for every task (set by the administrator). A task over its memory ends "out of memory"; one that reaches its process limit, "process limit".',
     name: 'Letters, digits, "_", "-" and "."; unique among your spiders',

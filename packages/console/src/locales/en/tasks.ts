@@ -16,6 +16,7 @@ export default {
     signal: 'Signal {{signal}}',
     exit_code: 'Exit code {{code}}',
     node_lost: 'Node lost',
+    timed_out: 'Timed out',
     error: 'Error',
   },
   runTypes: { random: 'Random node', 'all-nodes': 'All nodes', 'selected-nodes': 'Selected nodes' },
@@ -198,5 +199,11 @@ export default {
     level5: '5 · Lowest',
     change: 'Change the priority while the task waits',
     changed: 'Priority changed',
+  },
+  timeout: {
+    label: 'Maximum run time',
+    hint: "Empty: the spider's own (Overview → limits); 0: no limit. Past it the task is stopped and ends as timed out",
+    spider: "Spider's",
+    unit: 's',
   },
 };

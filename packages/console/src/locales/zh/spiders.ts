@@ -35,6 +35,9 @@ export default {
     memory_mb: '内存',
     cpu_percent: 'CPU（单核百分比）',
     max_processes: '同时进程数',
+    timeout_seconds: '最长运行时间',
+    timeoutNone: '不限制',
+    timeoutUnit: '秒',
     default: '默认',
   },
   fields: {
@@ -68,6 +71,8 @@ export default {
     dedupField: '例如 url',
   },
   hints: {
+    timeout:
+      '留空或 0：任务不限运行时间。超过这么多秒后其进程被停止（先 TERM，再 KILL），任务以“运行超时”结束；每次运行可设置自己的时间。',
     limits:
       '留空或 0：使用每个任务的默认值（由管理员设置）。内存超限的任务以“out of memory”结束；达到进程数上限的以“process limit”结束。',
     name: '字母、数字、“_”、“-”和“.”；在您的爬虫中唯一',

@@ -16,6 +16,7 @@ export default {
     signal: '信号 {{signal}}',
     exit_code: '退出码 {{code}}',
     node_lost: '节点失联',
+    timed_out: '运行超时',
     error: '错误',
   },
   runTypes: { random: '随机节点', 'all-nodes': '所有节点', 'selected-nodes': '指定节点' },
@@ -196,5 +197,11 @@ export default {
     level5: '5 · 最低',
     change: '任务等待期间可修改优先级',
     changed: '优先级已修改',
+  },
+  timeout: {
+    label: '最长运行时间',
+    hint: '留空：使用爬虫自己的设置（概览 → 资源限制）；0：不限制。超过后任务被停止，以“运行超时”结束',
+    spider: '爬虫设置',
+    unit: '秒',
   },
 };

@@ -379,6 +379,7 @@ export class TaskRuntime {
       env: { ...(await globalEnv(this.db)), ...spider.envs },
       files: await spiderManifest(this.db, spider.id),
       limits: taskLimitsFor(this.ctx.config.taskLimits, spider.limits),
+      timeoutSeconds: t.timeout_seconds ?? spider.limits.timeout_seconds,
       itemLimit: await itemLimitFor(this.ctx, taskId),
     };
     if (!this.closed && this.sessions.send(s, { type: 'task.assign', task })) return;

@@ -45,6 +45,7 @@ export async function retryIfNeeded(ctx: AppContext, ev: TaskStatusLike): Promis
     parentId: rootId,
     ownerId: task.owner_id,
     priority: task.priority,
+    timeoutSeconds: task.timeout_seconds ?? undefined,
   });
   await setRetryTask(db, task.id, retryId ?? null);
   ctx.log.info({ taskId: task.id, retryId, attempt: attempt + 1, limit }, 'task retried');

@@ -138,6 +138,7 @@ async function runSpiders(ctx: AppContext, user: AuthUser, body: RunSpidersBody)
         nodeIds: body.node_ids,
         param: p.param,
         priority: p.priority,
+        timeoutSeconds: p.timeout,
         ownerId: user.id,
       })),
     );
@@ -225,6 +226,7 @@ function runRoutes(app: TypedApp, ctx: AppContext): void {
           nodeIds: b.node_ids,
           param: b.param,
           priority: b.priority,
+          timeoutSeconds: b.timeout,
           ownerId: req.user.id,
         }),
       );

@@ -54,6 +54,8 @@ export interface CreateTasksInput {
   ownerId?: string | null;
   /** Queue priority, 1 (highest) to 5 (lowest); 3 when absent. */
   priority?: number;
+  /** The run's own maximum run time in seconds (0: none); absent follows the spider's. */
+  timeoutSeconds?: number;
 }
 
 /**
@@ -106,6 +108,7 @@ export async function createTasks(
       parentId: input.parentId ?? null,
       ownerId: input.ownerId ?? null,
       priority: input.priority ?? PRIORITY_DEFAULT,
+      timeoutSeconds: input.timeoutSeconds,
       createTs: now,
     }),
   );
@@ -179,6 +182,7 @@ export function presentTask(
     run_type: t.run_type as RunType,
     param: t.param,
     priority: t.priority,
+    timeout_seconds: t.timeout_seconds,
     cmd: t.cmd,
     error: t.error,
     ...endReasonOf(t),
@@ -276,6 +280,7 @@ export async function restartTask(ctx: AppContext, user: AuthUser, t: TaskRow): 
     scheduleId: t.schedule_id,
     ownerId: user.id,
     priority: t.priority,
+    timeoutSeconds: t.timeout_seconds ?? undefined,
   });
 }
 

@@ -214,6 +214,8 @@ export interface NewTask {
   ownerId: string | null;
   /** Queue priority; the default one (3) when absent. */
   priority?: number;
+  /** The run's own maximum run time in seconds; absent follows the spider's. */
+  timeoutSeconds?: number;
   createTs: number;
 }
 
@@ -243,6 +245,7 @@ export function pendingTaskRow(task: NewTask): Insertable<DB['tasks']> {
     finish_ts: null,
     owner_id: task.ownerId,
     priority: task.priority ?? PRIORITY_DEFAULT,
+    timeout_seconds: task.timeoutSeconds ?? null,
   };
 }
 

@@ -28,6 +28,7 @@ import { m2026120700_spider_limits } from './2026120700_spider_limits.ts';
 import { m2026113000_log_chunks } from './2026113000_log_chunks.ts';
 import { m2026120730_datasource_identity } from './2026120730_datasource_identity.ts';
 import { m2026120810_task_priority } from './2026120810_task_priority.ts';
+import { m2026120811_task_timeout } from './2026120811_task_timeout.ts';
 import { m2026120830_env_job_deadline } from './2026120830_env_job_deadline.ts';
 import { m2026120831_task_targets_source } from './2026120831_task_targets_source.ts';
 import { m2026120890_task_minute_counts } from './2026120890_task_minute_counts.ts';
@@ -63,6 +64,7 @@ export const migrations: Record<string, EngineMigration> = {
   '2026120700_spider_limits': m2026120700_spider_limits,
   '2026120730_datasource_identity': m2026120730_datasource_identity,
   '2026120810_task_priority': m2026120810_task_priority,
+  '2026120811_task_timeout': m2026120811_task_timeout,
   '2026120830_env_job_deadline': m2026120830_env_job_deadline,
   '2026120831_task_targets_source': m2026120831_task_targets_source,
   '2026120890_task_minute_counts': m2026120890_task_minute_counts,

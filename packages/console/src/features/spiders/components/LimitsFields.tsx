@@ -1,14 +1,17 @@
 /**
  * A spider's own limits for each of its tasks, in the Overview form: memory (MiB), CPU (percent of one core) and
- * processes at once. Empty or 0 takes the default the master sends with every task.
+ * processes at once (empty or 0 takes the default the master sends with every task), and the maximum run time in
+ * seconds (empty or 0: none).
  */
 import { Col, Divider, Form, InputNumber, Row } from 'antd';
 import { useTranslation } from 'react-i18next';
+import { TIMEOUT_MAX_SECONDS } from '@crawldeck/shared';
 
 const FIELDS = [
   { name: 'memory_mb', max: 1_048_576, unit: 'MiB' },
   { name: 'cpu_percent', max: 25_600, unit: '%' },
   { name: 'max_processes', max: 4_194_304, unit: '' },
+  { name: 'timeout_seconds', max: TIMEOUT_MAX_SECONDS, unit: 'timeoutUnit' },
 ] as const;
 
 export default function LimitsFields() {
@@ -20,14 +23,18 @@ export default function LimitsFields() {
       </Divider>
       <Row gutter={24}>
         {FIELDS.map((f) => (
-          <Col xs={24} md={8} key={f.name}>
-            <Form.Item name={['limits', f.name]} label={t(`limits.${f.name}`)} tooltip={t('hints.limits')}>
+          <Col xs={24} md={12} xl={6} key={f.name}>
+            <Form.Item
+              name={['limits', f.name]}
+              label={t(`limits.${f.name}`)}
+              tooltip={t(f.name === 'timeout_seconds' ? 'hints.timeout' : 'hints.limits')}
+            >
               <InputNumber
                 min={0}
                 max={f.max}
                 precision={0}
-                placeholder={t('limits.default')}
-                addonAfter={f.unit || undefined}
+                placeholder={t(f.name === 'timeout_seconds' ? 'limits.timeoutNone' : 'limits.default')}
+                addonAfter={f.unit === 'timeoutUnit' ? t('limits.timeoutUnit') : f.unit || undefined}
                 style={{ width: '100%' }}
                 data-testid={`limits-${f.name}`}
               />

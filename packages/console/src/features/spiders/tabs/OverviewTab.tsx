@@ -27,7 +27,12 @@ interface Values {
   is_dedup: boolean;
   dedup_field: string;
   dedup_method: DedupMethod;
-  limits: { memory_mb: number | null; cpu_percent: number | null; max_processes: number | null };
+  limits: {
+    memory_mb: number | null;
+    cpu_percent: number | null;
+    max_processes: number | null;
+    timeout_seconds: number | null;
+  };
 }
 
 function toValues(s: Spider): Values {
@@ -48,6 +53,7 @@ function toValues(s: Spider): Values {
       memory_mb: s.limits.memory_mb || null,
       cpu_percent: s.limits.cpu_percent || null,
       max_processes: s.limits.max_processes || null,
+      timeout_seconds: s.limits.timeout_seconds || null,
     },
   };
 }
@@ -93,6 +99,7 @@ export default function OverviewTab({ spider }: SpiderTabProps) {
         memory_mb: v.limits?.memory_mb ?? 0,
         cpu_percent: v.limits?.cpu_percent ?? 0,
         max_processes: v.limits?.max_processes ?? 0,
+        timeout_seconds: v.limits?.timeout_seconds ?? 0,
       },
     };
     // Git settings are saved by the Git panel below (components/GitPanel.tsx), not by this form.

@@ -45,7 +45,7 @@ export function PriorityCell({ task }: { task: TaskInfo }) {
       <PrioritySelect
         size="small"
         variant="borderless"
-        style={{ width: 120 }}
+        style={{ width: '100%' }}
         value={task.priority}
         loading={change.isPending}
         className="task-priority-select"

@@ -1,18 +1,33 @@
 /**
  * Run dialog (PUT /tasks for one spider, POST /spiders-run for several): run type random / all nodes / selected
- * nodes with a node picker, the parameters appended to the spider's command and the tasks' queue priority.
+ * nodes with a node picker, the parameters appended to the spider's command, the tasks' queue priority and their
+ * maximum run time (empty: the spider's own).
  * Scrapy projects: the spider names come from GET /spiders/{id}/scrapy/spiders. The node runs `cmd + ' ' + param`,
  * so when the command is a bare `scrapy crawl` (or empty) the chosen name goes into the param; when the command
  * already names a spider (`scrapy crawl quotes`), the picker shows that name chosen (the project's other spiders
  * listed but not selectable: running one means changing the command) and the param carries only extra options.
  */
 import { useEffect, useMemo, useState } from 'react';
-import { App, Alert, Button, Form, Input, Modal, Radio, Select, Space, Tag, Tooltip, Typography } from 'antd';
+import {
+  App,
+  Alert,
+  Button,
+  Form,
+  Input,
+  InputNumber,
+  Modal,
+  Radio,
+  Select,
+  Space,
+  Tag,
+  Tooltip,
+  Typography,
+} from 'antd';
 import { CaretRightOutlined } from '@ant-design/icons';
 import { useNavigate } from 'react-router';
 import { useTranslation } from 'react-i18next';
 import type { ButtonProps } from 'antd';
-import { PRIORITY_DEFAULT, type RunType } from '@crawldeck/shared';
+import { PRIORITY_DEFAULT, TIMEOUT_MAX_SECONDS, type RunType } from '@crawldeck/shared';
 import { failureText } from '../../../api/request.ts';
 import { useFilterOptions, useRunSpiders, useRunTask, useScrapySpiderNames } from '../api.ts';
 import { buildParam, scrapyMode } from '../run-param.ts';
@@ -32,6 +47,8 @@ interface FormValues {
   param?: string;
   scrapy_spider?: string;
   priority: number;
+  /** Seconds; empty follows the spider's own maximum run time. */
+  timeout?: number | null;
 }
 
 export default function RunDialog({
@@ -97,12 +114,14 @@ export default function RunDialog({
             node_ids,
             param: buildParam(single.cmd, scrapy, v.scrapy_spider, v.param) || undefined,
             priority: v.priority,
+            timeout: v.timeout ?? undefined,
           })
         : await runMany.mutateAsync({
             task_params: spiders.map((s) => ({
               spider_id: s._id,
               param: v.param?.trim() || undefined,
               priority: v.priority,
+              timeout: v.timeout ?? undefined,
             })),
             run_type: v.run_type,
             node_ids,
@@ -241,6 +260,17 @@ export default function RunDialog({
         </Form.Item>
         <Form.Item name="priority" label={t('tasks:priority.label')} extra={t('tasks:priority.hint')}>
           <PrioritySelect className="run-priority" data-testid="run-priority" />
+        </Form.Item>
+        <Form.Item name="timeout" label={t('tasks:timeout.label')} extra={t('tasks:timeout.hint')}>
+          <InputNumber
+            min={0}
+            max={TIMEOUT_MAX_SECONDS}
+            precision={0}
+            placeholder={t('tasks:timeout.spider')}
+            addonAfter={t('tasks:timeout.unit')}
+            style={{ width: 220 }}
+            data-testid="run-timeout"
+          />
         </Form.Item>
         {single && (
           <Form.Item label={t('tasks:run.preview')} style={{ marginBottom: 0 }}>

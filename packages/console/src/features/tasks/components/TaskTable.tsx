@@ -116,7 +116,7 @@ export default function TaskTable({
       title: t('priority.label'),
       dataIndex: 'priority',
       key: 'priority',
-      width: 130,
+      width: 110,
       render: (_: number, r) => <PriorityCell task={r} />,
     },
     { title: t('fields.createTs'), dataIndex: 'create_ts', key: 'create_ts', width: 160, render: formatTs },
