@@ -3,8 +3,10 @@
  * admin-only actions; the task Overview counts its one stored line and one error line in the singular; a schedule's
  * Tasks drawer shows translated statuses and the list keeps a seconds field other than 0; deleting a spider whose
  * task runs shows the server's reason in exactly one toast; the task list keeps its filters in the address across a
- * reload, enables batch Cancel only for a selection with a live task and confirms with "Cancel tasks" / "Keep running".
+ * reload, enables batch Cancel only for a selection with a live task and confirms with "Cancel tasks" / "Keep running";
+ * results download as CSV, JSON, JSON Lines and xlsx, each named after the spider and the task.
  */
+import { readFileSync } from 'node:fs';
 import { describe, expect } from 'vitest';
 import type { Page } from 'playwright-core';
 import { e2eTest, loginByApi, screenshot, useE2E } from './harness.ts';
@@ -19,6 +21,12 @@ const call = apiCaller(() => env.url);
 
 /** Prints one line, an error line, and stops. */
 const ONE_ERROR_PY = `print('ERROR: the only line', flush=True)\n`;
+/** Emits two items, one of them with Chinese text. */
+const ITEMS_PY = `import json, os
+with open(os.environ['CRAWLDECK_ITEMS'], 'a', encoding='utf-8') as f:
+    for i in (1, 2):
+        f.write(json.dumps({'n': i, 'title': '标题 %d' % i}, ensure_ascii=False) + '\\n')
+`;
 /** Prints a line a second until stopped. */
 const SLOW_PY = `import time
 for i in range(120):
@@ -246,6 +254,50 @@ describe('operator polish', () => {
         await waitForStatus(token, live, ['cancelled']);
       },
       { timeout: 90_000 },
+    );
+
+    e2eTest(
+      `${lang}: results download as CSV, JSON, JSON Lines and xlsx, named after the spider and task`,
+      async ({ page }) => {
+        const token = await loginByApi(page, lang);
+        const spiderName = `operator-export-${lang}`;
+        const spiderId = await createSpider(token, spiderName, 'items.py', ITEMS_PY);
+        const taskId = await runTask(token, spiderId);
+        await waitForStatus(token, taskId, ['finished']);
+
+        await page.goto(`${env.url}/tasks/${taskId}?tab=results`);
+        const results = view(page).locator('[data-testid=results-panel]');
+        await expect.poll(() => results.locator('.ant-table-tbody tr.ant-table-row').count(), WAIT).toBe(2);
+        const save = async (testId: string, fromMenu: boolean) => {
+          if (fromMenu) await results.locator('[data-testid=results-download-more]').click();
+          const [download] = await Promise.all([
+            page.waitForEvent('download'),
+            page.locator(`[data-testid=${testId}]`).click(),
+          ]);
+          return { name: download.suggestedFilename(), body: readFileSync((await download.path())!) };
+        };
+
+        const csv = await save('results-download', false);
+        expect(csv.name).toBe(`${spiderName}-${taskId}.csv`);
+        expect(csv.body.toString('utf8')).toContain('标题 2');
+        await results.locator('[data-testid=results-download-more]').click();
+        await page.locator('[data-testid=results-download-xlsx]').waitFor();
+        await screenshot(page, `operator-results-menu-${lang}`);
+        await page.keyboard.press('Escape');
+
+        const json = await save('results-download-json', true);
+        expect(json.name).toBe(`${spiderName}-${taskId}.json`);
+        expect((JSON.parse(json.body.toString('utf8')) as { title: string }[]).map((r) => r.title).sort()).toEqual([
+          '标题 1',
+          '标题 2',
+        ]);
+        const jsonl = await save('results-download-jsonl', true);
+        expect(jsonl.name).toBe(`${spiderName}-${taskId}.jsonl`);
+        expect(jsonl.body.toString('utf8').trim().split('\n')).toHaveLength(2);
+        const xlsx = await save('results-download-xlsx', true);
+        expect(xlsx.name).toBe(`${spiderName}-${taskId}.xlsx`);
+        expect(xlsx.body.subarray(0, 2).toString('latin1')).toBe('PK'); // a zip, as every xlsx workbook is
+      },
     );
   }
 });
