@@ -4,7 +4,8 @@
  * Tasks drawer shows translated statuses and the list keeps a seconds field other than 0; deleting a spider whose
  * task runs shows the server's reason in exactly one toast; the task list keeps its filters in the address across a
  * reload, enables batch Cancel only for a selection with a live task and confirms with "Cancel tasks" / "Keep running";
- * results download as CSV, JSON, JSON Lines and xlsx, each named after the spider and the task.
+ * results download as CSV, JSON, JSON Lines and xlsx, each named after the spider and the task; six forms submitted
+ * with a field in error say 'Unable to submit because of some errors'.
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect } from 'vitest';
@@ -53,6 +54,7 @@ async function waitForStatus(token: string, taskId: string, statuses: string[]):
 
 const TEXT = {
   en: {
+    blocked: 'Unable to submit because of some errors',
     usersAdminOnly: 'Only administrators can see and manage users.',
     webhooksAdminOnly: 'Only administrators can see and change the notification webhooks.',
     addWebhook: 'Add Webhook',
@@ -64,6 +66,7 @@ const TEXT = {
     keepRunning: 'Keep running',
   },
   zh: {
+    blocked: '存在错误，无法提交',
     usersAdminOnly: '只有管理员可以查看和管理用户。',
     webhooksAdminOnly: '只有管理员可以查看和修改通知 Webhook。',
     addWebhook: '添加 Webhook',
@@ -299,5 +302,83 @@ describe('operator polish', () => {
         expect(xlsx.body.subarray(0, 2).toString('latin1')).toBe('PK'); // a zip, as every xlsx workbook is
       },
     );
+
+    e2eTest(`${lang}: six forms with a field in error say they cannot be submitted`, async ({ page }) => {
+      const token = await loginByApi(page, lang);
+      const spiderId = await createSpider(token, `operator-forms-${lang}`, 'one.py', ONE_ERROR_PY);
+      const nodes = await call<{ _id: string }[]>(token, 'GET', '/nodes');
+      await page.goto(`${env.url}/home`);
+      await page.locator('.app-wrapper').waitFor();
+      // Every toast that appears is recorded, so each form's own toast is counted even while an earlier one shows.
+      await page.evaluate(() => {
+        const seen: Element[] = [];
+        (window as unknown as { toasts: Element[] }).toasts = seen;
+        new MutationObserver(() => {
+          for (const n of Array.from(document.querySelectorAll('.ant-message-notice')))
+            if (!seen.includes(n)) seen.push(n);
+        }).observe(document.body, { childList: true, subtree: true });
+      });
+      const blockedToasts = () =>
+        page.evaluate(
+          (text) =>
+            (window as unknown as { toasts: Element[] }).toasts.filter((x) => (x.textContent ?? '').includes(text))
+              .length,
+          tx.blocked,
+        );
+      const modal = page.locator('.ant-modal-wrap:visible .ant-modal');
+      let expected = 0;
+      const expectBlocked = async (form: string) => {
+        expected++;
+        await expect.poll(blockedToasts, { ...WAIT, message: form }).toBe(expected);
+        expect(await page.locator('.ant-form-item-explain-error').count(), form).toBeGreaterThan(0);
+      };
+      // Moves between screens without reloading, so the recorder stays.
+      const open = async (path: string) => {
+        await page.evaluate((p) => {
+          window.history.pushState(null, '', p);
+          window.dispatchEvent(new PopStateEvent('popstate'));
+        }, path);
+      };
+
+      await open('/setting');
+      await view(page).locator('[data-tab=password]').click();
+      await view(page).locator('[data-testid=change-password]').click();
+      await expectBlocked('password');
+
+      await view(page).locator('[data-tab=tokens]').click();
+      await view(page).locator('[data-testid=add-token]').click();
+      await modal.locator('.ant-modal-footer .ant-btn-primary').click();
+      await expectBlocked('token');
+      await modal.locator('.ant-modal-close').click();
+
+      await view(page).locator('[data-tab=globalVariable]').click();
+      await view(page).locator('[data-testid=add-variable]').click();
+      await modal.locator('.ant-modal-footer .ant-btn-primary').click();
+      await expectBlocked('variable');
+      await modal.locator('.ant-modal-close').click();
+
+      await view(page).locator('[data-tab=database]').click();
+      await view(page).locator('[data-testid=ds-add]').click();
+      await modal.locator('.ant-modal-footer .ant-btn-primary').click();
+      await expectBlocked('data source');
+      await modal.locator('.ant-modal-close').click();
+      await screenshot(page, `operator-blocked-datasource-${lang}`);
+
+      await open(`/nodes/${nodes[0]._id}`);
+      const name = view(page).locator('.node-form-name');
+      await name.waitFor();
+      await name.fill(' ');
+      await view(page).locator('.node-form-save').click();
+      await expectBlocked('node');
+
+      await open(`/spiders/${spiderId}`);
+      await view(page).locator('[data-testid=spider-run]').click();
+      const dialog = page.locator('.run-dialog');
+      await dialog.locator('.run-type .ant-radio-button-wrapper').nth(2).click();
+      await dialog.locator('.run-submit').click();
+      await expectBlocked('run');
+      await screenshot(page, `operator-blocked-run-${lang}`);
+      await dialog.locator('.ant-modal-close').click();
+    });
   }
 });
