@@ -246,7 +246,7 @@ describe('console polish', () => {
         ]);
         expect(new URL(request.url()).searchParams.get('bom')).toBe('1');
         expect(new URL(request.url()).searchParams.get('neutralise')).toBeNull(); // formulas protected by default
-        expect(download.suggestedFilename()).toBe('data.csv');
+        expect(download.suggestedFilename()).toBe(`polish-csv-${lang}-${done}.csv`);
         // "CSV with formulas kept" turns the protection off for this download.
         await results.locator('[data-testid=results-download-more]').click();
         const [raw] = await Promise.all([

@@ -3,8 +3,11 @@
  * admin-only actions; the task Overview counts its one stored line and one error line in the singular; a schedule's
  * Tasks drawer shows translated statuses and the list keeps a seconds field other than 0; deleting a spider whose
  * task runs shows the server's reason in exactly one toast; the task list keeps its filters in the address across a
- * reload, enables batch Cancel only for a selection with a live task and confirms with "Cancel tasks" / "Keep running".
+ * reload, enables batch Cancel only for a selection with a live task and confirms with "Cancel tasks" / "Keep running";
+ * results download as CSV, JSON, JSON Lines and xlsx, each named after the spider and the task; six forms submitted
+ * with a field in error say 'Unable to submit because of some errors'.
  */
+import { readFileSync } from 'node:fs';
 import { describe, expect } from 'vitest';
 import type { Page } from 'playwright-core';
 import { e2eTest, loginByApi, screenshot, useE2E } from './harness.ts';
@@ -19,6 +22,12 @@ const call = apiCaller(() => env.url);
 
 /** Prints one line, an error line, and stops. */
 const ONE_ERROR_PY = `print('ERROR: the only line', flush=True)\n`;
+/** Emits two items, one of them with Chinese text. */
+const ITEMS_PY = `import json, os
+with open(os.environ['CRAWLDECK_ITEMS'], 'a', encoding='utf-8') as f:
+    for i in (1, 2):
+        f.write(json.dumps({'n': i, 'title': '标题 %d' % i}, ensure_ascii=False) + '\\n')
+`;
 /** Prints a line a second until stopped. */
 const SLOW_PY = `import time
 for i in range(120):
@@ -45,6 +54,7 @@ async function waitForStatus(token: string, taskId: string, statuses: string[]):
 
 const TEXT = {
   en: {
+    blocked: 'Unable to submit because of some errors',
     usersAdminOnly: 'Only administrators can see and manage users.',
     webhooksAdminOnly: 'Only administrators can see and change the notification webhooks.',
     addWebhook: 'Add Webhook',
@@ -56,6 +66,7 @@ const TEXT = {
     keepRunning: 'Keep running',
   },
   zh: {
+    blocked: '存在错误，无法提交',
     usersAdminOnly: '只有管理员可以查看和管理用户。',
     webhooksAdminOnly: '只有管理员可以查看和修改通知 Webhook。',
     addWebhook: '添加 Webhook',
@@ -247,5 +258,127 @@ describe('operator polish', () => {
       },
       { timeout: 90_000 },
     );
+
+    e2eTest(
+      `${lang}: results download as CSV, JSON, JSON Lines and xlsx, named after the spider and task`,
+      async ({ page }) => {
+        const token = await loginByApi(page, lang);
+        const spiderName = `operator-export-${lang}`;
+        const spiderId = await createSpider(token, spiderName, 'items.py', ITEMS_PY);
+        const taskId = await runTask(token, spiderId);
+        await waitForStatus(token, taskId, ['finished']);
+
+        await page.goto(`${env.url}/tasks/${taskId}?tab=results`);
+        const results = view(page).locator('[data-testid=results-panel]');
+        await expect.poll(() => results.locator('.ant-table-tbody tr.ant-table-row').count(), WAIT).toBe(2);
+        const save = async (testId: string, fromMenu: boolean) => {
+          if (fromMenu) await results.locator('[data-testid=results-download-more]').click();
+          const [download] = await Promise.all([
+            page.waitForEvent('download'),
+            page.locator(`[data-testid=${testId}]`).click(),
+          ]);
+          return { name: download.suggestedFilename(), body: readFileSync((await download.path())!) };
+        };
+
+        const csv = await save('results-download', false);
+        expect(csv.name).toBe(`${spiderName}-${taskId}.csv`);
+        expect(csv.body.toString('utf8')).toContain('标题 2');
+        await results.locator('[data-testid=results-download-more]').click();
+        await page.locator('[data-testid=results-download-xlsx]').waitFor();
+        await screenshot(page, `operator-results-menu-${lang}`);
+        await page.keyboard.press('Escape');
+
+        const json = await save('results-download-json', true);
+        expect(json.name).toBe(`${spiderName}-${taskId}.json`);
+        expect((JSON.parse(json.body.toString('utf8')) as { title: string }[]).map((r) => r.title).sort()).toEqual([
+          '标题 1',
+          '标题 2',
+        ]);
+        const jsonl = await save('results-download-jsonl', true);
+        expect(jsonl.name).toBe(`${spiderName}-${taskId}.jsonl`);
+        expect(jsonl.body.toString('utf8').trim().split('\n')).toHaveLength(2);
+        const xlsx = await save('results-download-xlsx', true);
+        expect(xlsx.name).toBe(`${spiderName}-${taskId}.xlsx`);
+        expect(xlsx.body.subarray(0, 2).toString('latin1')).toBe('PK'); // a zip, as every xlsx workbook is
+      },
+    );
+
+    e2eTest(`${lang}: six forms with a field in error say they cannot be submitted`, async ({ page }) => {
+      const token = await loginByApi(page, lang);
+      const spiderId = await createSpider(token, `operator-forms-${lang}`, 'one.py', ONE_ERROR_PY);
+      const nodes = await call<{ _id: string }[]>(token, 'GET', '/nodes');
+      await page.goto(`${env.url}/home`);
+      await page.locator('.app-wrapper').waitFor();
+      // Every toast that appears is recorded, so each form's own toast is counted even while an earlier one shows.
+      await page.evaluate(() => {
+        const seen: Element[] = [];
+        (window as unknown as { toasts: Element[] }).toasts = seen;
+        new MutationObserver(() => {
+          for (const n of Array.from(document.querySelectorAll('.ant-message-notice')))
+            if (!seen.includes(n)) seen.push(n);
+        }).observe(document.body, { childList: true, subtree: true });
+      });
+      const blockedToasts = () =>
+        page.evaluate(
+          (text) =>
+            (window as unknown as { toasts: Element[] }).toasts.filter((x) => (x.textContent ?? '').includes(text))
+              .length,
+          tx.blocked,
+        );
+      const modal = page.locator('.ant-modal-wrap:visible .ant-modal');
+      let expected = 0;
+      const expectBlocked = async (form: string) => {
+        expected++;
+        await expect.poll(blockedToasts, { ...WAIT, message: form }).toBe(expected);
+        expect(await page.locator('.ant-form-item-explain-error').count(), form).toBeGreaterThan(0);
+      };
+      // Moves between screens without reloading, so the recorder stays.
+      const open = async (path: string) => {
+        await page.evaluate((p) => {
+          window.history.pushState(null, '', p);
+          window.dispatchEvent(new PopStateEvent('popstate'));
+        }, path);
+      };
+
+      await open('/setting');
+      await view(page).locator('[data-tab=password]').click();
+      await view(page).locator('[data-testid=change-password]').click();
+      await expectBlocked('password');
+
+      await view(page).locator('[data-tab=tokens]').click();
+      await view(page).locator('[data-testid=add-token]').click();
+      await modal.locator('.ant-modal-footer .ant-btn-primary').click();
+      await expectBlocked('token');
+      await modal.locator('.ant-modal-close').click();
+
+      await view(page).locator('[data-tab=globalVariable]').click();
+      await view(page).locator('[data-testid=add-variable]').click();
+      await modal.locator('.ant-modal-footer .ant-btn-primary').click();
+      await expectBlocked('variable');
+      await modal.locator('.ant-modal-close').click();
+
+      await view(page).locator('[data-tab=database]').click();
+      await view(page).locator('[data-testid=ds-add]').click();
+      await modal.locator('.ant-modal-footer .ant-btn-primary').click();
+      await expectBlocked('data source');
+      await modal.locator('.ant-modal-close').click();
+      await screenshot(page, `operator-blocked-datasource-${lang}`);
+
+      await open(`/nodes/${nodes[0]._id}`);
+      const name = view(page).locator('.node-form-name');
+      await name.waitFor();
+      await name.fill(' ');
+      await view(page).locator('.node-form-save').click();
+      await expectBlocked('node');
+
+      await open(`/spiders/${spiderId}`);
+      await view(page).locator('[data-testid=spider-run]').click();
+      const dialog = page.locator('.run-dialog');
+      await dialog.locator('.run-type .ant-radio-button-wrapper').nth(2).click();
+      await dialog.locator('.run-submit').click();
+      await expectBlocked('run');
+      await screenshot(page, `operator-blocked-run-${lang}`);
+      await dialog.locator('.ant-modal-close').click();
+    });
   }
 });

@@ -1,7 +1,7 @@
 /**
  * Tasks and nodes journey, in en and zh, on a master with its embedded node: a spider that prints lines
  * and emits items is run from the console's Run dialog; its log grows live (SSE, not page reloads), error lines
- * are highlighted and jumped to, results are shown and downloaded as data.csv; a long-running task is cancelled
+ * are highlighted and jumped to, results are shown and downloaded as <spider>-<task id>.csv; a long-running task is cancelled
  * (status Cancelled, process group gone) and restarted; the task list refreshes live; the node list shows the
  * master online with the join panel and the network graph. One screenshot per screen per language in
  * test-output/screens/.
@@ -183,7 +183,7 @@ describe('tasks and nodes', () => {
           page.waitForEvent('download'),
           results.locator('[data-testid=results-download]').click(),
         ]);
-        expect(download.suggestedFilename()).toBe('data.csv');
+        expect(download.suggestedFilename()).toBe(`${spiderName}-${taskId}.csv`);
         const csv = readFileSync((await download.path())!, 'utf8');
         const lines = csv.trim().split(/\r?\n/);
         expect(lines).toHaveLength(61);

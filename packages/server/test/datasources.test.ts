@@ -163,7 +163,7 @@ describe.each(['postgres', 'mysql'] as TargetKind[])('items into %s', (kind) => 
     expect(JSON.parse(jsonl[5])).toMatchObject({ n: 5, emoji: '爬虫 🕷' });
 
     const csvRes = await download(mixedTask, 'csv');
-    expect(csvRes.headers.get('content-disposition')).toContain('data.csv');
+    expect(csvRes.headers.get('content-disposition')).toContain(`-${mixedTask}.csv"`);
     const csv = (await csvRes.text()).trimEnd().split('\n');
     expect(csv).toHaveLength(N + 1);
     expect(csv[0].split(',').slice(0, 2)).toEqual(['n', 'title']);

@@ -108,7 +108,10 @@ describe('tasks on the embedded node', () => {
     const csv = await fetch(`${m.url}/api/tasks/${taskId}/results/download`, {
       headers: { authorization: m.adminToken },
     });
-    expect(csv.headers.get('content-disposition')).toBe('attachment; filename="data.csv"');
+    // saved under the spider's name and the task id
+    expect(csv.headers.get('content-disposition')).toBe(
+      `attachment; filename="py-basic-${taskId}.csv"; filename*=UTF-8''py-basic-${taskId}.csv`,
+    );
     const text = await csv.text();
     expect(text.split('\n')[0]).toBe('title,n,extra');
     expect(text).toContain('"b, with comma",2,');

@@ -24,7 +24,7 @@ export interface RequestOptions {
   data?: unknown;
   /** Suppress the generic error toast (the caller shows its own message). 401 handling still applies. */
   silent?: boolean;
-  /** Response type; 'blob' returns the raw Blob (downloads). */
+  /** Response type; 'blob' returns the body as a File named by the server's Content-Disposition (downloads). */
   responseType?: 'json' | 'blob';
   timeout?: number;
   signal?: AbortSignal;
@@ -73,6 +73,20 @@ function buildUrl(path: string, params?: QueryParams): string {
     if (s) url += (url.includes('?') ? '&' : '?') + s;
   }
   return url;
+}
+
+/** The file name a download is to be saved under (Content-Disposition, its UTF-8 form first), or ''. */
+export function attachmentName(disposition: string | null): string {
+  if (!disposition) return '';
+  const utf8 = /filename\*\s*=\s*UTF-8''([^;]+)/i.exec(disposition);
+  if (utf8) {
+    try {
+      return decodeURIComponent(utf8[1].trim());
+    } catch {
+      // a malformed encoding: fall back to the plain name
+    }
+  }
+  return /filename\s*=\s*"([^"]*)"/i.exec(disposition)?.[1] ?? /filename\s*=\s*([^;\s]+)/i.exec(disposition)?.[1] ?? '';
 }
 
 function showNoResponse(): void {
@@ -136,7 +150,8 @@ export async function request<T = unknown>(path: string, options: RequestOptions
   let payload: unknown = undefined;
   if (responseType === 'blob' && res.ok) {
     const blob = await res.blob();
-    return { status: 'ok', message: 'success', data: blob as T };
+    const file = new File([blob], attachmentName(res.headers.get('content-disposition')), { type: blob.type });
+    return { status: 'ok', message: 'success', data: file as T };
   }
   const text = await res.text().catch(() => '');
   try {

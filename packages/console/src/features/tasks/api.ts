@@ -9,6 +9,7 @@ import {
   type ApiOk,
   type DeployInfo,
   type KeysetFields,
+  type ResultFormat,
   type LogLine,
   type LogPageResponse,
   type NodeInfo,
@@ -258,23 +259,29 @@ export function useDeleteTasks() {
 }
 
 /**
- * Saves the task's results as data.csv (blob fetched with the token header). `bom` asks the server for a UTF-8
- * byte order mark first, which Excel needs to read Chinese text correctly. Text cells that a spreadsheet would run
- * as formulas come with a leading single quote unless `keepFormulas` asks for the text exactly as crawled.
+ * Saves the task's results in one of the server's formats (CSV, JSON, JSON Lines, Excel) under the name the server
+ * gives (the spider and the task). CSV only: `bom` asks for a UTF-8 byte order mark first, which Excel needs to read
+ * Chinese text correctly; text cells that a spreadsheet would run as formulas come with a leading single quote
+ * unless `keepFormulas` asks for the text exactly as crawled.
  */
-export async function downloadResultsCsv(
+export async function downloadResults(
   id: string,
+  format: ResultFormat,
   options: { bom?: boolean; keepFormulas?: boolean } = {},
 ): Promise<void> {
-  const params = { ...(options.bom ? { bom: 1 } : {}), ...(options.keepFormulas ? { neutralise: '0' } : {}) };
-  const r = await api.get<Blob>(`/tasks/${id}/results/download`, params, {
+  const params = {
+    ...(format === 'csv' ? {} : { format }),
+    ...(options.bom ? { bom: 1 } : {}),
+    ...(options.keepFormulas ? { neutralise: '0' } : {}),
+  };
+  const r = await api.get<File>(`/tasks/${id}/results/download`, params, {
     responseType: 'blob',
     timeout: 10 * 60_000,
   });
   const url = URL.createObjectURL(r.data);
   const a = document.createElement('a');
   a.href = url;
-  a.download = 'data.csv';
+  a.download = r.data.name || `${id}.${format}`;
   document.body.appendChild(a);
   a.click();
   a.remove();

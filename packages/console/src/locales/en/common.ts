@@ -9,6 +9,7 @@ export default {
   screenError: 'This screen failed to load or render',
   reload: 'Reload',
   fetchError: 'An error happened when fetching the data',
+  submitBlocked: 'Unable to submit because of some errors',
   request: {
     requestError: 'Request Error',
     noResponse: 'No response from the server. Please make sure your server is running correctly...',

@@ -9,6 +9,7 @@ export default {
   screenError: '页面加载或渲染出错',
   reload: '重新加载',
   fetchError: '获取数据时发生错误',
+  submitBlocked: '存在错误，无法提交',
   request: {
     requestError: '请求错误',
     noResponse: '服务器无响应，网络异常。请确认服务器正常运行……',

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { stringify } from 'csv-stringify/sync';
-import { csvRecord, csvRecords, neutralised } from './results.export.ts';
+import { attachmentDisposition, csvRecord, csvRecords, neutralised, resultsBasename } from './results.export.ts';
 
 describe('CSV records of an export', () => {
   it('writes what csv-stringify writes, quotes, commas, line breaks and non-ASCII included', () => {
@@ -35,5 +35,22 @@ describe('CSV cells a spreadsheet would run as formulas', () => {
     for (const text of hostile) expect(csvRecords([{ a: text }], ['a'], false)).toBe(csvRecord([text]));
     expect(neutralised('=1+1', false)).toBe('=1+1');
     expect(neutralised('=1+1', true)).toBe("'=1+1");
+  });
+});
+
+describe('the name of a results download', () => {
+  it('is the spider and the task, with characters no file system takes replaced', () => {
+    expect(resultsBasename('quotes', 'abc123')).toBe('quotes-abc123');
+    expect(resultsBasename('a/b:"c"', 'abc123')).toBe('a_b_c_-abc123');
+    expect(resultsBasename(undefined, 'abc123')).toBe('task-abc123');
+  });
+
+  it('is sent exactly in UTF-8 with an ASCII copy', () => {
+    expect(attachmentDisposition('quotes-abc.csv')).toBe(
+      `attachment; filename="quotes-abc.csv"; filename*=UTF-8''quotes-abc.csv`,
+    );
+    expect(attachmentDisposition("爬虫 it's-abc.json")).toBe(
+      `attachment; filename="__ it's-abc.json"; filename*=UTF-8''%E7%88%AC%E8%99%AB%20it%27s-abc.json`,
+    );
   });
 });

@@ -148,36 +148,61 @@ function xlsxStream(reader: ResultsReader, columns: string[]): Readable {
   return out;
 }
 
+/**
+ * The name a task's download is saved under: its spider's name and the task id (`quotes-<task id>`), so several
+ * downloads do not overwrite each other; `task-<task id>` once the spider is gone. Characters no file system takes
+ * become underscores.
+ */
+export function resultsBasename(spiderName: string | null | undefined, taskId: string): string {
+  // eslint-disable-next-line no-control-regex
+  const name = (spiderName ?? '').replace(/[\\/:*?"<>|\u0000-\u001f\u007f]+/g, '_').trim();
+  return `${name || 'task'}-${taskId}`;
+}
+
+/**
+ * Content-Disposition of a download: the exact UTF-8 name (a spider may be named in Chinese) and an ASCII copy for
+ * clients that read only `filename`.
+ */
+export function attachmentDisposition(filename: string): string {
+  const ascii = filename.replace(/[^\x20-\x7e]|["\\]/g, '_');
+  const encoded = encodeURIComponent(filename).replace(
+    /['()*]/g,
+    (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`,
+  );
+  return `attachment; filename="${ascii}"; filename*=UTF-8''${encoded}`;
+}
+
 /** A task's items as a download in the asked format, read page by page while the client takes them. */
 export async function resultsDownload(
   reader: ResultsReader,
   format: ResultFormat,
   options: DownloadOptions,
+  basename = 'data',
 ): Promise<ResultsDownload> {
   const columns = await reader.columns();
   switch (format) {
     case 'csv':
       return {
         contentType: 'text/csv; charset=utf-8',
-        filename: 'data.csv',
+        filename: `${basename}.csv`,
         body: Readable.from(csvChunks(reader, columns, options)),
       };
     case 'json':
       return {
         contentType: 'application/json; charset=utf-8',
-        filename: 'data.json',
+        filename: `${basename}.json`,
         body: Readable.from(jsonChunks(reader, false)),
       };
     case 'jsonl':
       return {
         contentType: 'application/x-ndjson; charset=utf-8',
-        filename: 'data.jsonl',
+        filename: `${basename}.jsonl`,
         body: Readable.from(jsonChunks(reader, true)),
       };
     case 'xlsx':
       return {
         contentType: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
-        filename: 'data.xlsx',
+        filename: `${basename}.xlsx`,
         body: xlsxStream(reader, columns),
       };
     default: {

@@ -38,7 +38,7 @@ import { findUserById } from '../users/users.store.ts';
 import { registerSpiderDeleteGuard, spiderFor } from '../spiders/spiders.service.ts';
 import { getSpider, presentSpider } from '../spiders/spiders.store.ts';
 import { resultsReader } from '../results/results.reader.ts';
-import { resultsDownload } from '../results/results.export.ts';
+import { attachmentDisposition, resultsBasename, resultsDownload } from '../results/results.export.ts';
 import { scrapedItemCount } from '../scrapy-stats/scrapy-stats.service.ts';
 import {
   changePriority,
@@ -344,10 +344,12 @@ function outputRoutes(app: TypedApp, ctx: AppContext, logSearch: LogSearch): voi
       const t = await taskFor(db, req.user, req.params.id);
       const bom = req.query.bom === '1' || req.query.bom === 'true';
       const neutralise = req.query.neutralise !== '0';
-      const d = await resultsDownload(await resultsReader(ctx, t.id), req.query.format ?? 'csv', { bom, neutralise });
+      const name = resultsBasename((await getSpider(db, t.spider_id))?.name, t.id);
+      const format = req.query.format ?? 'csv';
+      const d = await resultsDownload(await resultsReader(ctx, t.id), format, { bom, neutralise }, name);
       return reply
         .header('content-type', d.contentType)
-        .header('content-disposition', `attachment; filename="${d.filename}"`)
+        .header('content-disposition', attachmentDisposition(d.filename))
         .send(d.body);
     },
   );

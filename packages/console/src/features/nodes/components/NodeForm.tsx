@@ -4,18 +4,16 @@ import { App, Button, Form, Input, InputNumber, Switch } from 'antd';
 import { useTranslation } from 'react-i18next';
 import type { NodeEditBody, NodeListItem } from '@crawldeck/shared';
 import { useUpdateNode } from '../api.ts';
+import { showSubmitBlocked } from '../../../app/submitBlocked.ts';
 
 export function useNodeForm(node: NodeListItem | null | undefined) {
   const [form] = Form.useForm<NodeEditBody>();
+  // Filled again only when the stored values change: the node's live refresh (heartbeat, running tasks) must not
+  // overwrite what the user is typing.
+  const { name, description, enabled, max_runners } = node ?? {};
   useEffect(() => {
-    if (node)
-      form.setFieldsValue({
-        name: node.name,
-        description: node.description,
-        enabled: node.enabled,
-        max_runners: node.max_runners,
-      });
-  }, [node, form]);
+    if (name !== undefined) form.setFieldsValue({ name, description, enabled, max_runners });
+  }, [name, description, enabled, max_runners, form]);
   return form;
 }
 
@@ -69,6 +67,7 @@ export default function NodeForm({ node, readOnly }: { node: NodeListItem; readO
       className="node-form"
       style={{ maxWidth: 560 }}
       onFinish={(v) => void save(v)}
+      onFinishFailed={showSubmitBlocked}
       disabled={readOnly}
     >
       <NodeFormFields readOnly={readOnly} />

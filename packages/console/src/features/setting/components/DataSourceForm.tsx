@@ -4,6 +4,7 @@ import { Alert, Button, Col, Form, Input, InputNumber, Modal, Row, Select, Switc
 import { useTranslation } from 'react-i18next';
 import type { CreateDataSourceBody, DataSourceInfo, DataSourceType } from '@crawldeck/shared';
 import { useSaveDataSource, useTestDataSource } from '../datasources.api.ts';
+import { validFields } from '../../../app/submitBlocked.ts';
 
 const DEFAULT_PORTS: Record<DataSourceType, number> = { postgres: 5432, mysql: 3306 };
 
@@ -111,7 +112,7 @@ export function DataSourceForm({
   };
 
   const onSave = async () => {
-    const v = await form.validateFields();
+    const v = await validFields(form);
     try {
       await save.mutateAsync({ id: editing?._id, body: toBody(v) });
       onSaved();

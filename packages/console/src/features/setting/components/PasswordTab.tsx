@@ -6,6 +6,7 @@ import { Button, Checkbox, Form, Input, message } from 'antd';
 import { useTranslation } from 'react-i18next';
 import { isValidPassword } from '@crawldeck/shared';
 import { useChangePassword } from '../api.ts';
+import { showSubmitBlocked } from '../../../app/submitBlocked.ts';
 
 export function PasswordTab() {
   const { t } = useTranslation('setting');
@@ -17,6 +18,7 @@ export function PasswordTab() {
       layout="vertical"
       style={{ maxWidth: 420 }}
       data-panel="password"
+      onFinishFailed={showSubmitBlocked}
       onFinish={async (v) => {
         await change.mutateAsync({
           password: v.password,

@@ -7,6 +7,7 @@ import dayjs from 'dayjs';
 import type { ApiToken, CreatedToken } from '@crawldeck/shared';
 import { useCreateToken, useRevokeToken, useTokens } from '../api.ts';
 import { dialogAction } from '../../../app/dialogAction.ts';
+import { validFields } from '../../../app/submitBlocked.ts';
 
 const EXPIRY_OPTIONS = [0, 7, 30, 90, 365];
 const fmt = (v: string | null) => (v ? dayjs(v).format('YYYY-MM-DD HH:mm') : null);
@@ -100,7 +101,7 @@ export function TokensTab() {
         confirmLoading={create.isPending}
         destroyOnHidden
         onOk={dialogAction(async () => {
-          const v = await form.validateFields();
+          const v = await validFields(form);
           const tok = await create.mutateAsync({ name: v.name.trim(), expire_days: v.expire_days || undefined });
           setCreating(false);
           setCreated(tok);

@@ -5,6 +5,8 @@ import { DeleteOutlined, EditOutlined, PlusOutlined } from '@ant-design/icons';
 import { useTranslation } from 'react-i18next';
 import type { Variable } from '@crawldeck/shared';
 import { useDeleteVariable, useSaveVariable, useVariables } from '../api.ts';
+import { validFields } from '../../../app/submitBlocked.ts';
+import { dialogAction } from '../../../app/dialogAction.ts';
 
 const KEY_RULE = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
@@ -23,7 +25,7 @@ export function VariablesTab({ isAdmin }: { isAdmin: boolean }) {
   };
 
   const submit = async () => {
-    const values = await form.validateFields();
+    const values = await validFields(form);
     await save.mutateAsync({
       ...(editing ? { _id: editing._id } : {}),
       key: values.key.trim(),
@@ -93,7 +95,7 @@ export function VariablesTab({ isAdmin }: { isAdmin: boolean }) {
         open={editing !== undefined}
         title={editing ? t('variables.edit') : t('variables.add')}
         onCancel={() => setEditing(undefined)}
-        onOk={submit}
+        onOk={dialogAction(submit)}
         confirmLoading={save.isPending}
         destroyOnHidden
       >

@@ -1,14 +1,27 @@
 /**
- * Task results: columns from the first row's keys, page size 10, Download CSV as data.csv (or, for Excel, with a
- * UTF-8 byte order mark so that Chinese text opens correctly). Cells that would run as spreadsheet formulas are
- * protected by the server; the options menu also offers the text exactly as crawled.
+ * Task results: columns from the first row's keys, page size 10, Download CSV named after the spider and the task
+ * (or, for Excel, with a UTF-8 byte order mark so that Chinese text opens correctly). Cells that would run as
+ * spreadsheet formulas are protected by the server; the options menu also offers the text exactly as crawled, JSON,
+ * JSON Lines and an Excel workbook.
  */
 import { useMemo, useState } from 'react';
 import { App, Button, Dropdown, Empty, Space, Table, Tooltip, Typography } from 'antd';
 import { DownOutlined, DownloadOutlined, ReloadOutlined } from '@ant-design/icons';
 import { useTranslation } from 'react-i18next';
 import { RESULTS_PAGE_SIZE } from '@crawldeck/shared';
-import { downloadResultsCsv, useTaskResults, type TaskDetail } from '../api.ts';
+import { downloadResults, useTaskResults, type TaskDetail } from '../api.ts';
+import { ApiRequestError, failureText } from '../../../api/request.ts';
+
+/** The download menu: CSV variants, then the other formats the server writes. */
+const MENU = ['bom', 'raw', 'json', 'jsonl', 'xlsx'] as const;
+type MenuKey = (typeof MENU)[number];
+const MENU_LABEL: Record<MenuKey, string> = {
+  bom: 'results.downloadBom',
+  raw: 'results.downloadRaw',
+  json: 'results.downloadJson',
+  jsonl: 'results.downloadJsonl',
+  xlsx: 'results.downloadXlsx',
+};
 
 const HIDDEN = new Set(['_id']);
 
@@ -44,12 +57,15 @@ export default function ResultsView({ task, active }: { task: TaskDetail; active
     [rows],
   );
 
-  const download = async (options: { bom?: boolean; keepFormulas?: boolean }) => {
+  const download = async (key: MenuKey | 'csv') => {
     setDownloading(true);
     try {
-      await downloadResultsCsv(task._id, options);
+      if (key === 'bom' || key === 'raw' || key === 'csv')
+        await downloadResults(task._id, 'csv', { bom: key === 'bom', keepFormulas: key === 'raw' });
+      else await downloadResults(task._id, key);
     } catch (err) {
-      void message.error(String((err as Error).message));
+      // a refused call has its toast from the request helper already
+      if (!(err instanceof ApiRequestError)) void message.error(failureText(err));
     } finally {
       setDownloading(false);
     }
@@ -76,7 +92,7 @@ export default function ResultsView({ task, active }: { task: TaskDetail; active
               icon={<DownloadOutlined />}
               loading={downloading}
               disabled={!results.data?.total}
-              onClick={() => void download({})}
+              onClick={() => void download('csv')}
               data-testid="results-download"
             >
               {t('results.download')}
@@ -85,11 +101,11 @@ export default function ResultsView({ task, active }: { task: TaskDetail; active
               trigger={['click']}
               disabled={!results.data?.total || downloading}
               menu={{
-                items: [
-                  { key: 'bom', label: <span data-testid="results-download-bom">{t('results.downloadBom')}</span> },
-                  { key: 'raw', label: <span data-testid="results-download-raw">{t('results.downloadRaw')}</span> },
-                ],
-                onClick: ({ key }) => void download(key === 'raw' ? { keepFormulas: true } : { bom: true }),
+                items: MENU.map((key) => ({
+                  key,
+                  label: <span data-testid={`results-download-${key}`}>{t(MENU_LABEL[key])}</span>,
+                })),
+                onClick: ({ key }) => void download(key as MenuKey),
               }}
             >
               <Button

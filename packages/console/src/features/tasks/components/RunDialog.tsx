@@ -32,6 +32,7 @@ import { failureText } from '../../../api/request.ts';
 import { useFilterOptions, useRunSpiders, useRunTask, useScrapySpiderNames } from '../api.ts';
 import { buildParam, scrapyMode } from '../run-param.ts';
 import PrioritySelect from './PrioritySelect.tsx';
+import { showSubmitBlocked } from '../../../app/submitBlocked.ts';
 
 export interface RunnableSpider {
   _id: string;
@@ -102,7 +103,8 @@ export default function RunDialog({
     try {
       v = await form.validateFields();
     } catch {
-      return; // the form shows what is missing
+      showSubmitBlocked(); // the form marks what is missing
+      return;
     }
     setError(null);
     try {
