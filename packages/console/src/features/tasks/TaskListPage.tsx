@@ -21,7 +21,7 @@ import './tasks.css';
 import TourFor from '../tours/TourFor.tsx';
 import { getDefaultPageSize } from '../setting/preferences.ts';
 
-const URL_FILTERS = ['node_id', 'spider_id', 'status', 'schedule_id'] as const;
+const URL_FILTERS = ['node_id', 'spider_id', 'status', 'schedule_id', 'priority'] as const;
 const LIVE: readonly string[] = ['pending', 'running'];
 
 /** The list's address with its filters, so a reload or a shared link shows the same tasks. */
@@ -49,12 +49,13 @@ export default function TaskListPage() {
   const actions = useTaskActions({ done: () => setSelected([]) });
   const { reset } = paging;
 
-  // /tasks?schedule_id=… (schedule drawer), ?spider_id=…, ?node_id=…, ?status=… preset the filters.
+  // /tasks?schedule_id=… (schedule drawer), ?spider_id=…, ?node_id=…, ?status=…, ?priority=… preset the filters.
   useEffect(() => {
     if (!active) return;
     const p = new URLSearchParams(location.search);
     if (!URL_FILTERS.some((k) => p.has(k))) return;
-    setQuery((q) => ({ ...q, ...Object.fromEntries(URL_FILTERS.map((k) => [k, p.get(k) || undefined])) }));
+    const given = Object.fromEntries(URL_FILTERS.map((k) => [k, p.get(k) || undefined]));
+    setQuery((q) => ({ ...q, ...given, priority: given.priority ? Number(given.priority) : undefined }));
     reset();
   }, [active, location.search, reset]);
 
