@@ -6,11 +6,11 @@
 import type { ChildProcess } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import path from 'node:path';
-import { END_REASON_PREFIX } from '@crawldeck/shared';
 import type { FinalStatus, ItemSizeLimit, ShipAck, ShipBatch, TaskAssignment, TaskLimits } from '@crawldeck/shared';
 import { appendLines, diskFaultMessage, probeSpool, writeJson } from './spool.ts';
 import { Shipper } from './shipper.ts';
 import { SpoolWatch } from './spool-watch.ts';
+import { endOf, RunStop, TIMED_OUT } from './run-stop.ts';
 import { ItemLimit, itemLimitOf } from './item-limit.ts';
 import { groupAlive, procStartTime, sameProcess } from './proc.ts';
 import {
@@ -40,8 +40,6 @@ export interface RunCallbacks {
   gone(): void;
 }
 
-/** The error text of a task stopped at its maximum run time (its end reason reads it). */
-const TIMED_OUT = `${END_REASON_PREFIX.timedOut}: ran longer than its maximum run time`;
 /** How often a process we did not start (taken over after a restart of the node) is looked at. */
 const ADOPTED_POLL_MS = 500;
 /** Other processes of the group may finish their output this long after the main one ended; then they are killed. */
@@ -85,9 +83,8 @@ export class TaskRun {
   private itemShipper: Shipper;
   private itemLimit: ItemLimit;
   private readonly spoolWatch: SpoolWatch;
-  private killTimer: NodeJS.Timeout | undefined;
+  private readonly stop: RunStop;
   private adoptedPoll: NodeJS.Timeout | undefined;
-  private deadlineTimer: NodeJS.Timeout | undefined;
 
   /**
    * A new task (saved) or, with `saved`, one that an earlier run of this node left in its spool. `itemLimit`:
@@ -155,6 +152,8 @@ export class TaskRun {
       [this.itemsFile, this.itemShipper],
     ] as const;
     this.spoolWatch = new SpoolWatch(spool, this.dir, (message) => this.onFault(message));
+    const run = { pid: () => this.pid, cgroup: () => this.cgroup, running: () => this.state === 'running' };
+    this.stop = new RunStop(run, env.graceMs);
     if (saved) return;
     // Throws when the spool cannot be created (disk full, read-only): the caller reports the task failed.
     createRunFiles(this.dir, this.logFile, this.runDir, [this.itemsFile, this.exitFile], this.identity);
@@ -212,7 +211,7 @@ export class TaskRun {
     if (this.fault || this.state === 'done') return;
     this.fault = message;
     // What the process writes now is lost: stop it; its final report names the fault.
-    if (this.state === 'running') this.killGroup('SIGKILL');
+    if (this.state === 'running') this.stop.signal('SIGKILL');
   }
 
   private onGone(): void {
@@ -303,18 +302,13 @@ export class TaskRun {
    * deadline.
    */
   private armDeadline(): void {
-    if (!this.deadline || this.deadlineTimer) return;
-    this.deadlineTimer = setTimeout(
-      () => {
-        if (this.state !== 'running' || this.ending) return;
-        this.timedOut = true;
-        this.saveState();
-        this.note(`${TIMED_OUT}; stopping its processes`);
-        this.kill('SIGTERM');
-      },
-      Math.max(0, this.deadline - Date.now()),
-    );
-    this.deadlineTimer.unref();
+    this.stop.armDeadline(this.deadline, () => {
+      if (this.state !== 'running' || this.ending) return;
+      this.timedOut = true;
+      this.saveState();
+      this.note(`${TIMED_OUT}; stopping its processes`);
+      this.kill('SIGTERM');
+    });
   }
 
   /** The main process ended: wait a moment for the rest of its group, then settle the final status and ship. */
@@ -327,32 +321,21 @@ export class TaskRun {
       killGroup(this.pid, 'SIGKILL');
     }
     this.exitCode = exitCodeOf(code, signal);
-    this.settleStatus(code === 0, spawnError);
-    await this.complete();
-  }
-
-  /** The final status and error: cancelled, a spool fault, finished, or why the process failed. */
-  private settleStatus(exitedWithZero: boolean, spawnError: string): void {
-    if (this.cancelled) {
-      this.status = 'cancelled';
-      this.error = 'cancelled';
-    } else if (this.timedOut) {
-      this.status = 'error';
-      this.error = TIMED_OUT;
-    } else if (this.fault) {
-      this.status = 'error';
-      this.error = this.fault;
-    } else if (exitedWithZero) {
-      this.status = 'finished';
-    } else {
-      this.status = 'error';
+    const { status, error } = endOf({
+      cancelled: this.cancelled,
+      timedOut: this.timedOut,
+      fault: this.fault,
+      exitedWithZero: code === 0,
       // A process that died of a full or read-only spool (its own writes failed) is told as such, one the kernel
       // stopped at a limit of the task by that limit.
-      this.error =
+      failure: () =>
         probeSpool(this.dir) ??
         killReason(this.cgroup?.verdict(), this.limits) ??
-        (spawnError || failureText(this.exitCode));
-    }
+        (spawnError || failureText(this.exitCode)),
+    });
+    this.status = status;
+    if (error !== undefined) this.error = error;
+    await this.complete();
   }
 
   fail(error: string, status: FinalStatus = 'error'): void {
@@ -365,8 +348,7 @@ export class TaskRun {
   private async complete(): Promise<void> {
     this.state = 'done';
     this.finishTs ||= Date.now();
-    if (this.killTimer) clearTimeout(this.killTimer);
-    if (this.deadlineTimer) clearTimeout(this.deadlineTimer);
+    this.stop.clear();
     this.stopWatching();
     this.saveState();
     await Promise.all([this.logShipper.drain(), this.itemShipper.drain()]);
@@ -383,25 +365,15 @@ export class TaskRun {
     if (this.adoptedPoll) clearInterval(this.adoptedPoll);
   }
 
-  /** The task's process group, and every process in its control groups (also one that left the group). */
-  private killGroup(signal: NodeJS.Signals): void {
-    killGroup(this.pid, signal);
-    this.cgroup?.signalAll(signal);
-  }
-
   /** SIGTERM to the whole process group, SIGKILL after the grace period. */
   cancel(): void {
     this.cancelled = true;
     this.kill('SIGTERM');
   }
 
+  /** `signal` to the task's whole process tree while it runs; KILL follows a TERM after the grace period. */
   kill(signal: NodeJS.Signals): void {
-    if (this.state !== 'running') return;
-    this.killGroup(signal);
-    if (signal === 'SIGTERM' && !this.killTimer) {
-      this.killTimer = setTimeout(() => this.killGroup('SIGKILL'), this.env.graceMs);
-      this.killTimer.unref();
-    }
+    this.stop.kill(signal);
   }
 
   /** Forgets the task: its spool and its folder go (what cannot be removed now goes at the node's next start). */
