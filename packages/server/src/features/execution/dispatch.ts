@@ -1,8 +1,9 @@
 /**
  * Push dispatch: whenever a task is created or a slot frees up, the waiting tasks of the highest priority, oldest
- * first, go to nodes this master holds. The node is chosen in memory (a task for any node goes to the least loaded one), then claimed in the store
- * with one conditional update per task: the claim stays the single source of truth, so masters sharing a store
- * never hand out a task twice; a claim lost to another master costs one statement and moves on.
+ * first, go to nodes this master holds. The node is chosen in memory (a task for any node goes to the least loaded
+ * one), then claimed in the store with one conditional update per task: the claim stays the single source of truth,
+ * so masters sharing a store never hand out a task twice; a claim lost to another master costs one statement and
+ * moves on.
  */
 import { EMPTY_ID } from '@crawldeck/shared';
 import type { Kysely } from 'kysely';
