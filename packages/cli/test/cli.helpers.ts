@@ -16,16 +16,21 @@ export interface CliOptions {
   env?: Record<string, string>;
 }
 
+/** The real `crawldeck` executable as a child process, `home` its home folder and `home/cfg` its config folder. */
+function spawnCli(home: string, args: string[], opts: CliOptions) {
+  return spawn(process.execPath, [BIN, ...args], {
+    cwd: opts.cwd ?? home,
+    env: { PATH: process.env.PATH ?? '', HOME: home, CRAWLDECK_CONFIG_DIR: path.join(home, 'cfg'), ...opts.env },
+  });
+}
+
 /**
  * Runs the real `crawldeck` executable as a separate process (the master lives in this one: never spawnSync), with
  * `home` as its home folder and `home/cfg` as its config folder.
  */
 export function runCli(home: string, args: string[], opts: CliOptions = {}): Promise<CliRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
-      cwd: opts.cwd ?? home,
-      env: { PATH: process.env.PATH ?? '', HOME: home, CRAWLDECK_CONFIG_DIR: path.join(home, 'cfg'), ...opts.env },
-    });
+    const child = spawnCli(home, args, opts);
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
@@ -42,10 +47,7 @@ export function runCli(home: string, args: string[], opts: CliOptions = {}): Pro
  */
 export function runCliFirstLine(home: string, args: string[], opts: CliOptions = {}): Promise<CliRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
-      cwd: opts.cwd ?? home,
-      env: { PATH: process.env.PATH ?? '', HOME: home, CRAWLDECK_CONFIG_DIR: path.join(home, 'cfg'), ...opts.env },
-    });
+    const child = spawnCli(home, args, opts);
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => {

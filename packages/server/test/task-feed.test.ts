@@ -3,7 +3,7 @@ import type { TaskChange } from '@crawldeck/shared';
 import { startTestMaster, type TestMaster } from './harness.ts';
 import { makeSpider, runSpider, waitFor } from './tasks.helpers.ts';
 import { SimNode } from './support/sim-node.ts';
-import { SseReader, type SseEvent } from './support/sse-reader.ts';
+import { subscribeEvents, taskChanges, type SseReader } from './support/sse-reader.ts';
 import { TASK_FEED_INTERVAL_MS } from '../src/features/execution/task-feed.ts';
 
 // The console's task feed: task status changes gathered per interval, each console hearing only what it may read.
@@ -41,18 +41,12 @@ afterAll(async () => {
   await m?.close();
 });
 
-async function subscribe(token: string): Promise<SseReader> {
-  const res = await fetch(`${m.url}/api/events`, { headers: { authorization: token } });
-  expect(res.status).toBe(200);
-  return new SseReader(res);
-}
-
-const changes = (e: SseEvent): TaskChange[] => (e.event === 'tasks' ? (e.data.tasks as TaskChange[]) : []);
+const subscribe = (token: string) => subscribeEvents(m.url, token);
 
 /** Each task's latest status as a stream heard it, event after event. */
 function latest(stream: SseReader): Map<string, string> {
   const out = new Map<string, string>();
-  for (const e of stream.events) for (const c of changes(e)) out.set(c.taskId, c.status);
+  for (const e of stream.events) for (const c of taskChanges(e)) out.set(c.taskId, c.status);
   return out;
 }
 
@@ -77,7 +71,7 @@ function expectOnePerInterval(stream: SseReader): void {
     const gap = Date.parse(batches[i].data.ts) - Date.parse(batches[i - 1].data.ts);
     expect(gap).toBeGreaterThanOrEqual(TASK_FEED_INTERVAL_MS - 20);
   }
-  for (const e of batches) expect(new Set(changes(e).map((c) => c.taskId)).size).toBe(changes(e).length);
+  for (const e of batches) expect(new Set(taskChanges(e).map((c) => c.taskId)).size).toBe(taskChanges(e).length);
   expect(stream.named('task.status')).toEqual([]);
 }
 
@@ -93,7 +87,7 @@ describe('GET /api/events task feed', () => {
       expectOnePerInterval(s);
       expect(s.named('tasks').length).toBeLessThan(ids.length);
     }
-    const first = changes(admin.named('tasks')[0])[0];
+    const first = taskChanges(admin.named('tasks')[0])[0];
     expect(first).toMatchObject({ spiderId: hidden, scheduleId: null, parentId: null, error: '' });
     expect(sims.map((s) => s.nodeId)).toContain(latestEntry(admin, ids[0]).nodeId);
     await admin.close();
@@ -112,7 +106,7 @@ describe('GET /api/events task feed', () => {
     await untilAll(normal, [...s, ...o, last], 'finished');
     const heard = latest(normal);
     expect(h.filter((id) => heard.has(id))).toEqual([]);
-    expect(normal.named('tasks').every((e) => changes(e).every((c) => c.spiderId !== hidden))).toBe(true);
+    expect(normal.named('tasks').every((e) => taskChanges(e).every((c) => c.spiderId !== hidden))).toBe(true);
     expect(h.every((id) => latest(admin).get(id) === 'finished')).toBe(true);
     expectOnePerInterval(normal);
     await admin.close();
@@ -127,7 +121,7 @@ describe('GET /api/events task feed', () => {
     for (let wave = 0; wave < 4; wave++) {
       const ids = await runMany(shown, 25);
       all.push(...ids);
-      await admin.until((e) => changes(e).some((c) => ids.includes(c.taskId)));
+      await admin.until((e) => taskChanges(e).some((c) => ids.includes(c.taskId)));
     }
     await untilAll(admin, all, 'finished');
     await untilAll(normal, all, 'finished');
@@ -164,6 +158,6 @@ describe('GET /api/events task feed', () => {
 });
 
 function latestEntry(stream: SseReader, taskId: string): TaskChange {
-  const all = stream.named('tasks').flatMap(changes);
+  const all = stream.named('tasks').flatMap(taskChanges);
   return all.filter((c) => c.taskId === taskId).at(-1)!;
 }

@@ -21,19 +21,6 @@ afterAll(async () => {
   await m?.close();
 });
 
-function finished(taskId: string, processEnd: number, logLines: number): void {
-  sim.send({
-    type: 'task.finished',
-    taskId,
-    status: 'finished',
-    exitCode: 0,
-    error: '',
-    logLines,
-    items: 0,
-    finishTs: processEnd,
-  });
-}
-
 describe('finish time', () => {
   it('is when the last output was stored, not when the process ended', async () => {
     const [taskId] = await runSpider(m, spider);
@@ -42,14 +29,14 @@ describe('finish time', () => {
     // The process ended at once; its lines are shipped (and stored) afterwards.
     expect(await sim.shipLogs(taskId, 0, ['one', 'two', 'three'])).toBe(3);
     const stored = Date.now();
-    finished(taskId, processEnd, 3);
+    sim.finished(taskId, 3, 0, processEnd);
     const task = await waitTask(m, taskId, ['finished']);
     expect(task.log_count).toBe(3);
     expect(Date.parse(task.finish_ts)).toBeGreaterThanOrEqual(stored);
     expect(task.runtime_duration).toBe(Date.parse(task.finish_ts) - Date.parse(task.start_ts));
 
     // The same word again (its acknowledgement was lost) keeps the finish time.
-    finished(taskId, processEnd, 3);
+    sim.finished(taskId, 3, 0, processEnd);
     const [again] = await runSpider(m, spider);
     await waitTask(m, again, ['running']);
     expect((await m.api('GET', `/tasks/${taskId}`)).body.data.finish_ts).toBe(task.finish_ts);

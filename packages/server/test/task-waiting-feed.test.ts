@@ -3,7 +3,7 @@ import type { TaskChange } from '@crawldeck/shared';
 import { startTestMaster, type TestMaster } from './harness.ts';
 import { makeSpider, runSpider, waitTask } from './tasks.helpers.ts';
 import { SimNode } from './support/sim-node.ts';
-import { SseReader, type SseEvent } from './support/sse-reader.ts';
+import { subscribeEvents, taskChanges, type SseReader } from './support/sse-reader.ts';
 
 // The console's live feed tells why a pending task waits, and tells it again when the fleet changes the reason.
 let m: TestMaster;
@@ -24,19 +24,13 @@ afterAll(async () => {
   await m?.close();
 });
 
-async function subscribe(token: string): Promise<SseReader> {
-  const res = await fetch(`${m.url}/api/events`, { headers: { authorization: token } });
-  expect(res.status).toBe(200);
-  return new SseReader(res);
-}
-
-const changes = (e: SseEvent): TaskChange[] => (e.event === 'tasks' ? (e.data.tasks as TaskChange[]) : []);
+const subscribe = (token: string) => subscribeEvents(m.url, token);
 
 /** Reads until the stream tells `taskId` with `status` and `reason`; returns that change. */
 async function heard(stream: SseReader, taskId: string, status: string, reason?: string): Promise<TaskChange> {
   const match = (c: TaskChange) => c.taskId === taskId && c.status === status && c.waiting_reason === reason;
-  const e = await stream.until((ev) => changes(ev).some(match));
-  return changes(e).find(match)!;
+  const e = await stream.until((ev) => taskChanges(ev).some(match));
+  return taskChanges(e).find(match)!;
 }
 
 describe('the live task feed says why a pending task waits', () => {
@@ -71,7 +65,7 @@ describe('the live task feed says why a pending task waits', () => {
     // Its running change carries no reason; the normal user heard nothing of the administrator's private tasks.
     sim.finished(first);
     await heard(admin, second, 'running', undefined);
-    expect(own.events.flatMap(changes).filter((c) => c.spiderId === adminSpider)).toEqual([]);
+    expect(own.events.flatMap(taskChanges).filter((c) => c.spiderId === adminSpider)).toEqual([]);
     await own.close();
     await admin.close();
   });

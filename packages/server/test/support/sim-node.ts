@@ -91,7 +91,8 @@ export class SimNode {
     this.send({ type: 'task.started', taskId, pid: 1000, cmd: 'sim', startTs: Date.now() });
   }
 
-  finished(taskId: string, logLines = 0, items = 0): void {
+  /** The node's final word on a task; `finishTs` is when its process ended by the node's clock. */
+  finished(taskId: string, logLines = 0, items = 0, finishTs = Date.now()): void {
     this.send({
       type: 'task.finished',
       taskId,
@@ -100,7 +101,7 @@ export class SimNode {
       error: '',
       logLines,
       items,
-      finishTs: Date.now(),
+      finishTs,
     });
   }
 

@@ -1,9 +1,21 @@
+import type { TaskChange } from '@crawldeck/shared';
+
 /** Reads a Server-Sent Events response in a test: every event with the time it arrived, and waits for one. */
 export interface SseEvent {
   event: string;
   data: any;
   at: number;
 }
+
+/** Opens the master's event stream (`/api/events`) as `token`'s user; fails the test unless it answers 200. */
+export async function subscribeEvents(baseUrl: string, token: string, query = ''): Promise<SseReader> {
+  const res = await fetch(`${baseUrl}/api/events${query}`, { headers: { authorization: token } });
+  if (res.status !== 200) throw new Error(`GET /api/events answered ${res.status}`);
+  return new SseReader(res);
+}
+
+/** The task changes an event of the stream carries (none for other kinds of event). */
+export const taskChanges = (e: SseEvent): TaskChange[] => (e.event === 'tasks' ? (e.data.tasks as TaskChange[]) : []);
 
 export class SseReader {
   readonly events: SseEvent[] = [];
