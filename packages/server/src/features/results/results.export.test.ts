@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { stringify } from 'csv-stringify/sync';
-import { attachmentDisposition, csvRecord, csvRecords, neutralised, resultsBasename } from './results.export.ts';
+import { csvRecord, csvRecords, neutralised, resultsBasename } from './results.export.ts';
+import { attachmentDisposition } from '../../http/attachment.ts';
 
 describe('CSV records of an export', () => {
   it('writes what csv-stringify writes, quotes, commas, line breaks and non-ASCII included', () => {

@@ -159,19 +159,6 @@ export function resultsBasename(spiderName: string | null | undefined, taskId: s
   return `${name || 'task'}-${taskId}`;
 }
 
-/**
- * Content-Disposition of a download: the exact UTF-8 name (a spider may be named in Chinese) and an ASCII copy for
- * clients that read only `filename`.
- */
-export function attachmentDisposition(filename: string): string {
-  const ascii = filename.replace(/[^\x20-\x7e]|["\\]/g, '_');
-  const encoded = encodeURIComponent(filename).replace(
-    /['()*]/g,
-    (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`,
-  );
-  return `attachment; filename="${ascii}"; filename*=UTF-8''${encoded}`;
-}
-
 /** A task's items as a download in the asked format, read page by page while the client takes them. */
 export async function resultsDownload(
   reader: ResultsReader,

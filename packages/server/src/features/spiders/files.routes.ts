@@ -19,6 +19,7 @@ import type { AppContext, TypedApp } from '../../context.ts';
 import type { DB } from '../../store/schema.ts';
 import { iso, ok } from '../../http/envelope.ts';
 import { HttpError, badRequest, notFound } from '../../http/errors.ts';
+import { attachmentDisposition } from '../../http/attachment.ts';
 import {
   createFile,
   deletePath,
@@ -107,10 +108,9 @@ async function fileBytes(db: Kysely<DB>, spiderId: string, p: string): Promise<B
 }
 
 function sendBytes(reply: FastifyReply, name: string, content: Buffer) {
-  const ascii = name.replace(/[^\x20-\x7e]|"/g, '_');
   return reply
     .type('application/octet-stream')
-    .header('content-disposition', `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(name)}`)
+    .header('content-disposition', attachmentDisposition(name))
     .send(content);
 }
 

@@ -38,7 +38,8 @@ import { findUserById } from '../users/users.store.ts';
 import { registerSpiderDeleteGuard, spiderFor } from '../spiders/spiders.service.ts';
 import { getSpider, presentSpider } from '../spiders/spiders.store.ts';
 import { resultsReader } from '../results/results.reader.ts';
-import { attachmentDisposition, resultsBasename, resultsDownload } from '../results/results.export.ts';
+import { resultsBasename, resultsDownload } from '../results/results.export.ts';
+import { attachmentDisposition } from '../../http/attachment.ts';
 import { scrapedItemCount } from '../scrapy-stats/scrapy-stats.service.ts';
 import {
   changePriority,
