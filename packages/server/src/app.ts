@@ -21,6 +21,7 @@ import { HttpError, type Coded } from './http/errors.ts';
 import { validationError } from './http/errors-validation.ts';
 import { refuseNonFiniteNumbers } from './http/bounds.ts';
 import { EventBus } from './events.ts';
+import { JobRunner } from './jobs/job-runner.ts';
 import { features } from './features/index.ts';
 
 export interface BuiltApp {
@@ -69,7 +70,14 @@ export async function buildApp(config: MasterConfig, store: Store): Promise<Buil
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as TypedApp;
 
   const closers: (() => Promise<void> | void)[] = [];
-  const core: CoreContext = { config, store, log: app.log, events: new EventBus(), onClose: (fn) => closers.push(fn) };
+  const core: CoreContext = {
+    config,
+    store,
+    log: app.log,
+    events: new EventBus(),
+    jobs: new JobRunner(app.log),
+    onClose: (fn) => closers.push(fn),
+  };
   // The same object, so that what is cached per context (writers, lists) is one for the runtime and the routes.
   const ctx: AppContext = Object.assign(core, { execution: new TaskRuntime(core) });
 
@@ -143,6 +151,8 @@ export async function buildApp(config: MasterConfig, store: Store): Promise<Buil
     app,
     ctx,
     async close() {
+      // Background jobs stop first, so none of them meets a feature that has already closed.
+      await ctx.jobs.drain();
       for (const fn of closers.reverse()) await fn();
       await app.close();
     },

@@ -9,6 +9,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { MasterConfig } from './config.ts';
 import type { EventBus } from './events.ts';
 import type { Store } from './store/db.ts';
+import type { JobRunner } from './jobs/job-runner.ts';
 import type { TaskRuntime } from './features/execution/runtime.ts';
 
 /** Configuration, the store, the logger and an in-process event bus: what task execution is built from. */
@@ -18,6 +19,8 @@ export interface CoreContext {
   log: FastifyBaseLogger;
   /** In-process notifications between features (e.g. task status changes → live updates, webhooks). */
   events: EventBus;
+  /** Background work as named jobs (single flight, backoff, drained first at shutdown, counted in /metrics). */
+  jobs: JobRunner;
   /** Registers work for graceful shutdown (drain loops, close sockets); run last-registered first. */
   onClose(fn: () => Promise<void> | void): void;
 }

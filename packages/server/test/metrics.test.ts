@@ -134,4 +134,21 @@ describe('GET /metrics', () => {
     expect(value(text, 'crawldeck_schedule_fire_lag_seconds_count')).toBeGreaterThanOrEqual(1);
     expect((await m.api('POST', `/schedules/${s.body.data._id}/disable`)).status).toBe(200);
   });
+
+  it('counts the runs of background jobs by name', async () => {
+    // The spider purge job runs as soon as the master is ready, with nothing to purge.
+    const text = await waitFor(
+      'a run of the spider purge job in the metrics',
+      async () => {
+        const got = await scrape();
+        return value(got.text, 'crawldeck_job_runs_total{job="spider-purge"}') >= 1 ? got.text : undefined;
+      },
+      20_000,
+      100,
+    );
+    expect(value(text, 'crawldeck_job_failures_total{job="spider-purge"}')).toBe(0);
+    expect(value(text, 'crawldeck_job_failing_runs{job="spider-purge"}')).toBe(0);
+    expect(text).toContain('crawldeck_job_last_run_seconds{job="spider-purge"}');
+    expect(text).toContain('# TYPE crawldeck_job_runs_total counter');
+  });
 });

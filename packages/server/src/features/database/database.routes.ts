@@ -31,15 +31,12 @@ export const databaseFeature: Feature = (app, ctx) => {
   );
 
   // Hourly on every master: the delete is idempotent, so several masters on one PostgreSQL do no harm.
-  let running = false;
-  const timer = setInterval(() => {
-    if (running) return;
-    running = true;
-    cleanupTaskLogs(store)
-      .then((r) => r.deleted && ctx.log.info({ deleted: r.deleted }, 'task-log retention cleanup'))
-      .catch((err) => ctx.log.warn({ err }, 'task-log retention cleanup failed'))
-      .finally(() => (running = false));
-  }, CLEANUP_EVERY_MS);
-  timer.unref();
-  ctx.onClose(() => clearInterval(timer));
+  ctx.jobs.every({
+    name: 'log-retention',
+    everyMs: CLEANUP_EVERY_MS,
+    async run() {
+      const r = await cleanupTaskLogs(store);
+      if (r.deleted) ctx.log.info({ deleted: r.deleted }, 'task-log retention cleanup');
+    },
+  });
 };

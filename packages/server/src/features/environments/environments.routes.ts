@@ -48,8 +48,7 @@ function nodeId(req: FastifyRequest): string {
 export const environmentsFeature: Feature = (app, ctx) => {
   const svc = new EnvironmentsService(ctx);
   const { db } = ctx.store;
-  const expiry = startJobExpiry(ctx);
-  ctx.onClose(() => expiry.close());
+  startJobExpiry(ctx);
 
   // ------------------------------------------------------------------ console
 

@@ -58,26 +58,18 @@ export function startAutoSync(ctx: AppContext, settings: GitSettings, policy: ()
   const interval = ctx.config.gitAutoSyncMs;
   if (interval <= 0) return;
   const { db } = ctx.store;
-  let running = false;
-  const tick = async () => {
-    if (running) return;
-    running = true;
-    try {
+  ctx.jobs.every({
+    name: 'git-auto-sync',
+    everyMs: Math.min(interval, 60_000),
+    async run() {
       const due = Date.now() - interval;
       for (const row of await listDueAutoSync(db, due)) {
-        // With several masters on one store each runs this loop; whoever claims the attempt syncs.
+        // With several masters on one store each runs this job; whoever claims the attempt syncs.
         if (!(await claimAutoSync(db, row.id, due))) continue;
         await syncSpider(db, settings, row, 'sync', await policy()).catch((err) =>
           ctx.log.warn({ spider: row.id, err: (err as Error).message }, 'git auto-sync failed'),
         );
       }
-    } catch (err) {
-      ctx.log.warn({ err }, 'git auto-sync round failed');
-    } finally {
-      running = false;
-    }
-  };
-  const timer = setInterval(() => void tick(), Math.min(interval, 60_000));
-  timer.unref();
-  ctx.onClose(() => clearInterval(timer));
+    },
+  });
 }

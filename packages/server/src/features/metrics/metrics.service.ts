@@ -82,6 +82,53 @@ export class MasterMetrics {
     collectDefaultMetrics({ register: this.registry, prefix: PREFIX });
     this.storeGauges();
     this.ingestOrderMetrics();
+    this.jobMetrics();
+  }
+
+  /** The master's background jobs: how often each ran and failed, and how long its last run took. */
+  private jobMetrics(): void {
+    const jobs = () => this.ctx.jobs.list();
+    const registers = [this.registry];
+    new Counter({
+      name: `${PREFIX}job_runs_total`,
+      help: 'Runs of each background job since this master started',
+      labelNames: ['job'],
+      registers,
+      collect() {
+        this.reset();
+        for (const j of jobs()) this.inc({ job: j.name }, j.runs);
+      },
+    });
+    new Counter({
+      name: `${PREFIX}job_failures_total`,
+      help: 'Failed runs of each background job since this master started',
+      labelNames: ['job'],
+      registers,
+      collect() {
+        this.reset();
+        for (const j of jobs()) this.inc({ job: j.name }, j.failures);
+      },
+    });
+    new Gauge({
+      name: `${PREFIX}job_last_run_seconds`,
+      help: "How long each background job's last run took",
+      labelNames: ['job'],
+      registers,
+      collect() {
+        this.reset();
+        for (const j of jobs()) this.set({ job: j.name }, j.lastDurationMs / 1000);
+      },
+    });
+    new Gauge({
+      name: `${PREFIX}job_failing_runs`,
+      help: 'Failed runs in a row of each background job (0 once it succeeds again)',
+      labelNames: ['job'],
+      registers,
+      collect() {
+        this.reset();
+        for (const j of jobs()) this.set({ job: j.name }, j.failingFor);
+      },
+    });
   }
 
   private storeGauges(): void {

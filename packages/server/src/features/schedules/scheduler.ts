@@ -12,6 +12,7 @@
 import { Cron } from 'croner';
 import { SCHEDULE_ERRORS, newId, type RunType } from '@crawldeck/shared';
 import type { AppContext } from '../../context.ts';
+import type { JobHandle } from '../../jobs/job-runner.ts';
 import type { ScheduleConfig } from './schedules.config.ts';
 import {
   advanceLastRun,
@@ -83,7 +84,7 @@ const signatureOf = (r: ScheduleRow) => `${r.cron}|${r.timezone}|${r.enabled}|${
 export class Scheduler {
   private armed = new Map<string, Armed>();
   private inFlight = new Set<Promise<unknown>>();
-  private resyncTimer: NodeJS.Timeout | undefined;
+  private resyncJob: JobHandle | undefined;
   private running = false;
   /** Identifies this master in schedule_fires.master. */
   readonly instance = newId();
@@ -108,18 +109,20 @@ export class Scheduler {
     this.ctx.log.info({ instance: this.instance }, 'scheduler started on this master');
     await this.resync(true);
     if (!this.running) return; // stopped meanwhile (the lock was lost again)
-    this.resyncTimer = setInterval(
-      () => void this.resync(false).catch((err) => this.ctx.log.error({ err }, 'schedule resync failed')),
-      RESYNC_MS,
-    );
-    this.resyncTimer.unref();
+    this.resyncJob = this.ctx.jobs.every({
+      name: 'schedule-resync',
+      everyMs: RESYNC_MS,
+      run: () => this.resync(false),
+    });
   }
 
   /** Stops firing (leader lost or shutdown) and waits for fires in progress. */
   async stop(): Promise<void> {
     if (!this.running) return;
     this.running = false;
-    clearInterval(this.resyncTimer);
+    const resync = this.resyncJob;
+    this.resyncJob = undefined;
+    await resync?.stop();
     for (const a of this.armed.values()) clearTimeout(a.timer);
     this.armed.clear();
     await this.settled();

@@ -1,6 +1,7 @@
 import { setTimeout as rest } from 'node:timers/promises';
 import { performance } from 'node:perf_hooks';
 import type { Kysely } from 'kysely';
+import type { JobHandle } from '../../jobs/job-runner.ts';
 import type { AppContext } from '../../context.ts';
 import { checkpointCaughtUp } from '../../store/checkpoint-wait.ts';
 import type { DB } from '../../store/schema.ts';
@@ -34,19 +35,16 @@ const LOOK_AGAIN_MS = 5_000;
  * spider's first remaining task. The spider itself is gone at once: its tasks are
  * hidden from the task lists and left out of every count while they wait.
  */
-export function startSpiderPurger(ctx: AppContext): { kick(): void; close(): Promise<void> } {
+export function startSpiderPurger(ctx: AppContext): JobHandle {
   const db = ctx.store.db;
-  let closed = false;
-  let running: Promise<void> | undefined;
-  let again = false;
   let rows = PURGE_ROUND_MIN_ROWS;
   const budget = ctx.store.engine === 'sqlite' ? PURGE_ROUND_BUDGET_MS : PURGE_ROUND_BUDGET_PG_MS;
   /** Share of the last rest the master's event loop spent on other work. */
   let busy = 1;
 
-  async function purge(spiderId: string): Promise<void> {
+  async function purge(spiderId: string, stop: AbortSignal): Promise<void> {
     let after: PurgeKey | undefined;
-    while (!closed) {
+    while (!stop.aborted) {
       const t0 = performance.now();
       const round = await purgeRound(db, spiderId, after, rows);
       if (round === 'done') {
@@ -65,39 +63,14 @@ export function startSpiderPurger(ctx: AppContext): { kick(): void; close(): Pro
     }
   }
 
-  async function run(): Promise<void> {
-    for (let spiders = await spidersBeingPurged(db); spiders.length && !closed;) {
-      for (const id of spiders) if (!closed) await purge(id);
+  async function run(stop: AbortSignal): Promise<void> {
+    for (let spiders = await spidersBeingPurged(db); spiders.length && !stop.aborted;) {
+      for (const id of spiders) if (!stop.aborted) await purge(id, stop);
       spiders = await spidersBeingPurged(db);
     }
   }
 
-  const kick = (): void => {
-    if (closed) return;
-    if (running) {
-      again = true;
-      return;
-    }
-    running = run()
-      .catch((err: unknown) => ctx.log.warn({ err }, 'spider purge: a round failed, it is tried again'))
-      .finally(() => {
-        running = undefined;
-        if (again) {
-          again = false;
-          kick();
-        }
-      });
-  };
-  const timer = setInterval(kick, LOOK_AGAIN_MS);
-  timer.unref();
-  return {
-    kick,
-    async close() {
-      closed = true;
-      clearInterval(timer);
-      await running;
-    },
-  };
+  return ctx.jobs.every({ name: 'spider-purge', everyMs: LOOK_AGAIN_MS, run });
 }
 
 /**

@@ -179,5 +179,4 @@ export const spidersFeature: Feature = (app, ctx) => {
   ctx.events.on('spider.deleted', () => purger.kick());
   // A user's spiders go with the user: their purge starts at once too.
   ctx.events.on('user.deleted', () => purger.kick());
-  ctx.onClose(() => purger.close());
 };
