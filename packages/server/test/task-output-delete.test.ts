@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import { newId } from '@crawldeck/shared';
-import { startTestMaster, type TestMaster } from './harness.ts';
+import { ENGINE, startTestMaster, type TestMaster } from './harness.ts';
 import { insertRow, insertRows } from './seed-rows.ts';
 import { makeSpider, waitFor } from './tasks.helpers.ts';
 
@@ -16,7 +16,6 @@ afterAll(async () => {
 });
 
 const db = () => m.master.store.db;
-const postgres = () => m.master.store.engine === 'postgres';
 
 const FINISHED = { node_id: newId(), status: 'finished', run_type: 'random', type: 'spider' };
 
@@ -79,25 +78,26 @@ describe("a task's log lines and items go with its row", () => {
     expect(await output(ids.slice(5))).toEqual({ lines: 3, items: 2 });
   });
 
-  it('on PostgreSQL by one call of the store per statement, not one per task', async () => {
-    if (!postgres()) return;
-    const ids = await tasks(12);
-    const calls = await db()
-      .transaction()
-      .execute(async (trx) => {
-        await sql`SET LOCAL track_functions = 'pl'`.execute(trx);
-        await trx.deleteFrom('tasks').where('id', 'in', ids).execute();
-        const r = await sql<{
-          n: string;
-        }>`SELECT pg_stat_get_xact_function_calls('tasks_delete_output'::regproc) AS n`.execute(trx);
-        return Number(r.rows[0].n);
-      });
-    expect(calls).toBe(1);
-    expect(await output(ids)).toEqual({ lines: 0, items: 0 });
-  });
+  it.runIf(ENGINE === 'postgres')(
+    'on PostgreSQL by one call of the store per statement, not one per task',
+    async () => {
+      const ids = await tasks(12);
+      const calls = await db()
+        .transaction()
+        .execute(async (trx) => {
+          await sql`SET LOCAL track_functions = 'pl'`.execute(trx);
+          await trx.deleteFrom('tasks').where('id', 'in', ids).execute();
+          const r = await sql<{
+            n: string;
+          }>`SELECT pg_stat_get_xact_function_calls('tasks_delete_output'::regproc) AS n`.execute(trx);
+          return Number(r.rows[0].n);
+        });
+      expect(calls).toBe(1);
+      expect(await output(ids)).toEqual({ lines: 0, items: 0 });
+    },
+  );
 
-  it('on PostgreSQL also when stored while the deletion waited for the task', async () => {
-    if (!postgres()) return;
+  it.runIf(ENGINE === 'postgres')('on PostgreSQL also when stored while the deletion waited for the task', async () => {
     const [busy, idle] = await tasks(2);
     let commit!: () => void;
     const committing = new Promise<void>((resolve) => (commit = resolve));
