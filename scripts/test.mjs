@@ -3,8 +3,10 @@
 // browser e2e.
 // Prints one closing line "tests: N passed, N failed" summed over every Vitest run, after the names of the failed
 // tests with the first line of their errors (the end of a long run's output is what a reader sees first).
+// Each step's time goes to test-output/steps.json, and the slowest test files with their times to
+// test-output/slowest-files.txt, so a suite that grows slower shows where.
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, existsSync, rmSync } from 'node:fs';
+import { mkdirSync, readFileSync, existsSync, rmSync, writeFileSync } from 'node:fs';
 
 const out = 'test-output';
 mkdirSync(out, { recursive: true });
@@ -13,6 +15,8 @@ let failed = 0;
 let skipped = 0;
 let ok = true;
 const failures = [];
+const steps = [];
+const fileTimes = [];
 
 function step(name, cmd, args) {
   const started = Date.now();
@@ -22,6 +26,7 @@ function step(name, cmd, args) {
     `=== ${name}: ${r.status === 0 ? 'ok' : `FAILED (exit ${r.status})`} in ${((Date.now() - started) / 1000).toFixed(1)} s`,
   );
   if (r.status !== 0) ok = false;
+  steps.push({ name, seconds: Math.round((Date.now() - started) / 100) / 10, ok: r.status === 0 });
   return r.status === 0;
 }
 
@@ -43,6 +48,8 @@ function vitest(name, projects) {
     failed += r.numFailedTests;
     skipped += r.numPendingTests + (r.numTodoTests ?? 0);
     failures.push(...failedTests(r));
+    for (const f of r.testResults ?? [])
+      fileTimes.push({ file: f.name.replace(process.cwd() + '/', ''), ms: (f.endTime ?? 0) - (f.startTime ?? 0) });
   } else {
     failed += 1;
   }
@@ -71,6 +78,13 @@ vitest('unit-api', ['unit', 'api-sqlite', 'api-postgres']);
 if (step('build console', 'npm', ['run', 'build'])) vitest('e2e', ['e2e']);
 else failed += 1;
 
+writeFileSync(`${out}/steps.json`, JSON.stringify(steps, null, 2) + '\n');
+fileTimes.sort((a, b) => b.ms - a.ms);
+writeFileSync(
+  `${out}/slowest-files.txt`,
+  fileTimes.map((f) => `${(f.ms / 1000).toFixed(1).padStart(7)} s  ${f.file}`).join('\n') + '\n',
+);
+console.log(`\nsteps: ${steps.map((s) => `${s.name} ${s.seconds} s`).join(', ')}`);
 if (failures.length) console.log(`\nfailed:\n${failures.map((f) => `  ${f.slice(0, 300)}`).join('\n')}`);
 console.log(`\ntests: ${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`);
 process.exit(ok && failed === 0 ? 0 : 1);
