@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { CompiledQuery, sql } from 'kysely';
 import { newId } from '@crawldeck/shared';
 import { ENGINE, startTestMaster, type TestMaster } from './harness.ts';
 import { insertRow, insertRows } from './seed-rows.ts';
@@ -7,6 +8,7 @@ import Database from 'better-sqlite3';
 import { adoptRetired, indexNextLines, openLogIndexWriter, purgeNext } from '../src/features/tasks/log-index.store.ts';
 import { logIndexFile, ownTable } from '../src/features/tasks/log-index-file.store.ts';
 import { MATCH_COUNT_CAP } from '../src/features/tasks/log-search.store.ts';
+import { everyLineCount, SEARCH_PLANNER_SETTINGS } from '../src/features/tasks/log-search-pg.store.ts';
 
 /**
  * GET /api/tasks/:id/log?keyword=…: matches must equal what a plain scan of the task's lines finds (LIKE on SQLite,
@@ -332,6 +334,23 @@ describe('log search', () => {
       expect(found.lines).toEqual(Array.from({ length: 50 }, (_, i) => 99_951 + i));
       expect(found.total).toBeGreaterThanOrEqual(100_000);
       expect(answeredMeanwhile).toBeGreaterThan(0);
+    });
+
+    // Counting a frequent word reads the task's lines through the primary key: the planner would otherwise scan
+    // the table from its start (every other task's lines first) whenever the task is a large share of the store.
+    it.runIf(ENGINE === 'postgres')("counts a frequent word by the task's index, not a scan of every log", async () => {
+      const db = m.master.store.db;
+      await sql`ANALYZE task_logs`.execute(db);
+      const plan = await db.transaction().execute(async (trx) => {
+        await SEARCH_PLANNER_SETTINGS.execute(trx);
+        const c = everyLineCount(trx, { taskId: bigTask, keyword: 'crawled' }, MATCH_COUNT_CAP).compile();
+        const rows = await trx.executeQuery<{ 'QUERY PLAN': string }>(
+          CompiledQuery.raw(`EXPLAIN ${c.sql}`, [...c.parameters]),
+        );
+        return rows.rows.map((r) => r['QUERY PLAN']).join('\n');
+      });
+      expect(plan).not.toMatch(/Seq Scan/);
+      expect(plan).toMatch(/task_logs_pk/);
     });
 
     it('marks the total as a lower bound when the budget runs out', async () => {

@@ -22,15 +22,22 @@ const QUERY_CANCELED = '57014';
 const cancelled = (err: unknown) => (err as { code?: unknown } | null)?.code === QUERY_CANCELED;
 
 /**
- * Runs statements in a transaction under PostgreSQL's statement timeout; undefined when the timeout cancelled one.
- * Without JIT compilation: the planner prices a range of a long log by the log's size, so the search's short
- * statements passed JIT's threshold and spent 40–90 ms compiling for 1 ms of work.
+ * How the planner plans a search's statements. Without JIT compilation: the planner prices a range of a long log by
+ * the log's size, so the search's short statements passed JIT's threshold and spent 40–90 ms compiling for 1 ms of
+ * work. Without sequential scans: every statement reads one task's lines, which the primary key (task_id, line_no)
+ * reaches directly; for a frequent word in a log that is a large share of the store, the planner would rather scan
+ * the whole table from its start, hoping the LIMIT fills soon, and pass every other task's lines first (seconds on
+ * a store of millions of lines, growing with the store instead of with the log).
  */
+export const SEARCH_PLANNER_SETTINGS = sql`SET LOCAL jit = off; SET LOCAL enable_seqscan = off`;
+
+/** Runs statements in a transaction under PostgreSQL's statement timeout; undefined when the timeout cancelled one. */
 async function withinTimeout<T>(db: Kysely<DB>, ms: number, run: (trx: Kysely<DB>) => Promise<T>) {
   try {
     return await db.transaction().execute(async (trx) => {
       const timeout = sql.lit(Math.max(1, Math.ceil(ms)));
-      await sql`SET LOCAL statement_timeout = ${timeout}; SET LOCAL jit = off`.execute(trx);
+      await sql`SET LOCAL statement_timeout = ${timeout}`.execute(trx);
+      await SEARCH_PLANNER_SETTINGS.execute(trx);
       return { value: await run(trx) };
     });
   } catch (err) {
@@ -45,13 +52,28 @@ interface MatchQueries {
   count(trx: Kysely<DB>, cap: number): Promise<number>;
 }
 
+/** The statement that counts the task's matching lines, up to `cap` + 1, when every line is read. */
+export function everyLineCount(trx: Kysely<DB>, job: Pick<LogSearchJob, 'taskId' | 'keyword'>, cap: number) {
+  return trx
+    .selectFrom(
+      everyLineMatch(trx, job)
+        .select(sql<number>`1`.as('one'))
+        .limit(cap + 1)
+        .as('m'),
+    )
+    .select(sql<number>`count(*)`.as('n'));
+}
+
+function everyLineMatch(trx: Kysely<DB>, job: Pick<LogSearchJob, 'taskId' | 'keyword'>) {
+  return trx
+    .selectFrom('task_logs')
+    .where('task_id', '=', job.taskId)
+    .where(sql<boolean>`msg ilike ${containsPattern(job.keyword)}`);
+}
+
 /** Every line of the task in line order (the index on task and line gives the order, so a page stops early). */
 function everyLine(job: LogSearchJob): MatchQueries {
-  const matches = (trx: Kysely<DB>) =>
-    trx
-      .selectFrom('task_logs')
-      .where('task_id', '=', job.taskId)
-      .where(sql<boolean>`msg ilike ${containsPattern(job.keyword)}`);
+  const matches = (trx: Kysely<DB>) => everyLineMatch(trx, job);
   return {
     page: (trx) =>
       matches(trx)
@@ -60,18 +82,7 @@ function everyLine(job: LogSearchJob): MatchQueries {
         .limit(job.limit)
         .offset(job.offset)
         .execute(),
-    count: async (trx, cap) => {
-      const r = await trx
-        .selectFrom(
-          matches(trx)
-            .select(sql<number>`1`.as('one'))
-            .limit(cap + 1)
-            .as('m'),
-        )
-        .select(sql<number>`count(*)`.as('n'))
-        .executeTakeFirstOrThrow();
-      return Number(r.n);
-    },
+    count: async (trx, cap) => Number((await everyLineCount(trx, job, cap).executeTakeFirstOrThrow()).n),
   };
 }
 
