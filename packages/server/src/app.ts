@@ -16,7 +16,7 @@ import { registerSecurityHeaders } from './http/security-headers.ts';
 import { consoleStaticOptions, registerCompression } from './http/compression.ts';
 import { INDEX_FILES, consoleIndex } from './http/console-index.ts';
 import { fail } from './http/envelope.ts';
-import { loggerOptions } from './http/log.ts';
+import { loggerOptions, registerRequestLog } from './http/log.ts';
 import { HttpError, type Coded } from './http/errors.ts';
 import { validationError } from './http/errors-validation.ts';
 import { refuseNonFiniteNumbers } from './http/bounds.ts';
@@ -66,6 +66,8 @@ export async function buildApp(config: MasterConfig, store: Store): Promise<Buil
     // The client address (sign-in limits, logs) comes from X-Forwarded-For only through a listed proxy.
     trustProxy: config.trustedProxies.length > 0 ? config.trustedProxies : false,
     return503OnClosing: true,
+    // One entry per request, after the reply, at a level of its own (registerRequestLog).
+    disableRequestLogging: true,
     forceCloseConnections: true,
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as TypedApp;
 
@@ -94,6 +96,7 @@ export async function buildApp(config: MasterConfig, store: Store): Promise<Buil
   store.onConnectionError = (err) =>
     app.log.warn({ err: err.message }, 'a database connection broke (PostgreSQL restarted or unreachable)');
 
+  registerRequestLog(app, config);
   await registerSecurityHeaders(app);
   await registerCompression(app);
   await app.register(fastifySwagger, {

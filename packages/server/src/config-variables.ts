@@ -52,6 +52,11 @@ export const MASTER_VARIABLES = {
   CRAWLDECK_DOCS_URL: { default: '`/docs`', description: 'base URL of the documentation links' },
   CRAWLDECK_ENABLE_TUTORIAL: { default: '`true`', description: "server default of the console's guided tours" },
   CRAWLDECK_LOG_LEVEL: { default: '`info`', description: 'pino log level' },
+  CRAWLDECK_LOG_REQUESTS: {
+    default: '`false`',
+    description:
+      '`true`: one `request completed` entry per HTTP request at level info; otherwise requests are logged at debug, and at info only when slower than a second',
+  },
   CRAWLDECK_LOG_PRETTY: {
     default: 'on when stdout is a terminal',
     description:

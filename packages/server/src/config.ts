@@ -35,6 +35,8 @@ export interface MasterConfig {
   /** Server default for the console tutorial (GET /setting enable_tutorial). */
   enableTutorial: boolean;
   logLevel: string;
+  /** Every HTTP request logged at info (an access log); otherwise at debug, slow ones at info. */
+  logRequests: boolean;
   /** Failed sign-ins per (username, address) before each further attempt waits a doubling delay. */
   loginFreeFailures: number;
   /** Longest such delay. */
@@ -236,6 +238,7 @@ function coreSettings(overrides: Partial<MasterConfig>, env: EnvReader) {
     docsUrl: env.text('CRAWLDECK_DOCS_URL', '/docs'),
     enableTutorial: env.bool('CRAWLDECK_ENABLE_TUTORIAL', true),
     logLevel: env.text('CRAWLDECK_LOG_LEVEL', 'info'),
+    logRequests: env.bool('CRAWLDECK_LOG_REQUESTS', false),
     logPretty: env.bool('CRAWLDECK_LOG_PRETTY', process.stdout.isTTY === true && !overrides.logStream),
     secretKey: env.text('CRAWLDECK_SECRET_KEY', ''),
   };

@@ -13,7 +13,7 @@ beforeAll(async () => {
     rest = parts.pop() ?? '';
     lines.push(...parts);
   });
-  m = await startTestMaster({ logLevel: 'info', logStream });
+  m = await startTestMaster({ logLevel: 'info', logRequests: true, logStream });
 });
 afterAll(async () => {
   await m?.close();
@@ -41,5 +41,17 @@ describe('request logs', () => {
       expect(l).not.toContain('not-a-token-but-secret-looking');
       expect(l.toLowerCase()).not.toContain('"authorization"');
     }
+  });
+
+  it('are at debug level unless asked for: a default master logs no line per request at info', async () => {
+    await m.restart({ logRequests: false });
+    const before = lines.length;
+    for (let i = 0; i < 5; i++) expect((await m.api('GET', '/version')).status).toBe(200);
+    // A line logged after the requests shows that everything they would have logged is in.
+    m.master.app.log.info('marker after the requests');
+    await expect.poll(() => lines.slice(before).some((l) => l.includes('marker after the requests'))).toBe(true);
+    expect(
+      lines.slice(before).filter((l) => l.includes('request completed') || l.includes('incoming request')),
+    ).toEqual([]);
   });
 });

@@ -1,4 +1,4 @@
-import type { FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import pretty from 'pino-pretty';
 import { NODE_KEY_HEADER } from '@crawldeck/shared';
 import type { MasterConfig } from '../config.ts';
@@ -56,5 +56,25 @@ function prettyStream(destination?: NodeJS.WritableStream) {
     translateTime: 'SYS:HH:MM:ss.l',
     ignore: 'pid,hostname',
     ...(destination ? { destination } : {}),
+  });
+}
+
+/** A request slower than this is logged at info even when requests are not. */
+const SLOW_REQUEST_MS = 1000;
+
+/**
+ * One log entry per request, once its reply is sent (`request completed`, with the status and the time taken): at
+ * info when the operator asked for an access log (CRAWLDECK_LOG_REQUESTS) or the request was slow, at debug
+ * otherwise. Nodes and consoles poll and stream all day; at info by default their requests would be nearly the
+ * whole log and bury what an operator looks for. Failures are logged where they happen, with their cause.
+ */
+export function registerRequestLog(app: FastifyInstance, config: MasterConfig): void {
+  app.addHook('onResponse', async (req, reply) => {
+    const ms = reply.elapsedTime;
+    const level = config.logRequests || ms > SLOW_REQUEST_MS ? 'info' : 'debug';
+    req.log[level](
+      { req, res: { statusCode: reply.statusCode }, responseTime: ms },
+      ms > SLOW_REQUEST_MS && !config.logRequests ? 'slow request completed' : 'request completed',
+    );
   });
 }
