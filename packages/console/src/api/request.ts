@@ -3,11 +3,11 @@
  * an error toast for every failed response in the user's language, a no-response toast, and the single 401
  * re-login dialog (with no toasts behind it).
  */
-import { message } from 'antd';
 import { QueryClient } from '@tanstack/react-query';
 import type { ApiOk } from '@crawldeck/shared';
 import { ERROR_TOAST_MS, REQUEST_TIMEOUT_MS } from '@crawldeck/shared/core';
 import i18n from '../locales/index.ts';
+import { toasts } from './toasts.ts';
 import { serverErrorText, type ApiErrorBody } from './serverError.ts';
 import { sessionDialogOpen, showSessionExpired } from './sessionExpired.ts';
 
@@ -91,7 +91,7 @@ export function attachmentName(disposition: string | null): string {
 
 function showNoResponse(): void {
   if (sessionDialogOpen()) return;
-  void message.error({
+  void toasts().error({
     content: i18n.t('common:request.noResponse'),
     duration: ERROR_TOAST_MS / 1000,
     key: 'no-response',
@@ -117,7 +117,7 @@ export function reportFailure(status: number, url: string, text: string, silent:
   if (status === 401 && showSessionExpired()) return;
   if (silent || sessionDialogOpen()) return;
   const content = failureToastText(status, url, text);
-  void message.error({ content, duration: ERROR_TOAST_MS / 1000, key: `failure:${content}` });
+  void toasts().error({ content, duration: ERROR_TOAST_MS / 1000, key: `failure:${content}` });
 }
 
 export async function request<T = unknown>(path: string, options: RequestOptions = {}): Promise<ApiOk<T>> {

@@ -3,7 +3,8 @@
  * is shown behind it: the toasts already on screen are closed and new ones are held back, since every failure
  * then has the same cause the dialog explains.
  */
-import { message, Modal } from 'antd';
+import { Modal } from 'antd';
+import { toasts } from './toasts.ts';
 import i18n from '../locales/index.ts';
 
 let dialogOpen = false;
@@ -20,7 +21,7 @@ export function showSessionExpired(): boolean {
   const signedIn = !!localStorage.getItem('token');
   if (dialogOpen || !signedIn || NO_DIALOG_PATHS.includes(window.location.pathname)) return dialogOpen;
   dialogOpen = true;
-  message.destroy();
+  toasts().destroy();
   Modal.confirm({
     title: i18n.t('common:request.confirmLogoutTitle'),
     content: i18n.t('common:request.confirmLogoutText'),

@@ -3,10 +3,10 @@
  * The only hand-written call outside request.ts: same API root, token header, envelope, error toast and 401
  * handling as the request helper.
  */
-import { message } from 'antd';
 import type { ApiOk } from '@crawldeck/shared';
 import { ERROR_TOAST_MS } from '@crawldeck/shared/core';
 import i18n from '../locales/index.ts';
+import { toasts } from './toasts.ts';
 import { API_BASE, ApiRequestError, getToken, reportFailure } from './request.ts';
 import { serverErrorText, type ApiErrorBody } from './serverError.ts';
 import { sessionDialogOpen } from './sessionExpired.ts';
@@ -39,7 +39,7 @@ export function uploadWithProgress<T = unknown>(
     signal?.addEventListener('abort', () => xhr.abort());
     xhr.onerror = () => {
       if (!silent && !sessionDialogOpen())
-        void message.error({
+        void toasts().error({
           content: i18n.t('common:request.noResponse'),
           duration: ERROR_TOAST_MS / 1000,
           key: 'no-response',
