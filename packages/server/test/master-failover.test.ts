@@ -150,4 +150,54 @@ pgOnly('failover between masters sharing one PostgreSQL store', () => {
     const tasks = (await b.api('GET', '/tasks', { query: { page_size: 50 } })).body;
     expect(tasks.total).toBe(2);
   });
+
+  it('two live masters find the same silent node: one of them marks it offline', async () => {
+    const c = await startTestMasterOn(db!.url, {
+      nodeKey: KEY,
+      embeddedNode: false,
+      nodeOfflineMs: OFFLINE_SECONDS * 1000,
+    });
+    try {
+      const offline: string[] = [];
+      for (const m of [b!, c]) m.master.ctx.events.on('node.offline', ({ nodeId }) => offline.push(nodeId));
+      // A node as a master that is gone left it: not offline, last heard two windows ago.
+      const id = 'f0' + '0'.repeat(22);
+      const heard = Date.now() - 2 * OFFLINE_SECONDS * 1000;
+      await b!.master.store.db
+        .insertInto('nodes')
+        .values({
+          id,
+          name: 'left-behind',
+          description: '',
+          type: 'worker',
+          status: 'online',
+          enabled: 1,
+          max_runners: 2,
+          running: 0,
+          ip: '10.0.0.2',
+          system_info: JSON.stringify({
+            os: 'linux',
+            arch: 'x64',
+            num_cpu: 2,
+            hostname: 'x',
+            executables: [],
+            python: '',
+          }),
+          metrics: 'null',
+          last_seen_ts: heard,
+          create_ts: heard,
+          update_ts: heard,
+        })
+        .execute();
+      const sweeps = [b!, c].map((m) => m.master.ctx.execution.sweep.storeSweeps);
+      await waitFor('both masters looked twice', async () =>
+        [b!, c].every((m, i) => m.master.ctx.execution.sweep.storeSweeps >= sweeps[i] + 2),
+      );
+      expect(offline).toEqual([id]);
+      const row = (await b!.api('GET', `/nodes/${id}`)).body.data;
+      expect(row.status).toBe('offline');
+    } finally {
+      await c.close();
+    }
+  });
 });
