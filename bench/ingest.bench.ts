@@ -79,7 +79,7 @@ interface ShipRun {
 async function shipAll(m: Master, sim: SimNode, kind: Kind, taskIds: string[], per: number, depth: number) {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'crawldeck-bench-spool-'));
   const text = Array.from({ length: per }, (_, i) => spoolLine(kind, i)).join('\n') + '\n';
-  const http = new MasterHttp(m.url, KEY, sim.nodeId);
+  const http = new MasterHttp([m.url], KEY, sim.nodeId);
   const run: ShipRun = { seconds: 0, masterCpu: 0, mainCpu: 0, batches: [], resent: 0, nodeCpu: 0 };
   const shippers = taskIds.map((taskId) => {
     const file = path.join(dir, `${taskId}.txt`);

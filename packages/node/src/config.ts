@@ -8,7 +8,11 @@ import { renderVariableTable } from '@crawldeck/shared/config-table.ts';
  * over it. The README's node table is rendered from this list (a unit test fails when the two differ).
  */
 export const NODE_VARIABLES = {
-  CRAWLDECK_MASTER_URL: { default: '_(required)_', description: 'URL of the master to join (`--master`)' },
+  CRAWLDECK_MASTER_URL: {
+    default: '_(required)_',
+    description:
+      'URL of the master to join (`--master`); several masters sharing one PostgreSQL store, comma-separated: when the one the node holds is gone, it joins the next',
+  },
   CRAWLDECK_NODE_KEY_FILE: {
     default: '_(none)_',
     description:

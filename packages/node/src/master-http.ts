@@ -34,15 +34,51 @@ function postBody(url: URL, headers: Record<string, string>, body: Buffer): Prom
   });
 }
 
+/**
+ * The masters a node may join, from a comma-separated list (`--master`, `CRAWLDECK_MASTER_URL`): masters sharing one
+ * PostgreSQL store are interchangeable, so a node whose master is gone carries on with the next one. Blanks and
+ * trailing slashes are dropped; a list without any URL is refused.
+ */
+export function parseMasterUrls(list: string): string[] {
+  const urls = list
+    .split(',')
+    .map((u) => u.trim().replace(/\/+$/, ''))
+    .filter(Boolean);
+  if (!urls.length) throw new Error("the master's URL is needed");
+  for (const u of urls) {
+    const parsed = URL.canParse(u) ? new URL(u) : undefined;
+    if (parsed?.protocol !== 'http:' && parsed?.protocol !== 'https:')
+      throw new Error(`not an http(s) URL of a master: ${u}`);
+  }
+  return urls;
+}
+
 export class MasterHttp {
   readonly headers: Record<string, string>;
+  private current = 0;
 
   constructor(
-    readonly base: string,
+    /** Every master the node may join, in the order it tries them. */
+    readonly urls: readonly string[],
     key: string,
     nodeId: string,
   ) {
+    if (!urls.length) throw new Error("the master's URL is needed");
     this.headers = { [NODE_KEY_HEADER]: key, [NODE_ID_HEADER]: nodeId };
+  }
+
+  /** The master the node talks to now: its control connection and every HTTP call go there. */
+  get base(): string {
+    return this.urls[this.current];
+  }
+
+  /**
+   * The control connection to the current master broke or could not be made: the next one in the list is tried
+   * (the same one again when there is only one). Batches in flight to the old master fail and are shipped again
+   * from the acknowledged offset, which every master reads from the shared store, so nothing is lost or doubled.
+   */
+  moveOn(): void {
+    this.current = (this.current + 1) % this.urls.length;
   }
 
   /**

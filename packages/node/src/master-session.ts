@@ -1,6 +1,7 @@
 /**
  * The node's control connection to its master: one WebSocket, registered with the tasks the node holds, the
- * master's messages dispatched, heartbeats with the node's metrics, and reconnects with backoff when it breaks.
+ * master's messages dispatched, heartbeats with the node's metrics, and reconnects with backoff when it breaks, to
+ * the next of the masters the node knows.
  */
 import WebSocket from 'ws';
 import {
@@ -121,7 +122,10 @@ export class MasterSession {
       this.onRefused(this.refusedKey);
       return;
     }
-    // Reconnect with capped exponential backoff and jitter; shipping continues independently over HTTP.
+    // Reconnect with capped exponential backoff and jitter, to the next master of the list: a master that is gone
+    // (killed, its host down) leaves its nodes to the others sharing its store. Shipping continues over HTTP, to the
+    // master the node is moving to.
+    this.master.moveOn();
     const delay = Math.min(4000, 250 * 2 ** Math.min(this.attempts++, 5)) * (0.75 + Math.random() * 0.5);
     this.reconnectTimer = setTimeout(() => this.connect(), delay);
   }

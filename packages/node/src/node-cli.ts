@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { loadNodeEnv } from './config.ts';
 import { startNode, type RunningNode } from './node-service.ts';
+import { parseMasterUrls } from './master-http.ts';
 
 /** Exit status of a node whose key the master refused: a service manager can be told not to restart on it. */
 export const KEY_REFUSED_EXIT = 78;
@@ -19,7 +20,8 @@ function usage(prog: string): string {
 
 Joins the master at URL as a worker node and runs its tasks until stopped (SIGINT or SIGTERM).
 
-  --master URL         the master (or CRAWLDECK_MASTER_URL)
+  --master URL[,URL…]  the master (or CRAWLDECK_MASTER_URL); several masters sharing one PostgreSQL store,
+                       comma-separated: when the one the node holds is gone, the node joins the next
   --key-file FILE      file whose first line is the master's node key (or CRAWLDECK_NODE_KEY_FILE, or the key
                        itself in CRAWLDECK_NODE_KEY); never the key on the command line, where ps shows it
   --data-dir DIR       the node's id, spools and spider files (default: data/ in the installed node's folder,
@@ -82,6 +84,11 @@ export async function runNodeCli(args: string[], prog = 'crawldeck node'): Promi
   const key = readNodeKey(values['key-file'] ?? env.keyFile, env.nodeKey);
   if (!master)
     throw new NodeUsageError(`the master's URL is needed (--master or CRAWLDECK_MASTER_URL)\n${usage(prog)}`);
+  try {
+    parseMasterUrls(master);
+  } catch (err) {
+    throw new NodeUsageError(`${(err as Error).message}\n${usage(prog)}`);
+  }
   if (!key) throw new NodeUsageError(`the node key is needed (--key-file or CRAWLDECK_NODE_KEY)\n${usage(prog)}`);
   const maxRunners = Number(values['max-runners'] ?? env.maxRunners);
   if (!Number.isInteger(maxRunners) || maxRunners < 1) throw new Error('--max-runners must be a positive integer');

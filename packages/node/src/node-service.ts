@@ -15,11 +15,12 @@ import { passThroughDir, privateDir, taskIdentity } from './sandbox.ts';
 import { stageTaskRuntime } from './task-runtime.ts';
 import { nodeVariable } from './config.ts';
 import { EnvJobRunner } from './environments/jobs.ts';
-import { MasterHttp } from './master-http.ts';
+import { MasterHttp, parseMasterUrls } from './master-http.ts';
 import { MasterSession } from './master-session.ts';
 import { Assignments, type NodeLimits, type NodeLog } from './assignments.ts';
 
 export interface NodeOptions {
+  /** The master's URL, or several masters sharing one store, comma-separated: the node moves on when one is gone. */
   master: string;
   key: string;
   dataDir: string;
@@ -94,7 +95,7 @@ export async function startNode(opts: NodeOptions): Promise<RunningNode> {
   const nodeId = stableNodeId(dataDir);
   const log = opts.log ?? consoleLog;
   const python = opts.python || nodeVariable('CRAWLDECK_PYTHON') || defaultPython();
-  const master = new MasterHttp(opts.master.replace(/\/+$/, ''), opts.key, nodeId);
+  const master = new MasterHttp(parseMasterUrls(opts.master), opts.key, nodeId);
   const sandbox = nodeJail(nodeId, { dataDir, workDir }, opts.limits, log);
   const runEnv: RunnerEnv = {
     nodeId,

@@ -82,6 +82,11 @@ export const MASTER_VARIABLES = {
     description:
       "largest item a task stores, in MiB of its JSON line, on every store and data source. A larger item is refused: the task's log gets an error line with its size and the limit, and the task ends finished with an error that counts the refused items",
   },
+  CRAWLDECK_DATASOURCE_WRITE_SECONDS: {
+    default: '`30`',
+    description:
+      'longest write of one batch of items into a results database (data source); a database that does not answer by then counts as down: the task shows it as its error and the node sends the items again, or stops sending them once the task is cancelled',
+  },
   CRAWLDECK_INGEST_WAIT_MS: {
     default: '`2000`',
     description:

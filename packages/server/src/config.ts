@@ -66,6 +66,8 @@ export interface MasterConfig {
   /** Node heartbeat interval and the silence after which a node is offline. */
   nodeHeartbeatMs: number;
   nodeOfflineMs: number;
+  /** Longest write of one batch of items into a results database before it counts as down. */
+  dataSourceWriteMs: number;
   /** How long a shipped batch that came before its predecessor waits for it (several batches of a task in flight). */
   ingestWaitMs: number;
   /** Python of the master's own Scrapy introspection and Spiderfile checks. */
@@ -265,6 +267,7 @@ function processSettings(env: EnvReader) {
   return {
     nodeHeartbeatMs: env.positiveNumber('CRAWLDECK_NODE_HEARTBEAT_SECONDS', 2) * 1000,
     nodeOfflineMs: env.positiveNumber('CRAWLDECK_NODE_OFFLINE_SECONDS', 10) * 1000,
+    dataSourceWriteMs: env.positiveNumber('CRAWLDECK_DATASOURCE_WRITE_SECONDS', 30) * 1000,
     ingestWaitMs: env.positiveNumber('CRAWLDECK_INGEST_WAIT_MS', 2000),
     python: env.text('CRAWLDECK_PYTHON', '/usr/bin/python3'),
     scrapyTimeoutMs: env.positiveNumber('CRAWLDECK_SCRAPY_TIMEOUT_MS', 60_000),

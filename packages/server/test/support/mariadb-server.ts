@@ -16,6 +16,10 @@ export interface MariaDbServer {
   port: number;
   stop(): Promise<void>;
   start(): Promise<void>;
+  /** Stops the server's process (SIGSTOP): connections stay open and nothing answers, as a frozen host would. */
+  freeze(): void;
+  /** Lets a frozen server go on (SIGCONT). */
+  thaw(): void;
   destroy(): Promise<void>;
 }
 
@@ -85,7 +89,10 @@ export async function startMariaDbServer(firstPort: number, lastPort: number): P
     port,
     start,
     stop,
+    freeze: () => proc?.kill('SIGSTOP'),
+    thaw: () => proc?.kill('SIGCONT'),
     async destroy() {
+      proc?.kill('SIGCONT');
       await stop();
       rmSync(dir, { recursive: true, force: true });
     },

@@ -231,7 +231,7 @@ export function taskOffset(db: StoreDb, taskId: string) {
   return db
     .selectFrom('tasks')
     .leftJoin('spiders', 'spiders.id', 'tasks.spider_id')
-    .select(['tasks.id', 'tasks.spider_id', 'tasks.item_offset', 'spiders.owner_id'])
+    .select(['tasks.id', 'tasks.spider_id', 'tasks.item_offset', 'tasks.status', 'tasks.node_id', 'spiders.owner_id'])
     .where('tasks.id', '=', taskId)
     .executeTakeFirst();
 }

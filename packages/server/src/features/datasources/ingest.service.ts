@@ -217,40 +217,97 @@ export async function ingestIntoDataSource(
   const cache = writerCache(ctx);
   let stored: number;
   let name = target.data_source_id;
+  const deadline = new WriteDeadline(ctx.config.dataSourceWriteMs);
   try {
-    const open = await cache.get(target.data_source_id);
+    const open = await deadline.race(cache.get(target.data_source_id));
     name = open.row.name;
     const table = target.table_name;
     await assertOwnerMayWrite(ctx, taskId, task.owner_id, tableIdentity(open.row, table));
     const caseless = open.row.type === 'mysql';
-    const rows = toRows(
-      taskId,
-      offset,
-      fresh,
-      dedup,
-      namer(caseless, open.columns.get(table) ?? (await ownColumns(open.writer, table))),
+    stored = await deadline.race(
+      (async () => {
+        const rows = toRows(
+          taskId,
+          offset,
+          fresh,
+          dedup,
+          namer(caseless, open.columns.get(table) ?? (await ownColumns(open.writer, table))),
+        );
+        const columns = await fitTable(open.writer, open.columns, table, rows);
+        for (const r of rows) for (const [k, v] of r.fields) if (columns.get(k) === 'text') r.fields.set(k, asText(v));
+        const mode: DedupMode = dedup.isDedup && dedup.field ? dedup.method : 'none';
+        return storeBatch(open.writer, { table, columns, rows, mode }, { taskId, from: offset, to: end });
+      })(),
     );
-    const columns = await fitTable(open.writer, open.columns, table, rows);
-    for (const r of rows) for (const [k, v] of r.fields) if (columns.get(k) === 'text') r.fields.set(k, asText(v));
-    const mode: DedupMode = dedup.isDedup && dedup.field ? dedup.method : 'none';
-    stored = await storeBatch(open.writer, { table, columns, rows, mode }, { taskId, from: offset, to: end });
   } catch (err) {
-    const message = `data source "${name}": ${driverMessage(err)}`;
-    ctx.log.warn({ err, taskId }, 'results data source write failed; the node keeps the items and sends them again');
-    // A fresh pool on the next batch: no broken connection of a restarted server is used again.
-    await cache.drop(target.data_source_id);
-    const refused = isRefusal(err);
-    const refusals = await setTaskTargetError(db, taskId, message, target.error, refused);
-    if (refused && refusals >= MAX_REFUSALS) {
-      // Asking again cannot help: the task ends with the reason, and the node stops shipping its items.
-      await ctx.execution.failRunning(taskId, message);
-      throw new HttpError(410, message);
-    }
-    throw new HttpError(503, message);
+    return failedWrite(ctx, taskId, target, `data source "${name}": ${driverMessage(err)}`, err);
+  } finally {
+    deadline.clear();
   }
   await advanceTaskItems(db, taskId, offset, end, stored);
   if (target.error) await setTaskTargetError(db, taskId, '', target.error, false);
   return { acked: end, stored };
+}
+
+/**
+ * A batch's write into its data source failed or took too long: the task shows why, and the node is answered 503
+ * (it keeps the items and sends them again), or 410 when sending again cannot help: the table refuses the task, or
+ * the task was cancelled, which then gives up its items not stored yet and frees its node's slot.
+ */
+async function failedWrite(
+  ctx: AppContext,
+  taskId: string,
+  target: TaskTargetRow,
+  message: string,
+  err: unknown,
+): Promise<never> {
+  const db = ctx.store.db;
+  ctx.log.warn({ err, taskId }, 'results data source write failed; the node keeps the items and sends them again');
+  // A fresh pool on the next batch: no broken connection of a restarted server (or one that stopped answering,
+  // whose closing would wait as long) is used again.
+  void writerCache(ctx).drop(target.data_source_id);
+  const refused = isRefusal(err);
+  const now = await taskOffset(db, taskId);
+  if (now?.status === 'cancelled') {
+    const why = `${message}; the task was cancelled, so its items not stored yet are given up`;
+    await setTaskTargetError(db, taskId, why, target.error, refused);
+    ctx.execution.drop(taskId, now.node_id);
+    throw new HttpError(410, why);
+  }
+  const refusals = await setTaskTargetError(db, taskId, message, target.error, refused);
+  if (refused && refusals >= MAX_REFUSALS) {
+    // Asking again cannot help: the task ends with the reason, and the node stops shipping its items.
+    await ctx.execution.failRunning(taskId, message);
+    throw new HttpError(410, message);
+  }
+  throw new HttpError(503, message);
+}
+
+/** A write into a results database that does not answer within the time allowed counts as failed. */
+class WriteDeadline {
+  private timer: NodeJS.Timeout | undefined;
+  private readonly expired: Promise<never>;
+
+  constructor(readonly ms: number) {
+    this.expired = new Promise<never>((_, reject) => {
+      this.timer = setTimeout(
+        () =>
+          reject(new Error(`the database did not answer within ${Math.round(ms / 1000)} s (stalled or unreachable)`)),
+        ms,
+      );
+    });
+    this.expired.catch(() => undefined);
+  }
+
+  race<T>(work: Promise<T>): Promise<T> {
+    // The write may still end later: its rows carry their sequence numbers, so sending them again stores none twice.
+    work.catch(() => undefined);
+    return Promise.race([work, this.expired]);
+  }
+
+  clear(): void {
+    clearTimeout(this.timer);
+  }
 }
 
 /**

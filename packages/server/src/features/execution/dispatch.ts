@@ -44,6 +44,12 @@ export class Dispatcher {
   private running = false;
   private again = false;
   private closed = false;
+  /**
+   * The last round read as many tasks as there were free slots and could not place some of them (no free node may
+   * take them: a normal user's task and only the master's node, or nodes without a sandbox, free): the next round
+   * reads a full round, so tasks behind them that a free node may take are not held back.
+   */
+  private lookPast = false;
   readonly counts: DispatchCounts = { passes: 0, rounds: 0, claims: 0, claimsLost: 0 };
 
   constructor(private readonly host: DispatchHost) {}
@@ -86,7 +92,8 @@ export class Dispatcher {
     const free = sessions.free;
     if (!free.size) return false;
     this.counts.rounds++;
-    const limit = Math.min(free.slots, ROUND);
+    const limit = this.lookPast ? ROUND : Math.min(free.slots, ROUND);
+    this.lookPast = false;
     const queued = await queuedTasks(db, free.ids, limit);
     if (!queued.length) return false;
     const mayRunOnMaster = await this.masterNodeRule(queued);
@@ -109,7 +116,9 @@ export class Dispatcher {
       await this.host.assign(s, t.id);
       await this.host.statusMayHaveChanged(s.nodeId);
     }
-    return placed > 0 && (queued.length === limit || placed < queued.length);
+    // Some tasks read could not be placed, slots are left, and tasks may wait behind them: look past them once.
+    this.lookPast = placed < queued.length && queued.length === limit && limit < ROUND && free.size > 0;
+    return this.lookPast || (placed > 0 && (queued.length === limit || placed < queued.length));
   }
 
   /**

@@ -141,7 +141,11 @@ export class HeartbeatRecorder {
     const heard = [...this.heard];
     this.heard = new Set();
     if (heard.length) {
-      await touchLastSeen(this.db, heard, now);
+      // Not written (the store away): kept for the next flush, since other masters judge the node by this time.
+      await touchLastSeen(this.db, heard, now).catch((err: unknown) => {
+        for (const id of heard) this.heard.add(id);
+        throw err;
+      });
       this.writes.lastSeen++;
     }
     if (this.finished.length) {

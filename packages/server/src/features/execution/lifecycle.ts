@@ -13,6 +13,7 @@ import {
   lastSeen,
   nodesNotOffline,
   saveNodeStatus,
+  silentNodes,
   upsertRegisteredNode,
 } from './node-state.store.ts';
 import type { OfflineSweep } from './offline-sweep.ts';
@@ -55,6 +56,7 @@ export class NodeLifecycle {
     sweep.start();
     try {
       for (const id of await this.nodesToWatch()) if (!sweep.pending(id)) sweep.heard(id);
+      sweep.watchStore();
     } catch (err) {
       // The store is away at this moment (PostgreSQL restarting): ask again shortly; nodes that report meanwhile
       // are watched already.
@@ -95,26 +97,48 @@ export class NodeLifecycle {
 
   /** The node's window ran out on this master: offline, unless another master sharing the store still hears it. */
   async expire(nodeId: string, sweep: OfflineSweep): Promise<void> {
-    if (!this.sessions.has(nodeId)) {
-      const seen = (await lastSeen(this.db, [nodeId])).get(nodeId);
-      if (seen != null && Date.now() - seen < sweep.offlineMs - 50) {
-        sweep.heard(nodeId, seen);
-        return;
-      }
+    const seen = (await lastSeen(this.db, [nodeId])).get(nodeId);
+    if (seen != null && Date.now() - seen < sweep.offlineMs - 50) {
+      // Another master heard it since (the node moved on to it): a connection here that stayed silent for the whole
+      // window is dead, and the node's tasks are in the other master's hands.
+      this.dropSession(nodeId);
+      sweep.heard(nodeId, seen);
+      return;
     }
-    await this.markOffline(nodeId);
+    await this.markOffline(nodeId, await claimOfflineTransition(this.db, nodeId));
   }
 
-  /** Heartbeats stopped: the node is offline and its running tasks are abnormal. */
-  private async markOffline(nodeId: string): Promise<void> {
+  private dropSession(nodeId: string): void {
     const s = this.sessions.get(nodeId);
-    if (s) {
-      this.sessions.delete(nodeId);
-      s.socket.terminate();
+    if (!s) return;
+    this.sessions.delete(nodeId);
+    s.socket.terminate();
+  }
+
+  /**
+   * The nodes no master has heard within the window, as the store records them: those a master that is gone (or
+   * never came back) held. Every live master looks; the conditional claim gives each node to one of them, which
+   * alone marks it offline and ends its tasks. Nodes this master waits for itself are left to its own clock.
+   * Answers how many went offline here.
+   */
+  async sweepStore(sweep: OfflineSweep): Promise<number> {
+    const heardBefore = Date.now() - sweep.offlineMs;
+    let marked = 0;
+    for (const nodeId of await silentNodes(this.db, heardBefore)) {
+      if (this.sessions.has(nodeId) || sweep.pending(nodeId)) continue;
+      if (!(await claimOfflineTransition(this.db, nodeId, heardBefore))) continue;
+      await this.markOffline(nodeId, true);
+      marked++;
     }
-    // Recorded once per offline transition, by one master even when several share the store: only the one that
-    // records it announces it.
-    const first = await claimOfflineTransition(this.db, nodeId);
+    return marked;
+  }
+
+  /**
+   * Heartbeats stopped: the node is offline and its running tasks are abnormal. `first`: this master recorded the
+   * transition (of all masters sharing the store), so it alone announces it.
+   */
+  private async markOffline(nodeId: string, first: boolean): Promise<void> {
+    this.dropSession(nodeId);
     this.statusWrites++;
     await saveNodeStatus(this.db, nodeId, 'offline', 0);
     const lost = await tasksOnNode(this.db, nodeId);

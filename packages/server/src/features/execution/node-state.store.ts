@@ -113,15 +113,34 @@ export async function saveNodeStatus(
   await db.updateTable('nodes').set({ status, running, update_ts: Date.now() }).where('id', '=', nodeId).execute();
 }
 
-/** Records the offline transition once: true only for the caller (of all masters) that set it. */
-export async function claimOfflineTransition(db: Kysely<DB>, nodeId: string): Promise<boolean> {
-  const r = await db
+/**
+ * Records the offline transition once: true only for the caller (of all masters) that set it. With `heardBefore`,
+ * only while no master has stored a heartbeat of the node since then (one that took the node over meanwhile keeps
+ * it online).
+ */
+export async function claimOfflineTransition(db: Kysely<DB>, nodeId: string, heardBefore?: number): Promise<boolean> {
+  let q = db
     .updateTable('nodes')
     .set({ offline_ts: Date.now() })
     .where('id', '=', nodeId)
-    .where('offline_ts', 'is', null)
-    .executeTakeFirst();
+    .where('offline_ts', 'is', null);
+  if (heardBefore !== undefined) q = q.where('last_seen_ts', '<', heardBefore);
+  const r = await q.executeTakeFirst();
   return Number(r.numUpdatedRows) > 0;
+}
+
+/**
+ * Nodes not recorded offline that no master has heard since `heardBefore`: those of a master that is gone, which
+ * every live master looks for. Few rows or none; the whole table is small (one row a machine).
+ */
+export async function silentNodes(db: Kysely<DB>, heardBefore: number): Promise<string[]> {
+  const rows = await db
+    .selectFrom('nodes')
+    .select('id')
+    .where('offline_ts', 'is', null)
+    .where('last_seen_ts', '<', heardBefore)
+    .execute();
+  return rows.map((r) => r.id);
 }
 
 /** When each of these nodes was last heard by any master. */

@@ -63,7 +63,12 @@ export class TaskRuntime {
     this.feed = new NodeFeed(ctx.events);
     this.taskFeed = new TaskFeed(ctx.events);
     this.lifecycle = new NodeLifecycle(ctx, this.sessions, (ev) => this.emit(ev));
-    this.sweep = new OfflineSweep(nodeOfflineMs, (id) => this.nodeWentAway(id), ctx.log);
+    this.sweep = new OfflineSweep(
+      nodeOfflineMs,
+      (id) => this.nodeWentAway(id),
+      ctx.log,
+      () => this.silentNodesGoOffline(),
+    );
     this.dispatcher = new Dispatcher({
       db: ctx.store.db,
       log: ctx.log,
@@ -339,6 +344,12 @@ export class TaskRuntime {
   private async nodeWentAway(nodeId: string): Promise<void> {
     await this.lifecycle.expire(nodeId, this.sweep);
     this.dispatcher.schedule();
+  }
+
+  /** Nodes of a master that is gone, which no master hears any more, go offline (one master does it). */
+  private async silentNodesGoOffline(): Promise<void> {
+    // The master's own node may now be open to normal users' tasks (as when a node's window runs out here).
+    if ((await this.lifecycle.sweepStore(this.sweep)) > 0) this.dispatcher.schedule();
   }
 
   /** Wakes dispatch (a setting that decides where tasks may run changed). */
