@@ -52,7 +52,12 @@ export function buildSandbox(
   const limits = taskLimits(jail.defaults, c.limits);
   // A group of its own (the task's is made when its process starts), named so it is never taken for a task's.
   const cgroup = jail.cgroups && identity ? new TaskCgroup(jail.cgroups, `build-${c.taskId}`, limits) : undefined;
-  cgroup?.create();
+  try {
+    cgroup?.create();
+  } catch (err) {
+    cgroup?.remove();
+    throw err;
+  }
   return {
     launch: (argv, env, cwd) =>
       spawnJailed(

@@ -26,7 +26,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import type { EnvSettings } from '@crawldeck/shared';
 import { asTaskUser, baseEnv, giveTree, passThroughDir, removeUserTreeAsync, type TaskIdentity } from '../sandbox.ts';
-import { buildSandbox, type BuildConfinement } from './build-sandbox.ts';
+import { buildSandbox, type BuildConfinement, type BuildSandbox } from './build-sandbox.ts';
 import { PIP_OPTIONS, pipIndexArgs } from './commands.ts';
 import { writeToolCredentials } from './credentials.ts';
 import { nodeTaskEnvironment, spiderEnvsDir, venvPython, type EnvPlaces } from './places.ts';
@@ -179,13 +179,10 @@ async function ensureBuilt(dir: string, b: Build, { kind, files, reads, steps }:
     giveTree(home, b.identity);
     const creds = writeToolCredentials(dir, b.settings, b.identity);
     const env = { ...baseEnv(home), npm_config_update_notifier: 'false', ...creds.env };
-    const sandbox = buildSandbox(b.confinement, b.identity, {
-      envRoot: dir,
-      writable: [envDir, home],
-      readable: reads,
-    });
-    if (sandbox) b.note('[environment] the build runs in the task’s sandbox: only env/ and its home are writable');
+    let sandbox: BuildSandbox | undefined;
     try {
+      sandbox = buildSandbox(b.confinement, b.identity, { envRoot: dir, writable: [envDir, home], readable: reads });
+      if (sandbox) b.note('[environment] the build runs in the task’s sandbox: only env/ and its home are writable');
       for (const argv of steps(envDir)) {
         const r = await runTool({
           argv,
