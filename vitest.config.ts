@@ -47,6 +47,7 @@ const apiOnce = [
   'packages/server/test/environments-language.test.ts',
   'packages/server/test/environment-secrets.test.ts',
   'packages/server/test/env-build-kill.test.ts',
+  'packages/server/test/env-build-sandbox.test.ts',
   'packages/server/test/env-runtimes.test.ts',
 ];
 

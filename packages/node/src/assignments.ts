@@ -123,6 +123,7 @@ export class Assignments {
         places: { workDir: this.places.workDir, python: this.runEnv.python },
         identity: run.identity,
         settings: this.envJobs.settings,
+        confinement: this.runEnv.jail && { jail: this.runEnv.jail, taskId: t.taskId, limits: t.limits },
         note: (l: string) => run.note(l),
       };
       environment = await taskEnvironment(run.workspace, t.spiderId, build);

@@ -195,3 +195,89 @@ describe('outbound requests for users: internal addresses refused', () => {
     expect((await m.api('GET', '/system/setting')).body.data.outbound_allow).toBe('');
   });
 });
+
+describe('package search and data-source tests use the same policy, and never show a credential', () => {
+  const PASS = 'index-pa55-word';
+  const withAuth = (url: string) => url.replace('http://', `http://crawler:${PASS}@`);
+  const expectNoCredential = (body: unknown) => {
+    const text = JSON.stringify(body);
+    expect(text).not.toContain(PASS);
+    expect(text).not.toContain(Buffer.from(`crawler:${PASS}`).toString('base64'));
+  };
+  const setIndex = async (pip: string, npm = '') =>
+    expect(
+      (
+        await m.api('POST', '/env-settings', {
+          body: { pip_index_url: pip, pip_extra_index_url: '', npm_registry: npm },
+        })
+      ).status,
+    ).toBe(200);
+
+  it('refuses a package index on loopback, link-local or metadata addresses unless the allow-list opens it', async () => {
+    const before = internal.hits;
+    const cases: [string, RegExp][] = [
+      [withAuth(`${internal.url}/simple/`), /refused to connect to 127\.0\.0\.1: loopback/],
+      [withAuth('http://169.254.169.254/simple/'), /refused to connect to 169\.254\.169\.254: linkLocal/],
+      [withAuth(`http://localhost:${internal.port}/simple/`), /refused to connect to localhost .*loopback/],
+    ];
+    try {
+      for (const [index, said] of cases) {
+        await setIndex(index, index.replace('/simple/', '/npm'));
+        for (const target of ['pip', 'npm']) {
+          const r = await m.api('GET', '/env-packages/search', { query: { target, q: 'cdtiny' } });
+          expect(r.status, `${target} ${index}`).toBe(422);
+          expect(r.body.error).toMatch(said);
+          expectNoCredential(r.body);
+        }
+      }
+      expect(internal.hits).toBe(before);
+      await setAllow('127.0.0.1/32');
+      await setIndex(withAuth(`${internal.url}/simple/`));
+      const opened = await m.api('GET', '/env-packages/search', { query: { target: 'pip', q: 'cdtiny' } });
+      expect(opened.status, opened.body.error).toBe(200);
+      expect(internal.hits).toBe(before + 1);
+      // An index that is allowed but does not answer: the error names no password either.
+      await setIndex(withAuth('http://127.0.0.1:1/simple/'));
+      const down = await m.api('GET', '/env-packages/search', { query: { target: 'pip', q: 'cdtiny' } });
+      expect(down.status).toBe(502);
+      expect(down.body.error).toMatch(/the package index did not answer/);
+      expectNoCredential(down.body);
+    } finally {
+      await setAllow('');
+      await setIndex('');
+    }
+  });
+
+  it('refuses a data-source test of loopback or metadata addresses unless the allow-list opens it', async () => {
+    const body = (host: string) => ({
+      name: 'probe',
+      type: 'postgres',
+      host,
+      port: 1,
+      database: 'x',
+      username: 'u',
+      password: PASS,
+    });
+    for (const [host, said] of [
+      ['169.254.169.254', /refused to connect to 169\.254\.169\.254: linkLocal/],
+      ['127.0.0.1', /refused to connect to 127\.0\.0\.1: loopback/],
+      ['localhost', /refused to connect to localhost .*loopback/],
+      ['[::1]', /refused to connect to ::1: loopback/],
+    ] as const) {
+      const r = await m.api('POST', '/data-sources-test', { body: body(host) });
+      expect(r.status, host).toBe(422);
+      expect(r.body.error, host).toMatch(said);
+      expectNoCredential(r.body);
+    }
+    await setAllow('127.0.0.0/8');
+    try {
+      const r = await m.api('POST', '/data-sources-test', { body: body('127.0.0.1') });
+      expect(r.status, r.body.error).toBe(200);
+      expect(r.body.data).toMatchObject({ ok: false });
+      expect(r.body.data.error).toContain('ECONNREFUSED');
+      expectNoCredential(r.body);
+    } finally {
+      await setAllow('');
+    }
+  });
+});

@@ -1,10 +1,11 @@
 /**
  * Per-spider environments: a spider whose files hold `requirements.txt` runs in its own virtualenv, one whose files
  * hold `package.json` with its own node_modules. Each is keyed by the spider and a hash of the file (and lockfile),
- * built before the first task that needs it, reused by the next ones, rebuilt when the file changes. It is built as
- * the task user (the requirements are the spider author's, as untrusted as the spider's code) with the node's
- * Python (`--system-site-packages`, so the Scrapy of the system stays available), and its build log goes into the
- * task's log. Spiders without such a file keep the node's environment.
+ * built before the first task that needs it, reused by the next ones, rebuilt when the file changes. The
+ * requirements are the spider author's, as untrusted as the spider's code, so the build runs in the task's sandbox
+ * (build-sandbox.ts) as the task's uid, with the node's Python (`--system-site-packages`, so the Scrapy of the system
+ * stays available), and its build log goes into the task's log. Spiders without such a file keep the node's
+ * environment.
  */
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -25,6 +26,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import type { EnvSettings } from '@crawldeck/shared';
 import { asTaskUser, baseEnv, giveTree, passThroughDir, removeUserTreeAsync, type TaskIdentity } from '../sandbox.ts';
+import { buildSandbox, type BuildConfinement, type BuildSandbox } from './build-sandbox.ts';
 import { PIP_OPTIONS, pipIndexArgs } from './commands.ts';
 import { writeToolCredentials } from './credentials.ts';
 import { nodeTaskEnvironment, spiderEnvsDir, venvPython, type EnvPlaces } from './places.ts';
@@ -70,6 +72,8 @@ interface Build {
   places: EnvPlaces;
   identity: TaskIdentity | undefined;
   settings: EnvSettings;
+  /** The task's sandbox and limits, which the build runs under; undefined on a node that cannot sandbox. */
+  confinement?: BuildConfinement;
   note(line: string): void;
 }
 
@@ -139,17 +143,21 @@ function markReady(dir: string): void {
   }
 }
 
+/** One environment to build: its kind in words, the files copied into it, the folders it reads, its commands. */
+interface BuildSpec {
+  kind: string;
+  /** Copied into `env/` before the task's uid gets it. */
+  files: string[];
+  /** Folders the build reads besides its own (the task's workspace, for requirements.txt). */
+  reads: string[];
+  steps(envDir: string): string[][];
+}
+
 /**
  * Builds `dir` once (concurrent tasks of one spider wait for the same build); one without its ready marker is
- * removed and built again. `files` are copied into `env/` before the task's uid gets it.
+ * removed and built again.
  */
-async function ensureBuilt(
-  dir: string,
-  b: Build,
-  kind: string,
-  files: string[],
-  steps: (envDir: string) => string[][],
-): Promise<void> {
+async function ensureBuilt(dir: string, b: Build, { kind, files, reads, steps }: BuildSpec): Promise<void> {
   if (ours(dir) && existsSync(path.join(dir, READY))) {
     b.note(`[environment] reusing the ${kind} environment ${path.basename(dir)} (built before)`);
     return;
@@ -171,7 +179,10 @@ async function ensureBuilt(
     giveTree(home, b.identity);
     const creds = writeToolCredentials(dir, b.settings, b.identity);
     const env = { ...baseEnv(home), npm_config_update_notifier: 'false', ...creds.env };
+    let sandbox: BuildSandbox | undefined;
     try {
+      sandbox = buildSandbox(b.confinement, b.identity, { envRoot: dir, writable: [envDir, home], readable: reads });
+      if (sandbox) b.note('[environment] the build runs in the task’s sandbox: only env/ and its home are writable');
       for (const argv of steps(envDir)) {
         const r = await runTool({
           argv,
@@ -179,11 +190,16 @@ async function ensureBuilt(
           cwd: envDir,
           secrets: creds.secrets,
           ...asTaskUser(b.identity),
+          ...(sandbox ? { launch: sandbox.launch } : {}),
           onLine: (l) => b.note(l),
         });
-        if (r.code !== 0) throw new Error(`building the spider's ${kind} environment failed: ${toolError(r)}`);
+        if (r.code !== 0) {
+          const why = sandbox?.limitReason() ?? toolError(r);
+          throw new Error(`building the spider's ${kind} environment failed: ${why}`);
+        }
       }
     } finally {
+      sandbox?.dispose();
       creds.remove();
     }
     markReady(dir);
@@ -211,19 +227,24 @@ export async function taskEnvironment(workspace: string, spiderId: string, b: Bu
     const name = `${spiderId}-py-${pyHash}`;
     const dir = path.join(root, name);
     checkRequirements(workspace);
-    await ensureBuilt(dir, b, 'Python', [], (venv) => [
-      [b.places.python, '-m', 'venv', '--system-site-packages', venv],
-      [
-        venvPython(venv),
-        '-m',
-        'pip',
-        ...PIP_OPTIONS,
-        'install',
-        ...pipIndexArgs(b.settings),
-        '-r',
-        path.join(workspace, 'requirements.txt'),
+    await ensureBuilt(dir, b, {
+      kind: 'Python',
+      files: [],
+      reads: [workspace],
+      steps: (venv) => [
+        [b.places.python, '-m', 'venv', '--system-site-packages', venv],
+        [
+          venvPython(venv),
+          '-m',
+          'pip',
+          ...PIP_OPTIONS,
+          'install',
+          ...pipIndexArgs(b.settings),
+          '-r',
+          path.join(workspace, 'requirements.txt'),
+        ],
       ],
-    ]);
+    });
     await dropOlder(spiderId, 'py', name, b);
     env.python = venvPython(envFolder(dir));
     env.path.unshift(path.join(envFolder(dir), 'bin'));
@@ -234,9 +255,12 @@ export async function taskEnvironment(workspace: string, spiderId: string, b: Bu
     const dir = path.join(root, name);
     const lock = existsSync(path.join(workspace, 'package-lock.json'));
     const files = ['package.json', ...(lock ? ['package-lock.json'] : [])].map((f) => path.join(workspace, f));
-    await ensureBuilt(dir, b, 'Node.js', files, () => [
-      ['npm', lock ? 'ci' : 'install', '--omit=dev', '--no-audit', '--no-fund'],
-    ]);
+    await ensureBuilt(dir, b, {
+      kind: 'Node.js',
+      files,
+      reads: [],
+      steps: () => [['npm', lock ? 'ci' : 'install', '--omit=dev', '--no-audit', '--no-fund']],
+    });
     await dropOlder(spiderId, 'npm', name, b);
     env.nodePath.unshift(path.join(envFolder(dir), 'node_modules'));
     env.path.unshift(path.join(envFolder(dir), 'node_modules', '.bin'));

@@ -1,5 +1,5 @@
 /** Running a package tool (apt-get, pip, npm …) with its output streamed line by line into a job or task log. */
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { redactCredentials } from '@crawldeck/shared';
 
 export interface ToolRun {
@@ -13,6 +13,11 @@ export interface ToolRun {
   /** Passwords the tool may print (its index's): hidden, like every URL password, in each line passed on. */
   secrets?: string[];
   onLine(line: string): void;
+  /**
+   * Starts the tool somewhere other than as a plain child (in a sandbox), in a process group of its own that a
+   * timeout ends as a whole; `uid` and `gid` are then the launcher's to apply.
+   */
+  launch?(argv: string[], env: NodeJS.ProcessEnv, cwd: string | undefined): ChildProcess;
 }
 
 export interface ToolResult {
@@ -33,14 +38,24 @@ export function runTool(run: ToolRun): Promise<ToolResult> {
       run.onLine(line);
     };
     run.onLine(redactCredentials(`$ ${run.argv.join(' ')}`, run.secrets));
-    const child = spawn(run.argv[0], run.argv.slice(1), {
-      cwd: run.cwd,
-      env: run.env,
-      stdio: ['ignore', 'pipe', 'pipe'],
-      ...(run.uid !== undefined ? { uid: run.uid, gid: run.gid } : {}),
-    });
-    const timer = setTimeout(() => child.kill('SIGKILL'), run.timeoutMs ?? 30 * 60_000);
-    for (const stream of [child.stdout, child.stderr]) {
+    const child = run.launch
+      ? run.launch(run.argv, run.env, run.cwd)
+      : spawn(run.argv[0], run.argv.slice(1), {
+          cwd: run.cwd,
+          env: run.env,
+          stdio: ['ignore', 'pipe', 'pipe'],
+          ...(run.uid !== undefined ? { uid: run.uid, gid: run.gid } : {}),
+        });
+    const kill = () => {
+      try {
+        if (run.launch && child.pid) process.kill(-child.pid, 'SIGKILL');
+        else child.kill('SIGKILL');
+      } catch {
+        /* gone already */
+      }
+    };
+    const timer = setTimeout(kill, run.timeoutMs ?? 30 * 60_000);
+    for (const stream of [child.stdout!, child.stderr!]) {
       let rest = '';
       stream.setEncoding('utf8');
       stream.on('data', (chunk: string) => {

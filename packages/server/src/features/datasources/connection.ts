@@ -10,6 +10,11 @@ export interface ConnectionSettings {
   password: string;
   schema: string;
   tls: DataSourceTls;
+  /**
+   * The name the server's certificate is checked against when `host` is an address the master already resolved
+   * and checked (a connection test pins it, so a changing DNS answer cannot move it elsewhere).
+   */
+  serverName?: string;
 }
 
 /** A target that does not answer within this long counts as down: the node keeps its items and sends them again. */
@@ -20,7 +25,13 @@ export const LOCK_TIMEOUT_MS = 10_000;
 export const POOL_SIZE = 5;
 
 /** The drivers' TLS options: off, or on with (or without) checking the server's certificate. */
-export function tlsOptions(s: ConnectionSettings): false | { rejectUnauthorized: boolean; ca?: string } {
+export function tlsOptions(
+  s: ConnectionSettings,
+): false | { rejectUnauthorized: boolean; ca?: string; servername?: string } {
   if (!s.tls.enabled) return false;
-  return { rejectUnauthorized: s.tls.verify, ...(s.tls.ca ? { ca: s.tls.ca } : {}) };
+  return {
+    rejectUnauthorized: s.tls.verify,
+    ...(s.tls.ca ? { ca: s.tls.ca } : {}),
+    ...(s.serverName ? { servername: s.serverName } : {}),
+  };
 }

@@ -1,3 +1,4 @@
+import net from 'node:net';
 import {
   errorText,
   newId,
@@ -27,6 +28,8 @@ import {
   type DataSourceRow,
 } from './datasources.store.ts';
 import { openWriter, settingsOf, writerCache } from './writers.ts';
+import type { ConnectionSettings } from './connection.ts';
+import { outboundPolicy } from '../../outbound/policy.ts';
 
 const NO_TLS: DataSourceTls = { enabled: false, verify: true, ca: '' };
 const TEST_TIMEOUT_MS = 8_000;
@@ -184,16 +187,34 @@ export async function testDataSource(ctx: AppContext, body: TestDataSourceBody):
   if (reuse && !mayReusePassword(stored, body))
     throw badRequest(errorText('datasource.password_elsewhere'), { code: 'datasource.password_elsewhere' });
   const password = body.password || (reuse ? settingsOf(ctx, stored).password : '');
-  const writer = openWriter({
+  // The host a test names is the caller's: it is reached like every request the master makes for someone, only at
+  // addresses the outbound policy allows (refused: 422), and at an address that was checked. A host name with
+  // several (`localhost`: ::1 and 127.0.0.1) is tried at the next one when nothing listens at the first.
+  const host = body.host.trim();
+  const policy = await outboundPolicy(ctx.store.db, ctx.config.outboundAllow);
+  const addresses = await policy.resolve(host);
+  const settings: ConnectionSettings = {
     type: body.type,
-    host: body.host.trim(),
+    host,
+    serverName: net.isIP(host.replace(/^\[|\]$/g, '')) ? undefined : host,
     port: body.port,
     database: body.database,
     username: body.username ?? '',
     password,
     schema: body.schema ?? '',
     tls: body.tls ?? NO_TLS,
-  });
+  };
+  let result: DataSourceTestResult | undefined;
+  for (const { address } of addresses) {
+    result = await testAt({ ...settings, host: address });
+    if (result.ok || !/ECONNREFUSED|EADDRNOTAVAIL|ENETUNREACH|EHOSTUNREACH/.test(result.error)) break;
+  }
+  return result!;
+}
+
+/** One connection attempt, within the test's time. */
+async function testAt(s: ConnectionSettings): Promise<DataSourceTestResult> {
+  const writer = openWriter(s);
   const started = performance.now();
   let timer: NodeJS.Timeout | undefined;
   try {

@@ -32,6 +32,8 @@ import { getSetting, putSetting } from '../system/settings.store.ts';
 import * as store from './environments.store.ts';
 import { maskSettings, openSettings, sealSettings, type StoredEnvSettings } from './index-secrets.ts';
 import { searchIndex } from './package-index.ts';
+import { guardedAgent } from '../../outbound/http.ts';
+import { outboundPolicy } from '../../outbound/policy.ts';
 import { wakeNode } from './wake.ts';
 
 const SETTINGS_KEY = 'environments';
@@ -330,6 +332,11 @@ export class EnvironmentsService {
   }
 
   async search(target: 'pip' | 'npm', q: string): Promise<PackageSearchHit[]> {
-    return searchIndex(target, q, await this.settings());
+    const agent = guardedAgent(await outboundPolicy(this.db, this.ctx.config.outboundAllow));
+    try {
+      return await searchIndex(target, q, await this.settings(), agent);
+    } finally {
+      await agent.close();
+    }
   }
 }
