@@ -7,6 +7,7 @@
  */
 import type { Kysely } from 'kysely';
 import type { FastifyBaseLogger } from 'fastify';
+import type { JobHandle, JobRunner } from '../../jobs/job-runner.ts';
 import type { NodeMetrics } from '@crawldeck/shared';
 import type { DB } from '../../store/schema.ts';
 import {
@@ -68,7 +69,7 @@ export class HeartbeatRecorder {
   private latest = new Map<string, { metrics: NodeMetrics; running: number }>();
   private lastLatestFlush = 0;
   private lastRetention = 0;
-  private timer: NodeJS.Timeout | undefined;
+  private job: JobHandle | undefined;
   private flushing: Promise<void> | undefined;
   readonly writes: HeartbeatWrites = { lastSeen: 0, metricsRows: 0, latest: 0, retention: 0 };
 
@@ -82,13 +83,17 @@ export class HeartbeatRecorder {
     private readonly storeCaughtUp: () => Promise<void> = async () => undefined,
   ) {}
 
-  start(): void {
-    this.timer = setInterval(() => void this.flush(), this.flushMs);
-    this.timer.unref();
+  /** Flushes every `flushMs` as the `heartbeats` job. */
+  start(jobs: JobRunner): void {
+    this.job ??= jobs.every({
+      name: 'heartbeats',
+      everyMs: this.flushMs,
+      run: () => this.writeOnce(Date.now(), false),
+    });
   }
 
   async close(): Promise<void> {
-    clearInterval(this.timer);
+    await this.job?.stop();
     await this.flush(Date.now(), true);
   }
 
@@ -121,12 +126,16 @@ export class HeartbeatRecorder {
 
   /** Writes what piled up; one flush at a time. `all`: also the minutes in progress (shutdown). */
   flush(now = Date.now(), all = false): Promise<void> {
-    if (this.flushing) return this.flushing;
-    this.flushing = this.write(now, all)
-      .catch((err: unknown) => this.log.warn({ err }, 'storing node heartbeats failed; retried on the next flush'))
-      .finally(() => {
-        this.flushing = undefined;
-      });
+    return this.writeOnce(now, all).catch((err: unknown) =>
+      this.log.warn({ err }, 'storing node heartbeats failed; retried on the next flush'),
+    );
+  }
+
+  /** One write at a time; what a failed write could not store is kept for the next. */
+  private writeOnce(now: number, all: boolean): Promise<void> {
+    this.flushing ??= this.write(now, all).finally(() => {
+      this.flushing = undefined;
+    });
     return this.flushing;
   }
 

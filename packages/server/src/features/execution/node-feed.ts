@@ -5,6 +5,7 @@
  * (tasks.stream.ts). Nothing is gathered while no console listens.
  */
 import type { EventBus, NodeChangeEntry, NodeHeartbeatEvent, NodeStatusEvent } from '../../events.ts';
+import type { JobHandle, JobRunner } from '../../jobs/job-runner.ts';
 
 /** How often the gathered node changes go out to the consoles. */
 export const NODE_FEED_INTERVAL_MS = 1000;
@@ -12,7 +13,7 @@ export const NODE_FEED_INTERVAL_MS = 1000;
 export class NodeFeed {
   private changes = new Map<string, NodeChangeEntry>();
   private statusChanged: string[] = [];
-  private timer: NodeJS.Timeout | undefined;
+  private job: JobHandle | undefined;
 
   constructor(
     private readonly events: EventBus,
@@ -34,15 +35,15 @@ export class NodeFeed {
     }
   };
 
-  start(): void {
+  /** Listens, and sends what the interval gathered as the `node-feed` job. */
+  start(jobs: JobRunner): void {
     this.events.on('node.heartbeat', this.onHeartbeat);
     this.events.on('node.status', this.onStatus);
-    this.timer = setInterval(() => this.flush(), this.intervalMs);
-    this.timer.unref();
+    this.job ??= jobs.every({ name: 'node-feed', everyMs: this.intervalMs, run: () => this.flush() });
   }
 
-  close(): void {
-    clearInterval(this.timer);
+  async close(): Promise<void> {
+    await this.job?.stop();
     this.events.off('node.heartbeat', this.onHeartbeat);
     this.events.off('node.status', this.onStatus);
   }

@@ -1,19 +1,18 @@
 /**
  * Offline detection: every node this master waits to hear from has a deadline (last heard + the offline window),
- * kept in memory and refreshed by any message in O(1); one timer sweeps the deadlines. When a deadline passes the
+ * kept in memory and refreshed by any message in O(1); one job (`offline-sweep`) sweeps the deadlines. When a deadline passes the
  * owner decides (runtime.ts): a node another master still hears from gets a new deadline, otherwise it is offline.
  * Nodes this master never heard (joined to another master sharing the store, which is gone now) are found by a
- * second, slower sweep of the store's last-seen times (`watchStore`).
+ * second, slower job of its own (`silent-nodes`) that looks at the store's last-seen times (`watchStore`).
  */
 import type { FastifyBaseLogger } from 'fastify';
 import { isStoreUnavailable } from '../../store/db.ts';
+import type { JobHandle, JobRunner } from '../../jobs/job-runner.ts';
 
 export class OfflineSweep {
   private readonly deadlines = new Map<string, number>();
-  private timer: NodeJS.Timeout | undefined;
-  private storeTimer: NodeJS.Timeout | undefined;
-  private sweeping = false;
-  private sweepingStore = false;
+  private sweepJob: JobHandle | undefined;
+  private storeJob: JobHandle | undefined;
   /** Until then the store sweep rests: heartbeats could not be stored while the store was away. */
   private quietUntil = 0;
   /** Store sweeps run (tests wait for one to have looked). */
@@ -23,16 +22,15 @@ export class OfflineSweep {
     readonly offlineMs: number,
     private readonly onExpired: (nodeId: string) => Promise<void>,
     private readonly log: FastifyBaseLogger,
+    private readonly jobs: JobRunner,
     /** Looks in the store for nodes no master heard within the window (lifecycle.ts). */
     private readonly onStoreSweep: () => Promise<void> = async () => undefined,
   ) {}
 
   start(): void {
-    if (this.timer) return;
     // A few sweeps per window: a node is declared offline at most a tenth of the window late.
-    const every = Math.max(50, Math.min(1000, Math.floor(this.offlineMs / 10)));
-    this.timer = setInterval(() => void this.sweep(), every);
-    this.timer.unref();
+    const everyMs = Math.max(50, Math.min(1000, Math.floor(this.offlineMs / 10)));
+    this.sweepJob ??= this.jobs.every({ name: 'offline-sweep', everyMs, run: () => this.sweep() });
   }
 
   /**
@@ -41,30 +39,24 @@ export class OfflineSweep {
    * within about a window and a fifth of its last heartbeat.
    */
   watchStore(): void {
-    if (this.storeTimer) return;
-    const every = Math.max(100, Math.min(2000, Math.floor(this.offlineMs / 5)));
-    this.storeTimer = setInterval(() => void this.sweepStore(), every);
-    this.storeTimer.unref();
+    const everyMs = Math.max(100, Math.min(2000, Math.floor(this.offlineMs / 5)));
+    this.storeJob ??= this.jobs.every({ name: 'silent-nodes', everyMs, run: () => this.sweepStore() });
   }
 
-  close(): void {
-    clearInterval(this.timer);
-    clearInterval(this.storeTimer);
+  async close(): Promise<void> {
+    await Promise.all([this.sweepJob?.stop(), this.storeJob?.stop()]);
     this.deadlines.clear();
   }
 
   private async sweepStore(): Promise<void> {
-    if (this.sweepingStore || Date.now() < this.quietUntil) return;
-    this.sweepingStore = true;
+    if (Date.now() < this.quietUntil) return;
     try {
       await this.onStoreSweep();
       this.storeSweeps++;
     } catch (err) {
-      this.log.warn({ err }, 'looking for silent nodes in the store failed');
       // Heartbeats heard while the store was away were not stored: give every master one window to store them.
       if (isStoreUnavailable(err)) this.quietUntil = Date.now() + this.offlineMs;
-    } finally {
-      this.sweepingStore = false;
+      throw err;
     }
   }
 
@@ -79,8 +71,6 @@ export class OfflineSweep {
   }
 
   private async sweep(): Promise<void> {
-    if (this.sweeping) return;
-    this.sweeping = true;
     const now = Date.now();
     const expired: string[] = [];
     for (const [nodeId, deadline] of this.deadlines) {
@@ -99,6 +89,5 @@ export class OfflineSweep {
           this.heard(nodeId, Date.now() - this.offlineMs + 1000);
       }
     }
-    this.sweeping = false;
   }
 }

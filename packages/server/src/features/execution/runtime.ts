@@ -67,6 +67,7 @@ export class TaskRuntime {
       nodeOfflineMs,
       (id) => this.nodeWentAway(id),
       ctx.log,
+      ctx.jobs,
       () => this.silentNodesGoOffline(),
     );
     this.dispatcher = new Dispatcher({
@@ -107,8 +108,8 @@ export class TaskRuntime {
 
   /** Starts the runtime's loops; the offline clock waits for `acceptNodes`. */
   async start(): Promise<void> {
-    this.heartbeats.start();
-    this.feed.start();
+    this.heartbeats.start(this.ctx.jobs);
+    this.feed.start(this.ctx.jobs);
     this.taskFeed.start();
     await this.bus.start();
     // Tasks that were claimed but never reached a node before the restart go back to the queue once nodes report.
@@ -127,8 +128,8 @@ export class TaskRuntime {
     this.closed = true;
     this.dispatcher.close();
     await this.bus.close();
-    this.sweep.close();
-    this.feed.close();
+    await this.sweep.close();
+    await this.feed.close();
     this.taskFeed.close();
     await this.heartbeats.close();
     this.sessions.closeAll();
