@@ -19,7 +19,27 @@ export default tseslint.config(
   {
     files: ['packages/console/src/**/*.{ts,tsx}'],
     plugins: { 'react-hooks': reactHooks },
-    rules: { 'react-hooks/rules-of-hooks': 'error', 'react-hooks/exhaustive-deps': 'warn' },
+    rules: {
+      'react-hooks/rules-of-hooks': 'error',
+      'react-hooks/exhaustive-deps': 'warn',
+      // antd's static toasts draw a stack of their own over the app's: every toast goes through toasts().
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            {
+              name: 'antd',
+              importNames: ['message', 'notification'],
+              message: 'Toast through toasts() from api/toasts.ts: the console has one toast stack.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['packages/console/src/api/toasts.ts'],
+    rules: { 'no-restricted-imports': 'off' },
   },
   {
     // Floating promises lose errors silently; the server and node service must never have them.

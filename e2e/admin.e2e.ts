@@ -183,6 +183,8 @@ describe('admin console', () => {
       await box.fill('10.20.0.0/16');
       await page.locator('[data-testid="outbound-allow-save"]').click();
       await page.locator('.ant-message-notice', { hasText: 'Saved' }).waitFor();
+      // The refusal (the request helper's toast) and the confirmation (the screen's) share one stack.
+      expect(await page.locator('.ant-message').count()).toBe(1);
       expect((await apiCall('GET', '/system/setting', await adminToken())).body.data.outbound_allow).toBe(
         '10.20.0.0/16',
       );

@@ -1,11 +1,12 @@
 /** /feedback: e-mail, chat-app account and content are all required; admins see what was sent. */
 import { useState } from 'react';
-import { Button, Card, Form, Input, Space, Table, Typography, message } from 'antd';
+import { Button, Card, Form, Input, Space, Table, Typography } from 'antd';
 import { useTranslation } from 'react-i18next';
 import dayjs from 'dayjs';
 import { isValidEmail, type Feedback } from '@crawldeck/shared';
 import { useUserStore } from '../../app/stores/user.ts';
 import { useFeedbackList, useSendFeedback } from './api.ts';
+import { toasts } from '../../api/toasts.ts';
 
 interface Values {
   email: string;
@@ -37,7 +38,7 @@ export default function FeedbackPage() {
             layout="vertical"
             style={{ maxWidth: 640 }}
             initialValues={{ email: userEmail ?? '' }}
-            onFinishFailed={() => void message.error(t('blocked'))}
+            onFinishFailed={() => void toasts().error(t('blocked'))}
             onFinish={async (v) => {
               await send.mutateAsync({
                 email: v.email.trim(),
@@ -45,7 +46,7 @@ export default function FeedbackPage() {
                 content: v.content.trim(),
               });
               form.resetFields(['chat_account', 'content']);
-              void message.success(t('submitted'));
+              void toasts().success(t('submitted'));
             }}
           >
             <Form.Item

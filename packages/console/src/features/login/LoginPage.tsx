@@ -1,6 +1,6 @@
 /** One view for sign in (/login) and sign up (/signup). */
 import { useState } from 'react';
-import { Button, Card, Form, Input, Segmented, Typography, message } from 'antd';
+import { Button, Card, Form, Input, Segmented, Typography } from 'antd';
 import { LockOutlined, UserOutlined } from '@ant-design/icons';
 import { Link, useLocation, useNavigate } from 'react-router';
 import { useTranslation } from 'react-i18next';
@@ -17,6 +17,7 @@ import { login, signUp } from '../../app/startup.ts';
 import { switchLanguage } from '../../app/language.ts';
 import { useAppStore } from '../../app/stores/app.ts';
 import './login.css';
+import { toasts } from '../../api/toasts.ts';
 
 interface FormValues {
   username: string;
@@ -46,18 +47,18 @@ export default function LoginPage() {
         try {
           await signUp(username, values.password);
         } catch (err) {
-          void message.error(
+          void toasts().error(
             err instanceof ApiRequestError && err.errorText ? err.errorText : t('login:loginError'),
             5,
           );
           return;
         }
-        void message.success(t('login:signUpSuccess'));
+        void toasts().success(t('login:signUpSuccess'));
       }
       try {
         await login(username, values.password);
       } catch {
-        void message.error(t('login:loginError'), 5);
+        void toasts().error(t('login:loginError'), 5);
         return;
       }
       navigate('/home');

@@ -1,20 +1,6 @@
 /** /sites (hidden): sites by main category/category with keyword search, category edit, CSV import, collected URLs. */
 import { useState } from 'react';
-import {
-  AutoComplete,
-  Button,
-  Card,
-  Input,
-  Modal,
-  Select,
-  Space,
-  Table,
-  Tabs,
-  Tag,
-  Typography,
-  Upload,
-  message,
-} from 'antd';
+import { AutoComplete, Button, Card, Input, Modal, Select, Space, Table, Tabs, Tag, Typography, Upload } from 'antd';
 import { EditOutlined, UploadOutlined } from '@ant-design/icons';
 import { useTranslation } from 'react-i18next';
 import { SITE_PAGE_SIZE, type Site } from '@crawldeck/shared';
@@ -22,6 +8,7 @@ import { useUserStore } from '../../app/stores/user.ts';
 import { useCategories, useImportSites, useMainCategories, useSites, useUpdateSiteCategory } from './api.ts';
 import { CollectedUrls } from './components/CollectedUrls.tsx';
 import { dialogAction } from '../../app/dialogAction.ts';
+import { toasts } from '../../api/toasts.ts';
 
 function SitesTab() {
   const { t } = useTranslation('sites');
@@ -86,7 +73,7 @@ function SitesTab() {
             accept=".csv,text/csv"
             showUploadList={false}
             beforeUpload={(file) => {
-              importer.mutate(file, { onSuccess: (r) => void message.success(t('imported', { ...r })) });
+              importer.mutate(file, { onSuccess: (r) => void toasts().success(t('imported', { ...r })) });
               return false;
             }}
           >
@@ -169,7 +156,7 @@ function SitesTab() {
         onOk={dialogAction(async () => {
           if (!editing) return;
           await update.mutateAsync({ id: editing._id, category: newCategory.trim() });
-          void message.success(t('saved'));
+          void toasts().success(t('saved'));
           setEditing(null);
         })}
       >

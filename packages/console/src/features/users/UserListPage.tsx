@@ -1,6 +1,6 @@
 /** /users (admin only): paged user table, add/edit dialogs, delete with confirmation. */
 import { useState } from 'react';
-import { Alert, Button, Card, Popconfirm, Space, Table, Tag, Typography, message } from 'antd';
+import { Alert, Button, Card, Popconfirm, Space, Table, Tag, Typography } from 'antd';
 import { DeleteOutlined, EditOutlined, PlusOutlined } from '@ant-design/icons';
 import { useTranslation } from 'react-i18next';
 import dayjs from 'dayjs';
@@ -9,6 +9,7 @@ import { useUserStore } from '../../app/stores/user.ts';
 import { useDeleteUser, useUsers } from './api.ts';
 import { UserFormDialog } from './components/UserFormDialog.tsx';
 import { getDefaultPageSize } from '../setting/preferences.ts';
+import { toasts } from '../../api/toasts.ts';
 
 /** A normal user who opens /users by its address reads that it is for administrators, with no actions. */
 export default function UserListPage() {
@@ -100,7 +101,7 @@ function UserList() {
                     okButtonProps={{ danger: true }}
                     onConfirm={async () => {
                       await del.mutateAsync(u._id);
-                      void message.success(t('deleted'));
+                      void toasts().success(t('deleted'));
                     }}
                   >
                     <Button size="small" danger icon={<DeleteOutlined />} disabled={u._id === me?._id}>

@@ -3,7 +3,7 @@
  * queue priority of the tasks its fires make.
  */
 import { useEffect, useMemo } from 'react';
-import { Alert, Form, Input, InputNumber, Modal, Radio, Select, Switch, Typography, message } from 'antd';
+import { Alert, Form, Input, InputNumber, Modal, Radio, Select, Switch, Typography } from 'antd';
 import { useTranslation } from 'react-i18next';
 import {
   PRIORITY_DEFAULT,
@@ -17,6 +17,7 @@ import { useNodeOptions, useSaveSchedule, useScheduleMeta, useSpiderOptions } fr
 import { describeCron, formatInZone, nextCronRuns, validateCron } from '../cron.ts';
 import TourFor from '../../tours/TourFor.tsx';
 import PrioritySelect from '../../tasks/components/PrioritySelect.tsx';
+import { toasts } from '../../../api/toasts.ts';
 
 interface Props {
   open: boolean;
@@ -105,7 +106,7 @@ export default function ScheduleFormModal({ open, schedule, spiderId, onClose }:
     try {
       values = await form.validateFields();
     } catch {
-      void message.error(t('messages.submitBlocked'));
+      void toasts().error(t('messages.submitBlocked'));
       return;
     }
     const body: ScheduleBody = {
@@ -122,7 +123,7 @@ export default function ScheduleFormModal({ open, schedule, spiderId, onClose }:
       enabled: values.enabled,
     };
     await save.mutateAsync({ id: schedule?._id, form: body });
-    void message.success(t('messages.saved'));
+    void toasts().success(t('messages.saved'));
     onClose();
   }
 

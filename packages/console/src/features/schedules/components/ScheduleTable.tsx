@@ -1,12 +1,13 @@
 /** Schedule table shared by the Schedule list and Spider detail → Schedules. */
 import { useState } from 'react';
-import { Button, Popconfirm, Space, Switch, Table, Tag, Tooltip, Typography, message } from 'antd';
+import { Button, Popconfirm, Space, Switch, Table, Tag, Tooltip, Typography } from 'antd';
 import { DeleteOutlined, EditOutlined, PlayCircleOutlined, UnorderedListOutlined } from '@ant-design/icons';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
 import { SCHEDULE_TOGGLE_ERROR, type ScheduleInfo } from '@crawldeck/shared';
 import { useDeleteSchedule, useRunSchedule, useToggleSchedule } from '../api.ts';
 import { cronForList, describeCron, formatInZone } from '../cron.ts';
+import { toasts } from '../../../api/toasts.ts';
 
 interface Props {
   schedules: ScheduleInfo[];
@@ -32,7 +33,7 @@ export default function ScheduleTable({ schedules, loading, hideSpider, onEdit, 
       await toggle.mutateAsync({ id: s._id, enabled });
     } catch {
       // The fixed English text, unless the locale has its own.
-      void message.error(t('messages.toggleFailed', { defaultValue: SCHEDULE_TOGGLE_ERROR }));
+      void toasts().error(t('messages.toggleFailed', { defaultValue: SCHEDULE_TOGGLE_ERROR }));
     } finally {
       setToggling(null);
     }
@@ -154,7 +155,7 @@ export default function ScheduleTable({ schedules, loading, hideSpider, onEdit, 
                 onConfirm={() =>
                   run
                     .mutateAsync(s._id)
-                    .then((r) => void message.success(t('messages.started', { count: r.task_ids.length })))
+                    .then((r) => void toasts().success(t('messages.started', { count: r.task_ids.length })))
                 }
               >
                 <Tooltip title={t('actions.run')}>
@@ -189,7 +190,7 @@ export default function ScheduleTable({ schedules, loading, hideSpider, onEdit, 
               </Tooltip>
               <Popconfirm
                 title={t('actions.confirmDelete', { name: s.name })}
-                onConfirm={() => del.mutateAsync(s._id).then(() => void message.success(t('messages.deleted')))}
+                onConfirm={() => del.mutateAsync(s._id).then(() => void toasts().success(t('messages.deleted')))}
               >
                 <Tooltip title={t('actions.delete')}>
                   <Button

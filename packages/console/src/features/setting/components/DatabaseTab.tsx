@@ -1,6 +1,6 @@
 /** Settings → Database (admin): results data sources; the built-in store's engine, location, size, health, row counts, task-log retention and cleanup. */
 import { useEffect, useState } from 'react';
-import { Alert, Button, Descriptions, InputNumber, Space, Table, Tag, Typography, message } from 'antd';
+import { Alert, Button, Descriptions, InputNumber, Space, Table, Tag, Typography } from 'antd';
 import { ReloadOutlined } from '@ant-design/icons';
 import { useTranslation } from 'react-i18next';
 import dayjs from 'dayjs';
@@ -8,6 +8,7 @@ import type { DatabaseTableCount } from '@crawldeck/shared';
 import { useCleanup, useDatabaseInfo, useSaveRetention } from '../api.ts';
 import { formatBytes } from '../format.ts';
 import { DataSourcesPanel } from './DataSourcesPanel.tsx';
+import { toasts } from '../../../api/toasts.ts';
 
 export function DatabaseTab({ isAdmin }: { isAdmin: boolean }) {
   const { t } = useTranslation(['setting', 'common']);
@@ -87,7 +88,7 @@ export function DatabaseTab({ isAdmin }: { isAdmin: boolean }) {
                     disabled={days === null || days === d?.log_retention_days}
                     onClick={async () => {
                       await saveRetention.mutateAsync(days ?? 0);
-                      void message.success(t('general.saved'));
+                      void toasts().success(t('general.saved'));
                     }}
                   >
                     {t('common:save')}
@@ -96,7 +97,7 @@ export function DatabaseTab({ isAdmin }: { isAdmin: boolean }) {
                     loading={cleanup.isPending}
                     onClick={async () => {
                       const r = await cleanup.mutateAsync();
-                      void message.info(
+                      void toasts().info(
                         r.ran ? t('database.cleanupDone', { count: r.deleted }) : t('database.cleanupSkipped'),
                       );
                     }}

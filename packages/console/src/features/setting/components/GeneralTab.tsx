@@ -1,6 +1,6 @@
 /** Settings → General: tutorial (server default for admins, this browser for everyone), language, page size, stats. */
 import { useEffect, useState } from 'react';
-import { Button, Card, Form, Input, Radio, Select, Space, Switch, Table, message } from 'antd';
+import { Button, Card, Form, Input, Radio, Select, Space, Switch, Table } from 'antd';
 import { useTranslation } from 'react-i18next';
 import { LANGUAGES, type ActionSummaryRow, type Language } from '@crawldeck/shared';
 import { useAppStore } from '../../../app/stores/app.ts';
@@ -9,6 +9,7 @@ import { PAGE_SIZE_OPTIONS, getDefaultPageSize, setDefaultPageSize } from '../pr
 import { useActionSummary, useAdminSetting, useSaveSetting } from '../api.ts';
 import { OutboundAllowItem } from './OutboundAllowItem.tsx';
 import { SettingSwitch } from './SettingSwitch.tsx';
+import { toasts } from '../../../api/toasts.ts';
 
 export function GeneralTab({ isAdmin }: { isAdmin: boolean }) {
   const { t } = useTranslation(['setting', 'common']);
@@ -27,7 +28,7 @@ export function GeneralTab({ isAdmin }: { isAdmin: boolean }) {
   const allowSignup =
     adminSetting.data?.allow_signup ?? (publicSignup === 'Y' || publicSignup === 'N' ? publicSignup : undefined);
 
-  const saved = () => void message.success(t('general.saved'));
+  const saved = () => void toasts().success(t('general.saved'));
 
   return (
     <Space direction="vertical" size="large" style={{ width: '100%' }}>

@@ -1,12 +1,13 @@
 // Settings → Notifications: notification webhooks, add/edit, send test, delivery log.
 import { useState } from 'react';
-import { Alert, Button, Popconfirm, Space, Switch, Table, Tag, Tooltip, Typography, message } from 'antd';
+import { Alert, Button, Popconfirm, Space, Switch, Table, Tag, Tooltip, Typography } from 'antd';
 import { DeleteOutlined, EditOutlined, HistoryOutlined, PlusOutlined, SendOutlined } from '@ant-design/icons';
 import { useTranslation } from 'react-i18next';
 import type { WebhookInfo } from '@crawldeck/shared';
 import { useDeleteWebhook, useSaveWebhook, useTestWebhook, useWebhooks } from '../../webhooks/api.ts';
 import WebhookFormModal from '../../webhooks/components/WebhookFormModal.tsx';
 import DeliveryDrawer from '../../webhooks/components/DeliveryDrawer.tsx';
+import { toasts } from '../../../api/toasts.ts';
 
 /** Webhooks are the administrators' business: other users read why the tab is empty instead of refused calls. */
 export default function NotificationsPanel({ isAdmin }: { isAdmin: boolean }) {
@@ -26,8 +27,8 @@ function WebhooksPanel() {
 
   async function sendTest(h: WebhookInfo) {
     const r = await test.mutateAsync(h._id);
-    if (r.ok) void message.success(t('messages.testOk', { status: r.http_status, ms: r.duration_ms }));
-    else void message.error(t('messages.testFailed', { error: r.error || `HTTP ${r.http_status}` }));
+    if (r.ok) void toasts().success(t('messages.testOk', { status: r.http_status, ms: r.duration_ms }));
+    else void toasts().error(t('messages.testFailed', { error: r.error || `HTTP ${r.http_status}` }));
   }
 
   return (
@@ -127,7 +128,7 @@ function WebhooksPanel() {
                 </Tooltip>
                 <Popconfirm
                   title={t('actions.confirmDelete', { name: h.name || h.url })}
-                  onConfirm={() => del.mutateAsync(h._id).then(() => void message.success(t('messages.deleted')))}
+                  onConfirm={() => del.mutateAsync(h._id).then(() => void toasts().success(t('messages.deleted')))}
                 >
                   <Button type="text" size="small" danger icon={<DeleteOutlined />} aria-label={t('actions.delete')} />
                 </Popconfirm>

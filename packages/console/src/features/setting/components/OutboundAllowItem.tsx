@@ -1,8 +1,9 @@
 /** Settings → General (admin): the CIDR ranges the master may reach when it fetches for users. */
 import { useEffect, useState } from 'react';
-import { Button, Form, Input, Space, message } from 'antd';
+import { Button, Form, Input, Space } from 'antd';
 import { useTranslation } from 'react-i18next';
 import { useSaveSetting } from '../api.ts';
+import { toasts } from '../../../api/toasts.ts';
 
 export function OutboundAllowItem({ value }: { value: string }) {
   const { t } = useTranslation(['setting', 'common']);
@@ -27,7 +28,7 @@ export function OutboundAllowItem({ value }: { value: string }) {
           onClick={async () => {
             try {
               await save.mutateAsync({ outbound_allow: text.trim() });
-              void message.success(t('general.saved'));
+              void toasts().success(t('general.saved'));
             } catch {
               // the request layer has shown the reason (e.g. a range that does not parse)
             }

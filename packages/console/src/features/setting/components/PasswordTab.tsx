@@ -2,11 +2,12 @@
  * Settings → Password: change own password (≥ 5, two must match, current one required) via POST /me; other
  * sessions end, and the API tokens too when the box is ticked.
  */
-import { Button, Checkbox, Form, Input, message } from 'antd';
+import { Button, Checkbox, Form, Input } from 'antd';
 import { useTranslation } from 'react-i18next';
 import { isValidPassword } from '@crawldeck/shared';
 import { useChangePassword } from '../api.ts';
 import { showSubmitBlocked } from '../../../app/submitBlocked.ts';
+import { toasts } from '../../../api/toasts.ts';
 
 export function PasswordTab() {
   const { t } = useTranslation('setting');
@@ -26,7 +27,7 @@ export function PasswordTab() {
           revoke_tokens: v.revokeTokens === true,
         });
         form.resetFields();
-        void message.success(t('password.done'));
+        void toasts().success(t('password.done'));
       }}
     >
       <Form.Item

@@ -1,7 +1,8 @@
 /** A Y/N server setting as a switch in Settings → General: saved at once, only administrators may change it. */
-import { Form, Switch, message } from 'antd';
+import { Form, Switch } from 'antd';
 import { useTranslation } from 'react-i18next';
 import { useSaveSetting } from '../api.ts';
+import { toasts } from '../../../api/toasts.ts';
 
 /** The server settings that are a plain Y or N. */
 export type YesNoSettingKey = 'allow_signup' | 'user_tasks_on_master' | 'user_tasks_unsandboxed';
@@ -26,7 +27,7 @@ export function SettingSwitch({ setting, value, label, hint, isAdmin, testId }: 
         disabled={!isAdmin || value === undefined || save.isPending}
         onChange={async (on) => {
           await save.mutateAsync({ [setting]: on ? 'Y' : 'N' });
-          void message.success(t('general.saved'));
+          void toasts().success(t('general.saved'));
         }}
         data-testid={testId}
       />

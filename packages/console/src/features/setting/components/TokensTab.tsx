@@ -1,6 +1,6 @@
 /** Settings → API tokens: create (raw token shown once), list own tokens, revoke. */
 import { useState } from 'react';
-import { Alert, Button, Form, Input, Modal, Popconfirm, Select, Space, Table, Typography, message } from 'antd';
+import { Alert, Button, Form, Input, Modal, Popconfirm, Select, Space, Table, Typography } from 'antd';
 import { KeyOutlined, PlusOutlined } from '@ant-design/icons';
 import { useTranslation } from 'react-i18next';
 import dayjs from 'dayjs';
@@ -8,6 +8,7 @@ import type { ApiToken, CreatedToken } from '@crawldeck/shared';
 import { useCreateToken, useRevokeToken, useTokens } from '../api.ts';
 import { dialogAction } from '../../../app/dialogAction.ts';
 import { validFields } from '../../../app/submitBlocked.ts';
+import { toasts } from '../../../api/toasts.ts';
 
 const EXPIRY_OPTIONS = [0, 7, 30, 90, 365];
 const fmt = (v: string | null) => (v ? dayjs(v).format('YYYY-MM-DD HH:mm') : null);
@@ -83,7 +84,7 @@ export function TokensTab() {
                 okButtonProps={{ danger: true }}
                 onConfirm={async () => {
                   await revoke.mutateAsync(tok._id);
-                  void message.success(t('tokens.revoked'));
+                  void toasts().success(t('tokens.revoked'));
                 }}
               >
                 <Button size="small" danger data-testid={`revoke-${tok.name}`}>

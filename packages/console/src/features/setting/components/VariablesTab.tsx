@@ -1,12 +1,13 @@
 /** Settings → Global Variable: list, add, edit, delete (API of the spiders feature; admins change them). */
 import { useState } from 'react';
-import { Button, Form, Input, Modal, Popconfirm, Space, Table, Typography, message } from 'antd';
+import { Button, Form, Input, Modal, Popconfirm, Space, Table, Typography } from 'antd';
 import { DeleteOutlined, EditOutlined, PlusOutlined } from '@ant-design/icons';
 import { useTranslation } from 'react-i18next';
 import type { Variable } from '@crawldeck/shared';
 import { useDeleteVariable, useSaveVariable, useVariables } from '../api.ts';
 import { validFields } from '../../../app/submitBlocked.ts';
 import { dialogAction } from '../../../app/dialogAction.ts';
+import { toasts } from '../../../api/toasts.ts';
 
 const KEY_RULE = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
@@ -32,7 +33,7 @@ export function VariablesTab({ isAdmin }: { isAdmin: boolean }) {
       value: values.value,
       remark: values.remark ?? '',
     });
-    void message.success(t('variables.saved'));
+    void toasts().success(t('variables.saved'));
     setEditing(undefined);
   };
 
@@ -77,7 +78,7 @@ export function VariablesTab({ isAdmin }: { isAdmin: boolean }) {
                         okButtonProps={{ danger: true }}
                         onConfirm={async () => {
                           await del.mutateAsync(v._id);
-                          void message.success(t('variables.deleted'));
+                          void toasts().success(t('variables.deleted'));
                         }}
                       >
                         <Button size="small" danger icon={<DeleteOutlined />}>

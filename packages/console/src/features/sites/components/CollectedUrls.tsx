@@ -1,12 +1,13 @@
 /** Collected URLs tab: region filter, paged list, add/edit/delete (GET /queryUrl, POST /insertUrl, /updateUrl, GET /deleteUrl). */
 import { useState } from 'react';
-import { Button, Form, Input, Modal, Popconfirm, Space, Table, Tag, message } from 'antd';
+import { Button, Form, Input, Modal, Popconfirm, Space, Table, Tag } from 'antd';
 import { PlusOutlined } from '@ant-design/icons';
 import { useTranslation } from 'react-i18next';
 import dayjs from 'dayjs';
 import { isValidHttpUrl, isValidRegionCode, type CollectedUrl } from '@crawldeck/shared';
 import { useCollectedUrls, useDeleteUrl, useSaveUrl } from '../api.ts';
 import { dialogAction } from '../../../app/dialogAction.ts';
+import { toasts } from '../../../api/toasts.ts';
 
 const PAGE_SIZE = 10;
 
@@ -91,7 +92,7 @@ export function CollectedUrls() {
                   okButtonProps={{ danger: true }}
                   onConfirm={async () => {
                     await del.mutateAsync(u._id);
-                    void message.success(t('urls.deleted'));
+                    void toasts().success(t('urls.deleted'));
                   }}
                 >
                   <Button size="small" danger>
@@ -117,7 +118,7 @@ export function CollectedUrls() {
             title: v.title?.trim() ?? '',
           };
           await save.mutateAsync(editing ? { id: editing._id, ...body } : body);
-          void message.success(t('urls.saved'));
+          void toasts().success(t('urls.saved'));
           setEditing(undefined);
         })}
       >

@@ -1,10 +1,11 @@
 /** Add / edit user dialog with the account rules: username ≤ 100, password ≥ 5, two passwords match, e-mail format. */
 import { useEffect } from 'react';
-import { Form, Input, Modal, Select, message } from 'antd';
+import { Form, Input, Modal, Select } from 'antd';
 import { useTranslation } from 'react-i18next';
 import { isValidEmail, isValidPassword, isValidUsername, type Role, type UserInfo } from '@crawldeck/shared';
 import { ApiRequestError } from '../../../api/request.ts';
 import { useAddUser, useUpdateUser } from '../api.ts';
+import { toasts } from '../../../api/toasts.ts';
 
 interface Values {
   username: string;
@@ -32,7 +33,7 @@ export function UserFormDialog({ open, user, onClose }: { open: boolean; user: U
     try {
       values = await form.validateFields();
     } catch {
-      void message.error(t('validation.blocked'));
+      void toasts().error(t('validation.blocked'));
       return;
     }
     try {
@@ -45,7 +46,7 @@ export function UserFormDialog({ open, user, onClose }: { open: boolean; user: U
             ...(values.password ? { password: values.password } : {}),
           },
         });
-        void message.success(t('saved'));
+        void toasts().success(t('saved'));
       } else {
         await add.mutateAsync({
           username: values.username.trim(),
@@ -53,7 +54,7 @@ export function UserFormDialog({ open, user, onClose }: { open: boolean; user: U
           role: values.role,
           email: values.email?.trim() || undefined,
         });
-        void message.success(t('added'));
+        void toasts().success(t('added'));
       }
       onClose();
     } catch (err) {

@@ -1,6 +1,6 @@
 /** Add/edit a webhook: URL (required, http/https), events, spiders (empty = global), write-only secret, template. */
 import { useEffect } from 'react';
-import { Checkbox, Form, Input, Modal, Select, Switch, message } from 'antd';
+import { Checkbox, Form, Input, Modal, Select, Switch } from 'antd';
 import { useTranslation } from 'react-i18next';
 import {
   WEBHOOK_EVENTS,
@@ -13,6 +13,7 @@ import {
 } from '@crawldeck/shared';
 import { useSaveWebhook } from '../api.ts';
 import { useSpiderOptions } from '../../schedules/api.ts';
+import { toasts } from '../../../api/toasts.ts';
 
 interface FormValues {
   name: string;
@@ -93,7 +94,7 @@ export default function WebhookFormModal({
     try {
       v = await form.validateFields();
     } catch {
-      void message.error(t('messages.submitBlocked'));
+      void toasts().error(t('messages.submitBlocked'));
       return;
     }
     const body: WebhookBody = {
@@ -108,7 +109,7 @@ export default function WebhookFormModal({
     if (v.secret) body.secret = v.secret;
     else if (webhook && v.remove_secret) body.secret = '';
     await save.mutateAsync({ id: webhook?._id, form: body });
-    void message.success(t('messages.saved'));
+    void toasts().success(t('messages.saved'));
     onClose();
   }
 
