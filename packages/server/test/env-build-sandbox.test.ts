@@ -13,6 +13,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_PASSWORD, startTestMaster, type TestMaster } from './harness.ts';
 import { allLog, makeSpider, runSpider, waitFor, waitNodes, waitTask } from './tasks.helpers.ts';
+import { PY_ATTEMPT } from './support/py-probe.ts';
 
 process.env.CRAWLDECK_ADMIN_PASSWORD = ADMIN_PASSWORD;
 const asRoot = process.getuid?.() === 0;
@@ -57,17 +58,7 @@ while True:
 const probe = (targets: Record<string, unknown>) => `import json, os
 T = json.loads(${JSON.stringify(JSON.stringify(targets))})
 MARK = T['mark'][::-1]
-def attempt(fn):
-    try:
-        fn()
-        return 'ok'
-    except Exception as e:
-        return type(e).__name__
-def read(p):
-    if os.path.isdir(p):
-        os.listdir(p)
-    else:
-        open(p, 'rb').read()
+${PY_ATTEMPT}
 def write(p):
     with open(p, 'ab') as f:
         f.write(b'x')

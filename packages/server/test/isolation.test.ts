@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_PASSWORD, startTestMaster, type TestMaster } from './harness.ts';
 import { makeSpider, runSpider, waitNodes, waitTask } from './tasks.helpers.ts';
 import { spawnNode, type ChildNode } from './nodes.helpers.ts';
+import { PY_ATTEMPT } from './support/py-probe.ts';
 
 // A normal user's code (a task, or a Scrapy project the master introspects) must find nothing of the master:
 // not its environment, not its data dir (store, node key, secret key), not the node's data dir.
@@ -62,17 +63,7 @@ function probe(nodeDataDir: string, nodePid: number): string {
   return `import json, os, sqlite3
 from crawldeck import save_item
 NEEDLES = ${JSON.stringify(NEEDLES)}
-def attempt(fn):
-    try:
-        fn()
-        return 'ok'
-    except Exception as e:
-        return type(e).__name__
-def read(p):
-    if os.path.isdir(p):
-        os.listdir(p)
-    else:
-        open(p, 'rb').read()
+${PY_ATTEMPT}
 def store():
     db = sqlite3.connect(${JSON.stringify(`file:${d}/crawldeck.db?mode=rw`)}, uri=True)
     db.execute("UPDATE users SET role='admin'")

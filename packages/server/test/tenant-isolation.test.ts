@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_PASSWORD, startTestMaster, type TestMaster } from './harness.ts';
 import { allLog, makeSpider, runSpider, waitFor, waitNodes, waitTask } from './tasks.helpers.ts';
 import { spawnNode, type ChildNode } from './nodes.helpers.ts';
+import { PY_ATTEMPT } from './support/py-probe.ts';
 
 // Two normal users' tasks running at once on one node: the intruder's code looks for everything of the victim's
 // task it could reach (its environment through /proc, its workspace, home, items file and log spool) and tries to
@@ -53,17 +54,7 @@ from crawldeck import save_item
 V = json.loads(os.environ['VICTIM'])
 # Written backwards, so that the intruder's own environment does not hold what it looks for.
 SECRET = V['secret'][::-1]
-def attempt(fn):
-    try:
-        fn()
-        return 'ok'
-    except Exception as e:
-        return type(e).__name__
-def read(p):
-    if os.path.isdir(p):
-        os.listdir(p)
-    else:
-        open(p, 'rb').read()
+${PY_ATTEMPT}
 def append(p, data):
     with open(p, 'ab') as f:
         f.write(data)
