@@ -12,7 +12,7 @@ let peer: TestMaster;
 
 beforeAll(async () => {
   chat = await startChatEndpoints();
-  peer = await startTestMaster({ embeddedNode: false, nodeKey: KEY, nodeOfflineMs: 1500, webhookBackoffMs: 20 });
+  peer = await startTestMaster({ embeddedNode: false, nodeKey: KEY, nodeOfflineMs: 3000, webhookBackoffMs: 20 });
 });
 afterAll(async () => {
   await peer?.close();
@@ -24,7 +24,7 @@ describe('node offline', () => {
     const peer = await startTestMaster({
       embeddedNode: false,
       nodeKey: KEY,
-      nodeOfflineMs: 1500,
+      nodeOfflineMs: 3000,
       webhookBackoffMs: 20,
     });
     const nodes: SimNode[] = [];

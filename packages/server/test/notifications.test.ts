@@ -314,8 +314,8 @@ describe('rules', () => {
       name: 'night',
       event: 'task_failed',
       spider_ids: [spider],
-      quiet_start: hh(now),
-      quiet_end: hh(now + 1),
+      quiet_start: hh(now - 1),
+      quiet_end: hh(now + 2),
       channel_ids: [channels.discord],
     });
     await endTask(spider, { status: 'error', error: 'exit code 2' });
