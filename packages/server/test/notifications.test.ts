@@ -326,6 +326,31 @@ describe('rules', () => {
     expect(hushed.map((a) => a.status)).toEqual(['quiet', 'quiet']);
   });
 
+  it('a schedule fire that creates no task fires; one that runs does not', async () => {
+    const spider = await makeSpider(m, 'scheduled', 'echo x');
+    const rule = await put('/notifications/rules', {
+      name: 'skipped',
+      event: 'schedule_skipped',
+      spider_ids: [spider],
+      channel_ids: [channels.slack],
+    });
+    const schedule = (nodeIds?: string[]) =>
+      put('/schedules', {
+        name: nodeIds ? 'gone node' : 'fine',
+        cron: '0 0 0 1 1 *',
+        spider_id: spider,
+        ...(nodeIds ? { run_type: 'selected-nodes', node_ids: nodeIds } : {}),
+      });
+    const fine = await schedule();
+    expect((await m.api('POST', `/schedules/${fine}/run`)).status).toBe(200);
+    const broken = await schedule(['0123456789abcdef01234567']);
+    // Run now answers with the reason the fire created no task.
+    expect((await m.api('POST', `/schedules/${broken}/run`)).status).toBe(400);
+    const list = await delivered(rule, 1);
+    expect(list.map((a) => a.subject)).toEqual([`schedule:${broken}`]);
+    expect(list[0].text).toContain('Schedule: gone node');
+  });
+
   it('refuses a rule that does not fit its event with a 400', async () => {
     const bad = [
       { name: 'x', event: 'task_failed', threshold: 3, channel_ids: [channels.slack] },

@@ -158,6 +158,7 @@ export const RULE_EVENTS = [
   'task_finished_with_errors',
   'error_lines',
   'results_below',
+  'schedule_skipped',
   'node_offline',
 ] as const;
 export type RuleEvent = (typeof RULE_EVENTS)[number];

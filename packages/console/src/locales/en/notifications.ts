@@ -34,6 +34,7 @@ export default {
     task_finished_with_errors: 'Task finished with errors',
     error_lines: 'Error lines in a run ≥ N',
     results_below: 'Results below X % of usual',
+    schedule_skipped: 'Schedule created no task',
     node_offline: 'Node offline',
   },
   statuses: { pending: 'Pending', delivered: 'Delivered', failed: 'Failed', quiet: 'Quiet hours' },

@@ -34,6 +34,7 @@ export default {
     task_finished_with_errors: '任务完成但有错误',
     error_lines: '单次运行错误日志 ≥ N 行',
     results_below: '结果数低于平常的 X %',
+    schedule_skipped: '定时任务未能创建任务',
     node_offline: '节点离线',
   },
   statuses: { pending: '待发送', delivered: '已送达', failed: '失败', quiet: '免打扰时段' },

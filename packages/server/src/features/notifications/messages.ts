@@ -10,6 +10,7 @@ export interface AlertFacts {
   ruleName: string;
   task?: { id: string; status: string; error: string; spiderName: string; nodeName: string; results: number };
   node?: { id: string; name: string; ip: string };
+  schedule?: { id: string; name: string; spiderName: string; error: string };
   errorLines?: number;
   threshold?: number;
   usualResults?: number;
@@ -29,6 +30,7 @@ const TITLES: Record<AlertFacts['event'], Record<NotifyLang, string>> = {
   task_finished_with_errors: { en: 'Task finished with errors', zh: '任务完成但有错误' },
   error_lines: { en: 'Too many error lines', zh: '错误日志过多' },
   results_below: { en: 'Fewer results than usual', zh: '结果数低于平常' },
+  schedule_skipped: { en: 'Schedule created no task', zh: '定时任务未能创建任务' },
   node_offline: { en: 'Node offline', zh: '节点离线' },
   test: { en: 'Test message from Crawldeck', zh: 'Crawldeck 测试消息' },
 };
@@ -36,6 +38,7 @@ const TITLES: Record<AlertFacts['event'], Record<NotifyLang, string>> = {
 const WORDS = {
   en: {
     rule: 'Rule',
+    schedule: 'Schedule',
     spider: 'Spider',
     task: 'Task',
     status: 'Status',
@@ -49,6 +52,7 @@ const WORDS = {
   },
   zh: {
     rule: '规则',
+    schedule: '定时任务',
     spider: '爬虫',
     task: '任务',
     status: '状态',
@@ -71,15 +75,21 @@ export function renderMessage(f: AlertFacts, lang: NotifyLang, publicUrl: string
     if (f.task.nodeName) lines.push(`${w.node}: ${f.task.nodeName}`);
     if (f.task.error) lines.push(`${w.error}: ${f.task.error.slice(0, 500)}`);
   }
+  if (f.schedule)
+    lines.push(
+      `${w.schedule}: ${f.schedule.name}`,
+      `${w.spider}: ${f.schedule.spiderName}`,
+      `${w.error}: ${f.schedule.error.slice(0, 500)}`,
+    );
   if (f.node) lines.push(`${w.node}: ${f.node.name}${f.node.ip ? ` (${f.node.ip})` : ''}`);
   if (f.errorLines !== undefined) lines.push(`${w.errorLines}: ${f.errorLines} (≥ ${f.threshold})`);
   if (f.event === 'results_below' && f.task)
     lines.push(`${w.results}: ${f.task.results} (< ${f.threshold}% × ${w.usual} ${f.usualResults})`);
   if (f.stopped) lines.push(w.stopped);
   if (f.event === 'test') lines.push(w.test);
-  const path = f.task ? `/tasks/${f.task.id}` : f.node ? `/nodes/${f.node.id}` : '/';
+  const path = f.task ? `/tasks/${f.task.id}` : f.node ? `/nodes/${f.node.id}` : f.schedule ? '/schedules' : '/';
   const link = publicUrl ? publicUrl + path : '';
-  const subject = f.task?.spiderName ?? f.node?.name;
+  const subject = f.task?.spiderName ?? f.schedule?.name ?? f.node?.name;
   return {
     title: `[Crawldeck] ${TITLES[f.event][lang]}${subject ? `: ${subject}` : ''}`,
     text: lines.join('\n'),

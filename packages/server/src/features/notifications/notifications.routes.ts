@@ -126,6 +126,7 @@ export const notificationsFeature: Feature = (app, ctx) => {
   ctx.events.on('task.status', (ev) => void rules.taskEnded(ev).catch(failed));
   ctx.events.on('task.log', (ev) => void rules.logged(ev).catch(failed));
   ctx.events.on('node.offline', ({ nodeId }) => void rules.nodeOffline(nodeId).catch(failed));
+  ctx.events.on('schedule.skipped', (ev) => void rules.scheduleSkipped(ev).catch(failed));
 
   const channelRow = async (id: string) => {
     const row = await findChannel(db, id);

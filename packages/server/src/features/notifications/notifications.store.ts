@@ -118,6 +118,22 @@ export function taskForRules(db: Kysely<DB>, taskId: string) {
     .executeTakeFirst();
 }
 
+/** A schedule with its spider's name and project. */
+export function scheduleForRules(db: Kysely<DB>, scheduleId: string) {
+  return db
+    .selectFrom('schedules')
+    .leftJoin('spiders', 'spiders.id', 'schedules.spider_id')
+    .select([
+      'schedules.id',
+      'schedules.name',
+      'schedules.spider_id',
+      'spiders.name as spider_name',
+      'spiders.project_id',
+    ])
+    .where('schedules.id', '=', scheduleId)
+    .executeTakeFirst();
+}
+
 /** The tags of a project. */
 export async function projectTags(db: Kysely<DB>, projectId: string): Promise<string[]> {
   const rows = await db.selectFrom('project_tags').select('tag').where('project_id', '=', projectId).execute();

@@ -3,13 +3,14 @@
  * - a task that ended: failed, timed out (failed with the timed-out reason), abnormal, or finished with error
  *   lines, or finished with fewer results than a share of what the spider's earlier finished runs usually store;
  * - a running task whose error lines reach a rule's threshold (once per task; the rule may stop the task);
+ * - a schedule fire that created no task;
  * - a node that went offline.
  * A task rule covers the spiders it names, the spiders of the projects it names, and the spiders of projects with
  * one of its tags; a rule naming none covers every spider.
  */
 import { END_REASON_PREFIX, SUSPICIOUS_MIN_USUAL_RESULTS, type RuleEvent } from '@crawldeck/shared';
 import type { AppContext } from '../../context.ts';
-import type { LogEvent, TaskStatusEvent } from '../../events.ts';
+import type { LogEvent, ScheduleSkippedEvent, TaskStatusEvent } from '../../events.ts';
 import { parseIds } from '../schedules/schedules.store.ts';
 import { earlierResults } from '../suspicious/suspicious.store.ts';
 import type { AlertFacts } from './messages.ts';
@@ -19,6 +20,7 @@ import {
   listEnabledRules,
   nodeForRules,
   projectTags,
+  scheduleForRules,
   taskForRules,
   type RuleRow,
 } from './notifications.store.ts';
@@ -54,8 +56,8 @@ export class RuleEngine {
     return this.ctx.store.db;
   }
 
-  /** Whether a task rule covers the task's spider. */
-  private async covers(rule: RuleRow, t: TaskRow): Promise<boolean> {
+  /** Whether a task or schedule rule covers the spider. */
+  private async covers(rule: RuleRow, t: { spider_id: string; project_id: string | null }): Promise<boolean> {
     const [projects, spiders, tags] = [parseIds(rule.project_ids), parseIds(rule.spider_ids), parseIds(rule.tags)];
     if (!projects.length && !spiders.length && !tags.length) return true;
     if (spiders.includes(t.spider_id)) return true;
@@ -123,6 +125,22 @@ export class RuleEngine {
       const facts = this.facts(rule, t, { errorLines: Number(t.error_lines), threshold, stopped });
       await this.notifier.fire(rule, `spider:${t.spider_id}`, facts);
     }
+  }
+
+  /** A schedule fire created no task. */
+  async scheduleSkipped(ev: ScheduleSkippedEvent): Promise<void> {
+    const rules = await listEnabledRules(this.db, ['schedule_skipped']);
+    if (!rules.length) return;
+    const s = await scheduleForRules(this.db, ev.scheduleId);
+    if (!s) return;
+    const schedule = { id: s.id, name: s.name, spiderName: s.spider_name ?? s.spider_id, error: ev.error };
+    for (const rule of rules)
+      if (await this.covers(rule, s))
+        await this.notifier.fire(rule, `schedule:${s.id}`, {
+          event: 'schedule_skipped',
+          ruleName: rule.name,
+          schedule,
+        });
   }
 
   /** A node went offline. */
