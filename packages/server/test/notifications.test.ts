@@ -351,6 +351,23 @@ describe('rules', () => {
     expect(list[0].text).toContain('Schedule: gone node');
   });
 
+  it('a deleted channel leaves the rules that sent to it', async () => {
+    const spare = await put('/notifications/channels', {
+      name: 'spare',
+      kind: 'wecom',
+      lang: 'en',
+      secrets: { url: `${chat.base}/wecom?key=s` },
+    });
+    const rule = await put('/notifications/rules', {
+      name: 'two',
+      event: 'task_abnormal',
+      channel_ids: [channels.slack, spare],
+    });
+    expect((await m.api('DELETE', `/notifications/channels/${spare}`)).status).toBe(200);
+    const rules = (await m.api('GET', '/notifications/rules')).body.data as { _id: string; channel_ids: string[] }[];
+    expect(rules.find((r) => r._id === rule)?.channel_ids).toEqual([channels.slack]);
+  });
+
   it('refuses a rule that does not fit its event with a 400', async () => {
     const bad = [
       { name: 'x', event: 'task_failed', threshold: 3, channel_ids: [channels.slack] },

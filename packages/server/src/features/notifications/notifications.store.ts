@@ -1,6 +1,6 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { DB } from '../../store/schema.ts';
-import { pageWithTotal } from '../../store/query-helpers.ts';
+import { inTransaction, pageWithTotal } from '../../store/query-helpers.ts';
 
 /** Notification channels, rules, the claims that de-duplicate firings, and the alert history. */
 export type ChannelRow = Selectable<DB['notify_channels']>;
@@ -26,8 +26,21 @@ export async function updateChannel(db: Kysely<DB>, id: string, patch: Partial<C
   await db.updateTable('notify_channels').set(patch).where('id', '=', id).execute();
 }
 
+/** Deletes a channel and takes it out of the rules that send to it (their other channels stay). */
 export async function deleteChannel(db: Kysely<DB>, id: string): Promise<void> {
-  await db.deleteFrom('notify_channels').where('id', '=', id).execute();
+  await inTransaction(db, async (trx) => {
+    const rules = await trx.selectFrom('notify_rules').select(['id', 'channel_ids']).execute();
+    for (const r of rules) {
+      const ids = JSON.parse(r.channel_ids) as string[];
+      if (ids.includes(id))
+        await trx
+          .updateTable('notify_rules')
+          .set({ channel_ids: JSON.stringify(ids.filter((c) => c !== id)) })
+          .where('id', '=', r.id)
+          .execute();
+    }
+    await trx.deleteFrom('notify_channels').where('id', '=', id).execute();
+  });
 }
 
 /** The existing ids among `ids`. */
