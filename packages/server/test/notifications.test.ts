@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestMaster, type TestMaster } from './harness.ts';
-import { makeSpider, runSpider, waitFor, waitTask } from './tasks.helpers.ts';
+import { makeSpider, runSpider, waitTask } from './tasks.helpers.ts';
 import { SimNode } from './support/sim-node.ts';
+import { notifyTaskHelpers } from './support/notify-tasks.ts';
 import {
   DINGTALK_SECRET,
   FEISHU_SECRET,
@@ -156,53 +157,11 @@ describe('channels', () => {
   });
 });
 
-/** Runs a task of the spider on the simulated node and ends it as told. */
-async function endTask(
-  spiderId: string,
-  end: { status: 'finished' | 'error'; error?: string; errorLines?: number; items?: number },
-): Promise<string> {
-  const [taskId] = await runSpider(m, spiderId);
-  await waitTask(m, taskId, ['running']);
-  const lines = Array.from({ length: end.errorLines ?? 0 }, (_, i) => `ERROR: failure ${i}`);
-  if (lines.length) await sim.shipLogs(taskId, 0, lines);
-  if (end.items) await shipItems(taskId, end.items);
-  sim.send({
-    type: 'task.finished',
-    taskId,
-    status: end.status,
-    exitCode: end.status === 'error' ? 1 : 0,
-    error: end.error ?? '',
-    logLines: lines.length,
-    items: end.items ?? 0,
-    finishTs: Date.now(),
-  });
-  await waitTask(m, taskId, [end.status]);
-  return taskId;
-}
-
-async function shipItems(taskId: string, n: number): Promise<void> {
-  const r = await fetch(`${m.url}/api/node-api/tasks/${taskId}/items`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-crawldeck-node-key': KEY, 'x-crawldeck-node-id': sim.nodeId },
-    body: JSON.stringify({ from: 0, lines: Array.from({ length: n }, (_, i) => JSON.stringify({ i })) }),
-  });
-  expect(r.status).toBe(200);
-}
-
-const alertsOf = async (ruleId: string) =>
-  (await m.api('GET', '/notifications/alerts', { query: { rule_id: ruleId, page_size: 100 } })).body.data as {
-    subject: string;
-    text: string;
-    status: string;
-    attempts: number;
-    answer: string;
-    link: string;
-  }[];
-const delivered = (ruleId: string, n: number) =>
-  waitFor(`${n} delivered alerts of ${ruleId}`, async () => {
-    const list = await alertsOf(ruleId);
-    return list.filter((a) => a.status === 'delivered').length >= n && list;
-  });
+const { endTask, alertsOf, delivered } = notifyTaskHelpers(
+  () => m,
+  () => sim,
+  KEY,
+);
 
 describe('rules', () => {
   it('task failed and timed out each fire once, for their own tasks only, to every channel', async () => {
@@ -324,6 +283,39 @@ describe('rules', () => {
     expect(await alertsOf(once)).toHaveLength(1);
     const hushed = await alertsOf(quiet);
     expect(hushed.map((a) => a.status)).toEqual(['quiet', 'quiet']);
+  });
+
+  it('run time above Y × usual fires; within it, it does not', async () => {
+    const spider = await makeSpider(m, 'slowpoke', 'echo x');
+    const rule = await put('/notifications/rules', {
+      name: 'slow runs',
+      event: 'runtime_above',
+      threshold: 3,
+      spider_ids: [spider],
+      channel_ids: [channels.discord],
+    });
+    const { db } = m.master.store;
+    /** Sets a task's start so that it ran `ms` (finished tasks) or has run `ms` by now (running ones). */
+    const ranFor = async (id: string, ms: number) => {
+      const t = await db.selectFrom('tasks').select('finish_ts').where('id', '=', id).executeTakeFirstOrThrow();
+      await db
+        .updateTable('tasks')
+        .set({ start_ts: Number(t.finish_ts ?? Date.now()) - ms })
+        .where('id', '=', id)
+        .execute();
+    };
+    const first = await endTask(spider, { status: 'finished' });
+    await ranFor(first, 3_600_000);
+    const quick = await endTask(spider, { status: 'finished' }); // far below 3 × an hour: no alert
+    for (const id of [first, quick]) await ranFor(id, 1000);
+    const [slow] = await runSpider(m, spider);
+    await waitTask(m, slow, ['running']);
+    await ranFor(slow, 60_000);
+    sim.finished(slow);
+    await waitTask(m, slow, ['finished']);
+    const list = await delivered(rule, 1);
+    expect(list).toHaveLength(1);
+    expect(list[0].text).toContain(slow);
   });
 
   it('a schedule fire that creates no task fires; one that runs does not', async () => {

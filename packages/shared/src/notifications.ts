@@ -158,12 +158,16 @@ export const RULE_EVENTS = [
   'task_finished_with_errors',
   'error_lines',
   'results_below',
+  'runtime_above',
   'schedule_skipped',
   'node_offline',
 ] as const;
 export type RuleEvent = (typeof RULE_EVENTS)[number];
-/** Events whose rule needs a threshold: error lines in one run (≥ N), results (below X % of the usual). */
-export const THRESHOLD_EVENTS: readonly RuleEvent[] = ['error_lines', 'results_below'];
+/**
+ * Events whose rule needs a threshold: error lines in one run (≥ N), results (below X % of the usual), run time
+ * (above Y times the usual).
+ */
+export const THRESHOLD_EVENTS: readonly RuleEvent[] = ['error_lines', 'results_below', 'runtime_above'];
 
 const RuleEventSchema = Type.Union(RULE_EVENTS.map((e) => Type.Literal(e)));
 const HHMM = Type.String({ pattern: '^$|^([01][0-9]|2[0-3]):[0-5][0-9]$', maxLength: 5 });
@@ -171,7 +175,10 @@ const HHMM = Type.String({ pattern: '^$|^([01][0-9]|2[0-3]):[0-5][0-9]$', maxLen
 export const RuleBody = Type.Object({
   name: Str(200, { minLength: 1 }),
   event: RuleEventSchema,
-  /** error_lines: lines ≥ this in one run; results_below: results below this % of the spider's usual. */
+  /**
+   * error_lines: lines ≥ this in one run; results_below: results below this % of the spider's usual; runtime_above:
+   * run time above this many times the spider's usual.
+   */
   threshold: Type.Optional(Nullable(Type.Number({ minimum: 1, maximum: 1_000_000 }))),
   /** error_lines only: cancel the task when the rule fires. */
   stop_task: Type.Optional(Type.Boolean()),

@@ -14,6 +14,8 @@ export interface AlertFacts {
   errorLines?: number;
   threshold?: number;
   usualResults?: number;
+  runtimeMs?: number;
+  usualRuntimeMs?: number;
   stopped?: boolean;
 }
 
@@ -30,6 +32,7 @@ const TITLES: Record<AlertFacts['event'], Record<NotifyLang, string>> = {
   task_finished_with_errors: { en: 'Task finished with errors', zh: '任务完成但有错误' },
   error_lines: { en: 'Too many error lines', zh: '错误日志过多' },
   results_below: { en: 'Fewer results than usual', zh: '结果数低于平常' },
+  runtime_above: { en: 'Ran longer than usual', zh: '运行时间超出平常' },
   schedule_skipped: { en: 'Schedule created no task', zh: '定时任务未能创建任务' },
   node_offline: { en: 'Node offline', zh: '节点离线' },
   test: { en: 'Test message from Crawldeck', zh: 'Crawldeck 测试消息' },
@@ -47,6 +50,7 @@ const WORDS = {
     results: 'Results',
     usual: 'usual',
     errorLines: 'Error lines',
+    runtime: 'Run time',
     stopped: 'The task was stopped.',
     test: 'If you can read this, the channel works.',
   },
@@ -61,10 +65,13 @@ const WORDS = {
     results: '结果数',
     usual: '平常',
     errorLines: '错误日志行数',
+    runtime: '运行时间',
     stopped: '任务已停止。',
     test: '看到这条消息说明通知渠道可用。',
   },
 } as const;
+
+const seconds = (ms: number) => `${(ms / 1000).toFixed(ms < 10_000 ? 3 : 0)} s`;
 
 export function renderMessage(f: AlertFacts, lang: NotifyLang, publicUrl: string): Message {
   const w = WORDS[lang];
@@ -85,6 +92,10 @@ export function renderMessage(f: AlertFacts, lang: NotifyLang, publicUrl: string
   if (f.errorLines !== undefined) lines.push(`${w.errorLines}: ${f.errorLines} (≥ ${f.threshold})`);
   if (f.event === 'results_below' && f.task)
     lines.push(`${w.results}: ${f.task.results} (< ${f.threshold}% × ${w.usual} ${f.usualResults})`);
+  if (f.runtimeMs !== undefined)
+    lines.push(
+      `${w.runtime}: ${seconds(f.runtimeMs)} (> ${f.threshold} × ${w.usual} ${seconds(f.usualRuntimeMs ?? 0)})`,
+    );
   if (f.stopped) lines.push(w.stopped);
   if (f.event === 'test') lines.push(w.test);
   const path = f.task ? `/tasks/${f.task.id}` : f.node ? `/nodes/${f.node.id}` : f.schedule ? '/schedules' : '/';

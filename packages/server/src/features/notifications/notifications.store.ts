@@ -123,12 +123,31 @@ export function taskForRules(db: Kysely<DB>, taskId: string) {
       'tasks.error_lines',
       'tasks.result_count',
       'tasks.create_ts',
+      'tasks.start_ts',
+      'tasks.finish_ts',
       'spiders.name as spider_name',
       'spiders.project_id',
       'nodes.name as node_name',
     ])
     .where('tasks.id', '=', taskId)
     .executeTakeFirst();
+}
+
+/** Run times (ms) of the spider's latest ten finished runs created before `beforeTs`, other than `taskId`. */
+export async function earlierRuntimes(db: Kysely<DB>, spiderId: string, taskId: string, beforeTs: number) {
+  const rows = await db
+    .selectFrom('tasks')
+    .select(['start_ts', 'finish_ts'])
+    .where('spider_id', '=', spiderId)
+    .where('status', '=', 'finished')
+    .where('id', '!=', taskId)
+    .where('create_ts', '<=', beforeTs)
+    .orderBy('create_ts', 'desc')
+    .limit(10)
+    .execute();
+  return rows
+    .filter((r) => r.start_ts != null && r.finish_ts != null)
+    .map((r) => Number(r.finish_ts) - Number(r.start_ts));
 }
 
 /** A schedule with its spider's name and project. */

@@ -1,7 +1,8 @@
 /**
  * When rules fire, hooked onto the events of tasks and nodes:
  * - a task that ended: failed, timed out (failed with the timed-out reason), abnormal, or finished with error
- *   lines, or finished with fewer results than a share of what the spider's earlier finished runs usually store;
+ *   lines, or finished with fewer results than a share of what the spider's earlier finished runs usually store,
+ *   or ran longer than a multiple of their usual run time;
  * - a running task whose error lines reach a rule's threshold (once per task; the rule may stop the task);
  * - a schedule fire that created no task;
  * - a node that went offline.
@@ -17,6 +18,7 @@ import type { AlertFacts } from './messages.ts';
 import type { Notifier } from './notifications.service.ts';
 import {
   claimFiring,
+  earlierRuntimes,
   listEnabledRules,
   nodeForRules,
   projectTags,
@@ -26,6 +28,8 @@ import {
 } from './notifications.store.ts';
 
 type TaskRow = NonNullable<Awaited<ReturnType<typeof taskForRules>>>;
+/** The spider's usual results and run time (ms), read when a rule needs them. */
+type Usual = { results?: number; runtime?: number };
 
 /** The median of the spider's earlier finished runs' results (0 when it has none). */
 function median(values: number[]): number {
@@ -42,7 +46,7 @@ function endEvents(t: TaskRow): RuleEvent[] {
     return [
       t.error.trimStart().toLowerCase().startsWith(END_REASON_PREFIX.timedOut) ? 'task_timed_out' : 'task_failed',
     ];
-  if (t.status === 'finished') return ['task_finished_with_errors', 'results_below'];
+  if (t.status === 'finished') return ['task_finished_with_errors', 'results_below', 'runtime_above'];
   return [];
 }
 
@@ -89,25 +93,40 @@ export class RuleEngine {
     if (!t || t.status !== ev.status) return;
     const events = endEvents(t);
     if (!events.length) return;
-    const subject = `spider:${t.spider_id}`;
-    let usual: number | undefined;
+    const usual: Usual = {};
     for (const rule of await listEnabledRules(this.db, events)) {
       if (!(await this.covers(rule, t))) continue;
-      if (rule.event === 'task_finished_with_errors' && !(Number(t.error_lines) > 0)) continue;
-      if (rule.event === 'results_below') {
-        usual ??= median(await earlierResults(this.db, t.spider_id, t.id, Number(t.create_ts)));
-        // Too few usual results to compare with (a spider that rarely stores anything) is no basis for an alert.
-        if (usual < SUSPICIOUS_MIN_USUAL_RESULTS) continue;
-        if (!(Number(t.result_count) < (usual * (rule.threshold ?? 0)) / 100)) continue;
-        await this.notifier.fire(
-          rule,
-          subject,
-          this.facts(rule, t, { threshold: rule.threshold ?? 0, usualResults: usual }),
-        );
-        continue;
-      }
-      await this.notifier.fire(rule, subject, this.facts(rule, t));
+      const extra = await this.measure(rule, t, usual);
+      if (extra) await this.notifier.fire(rule, `spider:${t.spider_id}`, this.facts(rule, t, extra));
     }
+  }
+
+  /**
+   * Whether a rule's condition holds for an ended task, with the numbers it compared; null when it does not. The
+   * spider's usual results and run time are read once per task (`usual`).
+   */
+  private async measure(rule: RuleRow, t: TaskRow, usual: Usual): Promise<Partial<AlertFacts> | null> {
+    const threshold = rule.threshold ?? 0;
+    if (rule.event === 'task_finished_with_errors') return Number(t.error_lines) > 0 ? {} : null;
+    if (rule.event === 'results_below') {
+      usual.results ??= median(await earlierResults(this.db, t.spider_id, t.id, Number(t.create_ts)));
+      // Too few usual results to compare with (a spider that rarely stores anything) is no basis for an alert.
+      if (usual.results < SUSPICIOUS_MIN_USUAL_RESULTS) return null;
+      return Number(t.result_count) < (usual.results * threshold) / 100
+        ? { threshold, usualResults: usual.results }
+        : null;
+    }
+    if (rule.event === 'runtime_above') {
+      if (t.start_ts == null || t.finish_ts == null) return null;
+      usual.runtime ??= median(await earlierRuntimes(this.db, t.spider_id, t.id, Number(t.create_ts)));
+      const runtime = Number(t.finish_ts) - Number(t.start_ts);
+      // A spider without earlier finished runs has no usual run time yet.
+      if (!usual.runtime) return null;
+      return runtime > usual.runtime * threshold
+        ? { threshold, runtimeMs: runtime, usualRuntimeMs: usual.runtime }
+        : null;
+    }
+    return {};
   }
 
   /** New log lines of a running task: error-line rules whose threshold the task reached fire once for it. */

@@ -10,6 +10,11 @@ import { useProjectTags, useProjects } from '../../projects/api.ts';
 type FormValues = Required<Omit<RuleBody, 'threshold'>> & { threshold: number | null };
 
 const HHMM = /^([01][0-9]|2[0-3]):[0-5][0-9]$/;
+const THRESHOLD_LABELS: Partial<Record<RuleEvent, string>> = {
+  error_lines: 'fields.thresholdLines',
+  results_below: 'fields.thresholdPercent',
+  runtime_above: 'fields.thresholdTimes',
+};
 
 function ScopeFields() {
   const { t } = useTranslation('notifications');
@@ -118,7 +123,7 @@ export default function RuleFormModal({
         {THRESHOLD_EVENTS.includes(event) && (
           <Form.Item
             name="threshold"
-            label={event === 'error_lines' ? t('fields.thresholdLines') : t('fields.thresholdPercent')}
+            label={t(THRESHOLD_LABELS[event] ?? 'fields.threshold')}
             rules={[{ required: true }]}
           >
             <InputNumber
