@@ -90,6 +90,7 @@ describe('operator polish', () => {
 
       // The administrator has the actions.
       await page.goto(`${env.url}/setting?tab=notifications`);
+      await view(page).locator('[data-subtab=webhooks]').click();
       await expect.poll(() => view(page).locator('.webhook-add').innerText(), WAIT).toBe(tx.addWebhook);
 
       await loginByApi(page, lang, { username, password: 'normal-pass' });

@@ -84,6 +84,13 @@ export interface ScheduleChangedEvent {
   scheduleId: string;
 }
 
+/** A schedule fired but created no task (its spider, command or nodes are gone, or its owner may no longer run it). */
+export interface ScheduleSkippedEvent {
+  scheduleId: string;
+  spiderId: string;
+  error: string;
+}
+
 /** New result items of a task were stored: the metrics count them. */
 export interface ItemsEvent {
   taskId: string;
@@ -114,6 +121,7 @@ export interface EventMap {
   'nodes.changed': NodesChangedEvent;
   'node.offline': NodeOfflineEvent;
   'schedule.changed': ScheduleChangedEvent;
+  'schedule.skipped': ScheduleSkippedEvent;
   /** The id of a deleted spider: its schedules stop. */
   'spider.deleted': string;
   /** The id of a deleted user: their spiders went with them, and the purge of those spiders' tasks starts. */
@@ -135,6 +143,7 @@ export const EVENT_NAMES = [
   'nodes.changed',
   'node.offline',
   'schedule.changed',
+  'schedule.skipped',
   'spider.deleted',
   'user.deleted',
   'task.items',

@@ -208,6 +208,23 @@ export const ROUTES: Record<string, RouteRow> = {
   'DELETE /api/webhooks/{id}': { access: 'admin', id: 'webhook' },
   'POST /api/webhooks/{id}/test': { access: 'admin' },
   'GET /api/webhooks/{id}/deliveries': { access: 'admin', id: 'webhook' },
+  // notifications (admin)
+  'GET /api/notifications/channels': { access: 'admin' },
+  'PUT /api/notifications/channels': {
+    access: 'admin',
+    body: (_f, n) => ({ name: `ch-${n}`, kind: 'slack', lang: 'en', secrets: { url: 'http://127.0.0.1:9/hook' } }),
+  },
+  'POST /api/notifications/channels/{id}': { access: 'admin', body: () => ({ name: 'renamed' }) },
+  'DELETE /api/notifications/channels/{id}': { access: 'admin' },
+  'POST /api/notifications/channels/{id}/test': { access: 'admin' },
+  'GET /api/notifications/rules': { access: 'admin' },
+  'PUT /api/notifications/rules': {
+    access: 'admin',
+    body: () => ({ name: 'r', event: 'task_failed', channel_ids: ['0123456789abcdef01234567'] }),
+  },
+  'POST /api/notifications/rules/{id}': { access: 'admin', body: () => ({ name: 'renamed' }) },
+  'DELETE /api/notifications/rules/{id}': { access: 'admin' },
+  'GET /api/notifications/alerts': { access: 'admin' },
 
   // Prometheus scrape target
   'GET /metrics': { access: 'admin' },

@@ -39,6 +39,7 @@ describe('settings', () => {
       allow_signup: 'N',
       user_tasks_on_master: 'N',
       user_tasks_unsandboxed: 'N',
+      public_url: '',
     });
     expect((await m.api('GET', '/setting', { token: null })).body.data.enable_tutorial).toBe('N');
     expect((await m.api('POST', '/setting', { body: { enable_tutorial: 'maybe' } })).status).toBe(400);
@@ -47,6 +48,13 @@ describe('settings', () => {
       enable_tutorial: 'Y',
       allow_signup: 'N',
     });
+  });
+
+  it('keeps the console address notifications link to, refusing what is not an http(s) URL', async () => {
+    const set = await m.api('POST', '/setting', { body: { public_url: ' https://crawl.example.com/ ' } });
+    expect(set.body.data.public_url).toBe('https://crawl.example.com');
+    expect((await m.api('POST', '/setting', { body: { public_url: 'crawl.example.com' } })).status).toBe(400);
+    expect((await m.api('POST', '/setting', { body: { public_url: '' } })).body.data.public_url).toBe('');
   });
 
   it('changes the own password (≥ 5) through POST /me', async () => {

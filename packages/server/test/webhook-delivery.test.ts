@@ -78,7 +78,7 @@ let nodeId = '';
 const rx = receiver();
 let base = '';
 
-const outboxEmpty = async () => !(await m.master.store.db.selectFrom('webhook_outbox').select('id').executeTakeFirst());
+const outboxEmpty = async () => !(await m.master.store.db.selectFrom('outbox').select('id').executeTakeFirst());
 
 beforeAll(async () => {
   base = await rx.start();
@@ -193,9 +193,9 @@ describe('stored deliveries', () => {
     // The first attempt failed and the second waits in the store.
     const waiting = await waitFor('attempt 2 stored', async () =>
       db
-        .selectFrom('webhook_outbox')
+        .selectFrom('outbox')
         .selectAll()
-        .where('webhook_id', '=', hook.body.data._id)
+        .where('target_id', '=', hook.body.data._id)
         .where('attempt', '=', 2)
         .where('lease_ts', 'is', null)
         .executeTakeFirst(),

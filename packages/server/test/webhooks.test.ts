@@ -285,7 +285,7 @@ describe('webhooks: delivery', () => {
     // The node's report of the stopped process (its exit code) is the second status event of the cancel.
     await until(async () => (await m.api('GET', `/tasks/${taskId}`)).body.data.exit_code != null, 30_000);
     await until(() => rx.got.some((g) => g.path === '/cancelled'));
-    await until(async () => !(await m.master.store.db.selectFrom('webhook_outbox').select('id').executeTakeFirst()));
+    await until(async () => !(await m.master.store.db.selectFrom('outbox').select('id').executeTakeFirst()));
     expect(rx.got.filter((g) => g.path === '/cancelled')).toHaveLength(1);
     expect(JSON.parse(rx.got.find((g) => g.path === '/cancelled')!.body)).toMatchObject({
       event: 'task_cancelled',
@@ -304,7 +304,7 @@ describe('webhooks: delivery', () => {
     const hit = await until(() => rx.got.find((g) => g.path === '/nodes'));
     expect(JSON.parse(hit.body)).toMatchObject({ event: 'node_offline', node: { id: node.id, name: node.name } });
     expect(hit.headers['x-crawldeck-event']).toBe('node_offline');
-    await until(async () => !(await m.master.store.db.selectFrom('webhook_outbox').select('id').executeTakeFirst()));
+    await until(async () => !(await m.master.store.db.selectFrom('outbox').select('id').executeTakeFirst()));
     expect(rx.got.filter((g) => g.path === '/nodes')).toHaveLength(1);
     await m.api('DELETE', `/webhooks/${hook.body.data._id}`);
   });

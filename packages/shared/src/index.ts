@@ -16,6 +16,7 @@ export * from './scrapy-settings.ts';
 export * from './git.ts';
 export * from './schedules.ts';
 export * from './webhooks.ts';
+export * from './notifications.ts';
 export * from './config-spider.ts';
 export * from './spider-stats.ts';
 export * from './paging.ts';

@@ -15,6 +15,8 @@ export const UpdateSettingBody = Type.Object({
   user_tasks_on_master: Type.Optional(Type.Union([Type.Literal('Y'), Type.Literal('N')])),
   /** Whether normal users' tasks may run on nodes that cannot sandbox them. */
   user_tasks_unsandboxed: Type.Optional(Type.Union([Type.Literal('Y'), Type.Literal('N')])),
+  /** The console's address as people open it (http/https URL); notifications link back to it. '' = no links. */
+  public_url: Type.Optional(Str(2000)),
 });
 export type UpdateSettingBody = Static<typeof UpdateSettingBody>;
 
@@ -36,6 +38,7 @@ export const AdminSetting = Type.Object({
    * 'Y' lets them run on nodes without a sandbox too, where they share a uid and see each other.
    */
   user_tasks_unsandboxed: YesNo,
+  public_url: Type.String(),
 });
 export type AdminSetting = Static<typeof AdminSetting>;
 

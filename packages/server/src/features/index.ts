@@ -18,6 +18,7 @@ import { scrapyFeature } from './scrapy/scrapy.routes.ts';
 import { gitFeature } from './git/git.routes.ts';
 import { schedulesFeature } from './schedules/schedules.routes.ts';
 import { webhooksFeature } from './webhooks/webhooks.routes.ts';
+import { notificationsFeature } from './notifications/notifications.routes.ts';
 import { configSpiderFeature } from './config-spider/config-spider.routes.ts';
 import { spiderStatsFeature } from './spider-stats/spider-stats.routes.ts';
 import { scrapyStatsFeature } from './scrapy-stats/scrapy-stats.routes.ts';
@@ -50,6 +51,7 @@ export const features: Feature[] = [
   gitFeature,
   schedulesFeature,
   webhooksFeature,
+  notificationsFeature,
   configSpiderFeature,
   spiderStatsFeature,
   scrapyStatsFeature,

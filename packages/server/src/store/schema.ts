@@ -258,15 +258,73 @@ export interface ScheduleTables {
     create_ts: number;
   };
   /** Webhook deliveries waiting for their next attempt (removed once delivered or out of retries). */
-  webhook_outbox: {
+  /** Every stored delivery waiting for its next attempt: webhook deliveries and notification alerts. */
+  outbox: {
     id: string;
-    webhook_id: string;
+    kind: 'webhook' | 'notification';
+    /** The webhook, or the alert (notify_alerts.id). */
+    target_id: string;
     event: string;
     body: string;
     attempt: number;
     due_ts: number;
     lease_ts: number | null;
     create_ts: number;
+  };
+  notify_channels: {
+    id: string;
+    name: string;
+    kind: string;
+    lang: string;
+    /** JSON of the fields shown back. */
+    config: string;
+    /** Encrypted JSON of the write-only fields (passwords, tokens, secret URLs). */
+    secrets_enc: string;
+    enabled: number;
+    create_ts: number;
+    update_ts: number;
+  };
+  notify_rules: {
+    id: string;
+    name: string;
+    event: string;
+    threshold: number | null;
+    stop_task: number;
+    /** JSON string[] each; all empty = every spider. */
+    project_ids: string;
+    spider_ids: string;
+    tags: string;
+    channel_ids: string;
+    /** 'HH:MM' in the master's time zone, or '' for none. */
+    quiet_start: string;
+    quiet_end: string;
+    dedupe_minutes: number;
+    enabled: number;
+    create_ts: number;
+    update_ts: number;
+  };
+  notify_claims: { rule_id: string; subject: string; fire_ts: number };
+  notify_alerts: {
+    id: string;
+    /** The alerts of one firing (one per channel) share it. */
+    firing_id: string;
+    rule_id: string;
+    rule_name: string;
+    event: string;
+    subject: string;
+    channel_id: string;
+    channel_name: string;
+    channel_kind: string;
+    title: string;
+    text: string;
+    link: string;
+    status: 'pending' | 'delivered' | 'failed' | 'quiet';
+    attempts: number;
+    answer_status: number | null;
+    answer: string;
+    error: string;
+    create_ts: number;
+    update_ts: number;
   };
 }
 

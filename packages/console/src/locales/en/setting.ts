@@ -29,6 +29,9 @@ export default {
       'Off: tasks started by normal users run only on nodes that sandbox every task (the Nodes list shows which). On a node without a sandbox all tasks share one identity and can see each other.',
     useStats: 'Send usage statistics from this browser',
     outboundAllow: 'Outbound allow-list',
+    publicUrl: 'Console address',
+    publicUrlHint:
+      'The address people open this console at, e.g. https://crawl.example.com. Notifications link back to tasks and nodes under it; empty: messages carry no link.',
     outboundAllowHint:
       'When the master fetches for users (configurable-spider preview, Git import and sync, webhooks) it refuses loopback, private, link-local, CGNAT and other internal addresses. List CIDR ranges to open, e.g. 10.20.0.0/16 or fd00::/8, separated by commas or lines. Empty: public addresses only.',
     saved: 'Saved',

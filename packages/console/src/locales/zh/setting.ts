@@ -29,6 +29,9 @@ export default {
       '可选的 http(s) 地址。设置后由主节点转发使用事件，浏览器从不直接访问。留空则统计仅保存在本主节点。',
     useStats: '从此浏览器发送使用统计',
     outboundAllow: '出站地址白名单',
+    publicUrl: '控制台地址',
+    publicUrlHint:
+      '用户访问本控制台的地址，例如 https://crawl.example.com。通知消息中的任务和节点链接以它开头；留空则消息不带链接。',
     outboundAllowHint:
       '主节点为用户发起请求（可配置爬虫预览、Git 导入与同步、Webhook）时，拒绝回环、私有、链路本地、CGNAT 等内部地址。在此列出允许访问的 CIDR 网段，如 10.20.0.0/16 或 fd00::/8，用逗号或换行分隔。留空则只允许公网地址。',
     saved: '已保存',

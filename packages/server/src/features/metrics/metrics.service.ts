@@ -3,14 +3,9 @@ import { statusOf } from '../execution/sessions.ts';
 import type { AppContext } from '../../context.ts';
 import { TASK_STATUSES } from '@crawldeck/shared';
 import { taskStatusCounts } from '../stats/stats.store.ts';
-import {
-  deliveriesSince,
-  firesSince,
-  nodesForMetrics,
-  oldestPendingCreateTs,
-  outboxDepth,
-  taskWait,
-} from './metrics.store.ts';
+import { deliveriesSince, firesSince, nodesForMetrics, oldestPendingCreateTs, taskWait } from './metrics.store.ts';
+import { outboxDepth } from '../../outbox/outbox.store.ts';
+import { alertsSince } from '../notifications/notifications.store.ts';
 
 const PREFIX = 'crawldeck_';
 /** Rows of fires or deliveries read per scrape at most; the rest are counted by the next scrape. */
@@ -29,6 +24,7 @@ export class MasterMetrics {
   private readonly db;
   private lastFireTs = Date.now();
   private lastDeliveryTs = Date.now();
+  private lastAlertTs = Date.now();
 
   readonly httpSeconds = new Histogram({
     name: `${PREFIX}http_request_duration_seconds`,
@@ -74,6 +70,13 @@ export class MasterMetrics {
     name: `${PREFIX}webhook_deliveries_total`,
     help: 'Webhook delivery attempts recorded since this master started',
     labelNames: ['event', 'result'],
+    registers: [this.registry],
+  });
+
+  private readonly firings = new Counter({
+    name: `${PREFIX}rule_firings_total`,
+    help: 'Notification rule firings recorded since this master started (one per firing, whatever its channels)',
+    labelNames: ['event'],
     registers: [this.registry],
   });
 
@@ -198,7 +201,15 @@ export class MasterMetrics {
       help: 'Webhook deliveries waiting for their next attempt',
       registers,
       async collect() {
-        this.set(await outboxDepth(db));
+        this.set(await outboxDepth(db, 'webhook'));
+      },
+    });
+    new Gauge({
+      name: `${PREFIX}notification_outbox_depth`,
+      help: 'Notifications waiting for their next attempt',
+      registers,
+      async collect() {
+        this.set(await outboxDepth(db, 'notification'));
       },
     });
   }
@@ -235,7 +246,7 @@ export class MasterMetrics {
     });
   }
 
-  /** Counts fires and deliveries recorded since the last scrape. */
+  /** Counts fires, deliveries and rule firings recorded since the last scrape. */
   private async readNewRows(): Promise<void> {
     for (const f of await firesSince(this.db, this.lastFireTs, ROWS_PER_SCRAPE)) {
       this.fires.inc({ kind: f.kind, result: f.error ? 'failed' : 'ok' });
@@ -245,6 +256,13 @@ export class MasterMetrics {
     for (const d of await deliveriesSince(this.db, this.lastDeliveryTs, ROWS_PER_SCRAPE)) {
       this.deliveries.inc({ event: d.event, result: d.ok ? 'ok' : 'failed' });
       this.lastDeliveryTs = Math.max(this.lastDeliveryTs, Number(d.create_ts));
+    }
+    // The alerts of one firing are stored in one statement with one time, so a scrape sees all of them or none.
+    const seen = new Set<string>();
+    for (const a of await alertsSince(this.db, this.lastAlertTs, ROWS_PER_SCRAPE)) {
+      if (!seen.has(a.firing_id)) this.firings.inc({ event: a.event });
+      seen.add(a.firing_id);
+      this.lastAlertTs = Math.max(this.lastAlertTs, Number(a.create_ts));
     }
   }
 

@@ -42,11 +42,3 @@ export function deliveriesSince(db: Kysely<DB>, sinceTs: number, limit: number) 
     .limit(limit)
     .execute();
 }
-
-export async function outboxDepth(db: Kysely<DB>): Promise<number> {
-  const r = await db
-    .selectFrom('webhook_outbox')
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .executeTakeFirst();
-  return Number(r?.n ?? 0);
-}

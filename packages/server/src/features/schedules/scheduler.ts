@@ -245,6 +245,7 @@ export async function runFire(
       ctx.events.emit('schedule.changed', { scheduleId: row.id });
     }
     ctx.log.warn({ scheduleId: row.id, fireTs, error }, 'schedule fire did not create tasks');
+    ctx.events.emit('schedule.skipped', { scheduleId: row.id, spiderId: row.spider_id, error });
     return { fired: true, taskIds: [], error };
   };
 

@@ -2,7 +2,7 @@ import { AdminSetting, UpdateSettingBody, okResponse, type ActionBody } from '@c
 import type { Feature } from '../../context.ts';
 import { ok } from '../../http/envelope.ts';
 import { badRequest } from '../../http/errors.ts';
-import { getSetting, putSetting } from '../system/settings.store.ts';
+import { PUBLIC_URL_KEY, getSetting, putSetting } from '../system/settings.store.ts';
 import { ALLOW_SIGNUP_KEY, signupOpen } from '../session/session.routes.ts';
 import { allowListProblem } from '../../outbound/addresses.ts';
 import { OUTBOUND_ALLOW_KEY } from '../../outbound/policy.ts';
@@ -36,6 +36,7 @@ export const settingsFeature: Feature = (app, ctx) => {
       allow_signup: signup ? 'Y' : 'N',
       user_tasks_on_master: onMaster ? 'Y' : 'N',
       user_tasks_unsandboxed: (await getSetting(db, USER_TASKS_UNSANDBOXED_KEY, false)) ? 'Y' : 'N',
+      public_url: await getSetting(db, PUBLIC_URL_KEY, ''),
     };
   }
 
@@ -53,6 +54,10 @@ export const settingsFeature: Feature = (app, ctx) => {
       if (stats_endpoint !== undefined && !isValidStatsEndpoint(stats_endpoint.trim())) {
         throw badRequest('stats_endpoint must be an http:// or https:// URL, or empty');
       }
+      const publicUrl = req.body.public_url?.trim().replace(/\/+$/, '');
+      if (publicUrl && !isValidStatsEndpoint(publicUrl))
+        throw badRequest('public_url must be an http:// or https:// URL, or empty');
+      if (publicUrl !== undefined) await putSetting(db, PUBLIC_URL_KEY, publicUrl);
       if (enable_tutorial !== undefined) await putSetting(db, 'enable_tutorial', enable_tutorial === 'Y');
       if (req.body.allow_signup !== undefined) await putSetting(db, ALLOW_SIGNUP_KEY, req.body.allow_signup === 'Y');
       if (outbound_allow !== undefined) await putSetting(db, OUTBOUND_ALLOW_KEY, outbound_allow.trim());

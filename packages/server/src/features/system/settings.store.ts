@@ -15,3 +15,6 @@ export async function putSetting(db: Kysely<DB>, key: string, value: unknown): P
     .onConflict((oc) => oc.column('key').doUpdateSet({ value: json }))
     .execute();
 }
+
+/** The console's address as people open it; notifications link back to tasks and nodes under it. */
+export const PUBLIC_URL_KEY = 'public_url';

@@ -24,10 +24,11 @@ import type { MasterConfig } from '../../config.ts';
 import { parseIds } from '../schedules/schedules.store.ts';
 import { outboundPolicy } from '../../outbound/policy.ts';
 import { fetchLimited, guardedAgent } from '../../outbound/http.ts';
-import { WebhookOutbox, type OutboxRow } from './webhooks.outbox.ts';
+import { Outbox, type OutboxRow } from '../../outbox/outbox.ts';
 import {
   findNodeForEvent,
   findTaskForEvent,
+  findWebhook,
   listEnabledWebhooks,
   logDeliveryAttempt,
   type WebhookRow,
@@ -59,14 +60,14 @@ export class WebhookDispatcher {
   private controllers = new Set<AbortController>();
   private pending = new Set<Promise<unknown>>();
   private closed = false;
-  private readonly outbox: WebhookOutbox;
+  private readonly outbox: Outbox;
 
   constructor(
     private ctx: AppContext,
     private cfg: WebhookTimings,
   ) {
-    this.outbox = new WebhookOutbox(ctx, cfg.webhookBackoffMs, cfg.webhookTimeoutMs + 30_000, (hook, row) =>
-      this.attemptStored(hook, row),
+    this.outbox = new Outbox(ctx, 'webhook', cfg.webhookBackoffMs, cfg.webhookTimeoutMs + 30_000, (row) =>
+      this.attemptStored(row),
     );
   }
 
@@ -166,13 +167,15 @@ export class WebhookDispatcher {
       );
       return deliveryId;
     }
-    await this.outbox.add([{ id: deliveryId, webhook_id: hook.id, event, body }]);
+    await this.outbox.add([{ id: deliveryId, target_id: hook.id, event, body }]);
     return deliveryId;
   }
 
   /** One attempt of a stored delivery; one stopped by a shutdown is not counted. */
-  private async attemptStored(hook: WebhookRow, row: OutboxRow): Promise<{ ok: boolean; aborted: boolean }> {
+  private async attemptStored(row: OutboxRow): Promise<{ ok: boolean; aborted: boolean; gone?: boolean }> {
     if (this.closed) return { ok: false, aborted: true };
+    const hook = await findWebhook(this.db, row.target_id);
+    if (!hook) return { ok: false, aborted: false, gone: true };
     const r = await this.attemptOnce(hook, row.id, row.event as WebhookEvent, row.body, row.attempt);
     return { ok: r.ok, aborted: !r.ok && this.closed };
   }

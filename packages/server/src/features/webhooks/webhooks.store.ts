@@ -1,11 +1,10 @@
-import type { ExpressionBuilder, Kysely, Selectable } from 'kysely';
+import type { Kysely, Selectable } from 'kysely';
 import type { DB } from '../../store/schema.ts';
 import { pageWithTotal } from '../../store/query-helpers.ts';
 
-/** Webhooks, the log of their delivery attempts and the outbox of deliveries waiting for an attempt. */
+/** Webhooks and the log of their delivery attempts (deliveries waiting for an attempt are in the outbox). */
 export type WebhookRow = Selectable<DB['webhooks']>;
 export type DeliveryRow = Selectable<DB['webhook_deliveries']>;
-export type OutboxRow = Selectable<DB['webhook_outbox']>;
 type Page = { limit: number; offset: number };
 
 // ---- webhooks ----
@@ -31,8 +30,9 @@ export async function updateWebhook(db: Kysely<DB>, id: string, patch: Partial<W
   await db.updateTable('webhooks').set(patch).where('id', '=', id).execute();
 }
 
-/** Deletes a webhook with its delivery log. */
+/** Deletes a webhook with its delivery log and its deliveries waiting in the outbox. */
 export async function deleteWebhook(db: Kysely<DB>, id: string): Promise<void> {
+  await db.deleteFrom('outbox').where('kind', '=', 'webhook').where('target_id', '=', id).execute();
   await db.deleteFrom('webhook_deliveries').where('webhook_id', '=', id).execute();
   await db.deleteFrom('webhooks').where('id', '=', id).execute();
 }
@@ -96,73 +96,4 @@ export function findTaskForEvent(db: Kysely<DB>, taskId: string) {
 
 export function findNodeForEvent(db: Kysely<DB>, nodeId: string) {
   return db.selectFrom('nodes').select(['id', 'name', 'status', 'ip']).where('id', '=', nodeId).executeTakeFirst();
-}
-
-// ---- outbox ----
-
-/** Stores new deliveries, their first attempt due now. */
-export async function addToOutbox(
-  db: Kysely<DB>,
-  rows: Pick<OutboxRow, 'id' | 'webhook_id' | 'event' | 'body'>[],
-  now: number,
-): Promise<void> {
-  await db
-    .insertInto('webhook_outbox')
-    .values(rows.map((r) => ({ ...r, attempt: 1, due_ts: now, lease_ts: null, create_ts: now })))
-    .execute();
-}
-
-const unleased = (now: number) => (eb: ExpressionBuilder<DB, 'webhook_outbox'>) =>
-  eb.or([eb('lease_ts', 'is', null), eb('lease_ts', '<', now)]);
-
-/** Ids of up to `limit` deliveries due at `now` that no master holds. */
-export async function dueOutboxIds(db: Kysely<DB>, now: number, limit: number): Promise<string[]> {
-  const rows = await db
-    .selectFrom('webhook_outbox')
-    .select('id')
-    .where('due_ts', '<=', now)
-    .where(unleased(now))
-    .orderBy('due_ts')
-    .limit(limit)
-    .execute();
-  return rows.map((r) => r.id);
-}
-
-/** Takes a due delivery for `leaseMs` with one conditional write: true for exactly one master. */
-export async function leaseOutboxRow(db: Kysely<DB>, id: string, now: number, leaseMs: number): Promise<boolean> {
-  const res = await db
-    .updateTable('webhook_outbox')
-    .set({ lease_ts: now + leaseMs })
-    .where('id', '=', id)
-    .where('due_ts', '<=', now)
-    .where(unleased(now))
-    .executeTakeFirst();
-  return Number(res.numUpdatedRows) > 0;
-}
-
-/** When the next delivery falls due or its lease ends; undefined when the outbox is empty. */
-export async function nextOutboxTime(db: Kysely<DB>): Promise<number | undefined> {
-  const next = await db
-    .selectFrom('webhook_outbox')
-    .select((eb) => eb.fn.min<number>(eb.fn.coalesce('lease_ts', 'due_ts')).as('ts'))
-    .executeTakeFirst();
-  return next?.ts == null ? undefined : Number(next.ts);
-}
-
-export function findOutboxRow(db: Kysely<DB>, id: string): Promise<OutboxRow | undefined> {
-  return db.selectFrom('webhook_outbox').selectAll().where('id', '=', id).executeTakeFirst();
-}
-
-export async function removeFromOutbox(db: Kysely<DB>, id: string): Promise<void> {
-  await db.deleteFrom('webhook_outbox').where('id', '=', id).execute();
-}
-
-/** Frees a delivery for any master; with `retry`, its next attempt falls due at `retry.due`. */
-export async function releaseOutboxRow(
-  db: Kysely<DB>,
-  id: string,
-  retry?: { attempt: number; due: number },
-): Promise<void> {
-  const patch = retry ? { attempt: retry.attempt, due_ts: retry.due, lease_ts: null } : { lease_ts: null };
-  await db.updateTable('webhook_outbox').set(patch).where('id', '=', id).execute();
 }

@@ -7,6 +7,7 @@ import { m2026112205_schedules } from './2026112205_schedules.ts';
 import { m2026112207_git } from './2026112207_git.ts';
 import { m2026112208_collections } from './2026112208_collections.ts';
 import { m2026112220_webhook_outbox } from './2026112220_webhook_outbox.ts';
+import { m2026120950_notifications } from './2026120950_notifications.ts';
 import { m2026112330_node_metrics_ts } from './2026112330_node_metrics_ts.ts';
 import { m2026112230_scrapy_stats } from './2026112230_scrapy_stats.ts';
 import { m2026112231_task_suspicious } from './2026112231_task_suspicious.ts';
@@ -68,4 +69,5 @@ export const migrations: Record<string, EngineMigration> = {
   '2026120830_env_job_deadline': m2026120830_env_job_deadline,
   '2026120831_task_targets_source': m2026120831_task_targets_source,
   '2026120890_task_minute_counts': m2026120890_task_minute_counts,
+  '2026120950_notifications': m2026120950_notifications,
 };

@@ -8,6 +8,7 @@ import { switchLanguage } from '../../../app/language.ts';
 import { PAGE_SIZE_OPTIONS, getDefaultPageSize, setDefaultPageSize } from '../preferences.ts';
 import { useActionSummary, useAdminSetting, useSaveSetting } from '../api.ts';
 import { OutboundAllowItem } from './OutboundAllowItem.tsx';
+import { PublicUrlItem } from './PublicUrlItem.tsx';
 import { SettingSwitch } from './SettingSwitch.tsx';
 import { toasts } from '../../../api/toasts.ts';
 
@@ -138,6 +139,7 @@ export function GeneralTab({ isAdmin }: { isAdmin: boolean }) {
           </Form.Item>
         ) : null}
         {isAdmin ? <OutboundAllowItem value={adminSetting.data?.outbound_allow ?? ''} /> : null}
+        {isAdmin ? <PublicUrlItem value={adminSetting.data?.public_url ?? ''} /> : null}
       </Form>
       {isAdmin ? (
         <Card size="small" title={t('general.usage')} data-testid="usage-summary">

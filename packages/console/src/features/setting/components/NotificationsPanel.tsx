@@ -1,6 +1,6 @@
-// Settings → Notifications: notification webhooks, add/edit, send test, delivery log.
+// Settings → Notifications: channels, rules, the alert history, and the webhooks (add/edit, send test, delivery log).
 import { useState } from 'react';
-import { Alert, Button, Popconfirm, Space, Switch, Table, Tag, Tooltip, Typography } from 'antd';
+import { Alert, Button, Popconfirm, Space, Switch, Table, Tabs, Tag, Tooltip, Typography } from 'antd';
 import { DeleteOutlined, EditOutlined, HistoryOutlined, PlusOutlined, SendOutlined } from '@ant-design/icons';
 import { useTranslation } from 'react-i18next';
 import type { WebhookInfo } from '@crawldeck/shared';
@@ -8,12 +8,26 @@ import { useDeleteWebhook, useSaveWebhook, useTestWebhook, useWebhooks } from '.
 import WebhookFormModal from '../../webhooks/components/WebhookFormModal.tsx';
 import DeliveryDrawer from '../../webhooks/components/DeliveryDrawer.tsx';
 import { toasts } from '../../../api/toasts.ts';
+import ChannelsTab from '../../notifications/components/ChannelsTab.tsx';
+import RulesTab from '../../notifications/components/RulesTab.tsx';
+import AlertsTab from '../../notifications/components/AlertsTab.tsx';
 
-/** Webhooks are the administrators' business: other users read why the tab is empty instead of refused calls. */
+/** Notifications are the administrators' business: other users read why the tab is empty instead of refused calls. */
 export default function NotificationsPanel({ isAdmin }: { isAdmin: boolean }) {
-  const { t } = useTranslation('webhooks');
+  const { t } = useTranslation(['webhooks', 'notifications']);
   if (!isAdmin) return <Alert type="info" showIcon message={t('adminOnly')} data-testid="webhooks-admin-only" />;
-  return <WebhooksPanel />;
+  return (
+    <Tabs
+      size="small"
+      destroyOnHidden
+      items={[
+        { key: 'channels', label: t('notifications:tabs.channels'), children: <ChannelsTab /> },
+        { key: 'rules', label: t('notifications:tabs.rules'), children: <RulesTab /> },
+        { key: 'alerts', label: t('notifications:tabs.alerts'), children: <AlertsTab /> },
+        { key: 'webhooks', label: t('notifications:tabs.webhooks'), children: <WebhooksPanel /> },
+      ].map((tab) => ({ ...tab, label: <span data-subtab={tab.key}>{tab.label}</span> }))}
+    />
+  );
 }
 
 function WebhooksPanel() {

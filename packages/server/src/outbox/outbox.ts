@@ -1,34 +1,38 @@
 /**
- * The webhook outbox: every delivery waiting for its next attempt is a row in the store, so retries in backoff
- * survive a master restart. A master attempts a row only after claiming it with a conditional update (a lease), so
- * masters sharing one PostgreSQL database never attempt the same delivery at once; a lease left by a master that
- * died mid-attempt expires and the delivery is taken up again.
+ * The outbox: every delivery waiting for its next attempt (a webhook call, a notification to a channel) is a row in
+ * the store, so retries in backoff survive a master restart. A master attempts a row only after claiming it with a
+ * conditional update (a lease), so masters sharing one PostgreSQL database never attempt the same delivery at once;
+ * a lease left by a master that died mid-attempt expires and the delivery is taken up again. Each kind of delivery
+ * has its own named job (one Outbox) over the rows of its kind.
  */
 import { WEBHOOK_MAX_RETRIES } from '@crawldeck/shared';
-import type { AppContext } from '../../context.ts';
+import type { AppContext } from '../context.ts';
 import {
   addToOutbox,
   dueOutboxIds,
   findOutboxRow,
-  findWebhook,
   leaseOutboxRow,
   nextOutboxTime,
   releaseOutboxRow,
   removeFromOutbox,
+  type NewOutboxRow,
+  type OutboxKind,
   type OutboxRow,
-  type WebhookRow,
-} from './webhooks.store.ts';
+} from './outbox.store.ts';
 
-export type { OutboxRow };
+export type { OutboxRow, OutboxKind };
 
-/** One attempt of a delivery; `ok: false` with `aborted` means the master stopped it (not counted). */
-export type Attempt = (hook: WebhookRow, row: OutboxRow) => Promise<{ ok: boolean; aborted: boolean }>;
+/**
+ * One attempt of a delivery: `ok: false` with `aborted` means the master stopped it (not counted); `gone` means its
+ * target no longer exists (the delivery is dropped).
+ */
+export type Attempt = (row: OutboxRow) => Promise<{ ok: boolean; aborted: boolean; gone?: boolean }>;
 
 /** How often a master looks for deliveries it did not queue itself (another master's expired lease). */
 const SWEEP_MS = 5000;
 const BATCH = 50;
 
-export class WebhookOutbox {
+export class Outbox {
   private timer: NodeJS.Timeout | undefined;
   private running = false;
   private again = false;
@@ -37,6 +41,7 @@ export class WebhookOutbox {
 
   constructor(
     private ctx: AppContext,
+    private kind: OutboxKind,
     private backoffMs: number,
     /** A claim outlives the longest attempt (its timeout) with a margin for logging it. */
     private leaseMs: number,
@@ -48,9 +53,9 @@ export class WebhookOutbox {
   }
 
   /** Stores new deliveries (first attempt due now) and starts them. */
-  async add(rows: Pick<OutboxRow, 'id' | 'webhook_id' | 'event' | 'body'>[]): Promise<void> {
+  async add(rows: NewOutboxRow[]): Promise<void> {
     if (!rows.length) return;
-    await addToOutbox(this.db, rows, Date.now());
+    await addToOutbox(this.db, this.kind, rows, Date.now());
     this.kick();
   }
 
@@ -64,7 +69,7 @@ export class WebhookOutbox {
     this.running = true;
     void this.pass()
       .catch((err: unknown) => {
-        this.ctx.log.error({ err }, 'webhook outbox pass failed');
+        this.ctx.log.error({ err, kind: this.kind }, 'outbox pass failed');
         return Date.now() + SWEEP_MS;
       })
       .then((next) => {
@@ -87,18 +92,18 @@ export class WebhookOutbox {
   /** Claims and starts every due delivery; answers when the next one falls due. */
   private async pass(): Promise<number> {
     const now = Date.now();
-    const due = await dueOutboxIds(this.db, now, BATCH);
+    const due = await dueOutboxIds(this.db, this.kind, now, BATCH);
     for (const id of due) {
       if (this.closed) break;
       if (await leaseOutboxRow(this.db, id, now, this.leaseMs)) this.track(this.run(id));
     }
     if (due.length === BATCH) return now;
-    return (await nextOutboxTime(this.db)) ?? now + SWEEP_MS;
+    return (await nextOutboxTime(this.db, this.kind)) ?? now + SWEEP_MS;
   }
 
   private track(p: Promise<void>): void {
     const t = p
-      .catch((err: unknown) => this.ctx.log.error({ err }, 'webhook delivery failed'))
+      .catch((err: unknown) => this.ctx.log.error({ err, kind: this.kind }, 'outbox delivery failed'))
       .finally(() => this.inFlight.delete(t));
     this.inFlight.add(t);
   }
@@ -107,13 +112,8 @@ export class WebhookOutbox {
   private async run(id: string): Promise<void> {
     const row = await findOutboxRow(this.db, id);
     if (!row) return;
-    const hook = await findWebhook(this.db, row.webhook_id);
-    if (!hook) {
-      await removeFromOutbox(this.db, id);
-      return;
-    }
-    const r = await this.attempt(hook, row);
-    if (r.ok || (!r.aborted && row.attempt > WEBHOOK_MAX_RETRIES)) {
+    const r = await this.attempt(row);
+    if (r.gone || r.ok || (!r.aborted && row.attempt > WEBHOOK_MAX_RETRIES)) {
       await removeFromOutbox(this.db, id);
     } else if (r.aborted) {
       // Stopped by a shutdown: free it for the next master, the same attempt again.
