@@ -48,6 +48,8 @@ const apiOnce = [
   'packages/server/test/environment-secrets.test.ts',
   'packages/server/test/env-build-kill.test.ts',
   'packages/server/test/env-runtimes.test.ts',
+  // Source folders: tasks in a sub-folder of the spider's files and Git imports of several Scrapy projects.
+  'packages/server/test/source-folder.test.ts',
 ];
 
 // A renamed or removed file would silently run on both engines again: the list names files that exist.

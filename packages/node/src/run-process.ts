@@ -49,6 +49,8 @@ export interface RunPlaces {
   itemsFile: string;
   exitFile: string;
   workspace: string;
+  /** The folder the process starts in: the workspace or a folder of it. */
+  cwd: string;
   home: string;
   /** The task's own folder (the four above live in it): the only one its processes may write. */
   runDir: string;
@@ -140,13 +142,13 @@ export function spawnTask(
         hidden: jail.hidden,
         readable: [...jail.readable, ...confinement.readable],
         writable: [places.runDir],
-        cwd: places.workspace,
+        cwd: places.cwd,
         env: processEnv,
       };
       return spawnJailed(argv, plan, ['ignore', out, out], jail.bwrap);
     }
     return spawn(argv[0], argv.slice(1), {
-      cwd: places.workspace,
+      cwd: places.cwd,
       env: processEnv,
       detached: true,
       stdio: ['ignore', out, out],

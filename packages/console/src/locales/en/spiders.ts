@@ -105,6 +105,7 @@ export default {
     url: 'Repository URL',
     submit: 'Import',
     done: 'Spider imported',
+    doneProjects: 'The repository holds {{count}} Scrapy projects: one spider each ({{names}})',
     failed: 'Import failed',
   },
   delete: {

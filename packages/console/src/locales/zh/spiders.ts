@@ -100,6 +100,7 @@ export default {
     url: '仓库地址',
     submit: '导入',
     done: '爬虫已导入',
+    doneProjects: '仓库包含 {{count}} 个 Scrapy 项目，已为每个项目各建一个爬虫（{{names}}）',
     failed: '导入失败',
   },
   delete: {

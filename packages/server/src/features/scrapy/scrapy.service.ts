@@ -3,12 +3,13 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Kysely } from 'kysely';
-import { SCRAPY_SETTING_TYPES } from '@crawldeck/shared';
+import { folderOf, inSourceFolder, SCRAPY_SETTING_TYPES } from '@crawldeck/shared';
 import { asTaskUser, baseEnv, jailSupport, spawnJailed, type TaskIdentity } from '@crawldeck/node/user-code';
 import type { DB } from '../../store/schema.ts';
 import type { MasterConfig } from '../../config.ts';
 import { HttpError } from '../../http/errors.ts';
 import { listFiles } from '../spiders/files.store.ts';
+import { getSpider } from '../spiders/spiders.store.ts';
 import { checkout, KeyedMutex } from './workspace.ts';
 
 // Passed to Python as `-c` source: the task user need not be able to read the Crawldeck install.
@@ -113,14 +114,22 @@ export function runHelper<T>(
   });
 }
 
-/** Folder (relative, '' for the root) holding the spider's scrapy.cfg: the shallowest one. */
-export async function projectRoot(db: Kysely<DB>, spiderId: string): Promise<string> {
+/**
+ * Folder (relative, '' for the root) of the spider's Scrapy project: its source folder when it has one (which must
+ * hold scrapy.cfg), else the shallowest folder holding a scrapy.cfg.
+ */
+export async function projectRoot(db: Kysely<DB>, spiderId: string, src = ''): Promise<string> {
   const cfgs = (await listFiles(db, spiderId))
     .filter((f) => !f.is_dir && (f.path === 'scrapy.cfg' || f.path.endsWith('/scrapy.cfg')))
     .map((f) => f.path);
+  if (src) {
+    if (!cfgs.includes(inSourceFolder(src, 'scrapy.cfg')))
+      throw scrapyError(`scrapy.cfg not found in the source folder "${src}": it is not a Scrapy project`);
+    return src;
+  }
   if (!cfgs.length) throw scrapyError('scrapy.cfg not found: this spider is not a Scrapy project');
   cfgs.sort((a, b) => a.split('/').length - b.split('/').length || a.localeCompare(b));
-  return path.posix.dirname(cfgs[0]) === '.' ? '' : path.posix.dirname(cfgs[0]);
+  return folderOf(cfgs[0]);
 }
 
 const writers = new KeyedMutex();
@@ -138,7 +147,7 @@ export async function scrapyCall<T>(
   write = false,
 ): Promise<T> {
   const work = async () => {
-    const root = await projectRoot(db, spiderId);
+    const root = await projectRoot(db, spiderId, (await getSpider(db, spiderId))?.src ?? '');
     const co = await checkout(db, spiderId, py.python, py.taskUser);
     try {
       const result = await runHelper<T>(py, path.join(co.dir, root), command, input, co.identity);

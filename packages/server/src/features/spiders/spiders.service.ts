@@ -5,6 +5,8 @@ import {
   EMPTY_ID,
   isValidEnvName,
   newId,
+  normaliseSourceFolder,
+  sourceFolderProblem,
   spiderLimitsOf,
   type CreateSpiderBody,
   type UpdateSpiderBody,
@@ -140,7 +142,7 @@ async function toPatch(ctx: AppContext, db: Kysely<DB>, input: UpdateSpiderBody)
   if (input.type !== undefined) patch.type = input.type;
   if (input.cmd !== undefined) patch.cmd = input.cmd;
   if (input.col !== undefined) patch.col = input.col.trim();
-  if (input.src !== undefined) patch.src = input.src;
+  if (input.src !== undefined) patch.src = checkSourceFolder(input.src);
   const project = await resolveProject(db, input.project_id);
   if (project !== undefined) patch.project_id = project;
   if (input.is_public !== undefined) patch.is_public = input.is_public ? 1 : 0;
@@ -166,6 +168,13 @@ async function toPatch(ctx: AppContext, db: Kysely<DB>, input: UpdateSpiderBody)
   if (input.config !== undefined) patch.config = JSON.stringify(input.config);
   if (input.retries !== undefined) patch.retries = input.retries;
   return patch;
+}
+
+/** A source folder inside the spider's files, in its one written form; 400 otherwise. */
+function checkSourceFolder(src: string): string {
+  const problem = sourceFolderProblem(src);
+  if (problem) throw badRequest(problem);
+  return normaliseSourceFolder(src);
 }
 
 function checkDedup(row: { is_dedup: number; dedup_field: string }): void {
