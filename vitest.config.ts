@@ -50,6 +50,8 @@ const apiOnce = [
   'packages/server/test/env-runtimes.test.ts',
   // Source folders: tasks in a sub-folder of the spider's files and Git imports of several Scrapy projects.
   'packages/server/test/source-folder.test.ts',
+  // What a task says when the program of its command is missing on the node.
+  'packages/server/test/missing-program.test.ts',
 ];
 
 // A renamed or removed file would silently run on both engines again: the list names files that exist.

@@ -96,8 +96,10 @@ export async function startNode(opts: NodeOptions): Promise<RunningNode> {
   const python = opts.python || nodeVariable('CRAWLDECK_PYTHON') || defaultPython();
   const master = new MasterHttp(opts.master.replace(/\/+$/, ''), opts.key, nodeId);
   const sandbox = nodeJail(nodeId, { dataDir, workDir }, opts.limits, log);
+  const name = opts.name || os.hostname();
   const runEnv: RunnerEnv = {
     nodeId,
+    nodeName: name,
     python,
     ...(await stageTaskRuntime(workDir)),
     graceMs: opts.graceMs ?? 5000,
@@ -109,7 +111,7 @@ export async function startNode(opts: NodeOptions): Promise<RunningNode> {
   const limits: NodeLimits = { enabled: true, maxRunners: opts.maxRunners ?? 8 };
   const me = {
     nodeId,
-    name: opts.name || os.hostname(),
+    name,
     nodeType: opts.type ?? 'worker',
     info: systemInfo(python, sandbox.info),
   };

@@ -29,6 +29,8 @@ export interface NodeJail {
 
 export interface RunnerEnv {
   nodeId: string;
+  /** The node's name, as its messages to people call it. */
+  nodeName: string;
   python: string;
   sdkPythonPath: string;
   sdkNodePath: string;

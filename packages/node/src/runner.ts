@@ -12,6 +12,7 @@ import { Shipper } from './shipper.ts';
 import { SpoolWatch } from './spool-watch.ts';
 import { endOf, RunStop, TIMED_OUT } from './run-stop.ts';
 import { ItemLimit, itemLimitOf } from './item-limit.ts';
+import { missingProgramError } from './missing-program.ts';
 import { groupAlive, procStartTime, sameProcess } from './proc.ts';
 import {
   exitCodeOf,
@@ -328,6 +329,7 @@ export class TaskRun {
       killGroup(this.pid, 'SIGKILL');
     }
     this.exitCode = exitCodeOf(code, signal);
+    const notFound = missingProgramError(this.logFile, this.exitCode, this.env.nodeName);
     const { status, error } = endOf({
       cancelled: this.cancelled,
       timedOut: this.timedOut,
@@ -338,8 +340,10 @@ export class TaskRun {
       failure: () =>
         probeSpool(this.dir) ??
         killReason(this.cgroup?.verdict(), this.limits) ??
-        (spawnError || failureText(this.exitCode)),
+        (spawnError || notFound || failureText(this.exitCode)),
     });
+    // Said in the log too, as an error line ("error" counts it), after what the shell wrote.
+    if (notFound && error === notFound) this.note(`error: ${notFound}`);
     this.status = status;
     if (error !== undefined) this.error = error;
     await this.complete();
