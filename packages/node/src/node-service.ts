@@ -3,7 +3,7 @@
  * syncs spider files by hash, runs tasks as process groups (assignments.ts, runner.ts), spools their output and
  * items to disk and ships them with acknowledged offsets (spool.ts).
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -15,6 +15,7 @@ import { passThroughDir, privateDir, taskIdentity } from './sandbox.ts';
 import { stageTaskRuntime } from './task-runtime.ts';
 import { nodeVariable } from './config.ts';
 import { EnvJobRunner } from './environments/jobs.ts';
+import { defaultWorkDir } from './environments/places.ts';
 import { MasterHttp } from './master-http.ts';
 import { MasterSession } from './master-session.ts';
 import { Assignments, type NodeLimits, type NodeLog } from './assignments.ts';
@@ -57,11 +58,6 @@ function stableNodeId(dataDir: string): string {
   const id = ts + randomBytes(8).toString('hex');
   writeFileSync(file, id + '\n');
   return id;
-}
-
-/** One work folder per node data dir, in the system temp dir (outside the data dir, reachable by the task user). */
-function defaultWorkDir(dataDir: string): string {
-  return path.join(os.tmpdir(), `crawldeck-work-${createHash('sha256').update(dataDir).digest('hex').slice(0, 12)}`);
 }
 
 const consoleLog: NodeLog = (level, msg, extra) =>

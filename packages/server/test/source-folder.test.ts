@@ -7,6 +7,7 @@ import { rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { defaultWorkDir } from '@crawldeck/node/user-code';
 import { startTestMaster, type TestMaster } from './harness.ts';
 import { allLog, makeSpider, runSpider, waitNodes, waitTask } from './tasks.helpers.ts';
 import { spawnNode, type ChildNode } from './nodes.helpers.ts';
@@ -45,6 +46,8 @@ afterAll(async () => {
   worker?.proc.kill('SIGKILL');
   await Promise.all([m?.close(), git?.close(), shop?.close(), indexes?.close()]);
   if (worker) rmSync(worker.dataDir, { recursive: true, force: true });
+  // The environments the master built for its tools sit in its own node's work dir.
+  if (m) rmSync(defaultWorkDir(path.join(m.dataDir, 'node')), { recursive: true, force: true, maxRetries: 50 });
   rmSync(workerWorkDir, { recursive: true, force: true, maxRetries: 50, retryDelay: 100 });
 });
 
@@ -107,6 +110,11 @@ describe('source folders', () => {
       ...scrapyProject('crawler/quotes', 'quotesbot', 'toscrape', true, "{'shelf': cdshelf.VERSION}", 'import cdshelf'),
     };
     const id = await makeSpider(m, 'sub_quotes', 'scrapy crawl toscrape', files, { src: 'crawler/quotes' });
+    // The Scrapy tools (and the Run dialog's spider picker) import the project in its own environment: cdshelf
+    // exists only there.
+    const listed = await m.api('GET', `/spiders/${id}/scrapy/spiders`);
+    expect(listed.status, listed.body.error).toBe(200);
+    expect(listed.body.data).toEqual(['toscrape']);
     const tasks = await runSpider(m, id, { run_type: 'all-nodes', param: `-a base=${shop.url}` });
     expect(tasks).toHaveLength(2);
     for (const t of tasks) {
@@ -117,6 +125,24 @@ describe('source folders', () => {
       expect(new Set(r.body.data.map((d: { shelf: string }) => d.shelf))).toEqual(new Set(['3.1']));
     }
   }, 600_000);
+
+  it('names the missing package and the environment the Scrapy tools used', async () => {
+    const own = scrapyProject('', 'needsmore', 'needs', false, '{}', 'import cdshelf, js2xml_absent');
+    const withReq = await makeSpider(m, 'needs_more', 'scrapy crawl needs', {
+      ...own,
+      'requirements.txt': 'cdshelf==3.1\n',
+    });
+    const r = await m.api('GET', `/spiders/${withReq}/scrapy/spiders`);
+    expect(r.status).toBe(422);
+    expect(r.body.error).toMatch(/No module named 'js2xml_absent'/);
+    expect(r.body.error).toMatch(/in the spider's own environment, built from requirements\.txt/);
+    const bare = await makeSpider(m, 'needs_bare', 'scrapy crawl needs', own);
+    const b = await m.api('GET', `/spiders/${bare}/scrapy/spiders`);
+    expect(b.status).toBe(422);
+    expect(b.body.error).toMatch(
+      /No module named 'cdshelf' \(in the master's Python .+ \(the spider has no requirements\.txt\)\)/,
+    );
+  }, 300_000);
 
   it('imports a repository with two Scrapy projects as two spiders that both run', async () => {
     const url = git.createRepo('two-projects', {
