@@ -85,7 +85,8 @@ export default {
     isPublic: 'Public spiders are visible to every user',
     files: "Optional: the spider's code as a zip archive",
     src: "Folder of the spider's files on a node",
-    dedup: 'Skip or overwrite results whose field value was already stored',
+    dedup:
+      'Skip or overwrite results whose field value was already stored while deduplication was on; results stored before it was turned on are not compared',
     gitPasswordSet: 'A password is stored. Leave empty to keep it.',
     saveOverview: 'Changes apply to the next task run',
   },
