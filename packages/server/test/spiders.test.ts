@@ -106,7 +106,7 @@ describe('spiders: create, read, update', () => {
       config: { start_url: 'https://e.x' },
       retries: 5,
       col: 'my_col',
-      src: '/opt/full',
+      src: 'crawler/full',
     });
     expect(r.status).toBe(200);
     expect(r.body.data).toMatchObject({
@@ -120,7 +120,7 @@ describe('spiders: create, read, update', () => {
       config: { start_url: 'https://e.x' },
       retries: 5,
       col: 'my_col',
-      src: '/opt/full',
+      src: 'crawler/full',
     });
   });
 

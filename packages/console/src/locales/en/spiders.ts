@@ -72,6 +72,7 @@ export default {
     name: 'e.g. news_spider',
     displayName: 'Defaults to the name',
     cmd: 'e.g. python main.py',
+    src: 'e.g. crawler/quotesbot',
     project: 'No project',
     dedupField: 'e.g. url',
   },
@@ -84,7 +85,7 @@ export default {
     col: 'Where results are stored; defaults to results_<name>',
     isPublic: 'Public spiders are visible to every user',
     files: "Optional: the spider's code as a zip archive",
-    src: "Folder of the spider's files on a node",
+    src: "Folder of the spider's files its tasks run in, where scrapy.cfg and requirements.txt are read (empty: the root)",
     dedup:
       'Skip or overwrite results whose field value was already stored while deduplication was on; results stored before it was turned on are not compared',
     gitPasswordSet: 'A password is stored. Leave empty to keep it.',
