@@ -52,6 +52,13 @@ export function inferCommand(files: SpiderFileContent[]): string {
   return '';
 }
 
+/** The files of the source folder `src` ('' for the root), named relative to it. */
+export function filesInFolder(files: SpiderFileContent[], src: string): SpiderFileContent[] {
+  if (!src) return files;
+  const prefix = `${src}/`;
+  return files.filter((f) => f.path.startsWith(prefix)).map((f) => ({ ...f, path: f.path.slice(prefix.length) }));
+}
+
 /**
  * For a spider whose files changed without a command being given (Git import and sync): guesses the command from
  * the stored files of its source folder (the root when it has none) and sets it while the spider still has none.

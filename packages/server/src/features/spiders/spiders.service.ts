@@ -30,7 +30,7 @@ import {
 } from './spiders.store.ts';
 import { getProject } from '../projects/projects.store.ts';
 import type { ZipContents } from './zip.ts';
-import { inferCommand } from './command-inference.ts';
+import { filesInFolder, inferCommand } from './command-inference.ts';
 
 // ---- delete guards ----
 
@@ -196,7 +196,7 @@ export async function createSpider(
     name,
     display_name: patch.display_name || name,
     type: patch.type ?? 'customized',
-    cmd: patch.cmd?.trim() ? patch.cmd : zip ? inferCommand(zip.files) : '',
+    cmd: patch.cmd?.trim() ? patch.cmd : zip ? inferCommand(filesInFolder(zip.files, patch.src ?? '')) : '',
     col: '',
     src: patch.src ?? '',
     project_id: patch.project_id ?? null,
