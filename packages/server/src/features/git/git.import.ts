@@ -55,7 +55,8 @@ async function firstSync(ctx: AppContext, settings: GitSettings, id: string, pol
  * Imports a repository as a new spider named after it (`name_2`, `name_3` … when taken) and syncs it once. A
  * repository holding a Scrapy project in a sub-folder gets that folder as the spider's source folder; one holding
  * several Scrapy projects gives one spider per project (the first keeps the repository's name, the others add their
- * folder's name), each with its project's folder as source folder. All of them are listed in `projects`.
+ * folder's name), each with its project's folder as source folder. All of them are listed in `projects`; when one
+ * cannot be made, none is kept.
  */
 export async function importRepository(
   ctx: AppContext,
@@ -78,19 +79,28 @@ export async function importRepository(
   if (main) await updateSpiderRow(db, first.id, { src: main, is_scrapy: 1 });
   await fillMissingCommand(db, { ...row, src: main });
   const projects = [{ _id: first.id, name: row.name, src: main }];
-  for (const src of others) {
-    const folderName = src
-      .split('/')
-      .pop()!
-      .replace(/[^A-Za-z0-9_.-]/g, '_');
-    const more = await createNamed(ctx, user, `${base}_${folderName}`.slice(0, 100), {
-      ...fields,
-      src,
-      is_scrapy: true,
-    });
-    const synced = await firstSync(ctx, settings, more.id, policy);
-    await fillMissingCommand(db, synced.row);
-    projects.push({ _id: more.id, name: synced.row.name, src });
+  try {
+    for (const src of others) {
+      const folderName = src
+        .split('/')
+        .pop()!
+        .replace(/[^A-Za-z0-9_.-]/g, '_');
+      const more = await createNamed(ctx, user, `${base}_${folderName}`.slice(0, 100), {
+        ...fields,
+        src,
+        is_scrapy: true,
+      });
+      const synced = await firstSync(ctx, settings, more.id, policy);
+      await fillMissingCommand(db, synced.row);
+      projects.push({ _id: more.id, name: synced.row.name, src });
+    }
+  } catch (err) {
+    // One import, one outcome: the spiders made so far go again with the one that failed.
+    for (const p of projects) {
+      await deleteSpider(ctx, p._id).catch(() => undefined);
+      rmSync(cacheDirOf(settings.dataDir, p._id), { recursive: true, force: true });
+    }
+    throw err;
   }
   return { ...presentSpider((await getSpiderWithOwner(db, first.id))!), git: result, projects };
 }
