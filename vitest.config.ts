@@ -49,6 +49,12 @@ const apiOnce = [
   'packages/server/test/env-build-kill.test.ts',
   'packages/server/test/env-build-sandbox.test.ts',
   'packages/server/test/env-runtimes.test.ts',
+  // Source folders: tasks in a sub-folder of the spider's files and Git imports of several Scrapy projects.
+  'packages/server/test/source-folder.test.ts',
+  // What a task says when the program of its command is missing on the node.
+  'packages/server/test/missing-program.test.ts',
+  // The Crawlab compatibility modules of the spider SDKs.
+  'packages/server/test/crawlab-compat.test.ts',
 ];
 
 // A renamed or removed file would silently run on both engines again: the list names files that exist.

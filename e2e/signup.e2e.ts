@@ -1,6 +1,7 @@
 /**
  * Sign-up is closed on a fresh master: the sign-in screen offers no sign-up, the sign-up form says it is closed, and
- * a visitor gets an account only once an administrator opens sign-up in Settings → General. In zh and en.
+ * a visitor gets an account only once an administrator opens sign-up in Settings → General. In zh and en. A first
+ * visit opens in Chinese, with the language switch in the sign-in card named in both languages.
  */
 import { describe, expect } from 'vitest';
 import type { Page } from 'playwright-core';
@@ -80,5 +81,17 @@ describe('sign-up closed by default', () => {
     await signUpLink(page).filter({ hasText: WORDS.en.goSignUp }).click();
     await page.waitForURL(/\/signup$/);
     await signUp(page, 'visitor_en');
+  });
+
+  e2eTest('a first visit opens in Chinese and the sign-in card switches to English', async ({ page }) => {
+    await resetStorage(page, env.url);
+    await page.goto(`${env.url}/login`);
+    const switcher = page.locator('.login-card [data-testid="login-language"]');
+    await switcher.filter({ hasText: 'Language' }).waitFor();
+    await page.locator('button[type=submit]', { hasText: '登' }).waitFor();
+    await switcher.getByText('English', { exact: true }).click();
+    await page.locator('button[type=submit]', { hasText: 'Sign in' }).waitFor();
+    await switcher.filter({ hasText: 'Language · 语言' }).waitFor();
+    expect(await page.evaluate(() => localStorage.getItem('lang'))).toBe('en');
   });
 });

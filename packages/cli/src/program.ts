@@ -71,6 +71,7 @@ CRAWLDECK_TOKEN override them for one command.`,
     .argument('[dir]', 'the folder to deploy', '.')
     .option('-n, --name <name>', "spider name (default: scrapy.cfg's project, else the folder name)")
     .option('--cmd <command>', 'run command (default: guessed by the master from the files)')
+    .option('--src <folder>', 'source folder inside the deployed folder the tasks run in (a project in a sub-folder)')
     .action((dir: string, opts) => deploy(api(), dir, opts, output()));
 
   program

@@ -101,6 +101,23 @@ describe('crawldeck CLI against a real master', () => {
     expect((await m.api('GET', '/spiders', { query: { keyword: 'numbers_project' } })).body.data.list).toHaveLength(1);
   });
 
+  it('deploy --src sets the source folder of a project in a sub-folder, which then runs there', async () => {
+    const mono = path.join(project, '..', 'mono');
+    writeScrapyProject(path.join(mono, 'crawler'));
+    writeFileSync(path.join(mono, 'README.md'), '# several things\n');
+    const r = await cli(['deploy', '--json', '--name', 'mono_cli', '--src', 'crawler', mono]);
+    expect(r.code, r.stderr).toBe(0);
+    const created = JSON.parse(r.stdout);
+    expect(created).toMatchObject({ action: 'created', name: 'mono_cli', is_scrapy: true, cmd: 'scrapy crawl' });
+    expect((await m.api('GET', `/spiders/${created.id}`)).body.data.src).toBe('crawler');
+    const bad = await cli(['deploy', '--name', 'mono_cli', '--src', '../elsewhere', mono]);
+    expect(bad.code).not.toBe(0);
+    expect(bad.stderr).toMatch(/source folder "\.\.\/elsewhere" must stay inside the spider's files/);
+    const run = await cli(['run', 'mono_cli', '--crawl', 'numbers', '--follow']);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toMatch(/Task \w{24} finished \(3 results, 0 error lines\)/);
+  });
+
   it('run --follow streams the log of a real Scrapy run and ends with its status; logs, tasks and results read it back', async () => {
     const r = await cli(['run', 'numbers_project', '-a', 'count=4', '-a', 'tag=cli', '--follow']);
     expect(r.code, r.stderr).toBe(0);

@@ -12,6 +12,7 @@ import { diskFaultMessage, probeSpool } from './spool.ts';
 import type { MasterHttp } from './master-http.ts';
 import type { EnvJobRunner } from './environments/jobs.ts';
 import { taskEnvironment, type TaskEnvironment } from './environments/spider-env.ts';
+import { sourceFolderIn } from './source-folder.ts';
 
 type Level = 'info' | 'warn' | 'error' | 'debug';
 export type NodeLog = (level: Level, msg: string, extra?: Record<string, unknown>) => void;
@@ -118,7 +119,9 @@ export class Assignments {
   private async deployAndRun(run: TaskRun, t: TaskAssignment): Promise<void> {
     if (!(await this.deploy(run, t))) return;
     let environment: TaskEnvironment;
+    let folder: string;
     try {
+      folder = sourceFolderIn(run.workspace, t.src);
       const build = {
         places: { workDir: this.places.workDir, python: this.runEnv.python },
         identity: run.identity,
@@ -126,7 +129,7 @@ export class Assignments {
         confinement: this.runEnv.jail && { jail: this.runEnv.jail, taskId: t.taskId, limits: t.limits },
         note: (l: string) => run.note(l),
       };
-      environment = await taskEnvironment(run.workspace, t.spiderId, build);
+      environment = await taskEnvironment(folder, t.spiderId, build);
     } catch (err) {
       run.fail((err as Error).message);
       return;
@@ -135,7 +138,7 @@ export class Assignments {
       run.fail('cancelled before start', 'cancelled');
       return;
     }
-    run.start(t, environment);
+    run.start(t, environment, folder);
   }
 
   /** Syncs the spider's files and copies them for the task; reports the deploy; false when it failed. */

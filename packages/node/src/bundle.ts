@@ -49,7 +49,7 @@ async function assembleNode(root: string, version: string): Promise<void> {
     logLevel: 'silent',
   });
   await buildConfigSpiderRunner(path.join(dist, 'config-spider.mjs'));
-  for (const sdk of ['python', 'node'])
+  for (const sdk of ['python', 'node', 'node-crawlab'])
     cpSync(path.join(SDK_DIR, sdk), path.join(root, 'packages', 'sdk', sdk), {
       recursive: true,
       filter: (src) => !/\.test\.ts$|__pycache__/.test(src),

@@ -3,7 +3,7 @@
  * syncs spider files by hash, runs tasks as process groups (assignments.ts, runner.ts), spools their output and
  * items to disk and ships them with acknowledged offsets (spool.ts).
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -15,6 +15,7 @@ import { passThroughDir, privateDir, taskIdentity } from './sandbox.ts';
 import { stageTaskRuntime } from './task-runtime.ts';
 import { nodeVariable } from './config.ts';
 import { EnvJobRunner } from './environments/jobs.ts';
+import { defaultWorkDir } from './environments/places.ts';
 import { MasterHttp, parseMasterUrls } from './master-http.ts';
 import { MasterSession } from './master-session.ts';
 import { Assignments, type NodeLimits, type NodeLog } from './assignments.ts';
@@ -60,11 +61,6 @@ function stableNodeId(dataDir: string): string {
   return id;
 }
 
-/** One work folder per node data dir, in the system temp dir (outside the data dir, reachable by the task user). */
-function defaultWorkDir(dataDir: string): string {
-  return path.join(os.tmpdir(), `crawldeck-work-${createHash('sha256').update(dataDir).digest('hex').slice(0, 12)}`);
-}
-
 const consoleLog: NodeLog = (level, msg, extra) =>
   console.error(`[node ${level}] ${msg}${extra ? ' ' + JSON.stringify(extra) : ''}`);
 
@@ -97,8 +93,10 @@ export async function startNode(opts: NodeOptions): Promise<RunningNode> {
   const python = opts.python || nodeVariable('CRAWLDECK_PYTHON') || defaultPython();
   const master = new MasterHttp(parseMasterUrls(opts.master), opts.key, nodeId);
   const sandbox = nodeJail(nodeId, { dataDir, workDir }, opts.limits, log);
+  const name = opts.name || os.hostname();
   const runEnv: RunnerEnv = {
     nodeId,
+    nodeName: name,
     python,
     ...(await stageTaskRuntime(workDir)),
     graceMs: opts.graceMs ?? 5000,
@@ -110,7 +108,7 @@ export async function startNode(opts: NodeOptions): Promise<RunningNode> {
   const limits: NodeLimits = { enabled: true, maxRunners: opts.maxRunners ?? 8 };
   const me = {
     nodeId,
-    name: opts.name || os.hostname(),
+    name,
     nodeType: opts.type ?? 'worker',
     info: systemInfo(python, sandbox.info),
   };

@@ -29,6 +29,8 @@ export interface NodeJail {
 
 export interface RunnerEnv {
   nodeId: string;
+  /** The node's name, as its messages to people call it. */
+  nodeName: string;
   python: string;
   sdkPythonPath: string;
   sdkNodePath: string;
@@ -49,6 +51,8 @@ export interface RunPlaces {
   itemsFile: string;
   exitFile: string;
   workspace: string;
+  /** The folder the process starts in: the workspace or a folder of it. */
+  cwd: string;
   home: string;
   /** The task's own folder (the four above live in it): the only one its processes may write. */
   runDir: string;
@@ -101,6 +105,14 @@ export function taskProcessEnv(
     CRAWLDECK_DEDUP_FIELD: t.dedupField,
     CRAWLDECK_DEDUP_METHOD: t.dedupMethod,
     CRAWLDECK_PYTHON: te.python ?? env.python,
+    // What Crawlab's SDK and spiders read, for spiders brought from Crawlab unchanged (the `crawlab` modules).
+    CRAWLAB_TASK_ID: t.taskId,
+    CRAWLAB_SPIDER_ID: t.spiderId,
+    CRAWLAB_NODE_ID: env.nodeId,
+    CRAWLAB_COLLECTION: t.collection,
+    CRAWLAB_IS_DEDUP: t.isDedup ? '1' : '0',
+    CRAWLAB_DEDUP_FIELD: t.dedupField,
+    CRAWLAB_DEDUP_METHOD: t.dedupMethod,
     PYTHONPATH: envPath('PYTHONPATH', env.sdkPythonPath),
     NODE_PATH: envPath('NODE_PATH', env.sdkNodePath, ...te.nodePath),
     PATH: [env.binPath, ...te.path, t.env.PATH || base.PATH].join(path.delimiter),
@@ -140,13 +152,13 @@ export function spawnTask(
         hidden: jail.hidden,
         readable: [...jail.readable, ...confinement.readable],
         writable: [places.runDir],
-        cwd: places.workspace,
+        cwd: places.cwd,
         env: processEnv,
       };
       return spawnJailed(argv, plan, ['ignore', out, out], jail.bwrap);
     }
     return spawn(argv[0], argv.slice(1), {
-      cwd: places.workspace,
+      cwd: places.cwd,
       env: processEnv,
       detached: true,
       stdio: ['ignore', out, out],

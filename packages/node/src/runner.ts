@@ -12,6 +12,7 @@ import { Shipper } from './shipper.ts';
 import { SpoolWatch } from './spool-watch.ts';
 import { endOf, RunStop, TIMED_OUT } from './run-stop.ts';
 import { ItemLimit, itemLimitOf } from './item-limit.ts';
+import { missingProgramError } from './missing-program.ts';
 import { groupAlive, procStartTime, sameProcess } from './proc.ts';
 import {
   exitCodeOf,
@@ -56,6 +57,8 @@ export class TaskRun {
   readonly exitFile: string;
   readonly runDir: string;
   readonly workspace: string;
+  /** The folder its process starts in: the workspace or the spider's source folder in it. */
+  cwd: string;
   readonly home: string;
   /** The uid the task's processes run as: its own from the node's pool, or the one task user without a sandbox. */
   readonly identity: TaskIdentity | undefined;
@@ -102,6 +105,7 @@ export class TaskRun {
     this.logFile = path.join(this.dir, 'log.txt');
     this.runDir = path.join(env.runsDir, taskId);
     this.workspace = path.join(this.runDir, 'ws');
+    this.cwd = this.workspace;
     this.home = path.join(this.runDir, 'home');
     this.itemsFile = path.join(this.runDir, 'items.jsonl');
     this.exitFile = path.join(this.runDir, 'exit');
@@ -234,8 +238,12 @@ export class TaskRun {
     await copyWorkspace(spiderFiles, this.workspace, this.home, this.identity);
   }
 
-  /** Starts the task's process, in the spider's own environment or the node's (`te`, environments/spider-env.ts). */
-  start(t: TaskAssignment, te: TaskEnvironment = { path: [], nodePath: [] }): void {
+  /**
+   * Starts the task's process, in the spider's own environment or the node's (`te`, environments/spider-env.ts),
+   * in `folder` of its workspace (source-folder.ts).
+   */
+  start(t: TaskAssignment, te: TaskEnvironment = { path: [], nodePath: [] }, folder = this.workspace): void {
+    this.cwd = folder;
     const cmd = taskCommand(t, te.python ?? this.env.python);
     const jail = this.env.jail;
     let child: ChildProcess;
@@ -321,6 +329,7 @@ export class TaskRun {
       killGroup(this.pid, 'SIGKILL');
     }
     this.exitCode = exitCodeOf(code, signal);
+    const notFound = missingProgramError(this.logFile, this.exitCode, this.env.nodeName);
     const { status, error } = endOf({
       cancelled: this.cancelled,
       timedOut: this.timedOut,
@@ -331,8 +340,10 @@ export class TaskRun {
       failure: () =>
         probeSpool(this.dir) ??
         killReason(this.cgroup?.verdict(), this.limits) ??
-        (spawnError || failureText(this.exitCode)),
+        (spawnError || notFound || failureText(this.exitCode)),
     });
+    // Said in the log too, as an error line ("error" counts it), after what the shell wrote.
+    if (notFound && error === notFound) this.note(`error: ${notFound}`);
     this.status = status;
     if (error !== undefined) this.error = error;
     await this.complete();

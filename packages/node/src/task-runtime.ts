@@ -37,6 +37,8 @@ export async function stageTaskRuntime(workDir: string): Promise<TaskRuntime> {
   for (const dir of [root, binPath, sdkNodePath, sdkPythonPath]) mkdirSync(dir, { recursive: true, mode: 0o755 });
   cpSync(path.join(SDK_DIR, 'python'), sdkPythonPath, { recursive: true });
   cpSync(path.join(SDK_DIR, 'node'), path.join(sdkNodePath, 'crawldeck'), { recursive: true });
+  // Crawlab's Node SDK by its name, on top of ours: Crawlab spiders run unchanged (docs/spiders.md).
+  cpSync(path.join(SDK_DIR, 'node-crawlab'), path.join(sdkNodePath, 'crawlab-sdk'), { recursive: true });
   const bundle = path.join(root, 'config-spider.mjs');
   if (existsSync(PREBUILT_CONFIG_SPIDER)) copyFileSync(PREBUILT_CONFIG_SPIDER, bundle);
   else await buildConfigSpiderRunner(bundle);

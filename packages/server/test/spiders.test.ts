@@ -105,7 +105,7 @@ describe('spiders: create, read, update', () => {
       config: { start_url: 'https://e.x' },
       retries: 5,
       col: 'my_col',
-      src: '/opt/full',
+      src: 'crawler/full',
     });
     expect(r.status).toBe(200);
     expect(r.body.data).toMatchObject({
@@ -119,7 +119,7 @@ describe('spiders: create, read, update', () => {
       config: { start_url: 'https://e.x' },
       retries: 5,
       col: 'my_col',
-      src: '/opt/full',
+      src: 'crawler/full',
     });
   });
 

@@ -14,6 +14,13 @@ describe('taskEndReason', () => {
     expect(taskEndReason('abnormal', 'node lost: it went offline', null)).toEqual({ kind: 'node_lost' });
     expect(taskEndReason('cancelled', '', 143)).toEqual({ kind: 'cancelled' });
     expect(taskEndReason('error', 'spider not found', null)).toEqual({ kind: 'error' });
+    expect(taskEndReason('error', '`go`: command not found on node worker 1', 127)).toEqual({
+      kind: 'command_not_found',
+      program: 'go',
+      node: 'worker 1',
+    });
+    // Only the shell's 127 means a missing program; the same words after another code are the program's own.
+    expect(taskEndReason('error', '`go`: command not found on node w', 1)).toEqual({ kind: 'exit_code', code: 1 });
   });
 
   it('gives none while a task waits or runs, or when it finished', () => {

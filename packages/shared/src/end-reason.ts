@@ -22,6 +22,7 @@ export const END_REASON_KINDS = [
   'exit_code',
   'node_lost',
   'timed_out',
+  'command_not_found',
   'error',
 ] as const;
 export type EndReasonKind = (typeof END_REASON_KINDS)[number];
@@ -32,8 +33,20 @@ export const TaskEndReason = Type.Object({
   signal: Type.Optional(Type.Integer()),
   /** The exit code, for `exit_code`. */
   code: Type.Optional(Type.Integer()),
+  /** For `command_not_found`: the program the command names and the node that does not have it. */
+  program: Type.Optional(Type.String()),
+  node: Type.Optional(Type.String()),
 });
 export type TaskEndReason = Static<typeof TaskEndReason>;
+
+/**
+ * The error of a task whose command names a program its node does not have (the shell's exit code 127): the node
+ * writes it, the console shows it in the reader's language from the end reason.
+ */
+export function commandNotFound(program: string, node: string): string {
+  return `\`${program}\`: command not found on node ${node}`;
+}
+const COMMAND_NOT_FOUND = /^`([^`]+)`: command not found on node (.+)$/;
 
 /** The end reason of a task in this status with this error text and exit code; null while it runs or when it finished. */
 export function taskEndReason(status: string, error: string, exitCode: number | null): TaskEndReason | null {
@@ -46,6 +59,8 @@ export function taskEndReason(status: string, error: string, exitCode: number | 
   if (status === 'abnormal' || e.startsWith(END_REASON_PREFIX.nodeLost)) return { kind: 'node_lost' };
   if (exitCode !== null && exitCode > 128 && e.startsWith(END_REASON_PREFIX.signal))
     return { kind: 'signal', signal: exitCode - 128 };
+  const missing = exitCode === 127 ? COMMAND_NOT_FOUND.exec(error.trim()) : null;
+  if (missing) return { kind: 'command_not_found', program: missing[1], node: missing[2] };
   if (exitCode !== null && exitCode !== 0) return { kind: 'exit_code', code: exitCode };
   return { kind: 'error' };
 }

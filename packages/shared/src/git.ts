@@ -81,7 +81,18 @@ export const GitInfo = Type.Object({
 export type GitInfo = Static<typeof GitInfo>;
 
 /** POST /spiders/import/github: the new spider (as the spiders list shows it) with the outcome of its first sync. */
-export const ImportedSpider = Type.Object({ _id: Type.String(), git: GitSyncResult }, { additionalProperties: true });
+export const ImportedSpider = Type.Object(
+  {
+    _id: Type.String(),
+    git: GitSyncResult,
+    /**
+     * The spiders the import made: one, or one per Scrapy project of a repository holding several (each with that
+     * project's folder as its source folder; the first is the spider this answer describes).
+     */
+    projects: Type.Array(Type.Object({ _id: Type.String(), name: Type.String(), src: Type.String() })),
+  },
+  { additionalProperties: true },
+);
 
 export const ImportBody = Type.Object({
   url: Str(2000, { minLength: 1 }),

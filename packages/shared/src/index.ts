@@ -9,6 +9,7 @@ export * from './node-protocol.ts';
 export * from './tasks.ts';
 export * from './end-reason.ts';
 export * from './spiders.ts';
+export * from './source-folder.ts';
 export * from './projects.ts';
 export * from './variables.ts';
 export * from './scrapy.ts';

@@ -51,6 +51,11 @@ export interface TaskAssignment {
   spiderName: string;
   cmd: string;
   param: string;
+  /**
+   * The spider's source folder (source-folder.ts): the task runs there, its environment is built from the files
+   * there. '' or missing: the root of the spider's files.
+   */
+  src?: string;
   collection: string;
   isDedup: boolean;
   dedupField: string;

@@ -8,6 +8,8 @@ import { findOwnSpider } from './spiders.ts';
 export interface DeployOptions {
   name?: string;
   cmd?: string;
+  /** The spider's source folder inside the deployed folder (a project in a sub-folder); checked by the master. */
+  src?: string;
 }
 
 function progress(out: Output, label: string): { update(sent: number, total: number): void; stop(): void } {
@@ -48,10 +50,16 @@ export async function deploy(api: ApiClient, dir: string, opts: DeployOptions, o
     const file = { field: 'file', filename: `${name}.zip`, content: zip };
     if (existing) {
       upload = await api.upload<UploadResult>('POST', `/spiders/${existing._id}/upload`, {}, file, bar.update);
-      if (opts.cmd) await api.call('POST', `/spiders/${existing._id}`, { body: { cmd: opts.cmd } });
+      const changes = { ...(opts.cmd ? { cmd: opts.cmd } : {}), ...(opts.src !== undefined ? { src: opts.src } : {}) };
+      if (Object.keys(changes).length) await api.call('POST', `/spiders/${existing._id}`, { body: changes });
       spider = (await api.call<Spider>('GET', `/spiders/${existing._id}`)).data;
     } else {
-      const fields: Record<string, string> = { name, type: 'customized', ...(opts.cmd ? { cmd: opts.cmd } : {}) };
+      const fields: Record<string, string> = {
+        name,
+        type: 'customized',
+        ...(opts.cmd ? { cmd: opts.cmd } : {}),
+        ...(opts.src !== undefined ? { src: opts.src } : {}),
+      };
       const created = await api.upload<Spider & { upload: UploadResult }>('PUT', '/spiders', fields, file, bar.update);
       spider = created;
       upload = created.upload;

@@ -3,7 +3,9 @@
  * `envs/python/<name>` virtualenvs and `envs/node/<name>` npm prefixes the administrator installs into, and
  * `spider-envs/` the per-spider environments built from a spider's requirements.txt or package.json.
  */
+import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 
 export interface EnvPlaces {
@@ -13,6 +15,14 @@ export interface EnvPlaces {
 }
 
 export const DEFAULT_ENV = 'default';
+
+/**
+ * One work folder per node data dir, in the system temp dir (outside the data dir, reachable by the task user). The
+ * master finds its own node's there, to build a spider's environment for the Scrapy tools where that node uses it.
+ */
+export function defaultWorkDir(dataDir: string): string {
+  return path.join(os.tmpdir(), `crawldeck-work-${createHash('sha256').update(dataDir).digest('hex').slice(0, 12)}`);
+}
 
 export const pythonEnvDir = (p: EnvPlaces, name = DEFAULT_ENV) => path.join(p.workDir, 'envs', 'python', name);
 export const nodeEnvDir = (p: EnvPlaces, name = DEFAULT_ENV) => path.join(p.workDir, 'envs', 'node', name);

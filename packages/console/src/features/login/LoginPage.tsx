@@ -1,7 +1,7 @@
 /** One view for sign in (/login) and sign up (/signup). */
 import { useState } from 'react';
 import { Button, Card, Form, Input, Segmented, Typography } from 'antd';
-import { LockOutlined, UserOutlined } from '@ant-design/icons';
+import { GlobalOutlined, LockOutlined, UserOutlined } from '@ant-design/icons';
 import { Link, useLocation, useNavigate } from 'react-router';
 import { useTranslation } from 'react-i18next';
 import {
@@ -69,15 +69,19 @@ export default function LoginPage() {
 
   return (
     <div className="login-container">
-      <div className="login-lang">
-        <Segmented<Language>
-          size="small"
-          value={language}
-          options={LANGUAGES.map((l) => ({ value: l, label: t(`common:languages.${l}`) }))}
-          onChange={(l) => switchLanguage(l)}
-        />
-      </div>
       <Card className="login-card" variant="borderless">
+        {/* The console opens in Chinese for everyone on a first visit: the switch sits in the card, named in both
+            languages, so a reader of either finds it before signing in. */}
+        <div className="login-lang" data-testid="login-language">
+          <span className="login-lang-label">
+            <GlobalOutlined /> {t('login:language')}
+          </span>
+          <Segmented<Language>
+            value={language}
+            options={LANGUAGES.map((l) => ({ value: l, label: t(`common:languages.${l}`) }))}
+            onChange={(l) => switchLanguage(l)}
+          />
+        </div>
         <div className="login-brand">
           <span className="login-mark">CD</span>
           <div>

@@ -240,6 +240,8 @@ export async function createConfigSpider(body: {
 
 export interface ImportAnswer extends Spider {
   git: GitSyncResult;
+  /** The spiders made: one per Scrapy project when the repository holds several. */
+  projects: { _id: string; name: string; src: string }[];
 }
 
 /** One endpoint for every host: `type` (github, gitlab, gitee, git) only labels the source. */

@@ -1,4 +1,5 @@
 export default {
+  language: 'Language · 语言',
   title: 'Distributed Web-Crawler Management Platform',
   subtitle: 'Manage spiders, tasks, schedules and nodes',
   username: 'Username',

@@ -72,6 +72,7 @@ export default {
     name: 'e.g. news_spider',
     displayName: 'Defaults to the name',
     cmd: 'e.g. python main.py',
+    src: 'e.g. crawler/quotesbot',
     project: 'No project',
     dedupField: 'e.g. url',
   },
@@ -84,8 +85,9 @@ export default {
     col: 'Where results are stored; defaults to results_<name>',
     isPublic: 'Public spiders are visible to every user',
     files: "Optional: the spider's code as a zip archive",
-    src: "Folder of the spider's files on a node",
-    dedup: 'Skip or overwrite results whose field value was already stored',
+    src: "Folder of the spider's files its tasks run in, where scrapy.cfg and requirements.txt are read (empty: the root)",
+    dedup:
+      'Skip or overwrite results whose field value was already stored while deduplication was on; results stored before it was turned on are not compared',
     gitPasswordSet: 'A password is stored. Leave empty to keep it.',
     saveOverview: 'Changes apply to the next task run',
   },
@@ -105,6 +107,7 @@ export default {
     url: 'Repository URL',
     submit: 'Import',
     done: 'Spider imported',
+    doneProjects: 'The repository holds {{count}} Scrapy projects: one spider each ({{names}})',
     failed: 'Import failed',
   },
   delete: {

@@ -17,6 +17,7 @@ export default {
     exit_code: 'Exit code {{code}}',
     node_lost: 'Node lost',
     timed_out: 'Timed out',
+    command_not_found: '`{{program}}`: command not found on node {{node}}',
     error: 'Error',
   },
   runTypes: { random: 'Random node', 'all-nodes': 'All nodes', 'selected-nodes': 'Selected nodes' },

@@ -1,4 +1,5 @@
 export default {
+  language: '语言 · Language',
   title: '分布式爬虫管理平台',
   subtitle: '管理爬虫、任务、定时任务与节点',
   username: '用户名',

@@ -17,6 +17,7 @@ export default {
     exit_code: '退出码 {{code}}',
     node_lost: '节点失联',
     timed_out: '运行超时',
+    command_not_found: '节点 {{node}} 上找不到命令 `{{program}}`',
     error: '错误',
   },
   runTypes: { random: '随机节点', 'all-nodes': '所有节点', 'selected-nodes': '指定节点' },

@@ -384,6 +384,7 @@ export class TaskRuntime {
       spiderName: spider.name,
       cmd: t.cmd || spider.cmd,
       param: t.param,
+      ...(spider.src ? { src: spider.src } : {}),
       collection: spider.collection,
       isDedup: spider.isDedup,
       dedupField: spider.dedupField,

@@ -13,6 +13,8 @@ export interface SpiderForTask {
   id: string;
   name: string;
   cmd: string;
+  /** Source folder of its files ('' for the root). */
+  src: string;
   collection: string;
   isDedup: boolean;
   dedupField: string;
@@ -46,6 +48,7 @@ export async function spiderForTask(db: Kysely<DB>, id: string): Promise<SpiderF
     id: s.id,
     name: s.name,
     cmd: s.cmd,
+    src: s.src,
     collection: s.col || `results_${s.name}`,
     isDedup: s.is_dedup === 1,
     dedupField: s.dedup_field,

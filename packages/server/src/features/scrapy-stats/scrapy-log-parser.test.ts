@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { emptyParseState, parseScrapyLines } from './scrapy-log-parser.ts';
+import { emptyParseState, isoOfPythonDatetime, parseScrapyLines } from './scrapy-log-parser.ts';
 
 /** Logs recorded from real Scrapy runs, kept with the error-line rules. */
 function realLog(name: string): string[] {
@@ -20,6 +20,18 @@ describe('Scrapy log parser', () => {
     // The dump's counts (INFO 10), plus the "Spider closed" record printed after it.
     expect(state.levelCounts).toEqual({ DEBUG: 2, ERROR: 1, INFO: 11, WARNING: 1 });
     expect(state.pages).toBe(1);
+    // Start and finish times come as UTC times, not Python's datetime text.
+    expect(state.dump.finish_time).toBe('2026-11-23T09:04:44.377Z');
+    expect(state.dump.start_time).toBe('2026-11-23T09:04:44.264Z');
+  });
+
+  it('reads Python datetimes of the dump, naive or aware, as UTC', () => {
+    expect(isoOfPythonDatetime('datetime.datetime(2026, 12, 7, 19, 0, 1, 5000, tzinfo=datetime.timezone.utc)')).toBe(
+      '2026-12-07T19:00:01.005Z',
+    );
+    expect(isoOfPythonDatetime('datetime.datetime(2026, 1, 2, 3, 4)')).toBe('2026-01-02T03:04:00.000Z');
+    // Another zone is left as it is printed.
+    expect(isoOfPythonDatetime('datetime.datetime(2026, 1, 2, 3, 4, tzinfo=tz)')).toBeUndefined();
   });
 
   it('reads the same whatever the batch boundaries, also one that cuts the dump', () => {

@@ -30,8 +30,26 @@ const MAX_DUMP_ENTRIES = 500;
 const STATUS_KEY = /^downloader\/response_status_count\/(\d{3})$/;
 const LEVEL_KEY = /^log_count\/([A-Z]+)$/;
 
+/**
+ * `datetime.datetime(2026, 12, 7, 19, 0, 1, 123456, tzinfo=datetime.timezone.utc)`, as the dump prints its start
+ * and finish times: Scrapy takes them in UTC (aware, or naive from older versions' `utcnow()`).
+ */
+const PY_DATETIME =
+  /^datetime\.datetime\((\d{4}), (\d{1,2}), (\d{1,2})(?:, (\d{1,2}))?(?:, (\d{1,2}))?(?:, (\d{1,2}))?(?:, (\d{1,6}))?(?:, tzinfo=datetime\.timezone\.utc)?\)$/;
+
+/** A Python datetime of the dump as an ISO 8601 time in UTC; undefined for anything else. */
+export function isoOfPythonDatetime(raw: string): string | undefined {
+  const m = PY_DATETIME.exec(raw);
+  if (!m) return undefined;
+  const [y, mo, d, h, mi, s, us] = m.slice(1).map((v) => Number(v ?? 0));
+  const ms = Date.UTC(y, mo - 1, d, h, mi, s, Math.floor(us / 1000));
+  return Number.isNaN(ms) ? undefined : new Date(ms).toISOString();
+}
+
 function dumpValue(raw: string): number | string {
   if (/^-?\d+(?:\.\d+)?(?:e[-+]?\d+)?$/i.test(raw)) return Number(raw);
+  const time = isoOfPythonDatetime(raw);
+  if (time) return time;
   const quoted = /^'(.*)'$/.exec(raw) ?? /^"(.*)"$/.exec(raw);
   return quoted ? quoted[1] : raw;
 }

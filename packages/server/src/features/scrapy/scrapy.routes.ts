@@ -16,6 +16,7 @@ import type { Feature } from '../../context.ts';
 import { ok } from '../../http/envelope.ts';
 import { badRequest } from '../../http/errors.ts';
 import { spiderFor } from '../spiders/spiders.service.ts';
+import { EnvironmentsService } from '../environments/environments.service.ts';
 import { pythonSettingsOf, scrapyCall } from './scrapy.service.ts';
 
 const IdParams = Type.Object({ id: Type.String({ pattern: '^[0-9a-f]{24}$' }) });
@@ -23,7 +24,8 @@ const IdParams = Type.Object({ id: Type.String({ pattern: '^[0-9a-f]{24}$' }) })
 /** Scrapy project calls; a project that cannot be read or written answers 422 with Python's reason. */
 export const scrapyFeature: Feature = (app, ctx) => {
   const { db } = ctx.store;
-  const py = pythonSettingsOf(ctx.config);
+  const environments = new EnvironmentsService(ctx);
+  const py = pythonSettingsOf(ctx.config, () => environments.settings());
 
   app.get(
     '/api/spiders/:id/scrapy/spiders',

@@ -3,13 +3,15 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Kysely } from 'kysely';
-import { SCRAPY_SETTING_TYPES } from '@crawldeck/shared';
+import { folderOf, inSourceFolder, SCRAPY_SETTING_TYPES, type EnvSettings } from '@crawldeck/shared';
 import { asTaskUser, baseEnv, jailSupport, spawnJailed, type TaskIdentity } from '@crawldeck/node/user-code';
 import type { DB } from '../../store/schema.ts';
 import type { MasterConfig } from '../../config.ts';
 import { HttpError } from '../../http/errors.ts';
 import { listFiles } from '../spiders/files.store.ts';
+import { getSpider } from '../spiders/spiders.store.ts';
 import { checkout, KeyedMutex } from './workspace.ts';
+import { spiderEnvWorkDir, toolEnvironment, withEnvironment } from './spider-environment.ts';
 
 // Passed to Python as `-c` source: the task user need not be able to read the Crawldeck install.
 const HELPER_SOURCE = readFileSync(
@@ -17,18 +19,26 @@ const HELPER_SOURCE = readFileSync(
   'utf8',
 );
 
-/** How the master runs its Python helpers: which interpreter, for how long at most, as which user when root. */
+/**
+ * How the master runs its Python helpers: which interpreter, for how long at most, as which user when root; for
+ * the Scrapy tools also where spider environments are built and the package index settings they are built with.
+ */
 export interface PythonSettings {
   python: string;
   timeoutMs: number;
   taskUser: string;
+  spiderEnvs?: { workDir: string; settings: () => Promise<EnvSettings> };
 }
 
-export const pythonSettingsOf = (config: MasterConfig): PythonSettings => ({
+export const pythonSettingsOf = (config: MasterConfig, envSettings?: () => Promise<EnvSettings>): PythonSettings => ({
   python: config.python,
   timeoutMs: config.scrapyTimeoutMs,
   taskUser: config.taskUser,
+  ...(envSettings ? { spiderEnvs: { workDir: spiderEnvWorkDir(config), settings: envSettings } } : {}),
 });
+
+/** Helper commands that import the project's code: they run in the spider's own environment. */
+const IMPORTS_CODE: ReadonlySet<HelperCommand> = new Set(['list', 'filepath', 'genspider']);
 
 /** 422 with the helper's reason: the console keeps it per section (packages/shared/src/scrapy.ts). */
 export const scrapyError = (message: string) => new HttpError(422, message);
@@ -50,7 +60,7 @@ export type HelperCommand =
  * user when the master is root, with nothing of the master's environment, in the checkout outside the data dir.
  */
 export function runHelper<T>(
-  py: PythonSettings,
+  py: PythonSettings & { readable?: string[] },
   cwd: string,
   command: HelperCommand,
   input: unknown = null,
@@ -66,7 +76,7 @@ export function runHelper<T>(
     const argv = [py.python, '-c', HELPER_SOURCE, command];
     // In a sandbox of its own where the host has one: its own processes and /tmp, only its checkout writable.
     const jail = jailSupport(identity?.uid);
-    const plan = { identity, cgroupProcs: [], hidden: [], readable: [], writable: [cwd], cwd, env };
+    const plan = { identity, cgroupProcs: [], hidden: [], readable: py.readable ?? [], writable: [cwd], cwd, env };
     const child = jail.ok
       ? spawnJailed(argv, plan, ['pipe', 'pipe', 'pipe'], jail.bwrap)
       : spawn(argv[0], argv.slice(1), {
@@ -113,14 +123,22 @@ export function runHelper<T>(
   });
 }
 
-/** Folder (relative, '' for the root) holding the spider's scrapy.cfg: the shallowest one. */
-export async function projectRoot(db: Kysely<DB>, spiderId: string): Promise<string> {
+/**
+ * Folder (relative, '' for the root) of the spider's Scrapy project: its source folder when it has one (which must
+ * hold scrapy.cfg), else the shallowest folder holding a scrapy.cfg.
+ */
+export async function projectRoot(db: Kysely<DB>, spiderId: string, src = ''): Promise<string> {
   const cfgs = (await listFiles(db, spiderId))
     .filter((f) => !f.is_dir && (f.path === 'scrapy.cfg' || f.path.endsWith('/scrapy.cfg')))
     .map((f) => f.path);
+  if (src) {
+    if (!cfgs.includes(inSourceFolder(src, 'scrapy.cfg')))
+      throw scrapyError(`scrapy.cfg not found in the source folder "${src}": it is not a Scrapy project`);
+    return src;
+  }
   if (!cfgs.length) throw scrapyError('scrapy.cfg not found: this spider is not a Scrapy project');
   cfgs.sort((a, b) => a.split('/').length - b.split('/').length || a.localeCompare(b));
-  return path.posix.dirname(cfgs[0]) === '.' ? '' : path.posix.dirname(cfgs[0]);
+  return folderOf(cfgs[0]);
 }
 
 const writers = new KeyedMutex();
@@ -138,10 +156,30 @@ export async function scrapyCall<T>(
   write = false,
 ): Promise<T> {
   const work = async () => {
-    const root = await projectRoot(db, spiderId);
+    const src = (await getSpider(db, spiderId))?.src ?? '';
+    const root = await projectRoot(db, spiderId, src);
     const co = await checkout(db, spiderId, py.python, py.taskUser);
     try {
-      const result = await runHelper<T>(py, path.join(co.dir, root), command, input, co.identity);
+      const env =
+        py.spiderEnvs && IMPORTS_CODE.has(command)
+          ? await toolEnvironment({
+              ...py.spiderEnvs,
+              python: py.python,
+              spiderId,
+              folder: path.join(co.dir, src),
+              src,
+              identity: co.identity,
+            })
+          : { python: py.python, readable: [], label: `the master's Python ${py.python}` };
+      const result = await runHelper<T>(
+        { ...py, python: env.python, readable: env.readable },
+        path.join(co.dir, root),
+        command,
+        input,
+        co.identity,
+      ).catch((err: Error) => {
+        throw scrapyError(withEnvironment(err.message, env));
+      });
       if (write) await co.writeBack();
       return { result, root };
     } finally {

@@ -52,16 +52,33 @@ export function inferCommand(files: SpiderFileContent[]): string {
   return '';
 }
 
+/** The files of the source folder `src` ('' for the root), named relative to it. */
+export function filesInFolder(files: SpiderFileContent[], src: string): SpiderFileContent[] {
+  if (!src) return files;
+  const prefix = `${src}/`;
+  return files.filter((f) => f.path.startsWith(prefix)).map((f) => ({ ...f, path: f.path.slice(prefix.length) }));
+}
+
 /**
  * For a spider whose files changed without a command being given (Git import and sync): guesses the command from
- * the stored root files and sets it while the spider still has none. Returns the spider's command afterwards.
+ * the stored files of its source folder (the root when it has none) and sets it while the spider still has none.
+ * Returns the spider's command afterwards.
  */
-export async function fillMissingCommand(db: Kysely<DB>, spider: { id: string; cmd: string }): Promise<string> {
+export async function fillMissingCommand(
+  db: Kysely<DB>,
+  spider: { id: string; cmd: string; src?: string },
+): Promise<string> {
   if (spider.cmd.trim()) return spider.cmd;
-  const rootFiles = (await listFiles(db, spider.id)).filter((e) => !e.is_dir && !e.path.includes('/'));
+  const src = spider.src ?? '';
+  const inFolder = (p: string) =>
+    src ? p.startsWith(`${src}/`) && !p.slice(src.length + 1).includes('/') : !p.includes('/');
+  const folderFiles = (await listFiles(db, spider.id)).filter((e) => !e.is_dir && inFolder(e.path));
   const files: SpiderFileContent[] = [];
-  for (const e of rootFiles)
-    files.push({ path: e.path, content: (await readFile(db, spider.id, e.path)) ?? Buffer.alloc(0) });
+  for (const e of folderFiles)
+    files.push({
+      path: src ? e.path.slice(src.length + 1) : e.path,
+      content: (await readFile(db, spider.id, e.path)) ?? Buffer.alloc(0),
+    });
   const cmd = inferCommand(files);
   if (cmd) await setCommandIfEmpty(db, spider.id, cmd);
   return cmd;

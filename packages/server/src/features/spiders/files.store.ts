@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
+import { inSourceFolder } from '@crawldeck/shared';
 import type { DB } from '../../store/schema.ts';
 import { badRequest, conflict, notFound } from '../../http/errors.ts';
 import { normalisePath, parentsOf } from './paths.ts';
@@ -248,7 +249,8 @@ export async function renamePath(db: Kysely<DB>, spiderId: string, from: string,
 /**
  * Replaces all files of a spider at once (zip upload, Git sync, Scrapy tools). Paths are normalised; a path that
  * is both a file and a folder, or given twice, is refused with 400 before anything is written. Optional `dirs`
- * keeps empty folders. Sets the spider's is_scrapy when scrapy.cfg sits at the root (never clears it).
+ * keeps empty folders. Sets the spider's is_scrapy when scrapy.cfg sits in its source folder (the root when it has
+ * none; never clears it).
  */
 export async function replaceFiles(
   db: Kysely<DB>,
@@ -257,6 +259,7 @@ export async function replaceFiles(
   opts: { dirs?: string[] } = {},
 ): Promise<{ files: number; isScrapy: boolean }> {
   const now = Date.now();
+  let isScrapy = false;
   const filePaths = new Map<string, { content: Buffer; hash: string }>();
   for (const f of files) {
     const p = normalisePath(f.path);
@@ -271,9 +274,9 @@ export async function replaceFiles(
   }
   for (const p of filePaths.keys()) for (const parent of parentsOf(p)) dirs.add(parent);
   for (const d of dirs) if (filePaths.has(d)) throw badRequest(`"${d}" is both a file and a folder`);
-  const isScrapy = filePaths.has('scrapy.cfg');
-
   const old = await inTx(db, async (trx) => {
+    const spider = await trx.selectFrom('spiders').select('src').where('id', '=', spiderId).executeTakeFirst();
+    isScrapy = filePaths.has(inSourceFolder(spider?.src ?? '', 'scrapy.cfg'));
     const previous = await trx
       .selectFrom('spider_files')
       .select('hash')

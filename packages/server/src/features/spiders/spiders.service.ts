@@ -5,6 +5,8 @@ import {
   EMPTY_ID,
   isValidEnvName,
   newId,
+  normaliseSourceFolder,
+  sourceFolderProblem,
   spiderLimitsOf,
   type CreateSpiderBody,
   type UpdateSpiderBody,
@@ -28,7 +30,7 @@ import {
 } from './spiders.store.ts';
 import { getProject } from '../projects/projects.store.ts';
 import type { ZipContents } from './zip.ts';
-import { inferCommand } from './command-inference.ts';
+import { filesInFolder, inferCommand } from './command-inference.ts';
 
 // ---- delete guards ----
 
@@ -140,7 +142,7 @@ async function toPatch(ctx: AppContext, db: Kysely<DB>, input: UpdateSpiderBody)
   if (input.type !== undefined) patch.type = input.type;
   if (input.cmd !== undefined) patch.cmd = input.cmd;
   if (input.col !== undefined) patch.col = input.col.trim();
-  if (input.src !== undefined) patch.src = input.src;
+  if (input.src !== undefined) patch.src = checkSourceFolder(input.src);
   const project = await resolveProject(db, input.project_id);
   if (project !== undefined) patch.project_id = project;
   if (input.is_public !== undefined) patch.is_public = input.is_public ? 1 : 0;
@@ -168,6 +170,13 @@ async function toPatch(ctx: AppContext, db: Kysely<DB>, input: UpdateSpiderBody)
   return patch;
 }
 
+/** A source folder inside the spider's files, in its one written form; 400 otherwise. */
+function checkSourceFolder(src: string): string {
+  const problem = sourceFolderProblem(src);
+  if (problem) throw badRequest(problem);
+  return normaliseSourceFolder(src);
+}
+
 function checkDedup(row: { is_dedup: number; dedup_field: string }): void {
   if (row.is_dedup && !row.dedup_field.trim()) throw badRequest('dedupe field is required when dedupe is on');
 }
@@ -187,7 +196,7 @@ export async function createSpider(
     name,
     display_name: patch.display_name || name,
     type: patch.type ?? 'customized',
-    cmd: patch.cmd?.trim() ? patch.cmd : zip ? inferCommand(zip.files) : '',
+    cmd: patch.cmd?.trim() ? patch.cmd : zip ? inferCommand(filesInFolder(zip.files, patch.src ?? '')) : '',
     col: '',
     src: patch.src ?? '',
     project_id: patch.project_id ?? null,

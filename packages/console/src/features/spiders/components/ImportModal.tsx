@@ -2,7 +2,7 @@
  * Import a spider from a public code-hosting URL (a URL and a source type, GitHub by default; POST
  * /spiders/import/github). Any Git host works (the type only labels the source); the URL is checked with the
  * server's allow-list rule, the clone's progress is shown, the server's error is shown in the dialog, and the
- * new spider opens on success.
+ * new spider opens on success (a repository of several Scrapy projects gives one spider each: the list opens).
  */
 import { useEffect, useState } from 'react';
 import { Alert, App, Form, Input, Modal, Progress, Select, Typography } from 'antd';
@@ -70,8 +70,15 @@ export default function ImportModal({ open, onClose }: Props) {
         type: values.type,
         ...(values.branch?.trim() ? { branch: values.branch.trim() } : {}),
       });
-      void message.success(t('spiders:import.done'));
       onClose();
+      if (spider.projects.length > 1) {
+        // One spider per Scrapy project of the repository: the list shows them all.
+        const names = spider.projects.map((p) => `${p.name} → ${p.src}`).join(', ');
+        void message.success(t('spiders:import.doneProjects', { count: spider.projects.length, names }), 8);
+        navigate('/spiders');
+        return;
+      }
+      void message.success(t('spiders:import.done'));
       navigate(`/spiders/${spider._id}`);
     } catch (err) {
       const text =

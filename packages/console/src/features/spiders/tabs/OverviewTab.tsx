@@ -4,6 +4,7 @@ import { App, Button, Col, Descriptions, Divider, Form, Input, Radio, Row, Selec
 import { SaveOutlined } from '@ant-design/icons';
 import { useTranslation } from 'react-i18next';
 import dayjs from 'dayjs';
+import { sourceFolderProblem } from '@crawldeck/shared';
 import { useProjects } from '../../projects/api.ts';
 import { useUpdateSpider } from '../api.ts';
 import { SPIDER_NAME_PATTERN } from '../components/SpiderAddModal.tsx';
@@ -184,9 +185,17 @@ export default function OverviewTab({ spider }: SpiderTabProps) {
               name="src"
               label={t('spiders:fields.src')}
               tooltip={t('spiders:hints.src')}
-              rules={[{ max: 1000 }]}
+              rules={[
+                { max: 1000 },
+                {
+                  validator: (_, v: string | undefined) => {
+                    const problem = v?.trim() ? sourceFolderProblem(v) : null;
+                    return problem ? Promise.reject(new Error(problem)) : Promise.resolve();
+                  },
+                },
+              ]}
             >
-              <Input className="mono-input" />
+              <Input className="mono-input" placeholder={t('spiders:placeholders.src')} data-testid="overview-src" />
             </Form.Item>
           </Col>
           <Col xs={12} md={6}>

@@ -98,7 +98,9 @@ export default function OverviewView({ task }: { task: TaskDetail }) {
       <Descriptions.Item label={t('fields.errorMessage')} span={2}>
         {task.error ? (
           <div className="task-error-msg" data-testid="task-error">
-            {task.error}
+            {task.end_reason?.kind === 'command_not_found'
+              ? t('endReason.command_not_found', { program: task.end_reason.program, node: task.end_reason.node })
+              : task.error}
           </div>
         ) : (
           '-'

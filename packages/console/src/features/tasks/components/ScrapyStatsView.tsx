@@ -7,7 +7,7 @@ import { Suspense, lazy, type ReactNode } from 'react';
 import { Alert, Card, Col, Descriptions, Empty, Row, Skeleton, Statistic, Table, Tag } from 'antd';
 import { useTranslation } from 'react-i18next';
 import type { TaskScrapyStats } from '@crawldeck/shared';
-import { formatDuration } from '../format.ts';
+import { formatDuration, formatTs } from '../format.ts';
 import { useTaskScrapyStats } from './scrapyStatsApi.ts';
 
 const RateChart = lazy(() => import('./ScrapyStatsCharts.tsx').then((m) => ({ default: m.RateChart })));
@@ -44,11 +44,14 @@ function Summary({ s }: { s: TaskScrapyStats }) {
   );
 }
 
+const ISO_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z$/;
+
 function DumpTable({ entries }: { entries: Record<string, number | string> }) {
   const { t } = useTranslation('scrapyStats');
   const rows = Object.entries(entries)
     .sort(([a], [b]) => a.localeCompare(b))
-    .map(([key, value]) => ({ key, value: String(value) }));
+    // Start and finish times come as ISO times in UTC: shown as the console shows every time.
+    .map(([key, value]) => ({ key, value: ISO_TIME.test(String(value)) ? formatTs(String(value)) : String(value) }));
   return (
     <Table
       size="small"
