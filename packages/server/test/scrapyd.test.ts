@@ -103,13 +103,22 @@ async function call(url: string, auth: string | null, form?: Record<string, stri
 
 const scrapydUrl = () => `${m.url}/scrapyd`;
 
+/** One endpoint by fetch (cheaper than a Python process per call, for polls and the many refusals). */
+async function sd(user: { username: string; password: string }, endpoint: string, params: Record<string, string>) {
+  const auth = basic(user.username, user.password);
+  const u = `${scrapydUrl()}/${endpoint}.json`;
+  const get = ['daemonstatus', 'listprojects', 'listversions', 'listspiders', 'listjobs', 'status'].includes(endpoint);
+  return (await call(get ? `${u}?${new URLSearchParams(params)}` : u, auth, get ? undefined : params)).json;
+}
+
 async function spiderId(name: string): Promise<string> {
   const r = await m.api('GET', '/spiders', { query: { keyword: name } });
   return (r.body.data.list as { _id: string; name: string }[]).find((s) => s.name === name)!._id;
 }
 
 describe('the Scrapyd web service with the real scrapyd-client', () => {
-  it('deploys eggs, lists, schedules with arguments and a setting, reads log and items, cancels and deletes', async () => {
+  // The steps build on each other: one project goes from deploy to deletion.
+  it('deploys two versions with scrapyd-deploy; lists projects, versions and spiders', async () => {
     const dir = path.join(workDir, 'shop');
     writeProject(dir, `${scrapydUrl()}/`, 'admin', PROJECT_FILES);
     for (const version of ['v1', 'v2']) {
@@ -120,7 +129,9 @@ describe('the Scrapyd web service with the real scrapyd-client', () => {
     expect(await client(scrapydUrl(), admin, 'projects')).toEqual(['shop']);
     expect(await client(scrapydUrl(), admin, 'versions', 'shop')).toEqual(['v1', 'v2']);
     expect(await client(scrapydUrl(), admin, 'spiders', 'shop')).toEqual(['products', 'slow']);
+  });
 
+  it('schedules with an argument, a setting and a job id; the job ends as a task with its log and items', async () => {
     const args = [
       ['base', siteUrl],
       ['setting', 'BOT_NAME=crawldeckbot'],
@@ -129,8 +140,8 @@ describe('the Scrapyd web service with the real scrapyd-client', () => {
     expect(await client(scrapydUrl(), admin, 'schedule', 'shop', 'products', args)).toBe('job-one');
     await waitFor(
       'job-one to finish',
-      async () => (await client(scrapydUrl(), admin, 'status', 'job-one', 'shop')).currstate === 'finished',
-      90_000,
+      async () => (await sd(admin, 'status', { job: 'job-one', project: 'shop' })).currstate === 'finished',
+      60_000,
       250,
     );
     const jobs = await client(scrapydUrl(), admin, 'jobs', 'shop');
@@ -163,31 +174,36 @@ describe('the Scrapyd web service with the real scrapyd-client', () => {
     expect(tasks).toHaveLength(1);
     expect(tasks[0]).toMatchObject({ status: 'finished', result_count: PAGES * PER_PAGE });
     expect(tasks[0].cmd).toContain("scrapy crawl 'products' -a '_job=job-one' -a 'base=");
+  });
 
-    // A long job: cancelled while it runs.
+  it('cancels a running job (prevstate running), then has nothing left to cancel', async () => {
     const slowJob = await client(scrapydUrl(), admin, 'schedule', 'shop', 'slow', [['base', siteUrl]]);
     expect(slowJob).toMatch(/^[0-9a-f]{32}$/);
     await slowRequested;
     await waitFor(
       'the slow job to run',
-      async () => (await client(scrapydUrl(), admin, 'status', slowJob)).currstate === 'running',
+      async () => (await sd(admin, 'status', { job: slowJob })).currstate === 'running',
     );
-    const running = (await client(scrapydUrl(), admin, 'jobs', 'shop')).running;
+    const running = (await sd(admin, 'listjobs', { project: 'shop' })).running;
     expect(running).toEqual([expect.objectContaining({ id: slowJob, spider: 'slow', pid: expect.any(Number) })]);
     expect(await client(scrapydUrl(), admin, 'cancel', 'shop', slowJob)).toMatchObject({ prevstate: 'running' });
     await waitFor(
       'the slow job to end',
-      async () => (await client(scrapydUrl(), admin, 'status', slowJob)).currstate === 'finished',
+      async () => (await sd(admin, 'status', { job: slowJob })).currstate === 'finished',
     );
-    expect(await client(scrapydUrl(), admin, 'cancel', 'shop', slowJob)).toMatchObject({ prevstate: null });
+    expect(await sd(admin, 'cancel', { project: 'shop', job: slowJob })).toMatchObject({ prevstate: null });
+  });
 
-    expect(await client(scrapydUrl(), admin, 'delversion', 'shop', 'nope')).toEqual({
-      error: "version 'nope' not found",
+  it('deletes a version, then the project with its spider', async () => {
+    const id = await spiderId('shop');
+    expect(await sd(admin, 'delversion', { project: 'shop', version: 'nope' })).toMatchObject({
+      status: 'error',
+      message: "version 'nope' not found",
     });
     expect(await client(scrapydUrl(), admin, 'delversion', 'shop', 'v1')).toMatchObject({ status: 'ok' });
-    expect(await client(scrapydUrl(), admin, 'versions', 'shop')).toEqual(['v2']);
+    expect((await sd(admin, 'listversions', { project: 'shop' })).versions).toEqual(['v2']);
     expect(await client(scrapydUrl(), admin, 'delproject', 'shop')).toMatchObject({ status: 'ok' });
-    expect(await client(scrapydUrl(), admin, 'projects')).toEqual([]);
+    expect((await sd(admin, 'listprojects', {})).projects).toEqual([]);
     expect((await m.api('GET', `/spiders/${id}`)).status).toBe(404);
   });
 });
@@ -250,25 +266,38 @@ describe('who may use it', () => {
     expect(job).toBe('alice-job');
 
     expect(await client(scrapydUrl(), bob, 'projects')).toEqual([]);
-    expect(await client(scrapydUrl(), bob, 'versions', 'private')).toEqual([]);
-    const unknown = { error: "project 'private' not found" };
-    expect(await client(scrapydUrl(), bob, 'spiders', 'private')).toEqual(unknown);
-    expect(await client(scrapydUrl(), bob, 'jobs', 'private')).toEqual(unknown);
-    expect(await client(scrapydUrl(), bob, 'schedule', 'private', 'one')).toEqual(unknown);
-    expect(await client(scrapydUrl(), bob, 'cancel', 'private', 'alice-job')).toEqual(unknown);
-    expect(await client(scrapydUrl(), bob, 'delproject', 'private')).toEqual(unknown);
-    expect(await client(scrapydUrl(), bob, 'status', 'alice-job')).toMatchObject({ currstate: null });
+    expect((await sd(bob, 'listversions', { project: 'private' })).versions).toEqual([]);
+    const unknown = { status: 'error', message: "project 'private' not found" };
+    expect(await sd(bob, 'listspiders', { project: 'private' })).toMatchObject(unknown);
+    expect(await sd(bob, 'listjobs', { project: 'private' })).toMatchObject(unknown);
+    expect(await sd(bob, 'schedule', { project: 'private', spider: 'one' })).toMatchObject(unknown);
+    expect(await sd(bob, 'cancel', { project: 'private', job: 'alice-job' })).toMatchObject(unknown);
+    expect(await sd(bob, 'delversion', { project: 'private', version: 'r1' })).toMatchObject(unknown);
+    expect(await sd(bob, 'delproject', { project: 'private' })).toMatchObject(unknown);
+    expect(await sd(bob, 'status', { job: 'alice-job' })).toMatchObject({ status: 'ok', currstate: null });
+    // Bob's upload of the same name is a project of his own; Alice's stays as it was.
+    const bobs = await addVersion(basic('bob', bob.password), 'private', 'b1', await egg('priv', ['mine']));
+    expect(bobs.json).toMatchObject({ status: 'ok', spiders: 1 });
+    expect((await sd(bob, 'listspiders', { project: 'private' })).spiders).toEqual(['mine']);
+    expect((await sd(alice, 'listversions', { project: 'private' })).versions).toEqual(['r1']);
+    expect(await sd(bob, 'delproject', { project: 'private' })).toMatchObject({ status: 'ok' });
+
     const log = await call(`${scrapydUrl()}/logs/private/one/alice-job.log`, basic('bob', bob.password));
     expect(log.json).toEqual(expect.objectContaining({ status: 'error', message: "project 'private' not found" }));
 
-    const state = await client(scrapydUrl(), alice, 'status', 'alice-job');
+    const state = await sd(alice, 'status', { job: 'alice-job' });
     expect(['pending', 'running', 'finished']).toContain(state.currstate);
-    await client(scrapydUrl(), alice, 'cancel', 'private', 'alice-job');
+    await sd(alice, 'cancel', { project: 'private', job: 'alice-job' });
     await waitFor(
       "alice's job to end",
-      async () => (await client(scrapydUrl(), alice, 'status', 'alice-job')).currstate === 'finished',
+      async () => (await sd(alice, 'status', { job: 'alice-job' })).currstate === 'finished',
     );
-    expect(await client(scrapydUrl(), alice, 'delproject', 'private')).toMatchObject({ status: 'ok' });
+    // Deleting the newest version brings the one before back as the project's files.
+    const r2 = await addVersion(basic('alice', 'alice-pass'), 'private', 'r2', await egg('priv', ['one', 'three']));
+    expect(r2.json).toMatchObject({ status: 'ok', spiders: 2 });
+    expect(await sd(alice, 'delversion', { project: 'private', version: 'r2' })).toMatchObject({ status: 'ok' });
+    expect((await sd(alice, 'listspiders', { project: 'private' })).spiders).toEqual(['one', 'two']);
+    expect(await sd(alice, 'delproject', { project: 'private' })).toMatchObject({ status: 'ok' });
   });
 
   it("answers bad input with Scrapyd's own error messages", async () => {
@@ -286,7 +315,7 @@ describe('who may use it', () => {
     expect(noSettings.json.message).toMatch(/names no Scrapy settings/);
     const badArg = await call(`${scrapydUrl()}/schedule.json`, auth, { project: 'p', spider: 's', 'a b': '1' });
     expect(badArg.json.message).toMatch(/spider argument 'a b' is not allowed/);
-    expect(await client(scrapydUrl(), admin, 'projects')).toEqual([]);
+    expect((await sd(admin, 'listprojects', {})).projects).toEqual([]);
   });
 });
 

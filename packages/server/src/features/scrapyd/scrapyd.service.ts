@@ -1,11 +1,11 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { SCRAPYD_FINISHED_KEPT, type ScrapydJob } from '@crawldeck/shared';
 import type { AppContext } from '../../context.ts';
 import type { AuthUser } from '../../http/auth.ts';
 import { HttpError, badRequest } from '../../http/errors.ts';
 import { spiderFor, spiderReadFilter, taskReadFilter, assertTaskChange } from '../../policies/index.ts';
 import { createSpider, deleteSpider } from '../spiders/spiders.service.ts';
-import { replaceFiles } from '../spiders/files.store.ts';
+import { listFiles, replaceFiles } from '../spiders/files.store.ts';
 import { isUniqueViolation } from '../users/users.store.ts';
 import { pythonSettingsOf, scrapyCall } from '../scrapy/scrapy.service.ts';
 import { createTasks } from '../tasks/tasks.service.ts';
@@ -18,6 +18,7 @@ import {
   insertJob,
   jobCounts,
   jobIdTaken,
+  ownProject,
   projectJobs,
   projectNames,
   putVersion,
@@ -77,8 +78,25 @@ export async function listSpiders(ctx: AppContext, user: AuthUser, p: ScrapydPar
   return { spiders: await scrapySpiders(ctx, project.id) };
 }
 
-const scrapySpiders = (ctx: AppContext, spiderId: string) =>
-  scrapyCall<string[]>(ctx.store.db, pythonSettingsOf(ctx.config), spiderId, 'list');
+/**
+ * Spider lists by the content of the files they were read from (paths and content hashes): listing runs Python on
+ * a checkout, and Scrapyd tools ask often (every schedule, listspiders polls). Same files, same spiders.
+ */
+const spiderLists = new Map<string, string[]>();
+const SPIDER_LISTS_KEPT = 500;
+
+async function scrapySpiders(ctx: AppContext, spiderId: string): Promise<string[]> {
+  const files = await listFiles(ctx.store.db, spiderId);
+  const key = createHash('sha256')
+    .update(files.map((f) => `${f.path}\0${f.hash ?? 'dir'}`).join('\n'))
+    .digest('hex');
+  const known = spiderLists.get(key);
+  if (known) return known;
+  const list = await scrapyCall<string[]>(ctx.store.db, pythonSettingsOf(ctx.config), spiderId, 'list');
+  spiderLists.set(key, list);
+  if (spiderLists.size > SPIDER_LISTS_KEPT) spiderLists.delete(spiderLists.keys().next().value!);
+  return list;
+}
 
 /**
  * A version named in a request: it must exist, and be the newest, since a spider has one set of files (the newest
@@ -103,9 +121,10 @@ export async function addVersion(
   if (!egg) throw badRequest("'egg' parameter is required");
   const files = await eggOrRefusal(ctx, egg);
   const db = ctx.store.db;
-  let spiderId = (await findProject(db, spiderReadFilter(user), user.id, name))?.id;
+  // An upload goes to the caller's own project of that name, never to another user's they happen to see.
+  let spiderId = (await ownProject(db, user.id, name))?.id;
   if (spiderId) {
-    await projectFor(ctx, user, name, 'write');
+    await spiderFor(db, user, spiderId, 'write');
     await replaceFiles(db, spiderId, files.files, { dirs: files.dirs });
   } else {
     const created = await createSpider(
@@ -188,8 +207,8 @@ export async function jobStatus(ctx: AppContext, user: AuthUser, p: ScrapydParam
 }
 
 export async function cancel(ctx: AppContext, user: AuthUser, p: ScrapydParams) {
-  // Crawldeck stops the process group (SIGTERM, then SIGKILL); Scrapyd's choice of signal has no counterpart.
-  if (p.signal) throw badRequest("'signal' is not supported: Crawldeck stops a job's whole process group");
+  // Crawldeck's node stops a cancelled task's processes itself; Scrapyd's choice of signal has no counterpart.
+  if (p.signal) throw badRequest("'signal' is not supported: Crawldeck stops a job's processes its own way");
   const project = await projectOf(ctx, user, param(p, 'project'));
   const job = param(p, 'job');
   const t = await findJobTask(ctx.store.db, taskReadFilter(user), job, project.id);

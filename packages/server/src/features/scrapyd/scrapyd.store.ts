@@ -50,6 +50,17 @@ export async function findProject(
     .executeTakeFirst();
 }
 
+/** The Scrapy spider of that name the user owns: where the user's uploads go (names are unique per owner). */
+export function ownProject(db: Kysely<DB>, ownerId: string, name: string): Promise<ProjectRow | undefined> {
+  return db
+    .selectFrom('spiders')
+    .select(['id', 'name', 'owner_id'])
+    .where('owner_id', '=', ownerId)
+    .where('name', '=', name)
+    .where('is_scrapy', '=', 1)
+    .executeTakeFirst();
+}
+
 // ---- versions ----
 
 export async function versionNames(db: Kysely<DB>, spiderId: string): Promise<string[]> {
