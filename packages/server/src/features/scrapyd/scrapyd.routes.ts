@@ -29,7 +29,8 @@ import { resultsReader } from '../results/results.reader.ts';
 import { mergeParams, parseForm, type ScrapydParams } from './scrapyd-params.ts';
 import * as service from './scrapyd.service.ts';
 
-const NODE_NAME = os.hostname();
+/** Scrapyd names itself by its host name in every answer. */
+export const NODE_NAME = os.hostname();
 
 /** Query strings and form bodies: bounded names, each with a bounded list of bounded values. */
 const Params = Type.Record(

@@ -4,7 +4,7 @@ import type { AppContext, TypedApp } from '../../context.ts';
 import type { Store } from '../../store/db.ts';
 import type { AuthOptions } from '../../http/auth.ts';
 import { authPlugin } from '../../http/auth.ts';
-import { scrapydRoutes } from './scrapyd.routes.ts';
+import { NODE_NAME, scrapydRoutes } from './scrapyd.routes.ts';
 
 /**
  * The Scrapyd web service on a port of its own, at the root as Scrapyd serves it, for tools that take only
@@ -26,7 +26,7 @@ export async function startScrapydServer(
   await app.register(fastifyMultipart, { limits: { fileSize: ctx.config.zipMaxBytes, files: 1, fields: 10 } });
   await scrapydRoutes(app, ctx, '');
   app.setNotFoundHandler((req, reply) =>
-    reply.status(404).send({ node_name: 'crawldeck', status: 'error', message: `${req.url.split('?')[0]} not found` }),
+    reply.status(404).send({ node_name: NODE_NAME, status: 'error', message: `${req.url.split('?')[0]} not found` }),
   );
   await app.listen({ port, host: ctx.config.host });
   const addr = app.server.address();
