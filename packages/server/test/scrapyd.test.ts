@@ -283,7 +283,12 @@ describe('who may use it', () => {
     expect(await sd(bob, 'delproject', { project: 'private' })).toMatchObject({ status: 'ok' });
 
     const log = await call(`${scrapydUrl()}/logs/private/one/alice-job.log`, basic('bob', bob.password));
-    expect(log.json).toEqual(expect.objectContaining({ status: 'error', message: "project 'private' not found" }));
+    expect(log.status).toBe(404);
+    expect(log.json).toMatchObject({ status: 'error', message: '/scrapyd/logs/private/one/alice-job.log not found' });
+    const own = await call(`${scrapydUrl()}/logs/private/one/alice-job.log`, basic('alice', 'alice-pass'));
+    expect(own.status).toBe(200);
+    const wrongSpider = await call(`${scrapydUrl()}/logs/private/two/alice-job.log`, basic('alice', 'alice-pass'));
+    expect(wrongSpider.status).toBe(404);
 
     const state = await sd(alice, 'status', { job: 'alice-job' });
     expect(['pending', 'running', 'finished']).toContain(state.currstate);

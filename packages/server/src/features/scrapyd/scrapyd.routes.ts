@@ -1,6 +1,6 @@
 import os from 'node:os';
 import { Readable } from 'node:stream';
-import { Type } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import {
   SCRAPYD_ARGS_MAX,
@@ -64,6 +64,7 @@ function scrapydErrors(app: TypedApp): void {
     }
     if (status === 401) reply.header('www-authenticate', 'Basic realm="Scrapyd"');
     if (status === 401 || status === 429) return answer(status, err.message);
+    if (status === 404 && req.routeOptions.config.scrapydFile) return answer(404, err.message);
     const message = (err as FastifyError).validation ? `invalid request: ${err.message}` : err.message;
     return answer(200, message);
   });
@@ -71,6 +72,13 @@ function scrapydErrors(app: TypedApp): void {
 
 const ok = <T extends object>(body: T) => ({ node_name: NODE_NAME, status: 'ok' as const, ...body });
 const paramsOf = (req: FastifyRequest) => mergeParams(req.query, req.body);
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** A Scrapyd log or items file: a missing one answers 404, as a missing file does (JSON answers say 200). */
+    scrapydFile?: boolean;
+  }
+}
 
 /** Every endpoint of Scrapyd's JSON web service, at `prefix` (`/scrapyd` on the main port, the root on its own). */
 export async function scrapydRoutes(app: TypedApp, ctx: AppContext, prefix: string): Promise<void> {
@@ -146,33 +154,34 @@ function jsonRoutes(app: TypedApp, ctx: AppContext, prefix: string): void {
   });
 }
 
-/** A job's log and items as files, where listjobs' log_url and items_url point. */
+/**
+ * A job's log and items as files, where listjobs' log_url and items_url point. A file that is not there (or not the
+ * caller's to read) is a 404 with Scrapyd's error JSON, as a missing file is for Scrapyd.
+ */
 function fileRoutes(app: TypedApp, ctx: AppContext): void {
   const db = ctx.store.db;
-  const jobOf = async (req: FastifyRequest, params: { project: string; file: string }, ext: string) => {
-    const { project, file } = params;
-    if (!file.endsWith(ext)) throw new HttpError(404, `${req.url.split('?')[0]} not found`);
-    return service.jobTask(ctx, req.user, project, file.slice(0, -ext.length));
+  const jobOf = async (req: FastifyRequest, params: Static<typeof FileParams>, ext: string) => {
+    const { project, spider, file } = params;
+    const missing = () => new HttpError(404, `${req.url.split('?')[0]} not found`);
+    if (!file.endsWith(ext)) throw missing();
+    const t = await service.jobTask(ctx, req.user, project, file.slice(0, -ext.length)).catch((err: unknown) => {
+      throw err instanceof HttpError && err.statusCode < 500 ? missing() : err;
+    });
+    if (service.presentJob(t, project, { prefix: '' }).spider !== spider) throw missing();
+    return t;
   };
   const text = (reply: FastifyReply, type: string, body: AsyncGenerator<string>) =>
     reply.type(type).send(Readable.from(body));
-  app.get(
-    '/logs/:project/:spider/:file',
-    { config, schema: { hide: true, params: FileParams } },
-    async (req, reply) => {
-      const t = await jobOf(req, req.params, '.log');
-      return text(reply, 'text/plain; charset=utf-8', logLines(db, t.id));
-    },
-  );
-  app.get(
-    '/items/:project/:spider/:file',
-    { config, schema: { hide: true, params: FileParams } },
-    async (req, reply) => {
-      const t = await jobOf(req, req.params, '.jl');
-      const reader = await resultsReader(ctx, t.id);
-      return text(reply, 'application/x-ndjson; charset=utf-8', itemLines(reader.pages(ITEM_PAGE)));
-    },
-  );
+  const file = { config: { ...config, scrapydFile: true }, schema: { hide: true, params: FileParams } };
+  app.get('/logs/:project/:spider/:file', file, async (req, reply) => {
+    const t = await jobOf(req, req.params, '.log');
+    return text(reply, 'text/plain; charset=utf-8', logLines(db, t.id));
+  });
+  app.get('/items/:project/:spider/:file', file, async (req, reply) => {
+    const t = await jobOf(req, req.params, '.jl');
+    const reader = await resultsReader(ctx, t.id);
+    return text(reply, 'application/x-ndjson; charset=utf-8', itemLines(reader.pages(ITEM_PAGE)));
+  });
 }
 
 async function* logLines(db: AppContext['store']['db'], taskId: string): AsyncGenerator<string> {
