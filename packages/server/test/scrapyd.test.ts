@@ -153,6 +153,8 @@ describe('the Scrapyd web service with the real scrapyd-client', () => {
       log_url: '/scrapyd/logs/shop/products/job-one.log',
       items_url: '/scrapyd/items/shop/products/job-one.jl',
     });
+    const everywhere = await sd(admin, 'listjobs', {});
+    expect(everywhere.finished).toEqual([expect.objectContaining({ id: 'job-one', project: 'shop' })]);
     expect(done.start_time).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{6}$/);
     expect(done.end_time >= done.start_time).toBe(true);
 

@@ -13,7 +13,7 @@ export const SCRAPYD_NAME_MAX = 200;
 export const SCRAPYD_VALUE_MAX = 4000;
 /** Most spider arguments plus settings one schedule may carry. */
 export const SCRAPYD_ARGS_MAX = 100;
-/** Finished jobs listjobs shows per project (Scrapyd keeps a bounded list of finished jobs too). */
+/** Finished jobs listjobs shows, the newest (Scrapyd keeps a bounded list of finished jobs too). */
 export const SCRAPYD_FINISHED_KEPT = 100;
 
 const Head = { node_name: Type.String(), status: Type.Literal('ok') };

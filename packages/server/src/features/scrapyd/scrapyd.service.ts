@@ -12,6 +12,7 @@ import { createTasks } from '../tasks/tasks.service.ts';
 import { EggError, eggFiles } from './egg.ts';
 import { crawlParam, param, scheduleRequest, type ScrapydParams } from './scrapyd-params.ts';
 import {
+  allJobs,
   deleteVersion,
   findJobTask,
   findProject,
@@ -286,13 +287,20 @@ export function presentJob(t: JobTaskRow, project: string, urls: JobUrls): Scrap
 
 export async function listJobs(ctx: AppContext, user: AuthUser, p: ScrapydParams, urls: JobUrls) {
   const name = param(p, 'project', false);
-  if (name === undefined) throw badRequest("'project' parameter is required: Crawldeck lists the jobs of one project");
-  const project = await projectOf(ctx, user, name);
-  const { live, finished } = await projectJobs(ctx.store.db, taskReadFilter(user), project.id, SCRAPYD_FINISHED_KEPT);
+  const rows =
+    name === undefined
+      ? await allJobs(ctx.store.db, taskReadFilter(user), SCRAPYD_FINISHED_KEPT)
+      : await projectJobs(
+          ctx.store.db,
+          taskReadFilter(user),
+          (await projectOf(ctx, user, name)).id,
+          SCRAPYD_FINISHED_KEPT,
+        );
+  const show = (t: JobTaskRow & { project?: string }) => presentJob(t, name ?? t.project ?? '', urls);
   return {
-    pending: live.filter((t) => t.status === 'pending').map((t) => presentJob(t, name, urls)),
-    running: live.filter((t) => t.status === 'running').map((t) => presentJob(t, name, urls)),
-    finished: finished.map((t) => presentJob(t, name, urls)),
+    pending: rows.live.filter((t) => t.status === 'pending').map(show),
+    running: rows.live.filter((t) => t.status === 'running').map(show),
+    finished: rows.finished.map(show),
   };
 }
 

@@ -207,6 +207,37 @@ export async function projectJobs(
 }
 
 /**
+ * Every Scrapy spider's pending and running tasks and the newest finished ones, as the caller may read them, each
+ * with its spider's name (listjobs without a project).
+ */
+export async function allJobs(
+  db: Kysely<DB>,
+  readable: Filter<'tasks'>,
+  finishedMax: number,
+): Promise<{ live: (JobTaskRow & { project: string })[]; finished: (JobTaskRow & { project: string })[] }> {
+  const ofScrapy = () =>
+    jobTasks(db, readable)
+      .innerJoin('spiders', 'spiders.id', 'tasks.spider_id')
+      .select('spiders.name as project')
+      .where('spiders.is_scrapy', '=', 1);
+  const [live, finished] = await Promise.all([
+    ofScrapy()
+      .where('tasks.status', 'in', ['pending', 'running'])
+      .orderBy('tasks.create_ts')
+      .orderBy('tasks.id')
+      .limit(LIVE_MAX)
+      .execute(),
+    ofScrapy()
+      .where('tasks.status', 'in', [...FINAL_TASK_STATUSES])
+      .orderBy('tasks.create_ts', 'desc')
+      .orderBy('tasks.id', 'desc')
+      .limit(finishedMax)
+      .execute(),
+  ]);
+  return { live, finished: finished.reverse() };
+}
+
+/**
  * The task behind a job id: a Scrapyd job id given at schedule time, or the task's own id (tasks started elsewhere
  * have no other). Limited to one spider when a project is named.
  */
