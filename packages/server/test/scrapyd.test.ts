@@ -318,6 +318,8 @@ describe('who may use it', () => {
     expect(noProject.json).toMatchObject({ status: 'error', message: "project 'nothing' not found" });
     const notZip = await addVersion(auth, 'p', 'v', Buffer.from('not a zip'));
     expect(notZip.json).toMatchObject({ message: 'egg is not a ZIP file (if using curl, use egg=@path not egg=path)' });
+    const longName = await addVersion(auth, 'p'.repeat(101), 'v', await egg('priv', ['one']));
+    expect(longName.json).toMatchObject({ status: 'error', message: 'project name is longer than 100 characters' });
     const noSettings = await addVersion(auth, 'p', 'v', await makeZip([{ name: 'p/__init__.py', content: '' }]));
     expect(noSettings.json.message).toMatch(/names no Scrapy settings/);
     const badArg = await call(`${scrapydUrl()}/schedule.json`, auth, { project: 'p', spider: 's', 'a b': '1' });

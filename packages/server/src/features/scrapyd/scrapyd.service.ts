@@ -1,5 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { SCRAPYD_FINISHED_KEPT, type ScrapydJob } from '@crawldeck/shared';
+import { SCRAPYD_FINISHED_KEPT, SCRAPYD_NAME_MAX, type ScrapydJob } from '@crawldeck/shared';
 import type { AppContext } from '../../context.ts';
 import type { AuthUser } from '../../http/auth.ts';
 import { HttpError, badRequest } from '../../http/errors.ts';
@@ -36,6 +36,7 @@ import {
  * them into Scrapyd's error answer.
  */
 
+const PROJECT_NAME_MAX = 100;
 const projectNotFound = (name: string) => badRequest(`project '${name}' not found`);
 const versionNotFound = (name: string) => badRequest(`version '${name}' not found`);
 
@@ -119,6 +120,10 @@ export async function addVersion(
 ): Promise<{ project: string; version: string; spiders: number }> {
   const name = param(fields, 'project');
   const version = param(fields, 'version');
+  // A project becomes a spider: its name obeys a spider name's length (and the spider form's other rules).
+  if (name.length > PROJECT_NAME_MAX) throw badRequest(`project name is longer than ${PROJECT_NAME_MAX} characters`);
+  if (!version.trim() || version.length > SCRAPYD_NAME_MAX)
+    throw badRequest(`version must be 1 to ${SCRAPYD_NAME_MAX} characters`);
   if (!egg) throw badRequest("'egg' parameter is required");
   const files = await eggOrRefusal(ctx, egg);
   const db = ctx.store.db;
