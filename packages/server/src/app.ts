@@ -11,7 +11,7 @@ import type { MasterConfig } from './config.ts';
 import type { AppContext, CoreContext, TypedApp } from './context.ts';
 import { TaskRuntime } from './features/execution/runtime.ts';
 import { isStoreUnavailable, type Store } from './store/db.ts';
-import { authPlugin, registerWithAccess } from './http/auth.ts';
+import { authPlugin, registerWithAccess, type AuthOptions } from './http/auth.ts';
 import { registerSecurityHeaders } from './http/security-headers.ts';
 import { consoleStaticOptions, registerCompression } from './http/compression.ts';
 import { INDEX_FILES, consoleIndex } from './http/console-index.ts';
@@ -46,7 +46,10 @@ function errorReply(err: FastifyError | HttpError | Error): { status: number; me
   return { status: 500, message: errorText('internal'), code: 'internal' };
 }
 
-/** Whether a raw URL names an /api path in any spelling the router or a proxy might normalise. */
+/**
+ * Whether a raw URL names an /api path (or one of the Scrapyd service's, off or on) in any spelling the router or
+ * a proxy might normalise.
+ */
 function looksLikeApi(url: string): boolean {
   let p = url.split('?')[0];
   try {
@@ -55,8 +58,14 @@ function looksLikeApi(url: string): boolean {
     return true;
   }
   // Any `api` segment counts, so dot-segments (`/x/../api/…`) are caught too; console deep links have none.
-  return /(^|[/\\])api([/\\]|$)/i.test(p);
+  return /(^|[/\\])(api|scrapyd)([/\\]|$)/i.test(p);
 }
+
+export const authOptions = (config: MasterConfig, store: Store): AuthOptions => ({
+  store,
+  nodeKey: config.nodeKey,
+  basicLimits: { freeFailures: config.loginFreeFailures, maxDelayMs: config.loginMaxDelayMs },
+});
 
 export async function buildApp(config: MasterConfig, store: Store): Promise<BuiltApp> {
   const app = Fastify({
@@ -106,7 +115,7 @@ export async function buildApp(config: MasterConfig, store: Store): Promise<Buil
       security: [{ token: [] }],
     },
   });
-  await app.register(authPlugin, { store, nodeKey: config.nodeKey });
+  await app.register(authPlugin, authOptions(config, store));
   // The OpenAPI page documents the API and holds no data: readable without a token.
   await registerWithAccess(app, 'public', (pub) => pub.register(fastifySwaggerUi, { routePrefix: '/api/openapi' }));
   await app.register(fastifyMultipart, { limits: { fileSize: 512 * 1024 * 1024, files: 1, fields: 50 } });

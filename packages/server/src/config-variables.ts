@@ -15,6 +15,16 @@ export const MASTER_VARIABLES = {
     description: 'HTTP port: console at `/`, API at `/api`, OpenAPI at `/api/openapi`',
   },
   CRAWLDECK_HOST: { default: '`0.0.0.0`', description: 'listen address' },
+  CRAWLDECK_SCRAPYD: {
+    default: '`0`',
+    description:
+      '`1` turns on the Scrapyd-compatible web service under `/scrapyd/` (scrapyd-deploy, ScrapydWeb; docs/scrapyd.md)',
+  },
+  CRAWLDECK_SCRAPYD_PORT: {
+    default: '_(empty)_',
+    description:
+      'with `CRAWLDECK_SCRAPYD=1`, also serve it at the root of this port on the listen address, as Scrapyd itself does (for tools that take only host:port)',
+  },
   CRAWLDECK_DATA_DIR: {
     default: '`./data`',
     description: "SQLite file, generated secrets, embedded node's data; made 0700 (files 0600) on start",

@@ -26,6 +26,9 @@ export interface MasterConfig {
   nodeKey: string;
   /** Whether this master runs its own node of type `master`. */
   embeddedNode: boolean;
+  /** The Scrapyd-compatible web service: on or off, and a port of its own (null: only under `/scrapyd/`; 0: any free one). */
+  scrapyd: boolean;
+  scrapydPort: number | null;
   /** Lifetime of a login session token. */
   sessionTtlMs: number;
   /** Where GET /releases/latest reads the latest release (a GitHub-style JSON URL); empty disables it. */
@@ -210,6 +213,16 @@ function systemTimezone(): string {
   return Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
 }
 
+/** The Scrapyd port: unset is none; anything but a port number stops the start with the variable's name. */
+function scrapydPort(env: EnvReader): number | null {
+  const raw = env.raw('CRAWLDECK_SCRAPYD_PORT');
+  if (raw === undefined) return null;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 0 || n > 65535)
+    throw new Error(`CRAWLDECK_SCRAPYD_PORT must be a port number, got ${raw}`);
+  return n;
+}
+
 function coreSettings(overrides: Partial<MasterConfig>, env: EnvReader) {
   const dataDir = path.resolve(overrides.dataDir ?? env.text('CRAWLDECK_DATA_DIR', './data'));
   lockDownDataDir(dataDir);
@@ -235,6 +248,8 @@ function coreSettings(overrides: Partial<MasterConfig>, env: EnvReader) {
     consoleDir: env.text('CRAWLDECK_CONSOLE_DIR', DEFAULT_CONSOLE_DIR),
     nodeKey: overrides.nodeKey ?? env.raw('CRAWLDECK_NODE_KEY') ?? readOrCreateSecret(dataDir, 'node-key'),
     embeddedNode: env.bool('CRAWLDECK_EMBEDDED_NODE', true),
+    scrapyd: env.bool('CRAWLDECK_SCRAPYD', false),
+    scrapydPort: scrapydPort(env),
     sessionTtlMs: Number(env.text('CRAWLDECK_SESSION_TTL_HOURS', String(24 * 7))) * 3600_000,
     releasesUrl: env.text('CRAWLDECK_RELEASES_URL', ''),
     docsUrl: env.text('CRAWLDECK_DOCS_URL', '/docs'),

@@ -4,12 +4,15 @@ import path from 'node:path';
 import { loadConfig, type MasterConfig } from './config.ts';
 import { openStore, type Store } from './store/db.ts';
 import { migrateToLatest } from './store/migrate.ts';
-import { buildApp, type BuiltApp } from './app.ts';
+import { authOptions, buildApp, type BuiltApp } from './app.ts';
+import { startScrapydServer } from './features/scrapyd/scrapyd.server.ts';
 import { findUserByUsername, insertUser, isUniqueViolation } from './features/users/users.store.ts';
 import { hashPassword } from './features/session/passwords.ts';
 
 export interface RunningMaster extends BuiltApp {
   url: string;
+  /** The Scrapyd web service's own port, when it has one (CRAWLDECK_SCRAPYD_PORT). */
+  scrapydUrl?: string;
   config: MasterConfig;
   store: Store;
 }
@@ -77,6 +80,11 @@ export async function startMaster(overrides: Partial<MasterConfig> = {}): Promis
         await store.close();
       },
     };
+    if (config.scrapyd && config.scrapydPort !== null) {
+      const scrapyd = await startScrapydServer(built.ctx, (s) => authOptions(config, s), config.scrapydPort);
+      built.ctx.onClose(() => scrapyd.close());
+      master.scrapydUrl = scrapyd.url;
+    }
     await startEmbeddedNode(master);
     built.app.log.info({ url: master.url, store: store.engine, dataDir: config.dataDir }, 'Crawldeck master started');
     return master;

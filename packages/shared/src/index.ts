@@ -14,6 +14,7 @@ export * from './projects.ts';
 export * from './variables.ts';
 export * from './scrapy.ts';
 export * from './scrapy-settings.ts';
+export * from './scrapyd.ts';
 export * from './git.ts';
 export * from './schedules.ts';
 export * from './webhooks.ts';

@@ -29,6 +29,7 @@ import { dataSourcesFeature } from './datasources/datasources.routes.ts';
 import { environmentsFeature } from './environments/environments.routes.ts';
 import { nodeInstallFeature } from './node-install/node-install.routes.ts';
 import { docsFeature } from './docs/docs.routes.ts';
+import { scrapydFeature } from './scrapyd/scrapyd.routes.ts';
 
 /** Every feature of the master, registered in this order. Add one line per feature. */
 export const features: Feature[] = [
@@ -62,4 +63,5 @@ export const features: Feature[] = [
   environmentsFeature,
   nodeInstallFeature,
   docsFeature,
+  scrapydFeature,
 ];

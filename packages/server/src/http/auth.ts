@@ -5,13 +5,16 @@ import { NODE_KEY_HEADER, type Role } from '@crawldeck/shared';
 import type { Store } from '../store/db.ts';
 import { forbidden, unauthorized } from './errors.ts';
 import { findTokenWithUser, touchToken } from '../features/tokens/tokens.store.ts';
+import { BasicAuth } from './basic-auth.ts';
+import type { ThrottleOptions } from '../features/session/login-limiter.ts';
 
 export interface AuthUser {
   id: string;
   username: string;
   role: Role;
   tokenId: string;
-  tokenKind: 'session' | 'api';
+  /** `password`: a basic-auth request signed with the password itself (no token; tokenId is empty). */
+  tokenKind: 'session' | 'api' | 'password';
 }
 
 /**
@@ -30,6 +33,8 @@ declare module 'fastify' {
     queryToken?: boolean;
     /** Set for node WebSocket routes: the handler checks the key so it can close with a code the node reports. */
     nodeSocket?: boolean;
+    /** Also accepts HTTP basic authentication (user name with password or API token), for tools that speak only it. */
+    basicAuth?: boolean;
   }
   interface FastifyRequest {
     user: AuthUser;
@@ -92,11 +97,19 @@ export async function registerWithAccess(
   }
 }
 
+export interface AuthOptions {
+  store: Store;
+  nodeKey: string;
+  /** Throttling of wrong basic-auth passwords, as of failed sign-ins. */
+  basicLimits: ThrottleOptions;
+}
+
 /**
  * Deny by default. Checks act on the route the router matched (after it decoded the path), never on the raw URL,
  * so `/%61pi/…` gets exactly the checks of `/api/…`. Paths that match no route only ever reach the not-found handler.
  */
-export const authPlugin = fp(async (app: FastifyInstance, opts: { store: Store; nodeKey: string }) => {
+export const authPlugin = fp(async (app: FastifyInstance, opts: AuthOptions) => {
+  const basic = new BasicAuth(opts.store, opts.basicLimits, resolveToken);
   app.decorateRequest('user', null as unknown as AuthUser);
   app.decorate('routeAccess', null);
   app.addHook('onRoute', function (this: FastifyInstance, route: RouteOptions) {
@@ -121,6 +134,12 @@ export const authPlugin = fp(async (app: FastifyInstance, opts: { store: Store; 
       return;
     }
     if (access !== 'user' && access !== 'admin') throw unauthorized();
+    const credentials = config.basicAuth ? BasicAuth.credentials(req) : undefined;
+    if (credentials) {
+      req.user = await basic.user(req, credentials.username, credentials.password);
+      if (access === 'admin' && req.user.role !== 'admin') throw forbidden('forbidden: administrators only');
+      return;
+    }
     let raw = tokenFromRequest(req);
     if (!raw && config.queryToken) {
       const q = req.query as { token?: unknown } | undefined;

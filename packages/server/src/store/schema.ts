@@ -111,6 +111,18 @@ export interface SpiderTables {
   variables: { id: string; key: string; value: string; remark: string; create_ts: number; update_ts: number };
   /** Deleted spiders whose tasks are still being deleted (filled by a trigger on spiders). */
   spider_purges: { spider_id: string; create_ts: number };
+  /** Eggs uploaded through the Scrapyd-compatible API, per spider, in upload order (migration 2026120930). */
+  scrapyd_versions: { spider_id: string; version: string; egg: Buffer; upload_ts: number };
+  /** The Scrapyd job behind a task the Scrapyd-compatible API started; args and settings are JSON objects. */
+  scrapyd_jobs: {
+    task_id: string;
+    spider_id: string;
+    job_id: string;
+    scrapy_spider: string;
+    version: string | null;
+    args: string;
+    settings: string;
+  };
 }
 
 export interface TaskTables {

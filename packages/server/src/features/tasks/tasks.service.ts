@@ -49,6 +49,8 @@ export interface CreateTasksInput {
   runType?: RunType;
   nodeIds?: string[];
   param?: string;
+  /** A command of the run's own instead of the spider's (the Scrapyd service names the Scrapy spider per job). */
+  cmd?: string;
   scheduleId?: string | null;
   parentId?: string | null;
   ownerId?: string | null;
@@ -75,7 +77,8 @@ export async function createTasks(
   const db = ctx.store.db;
   const spider = await spiderForTask(db, input.spiderId);
   if (!spider) throw notFound('spider');
-  const noCommand = missingCommandReason(spider.cmd, input.param ?? '');
+  const cmd = input.cmd ?? spider.cmd;
+  const noCommand = missingCommandReason(cmd, input.param ?? '');
   if (noCommand) throw badRequest(noCommand);
   // Spiders from before collections were owned may still point at another user's collection: they do not run.
   if (!(await spiderOwnerMayWrite(db, spider.ownerId, spider.collection))) throw collectionRefusal(spider.collection);
@@ -102,7 +105,7 @@ export async function createTasks(
       spiderId: spider.id,
       nodeId,
       runType,
-      cmd: spider.cmd,
+      cmd,
       param: input.param ?? '',
       scheduleId: input.scheduleId ?? null,
       parentId: input.parentId ?? null,
