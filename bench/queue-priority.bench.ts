@@ -18,13 +18,15 @@ import { EMPTY_ID } from '@crawldeck/shared';
 import { openStore } from '../packages/server/src/store/db.ts';
 import { migrateToLatest } from '../packages/server/src/store/migrate.ts';
 import type { DB } from '../packages/server/src/store/schema.ts';
-import { queuedTasks } from '../packages/server/src/features/execution/task-state.store.ts';
+import { queuedTasks } from '../packages/server/src/features/execution/queue.store.ts';
 import { adminQuery, pct } from './fleet-support.ts';
 
 const PG = process.env.BENCH_PG === '1';
 const SIZES = (process.env.BENCH_SIZES ?? '1000,100000').split(',').map(Number);
 const READS = Number(process.env.BENCH_READS ?? 50);
 const NODES = 1000;
+/** Free slots of each node (its runners not in use). */
+const SLOTS = 4;
 /** BENCH_PINNED=0 makes every task one for any node (no task made for a given node). */
 const PINNED = process.env.BENCH_PINNED !== '0';
 const PG_ADMIN = process.env.CRAWLDECK_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -63,11 +65,11 @@ async function measure(n: number): Promise<number[]> {
     await migrateToLatest(store.db, store.engine);
     await seed(store.db, n);
     if (PG) await sql`ANALYZE tasks`.execute(store.db);
-    const free = new Set(Array.from({ length: NODES }, (_, i) => nodeId(i)));
+    const nodes = new Map(Array.from({ length: NODES }, (_, i) => [nodeId(i), SLOTS] as const));
     const times: number[] = [];
     for (let i = 0; i < READS; i++) {
       const t0 = performance.now();
-      const got = await queuedTasks(store.db, free, 500);
+      const got = await queuedTasks(store.db, { nodes, limit: 500 });
       times.push(performance.now() - t0);
       if (got.length !== Math.min(500, n)) throw new Error(`read ${got.length} tasks`);
     }

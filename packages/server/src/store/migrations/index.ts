@@ -32,6 +32,7 @@ import { m2026120811_task_timeout } from './2026120811_task_timeout.ts';
 import { m2026120830_env_job_deadline } from './2026120830_env_job_deadline.ts';
 import { m2026120831_task_targets_source } from './2026120831_task_targets_source.ts';
 import { m2026120890_task_minute_counts } from './2026120890_task_minute_counts.ts';
+import { m2026120920_queue_limits } from './2026120920_queue_limits.ts';
 
 /** Every migration by name; Kysely runs them in name order. Add one line per new migration file. */
 export const migrations: Record<string, EngineMigration> = {
@@ -68,4 +69,5 @@ export const migrations: Record<string, EngineMigration> = {
   '2026120830_env_job_deadline': m2026120830_env_job_deadline,
   '2026120831_task_targets_source': m2026120831_task_targets_source,
   '2026120890_task_minute_counts': m2026120890_task_minute_counts,
+  '2026120920_queue_limits': m2026120920_queue_limits,
 };
