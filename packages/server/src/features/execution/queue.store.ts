@@ -3,8 +3,8 @@
  * before 5, then the oldest, then the id), so every master sharing the store hands out the same tasks first.
  *
  * A read costs what the free nodes can take, not what waits: the tasks for any node are one walk of the waiting
- * index from a cursor, and the tasks made for given nodes are one short walk per free node, each stopped at that
- * node's free slots. Tasks dispatch could not place now (their spider or project is at its limit, or no free node
+ * index from a cursor, and the tasks made for given nodes are one short walk per free node that has some, each
+ * stopped at that node's free slots. Tasks dispatch could not place now (their spider or project is at its limit, or no free node
  * takes their owner's tasks) are left out by the statement itself, and a pass moves on past the others by the
  * cursor, so a task that cannot start never holds back the ones behind it.
  */
@@ -83,6 +83,22 @@ function waitingFor(db: Kysely<DB>, nodeId: string, read: QueueRead, userTasks: 
 }
 
 /**
+ * The nodes that have tasks made for them waiting, by a skip scan of the waiting index: one step per such node, each
+ * jumping from one node's entries to the next, however many tasks wait for each (a plain DISTINCT walks them all).
+ * The partial index's condition is written as the index states it, so that SQLite reads it.
+ */
+export async function nodesWithWaitingTasks(db: Kysely<DB>): Promise<string[]> {
+  const next = (after: string) => sql`(SELECT min(node_id) FROM tasks
+    WHERE status = 'pending' AND assign_ts IS NULL AND node_id > ${sql.raw(after)})`;
+  const r = await sql<{ id: string }>`WITH RECURSIVE n(id) AS (
+      SELECT ${next(`'${EMPTY_ID}'`)}
+      UNION ALL
+      SELECT ${next('n.id')} FROM n WHERE n.id IS NOT NULL
+    ) SELECT id FROM n WHERE id IS NOT NULL`.execute(db);
+  return r.rows.map((row) => row.id);
+}
+
+/**
  * The pending tasks not yet claimed that a free node may take (made for it, or for any node), at most `limit`, in
  * the queue's order after `after`. A read: claiming is `claimTask` or `claimWithinLimits`.
  */
@@ -90,7 +106,9 @@ export async function queuedTasks(db: Kysely<DB>, read: QueueRead): Promise<Queu
   const rows: QueuedTask[] = await waitingFor(db, EMPTY_ID, read, read.usersWelcome !== false)
     .limit(read.limit)
     .execute();
-  const nodes = [...read.nodes].filter(([id, slots]) => id !== EMPTY_ID && slots > 0);
+  const nodes = (await nodesWithWaitingTasks(db))
+    .map((id) => [id, read.nodes.get(id) ?? 0] as const)
+    .filter(([, slots]) => slots > 0);
   for (let i = 0; i < nodes.length; i += NODES_PER_STATEMENT) {
     const parts = nodes.slice(i, i + NODES_PER_STATEMENT).map(([id, slots]) => {
       const q = waitingFor(db, id, read, !read.closedNodes?.has(id)).limit(Math.min(slots, read.limit));
