@@ -112,7 +112,7 @@ export class Dispatcher {
     const limit = Math.min(free.slots, ROUND);
     const rules = await this.rules();
     const queued = await queuedTasks(db, {
-      nodes: this.freeNodes(),
+      nodes: free.ids,
       limit,
       after,
       fullSpiders: gate.fullSpiders,
@@ -123,7 +123,7 @@ export class Dispatcher {
     await gate.learn(queued);
     for (const t of queued) {
       if (this.closed) return undefined;
-      if (gate.blocked(t)) continue;
+      if (gate.blocked(t) || (t.node_id !== EMPTY_ID && !free.ids.has(t.node_id))) continue;
       const masterOk = rules.mayRunOnMaster(t);
       const bareOk = rules.mayRunUnsandboxed(t);
       const s = t.node_id === EMPTY_ID ? free.leastLoaded(masterOk, bareOk) : this.target(t.node_id, masterOk, bareOk);
@@ -141,16 +141,6 @@ export class Dispatcher {
       await this.host.statusMayHaveChanged(s.nodeId);
     }
     return queued.length === limit && free.size ? queued[queued.length - 1] : undefined;
-  }
-
-  /** The free nodes with their free slots. */
-  private freeNodes(): Map<string, number> {
-    const out = new Map<string, number>();
-    for (const id of this.host.sessions.free.ids) {
-      const s = this.host.sessions.get(id);
-      if (s) out.set(id, s.maxRunners - s.active.size);
-    }
-    return out;
   }
 
   /**

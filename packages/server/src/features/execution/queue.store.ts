@@ -2,11 +2,11 @@
  * The queue as dispatch reads it, and the claim under a concurrency limit. The order is the store's (priority 1
  * before 5, then the oldest, then the id), so every master sharing the store hands out the same tasks first.
  *
- * A read costs what the free nodes can take, not what waits: the tasks for any node are one walk of the waiting
- * index from a cursor, and the tasks made for given nodes are one short walk per free node that has some, each
- * stopped at that node's free slots. Tasks dispatch could not place now (their spider or project is at its limit, or no free node
- * takes their owner's tasks) are left out by the statement itself, and a pass moves on past the others by the
- * cursor, so a task that cannot start never holds back the ones behind it.
+ * A read costs what it returns, not what waits: it is one walk of `tasks_queue_idx` (the unclaimed pending tasks in
+ * the queue's order) from a cursor; dispatch keeps the tasks for any node and those made for a free node. Tasks dispatch
+ * could not place now (their spider or project is at its limit, no free node takes their owner's tasks, they wait
+ * for a busy node) are passed over, inside the statement where it can tell, and a pass moves on by the cursor, so a
+ * task that cannot start never holds back the ones behind it.
  */
 import { EMPTY_ID } from '@crawldeck/shared';
 import { sql, type Expression, type Kysely, type SqlBool } from 'kysely';
@@ -28,8 +28,8 @@ export type QueueKey = Pick<QueuedTask, 'priority' | 'create_ts' | 'id'>;
 
 /** What one read of the queue asks for. */
 export interface QueueRead {
-  /** The free nodes, each with its free slots. */
-  nodes: ReadonlyMap<string, number>;
+  /** The free nodes. */
+  nodes: ReadonlySet<string>;
   /** Most tasks read. */
   limit: number;
   /** Only tasks behind this place in the order. */
@@ -39,26 +39,25 @@ export interface QueueRead {
   /** Projects at their concurrency limit: no task of their spiders may start now. */
   fullProjects?: readonly string[];
   /**
-   * When set, normal users' tasks are left out (only tasks of these users, admins, and of no user are read): for
-   * any node when no free node takes normal users' tasks, and for each node in `closedNodes`.
+   * When set, normal users' tasks are read only where a free node takes them: tasks of these users (admins) and of
+   * no user go anywhere; the others only to the free nodes not in `closedNodes`, and to any node while
+   * `usersWelcome` (some free node takes them).
    */
   admins?: readonly string[];
   usersWelcome?: boolean;
   closedNodes?: ReadonlySet<string>;
 }
 
-/** Per-node walks joined in one statement; SQLite allows at most 500 parts in a compound statement. */
-const NODES_PER_STATEMENT = 100;
-
-const byOrder = (a: QueueKey, b: QueueKey) =>
-  a.priority - b.priority || a.create_ts - b.create_ts || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
-
-function waitingFor(db: Kysely<DB>, nodeId: string, read: QueueRead, userTasks: boolean) {
+/**
+ * The pending tasks not yet claimed that a free node may take (made for it, or for any node), at most `limit`, in
+ * the queue's order after `after`. The statement states the partial index's condition with its values, so that
+ * SQLite reads `tasks_queue_idx`. A read: claiming is `claimTask` or `claimWithinLimits`.
+ */
+export async function queuedTasks(db: Kysely<DB>, read: QueueRead): Promise<QueuedTask[]> {
   let q = db
     .selectFrom('tasks')
     .select(['id', 'node_id', 'owner_id', 'spider_id', 'priority', 'create_ts'])
-    .where('node_id', '=', nodeId)
-    .where('status', '=', 'pending')
+    .where(sql.ref('status'), '=', sql.lit('pending'))
     .where('assign_ts', 'is', null);
   const after = read.after;
   if (after)
@@ -71,58 +70,21 @@ function waitingFor(db: Kysely<DB>, nodeId: string, read: QueueRead, userTasks: 
     q = q.where('spider_id', 'not in', (eb) =>
       eb.selectFrom('spiders').select('spiders.id').where('spiders.project_id', 'in', fullProjects),
     );
-  if (!userTasks) {
-    const admins = read.admins ?? [];
+  if (read.admins) {
+    const admins = read.admins;
+    const open = [...read.nodes].filter((id) => !read.closedNodes?.has(id));
+    if (read.usersWelcome) open.push(EMPTY_ID);
     q = q.where((eb) => {
       const terms: Expression<SqlBool>[] = [eb('owner_id', 'is', null)];
       if (admins.length) terms.push(eb('owner_id', 'in', admins));
+      if (open.length) terms.push(eb('node_id', 'in', open));
       return eb.or(terms);
     });
   }
-  return q.orderBy('priority').orderBy('create_ts').orderBy('id');
-}
-
-/**
- * The nodes that have tasks made for them waiting, by a skip scan of the waiting index: one step per such node, each
- * jumping from one node's entries to the next, however many tasks wait for each (a plain DISTINCT walks them all).
- * The partial index's condition is written as the index states it, so that SQLite reads it.
- */
-export async function nodesWithWaitingTasks(db: Kysely<DB>): Promise<string[]> {
-  const next = (after: string) => sql`(SELECT min(node_id) FROM tasks
-    WHERE status = 'pending' AND assign_ts IS NULL AND node_id > ${sql.raw(after)})`;
-  const r = await sql<{ id: string }>`WITH RECURSIVE n(id) AS (
-      SELECT ${next(`'${EMPTY_ID}'`)}
-      UNION ALL
-      SELECT ${next('n.id')} FROM n WHERE n.id IS NOT NULL
-    ) SELECT id FROM n WHERE id IS NOT NULL`.execute(db);
-  return r.rows.map((row) => row.id);
-}
-
-/**
- * The pending tasks not yet claimed that a free node may take (made for it, or for any node), at most `limit`, in
- * the queue's order after `after`. A read: claiming is `claimTask` or `claimWithinLimits`.
- */
-export async function queuedTasks(db: Kysely<DB>, read: QueueRead): Promise<QueuedTask[]> {
-  const rows: QueuedTask[] = await waitingFor(db, EMPTY_ID, read, read.usersWelcome !== false)
-    .limit(read.limit)
-    .execute();
-  const nodes = (await nodesWithWaitingTasks(db))
-    .map((id) => [id, read.nodes.get(id) ?? 0] as const)
-    .filter(([, slots]) => slots > 0);
-  for (let i = 0; i < nodes.length; i += NODES_PER_STATEMENT) {
-    const parts = nodes.slice(i, i + NODES_PER_STATEMENT).map(([id, slots]) => {
-      const q = waitingFor(db, id, read, !read.closedNodes?.has(id)).limit(Math.min(slots, read.limit));
-      // Each part keeps its own order and limit inside a sub-select (a compound's parts cannot).
-      return db.selectFrom(q.as('w')).selectAll();
-    });
-    let q = parts[0];
-    for (const p of parts.slice(1)) q = q.unionAll(p);
-    rows.push(...(await q.execute()));
-  }
-  return rows
-    .map((r) => ({ ...r, priority: Number(r.priority), create_ts: Number(r.create_ts) }))
-    .sort(byOrder)
-    .slice(0, read.limit);
+  const rows = await q.orderBy('priority').orderBy('create_ts').orderBy('id').limit(read.limit).execute();
+  // Tasks made for a node that is not free are read and passed over here: naming the free nodes in the statement
+  // would let the engines read them by node (`tasks_waiting_idx`) and sort all of them instead of walking the order.
+  return rows.map((r) => ({ ...r, priority: Number(r.priority), create_ts: Number(r.create_ts) }));
 }
 
 /** The spiders and projects that have a concurrency limit, with the limit. */

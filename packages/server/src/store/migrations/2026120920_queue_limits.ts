@@ -9,6 +9,10 @@ import type { EngineMigration } from '../migrate.ts';
  * The tasks holding a slot (claimed by a node or running) are counted per spider at every claim under a limit:
  * `tasks_slot_idx` holds only those tasks, so the count reads the spider's work in flight, never its waiting tasks
  * or its history.
+ *
+ * Dispatch reads the waiting tasks in the queue's order for every free node at once: `tasks_queue_idx` holds the
+ * unclaimed pending tasks in that order (priority, age, id) whatever node they wait for, so one walk of its head,
+ * passing over the tasks of busy nodes, reads a round, however long the queue.
  */
 export const m2026120920_queue_limits: EngineMigration = {
   async up(db) {
@@ -31,6 +35,15 @@ export const m2026120920_queue_limits: EngineMigration = {
       .column('spider_id')
       .where(sql.ref('status'), 'in', [sql.lit('pending'), sql.lit('running')])
       .where(sql.ref('assign_ts'), 'is not', null)
+      .execute();
+    await db.schema
+      .createIndex('tasks_queue_idx')
+      .on('tasks')
+      // The status leads although the index holds one: SQLite (which plans without statistics) then takes it over
+      // `tasks_status_idx` for `status = 'pending' ORDER BY priority, create_ts, id`, as it reads in that order.
+      .columns(['status', 'priority', 'create_ts', 'id'])
+      .where(sql.ref('status'), '=', 'pending')
+      .where(sql.ref('assign_ts'), 'is', null)
       .execute();
   },
 };
