@@ -7,7 +7,7 @@ import type { EngineMigration } from '../migrate.ts';
  * goes, and the fire records why it made no task.
  *
  * The tasks holding a slot (claimed by a node or running) are counted per spider at every claim under a limit:
- * `tasks_slot_idx` holds only those tasks, so the count reads the spider's work in flight, never its waiting tasks
+ * `tasks_slot_idx (spider_id, status)` holds only those tasks, so the count reads the spider's work in flight, never its waiting tasks
  * or its history.
  *
  * Dispatch reads the waiting tasks in the queue's order for every free node at once: `tasks_queue_idx` holds the
@@ -32,7 +32,8 @@ export const m2026120920_queue_limits: EngineMigration = {
     await db.schema
       .createIndex('tasks_slot_idx')
       .on('tasks')
-      .column('spider_id')
+      // With the status, SQLite (no statistics) takes it over `tasks_spider_status_idx`, which holds every task.
+      .columns(['spider_id', 'status'])
       .where(sql.ref('status'), 'in', [sql.lit('pending'), sql.lit('running')])
       .where(sql.ref('assign_ts'), 'is not', null)
       .execute();
