@@ -23,6 +23,11 @@ import type { Session, SessionTable } from './sessions.ts';
 
 /** Most tasks read per round; a pass reads again while it may place more. */
 const ROUND = 500;
+/**
+ * Fewest tasks read per round, even for one free slot: a queue head that cannot be placed is then passed in rounds
+ * of this size, not one task at a time.
+ */
+const MIN_ROUND = 50;
 
 /** Where tasks may go this round, and what the reads of the queue leave out for it. */
 interface PlacementRules {
@@ -109,7 +114,7 @@ export class Dispatcher {
     const free = sessions.free;
     if (!free.size) return undefined;
     this.counts.rounds++;
-    const limit = Math.min(free.slots, ROUND);
+    const limit = Math.min(Math.max(free.slots, MIN_ROUND), ROUND);
     const rules = await this.rules();
     const queued = await queuedTasks(db, {
       nodes: free.ids,
@@ -122,17 +127,18 @@ export class Dispatcher {
     if (!queued.length) return undefined;
     await gate.learn(queued);
     for (const t of queued) {
-      if (this.closed) return undefined;
+      if (this.closed || !free.size) return undefined;
       if (gate.blocked(t) || (t.node_id !== EMPTY_ID && !free.ids.has(t.node_id))) continue;
       const masterOk = rules.mayRunOnMaster(t);
       const bareOk = rules.mayRunUnsandboxed(t);
       const s = t.node_id === EMPTY_ID ? free.leastLoaded(masterOk, bareOk) : this.target(t.node_id, masterOk, bareOk);
       if (!s) continue;
-      const claimed = gate.limited(t)
-        ? (await gate.claim(t, s.nodeId)) === 'claimed'
-        : await claimTask(db, t.id, s.nodeId);
-      if (!claimed) {
-        this.counts.claimsLost++;
+      const claim = gate.limited(t)
+        ? await gate.claim(t, s.nodeId)
+        : (await claimTask(db, t.id, s.nodeId)) && 'claimed';
+      if (claim !== 'claimed') {
+        // A limit reached meanwhile (by another master) is not a lost claim: the task waits for its limit.
+        if (!claim || claim === 'lost') this.counts.claimsLost++;
         continue;
       }
       this.counts.claims++;
