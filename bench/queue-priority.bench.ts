@@ -3,9 +3,11 @@
  * oldest) on a store holding N pending, unclaimed tasks spread over 5 priorities, half for any node and half made
  * for one of 1 000 nodes (BENCH_PINNED=0: all for any node), with every one of those nodes free.
  *
- * For each size N (BENCH_SIZES, default 1000,100000) a fresh store is migrated to the latest migration, filled by
- * bulk SQL, then asked BENCH_READS times (default 50) for a round of 500 tasks. Printed: ms per read (mean, p50,
- * p90) and the ratio of each size's mean to the first size's.
+ * For each size N (BENCH_SIZES, default 1000,10000,100000) a fresh store is migrated to the latest migration,
+ * filled by bulk SQL, then asked BENCH_READS times (default 50) for a round of 500 tasks, by the read dispatch makes
+ * and, in the same run, by the baseline: the read it replaced (the nodes with tasks made for them by a DISTINCT, then
+ * one ordered read of all their tasks). Printed: ms per read (mean, p50, p90) and each size's mean against the first
+ * size's, for both.
  *
  * Run: `node --import tsx bench/queue-priority.bench.ts` (SQLite; BENCH_PG=1 and CRAWLDECK_TEST_PG_URL for
  * PostgreSQL). The stores are removed at the end.
@@ -18,11 +20,11 @@ import { EMPTY_ID } from '@crawldeck/shared';
 import { openStore } from '../packages/server/src/store/db.ts';
 import { migrateToLatest } from '../packages/server/src/store/migrate.ts';
 import type { DB } from '../packages/server/src/store/schema.ts';
-import { queuedTasks } from '../packages/server/src/features/execution/task-state.store.ts';
+import { queuedTasks } from '../packages/server/src/features/execution/queue.store.ts';
 import { adminQuery, pct } from './fleet-support.ts';
 
 const PG = process.env.BENCH_PG === '1';
-const SIZES = (process.env.BENCH_SIZES ?? '1000,100000').split(',').map(Number);
+const SIZES = (process.env.BENCH_SIZES ?? '1000,10000,100000').split(',').map(Number);
 const READS = Number(process.env.BENCH_READS ?? 50);
 const NODES = 1000;
 /** BENCH_PINNED=0 makes every task one for any node (no task made for a given node). */
@@ -48,7 +50,27 @@ async function seed(db: Kysely<DB>, n: number): Promise<void> {
     FROM ${series(n)}`.execute(db);
 }
 
-async function measure(n: number): Promise<number[]> {
+/** The read dispatch made before: every pinned node by a DISTINCT, then all the free ones' tasks, sorted. */
+async function baselineRead(db: Kysely<DB>, free: ReadonlySet<string>, limit: number) {
+  const waiting = () => db.selectFrom('tasks').where('status', '=', 'pending').where('assign_ts', 'is', null);
+  const page = (q: ReturnType<typeof waiting>) =>
+    q
+      .select(['id', 'node_id', 'owner_id', 'priority', 'create_ts'])
+      .orderBy('priority')
+      .orderBy('create_ts')
+      .orderBy('id')
+      .limit(limit)
+      .execute();
+  const forAny = await page(waiting().where('node_id', '=', EMPTY_ID));
+  const targets = await waiting().select('node_id').distinct().where('node_id', '!=', EMPTY_ID).execute();
+  const ids = targets.map((t) => t.node_id).filter((id) => free.has(id));
+  const forNodes = ids.length ? await page(waiting().where('node_id', 'in', ids)) : [];
+  return [...forAny, ...forNodes]
+    .sort((a, b) => a.priority - b.priority || a.create_ts - b.create_ts || (a.id < b.id ? -1 : 1))
+    .slice(0, limit);
+}
+
+async function measure(n: number): Promise<{ now: number[]; baseline: number[] }> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'crawldeck-queue-bench-'));
   const dbName = `crawldeck_queue_bench_${process.pid}_${n}`;
   let url: string | undefined;
@@ -64,14 +86,18 @@ async function measure(n: number): Promise<number[]> {
     await seed(store.db, n);
     if (PG) await sql`ANALYZE tasks`.execute(store.db);
     const free = new Set(Array.from({ length: NODES }, (_, i) => nodeId(i)));
-    const times: number[] = [];
+    const now: number[] = [];
+    const baseline: number[] = [];
     for (let i = 0; i < READS; i++) {
-      const t0 = performance.now();
-      const got = await queuedTasks(store.db, free, 500);
-      times.push(performance.now() - t0);
-      if (got.length !== Math.min(500, n)) throw new Error(`read ${got.length} tasks`);
+      let t0 = performance.now();
+      const got = await queuedTasks(store.db, { nodes: free, limit: 500 });
+      now.push(performance.now() - t0);
+      t0 = performance.now();
+      const old = await baselineRead(store.db, free, 500);
+      baseline.push(performance.now() - t0);
+      if (got.length !== Math.min(500, n) || old.length !== got.length) throw new Error(`read ${got.length} tasks`);
     }
-    return times;
+    return { now, baseline };
   } finally {
     await store.close();
     rmSync(dir, { recursive: true, force: true });
@@ -79,13 +105,17 @@ async function measure(n: number): Promise<number[]> {
   }
 }
 
-let first = 0;
+const firsts = { now: 0, baseline: 0 };
+const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
 for (const n of SIZES) {
   const times = await measure(n);
-  const mean = times.reduce((a, b) => a + b, 0) / times.length;
-  first ||= mean;
-  console.log(
-    `${PG ? 'postgres' : 'sqlite'}${PINNED ? '' : ' (all for any node)'} N=${n}: mean ${mean.toFixed(2)} ms, p50 ${pct(times, 50).toFixed(2)} ms, ` +
-      `p90 ${pct(times, 90).toFixed(2)} ms, ratio to N=${SIZES[0]} ${(mean / first).toFixed(2)}`,
-  );
+  for (const kind of ['now', 'baseline'] as const) {
+    const m = mean(times[kind]);
+    firsts[kind] ||= m;
+    console.log(
+      `${PG ? 'postgres' : 'sqlite'}${PINNED ? '' : ' (all for any node)'} ${kind} N=${n}: mean ${m.toFixed(2)} ms, ` +
+        `p50 ${pct(times[kind], 50).toFixed(2)} ms, p90 ${pct(times[kind], 90).toFixed(2)} ms, ` +
+        `ratio to N=${SIZES[0]} ${(m / firsts[kind]).toFixed(2)}`,
+    );
+  }
 }

@@ -1,11 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CompiledQuery, sql, type Compilable, type Kysely, type KyselyPlugin } from 'kysely';
-import { newId } from '@crawldeck/shared';
+import { EMPTY_ID, newId } from '@crawldeck/shared';
 import { startTestMaster, type TestMaster } from './harness.ts';
 import { insertRow } from './seed-rows.ts';
 import { makeSpider } from './tasks.helpers.ts';
 import { listTasks } from '../src/features/tasks/tasks.store.ts';
 import { tasksOnNode, tasksOnNodeQuery } from '../src/features/execution/task-state.store.ts';
+import { queuedTasks, slotsHeldBySpiders } from '../src/features/execution/queue.store.ts';
 
 let m: TestMaster;
 beforeAll(async () => {
@@ -114,5 +115,32 @@ describe('the schedule index', () => {
     expect(reads.map((c) => c.sql.slice(0, 15))).toEqual(['select * from "', 'select count(*)']);
     for (const c of reads)
       expect(await plan(c)).toContain(sqlite() ? 'tasks_schedule_idx (schedule_id=?)' : 'tasks_schedule_idx');
+  });
+});
+
+describe('the queue indexes', () => {
+  it("dispatch's read walks the queue's order and the count of held slots reads only the work in flight", async () => {
+    expect(await isPartial('tasks_queue_idx')).toBe(true);
+    expect(await isPartial('tasks_slot_idx')).toBe(true);
+    const spiderId = await makeSpider(m, 'partial-queue', 'echo x');
+    const nodeId = newId();
+    const waiting = await addTask(spiderId, EMPTY_ID, 'pending', { priority: 2 });
+    const held = await addTask(spiderId, nodeId, 'running', { assign_ts: Date.now() });
+    await addTask(spiderId, nodeId, 'finished', { assign_ts: Date.now() });
+
+    const rec = recording();
+    const read = await queuedTasks(rec.db, { nodes: new Set([nodeId]), limit: 10 });
+    expect(read.map((t) => t.id)).toContain(waiting);
+    expect(read.map((t) => t.id)).not.toContain(held);
+    const after = { priority: 1, create_ts: 0, id: '' };
+    await queuedTasks(rec.db, { nodes: new Set([nodeId]), limit: 10, after });
+    expect((await slotsHeldBySpiders(rec.db, [spiderId])).get(spiderId)).toBe(1);
+    const [first, next, count] = rec.statements;
+    for (const c of [first, next]) {
+      const p = await plan(c);
+      expect(p).toContain('tasks_queue_idx');
+      if (sqlite()) expect(p).not.toContain('TEMP B-TREE');
+    }
+    expect(await plan(count)).toContain('tasks_slot_idx');
   });
 });

@@ -40,6 +40,8 @@ export const LOG_PAGE_SIZE = 5000;
 
 export const DEFAULT_MAX_ERROR_LOG = 1000;
 export const RETRY_MAX = 5;
+/** Largest concurrency limit a spider or a project may set (tasks holding a node's slot at once). */
+export const MAX_RUNNING_MAX = 10_000;
 export const PASSWORD_MIN_LENGTH = 5;
 export const USERNAME_MAX_LENGTH = 100;
 

@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Str } from './bounds.ts';
+import { Int, Str } from './bounds.ts';
+import { MAX_RUNNING_MAX } from './constants.ts';
 import { Envelope, EnvelopeList, Nullable } from './paging.ts';
 
 /** Projects. `tag` and `tags` carry the same list; either is accepted. */
@@ -10,6 +11,8 @@ export const ProjectBody = Type.Object({
   description: Type.Optional(Str(10000)),
   tags: Type.Optional(Tags),
   tag: Type.Optional(Tags),
+  /** Most tasks of the project's spiders claimed or running at once (0: no limit); the others wait. */
+  max_running: Type.Optional(Int(0, MAX_RUNNING_MAX)),
 });
 export type ProjectBody = Static<typeof ProjectBody>;
 
@@ -41,6 +44,8 @@ export const Project = Type.Object({
   /** Ids of the spiders in this project that the caller can see. */
   spiders: Type.Array(Type.String()),
   spider_count: Type.Number(),
+  /** Most tasks of its spiders claimed or running at once; 0: no limit. */
+  max_running: Type.Number(),
   owner_id: Nullable(Type.String()),
   create_ts: Nullable(Type.String({ description: 'ISO 8601 time' })),
   update_ts: Nullable(Type.String({ description: 'ISO 8601 time' })),

@@ -132,6 +132,8 @@ export const ScheduleBody = Type.Object({
   retries: Type.Optional(Int(0, RETRY_MAX)),
   /** Queue priority of the tasks its fires make: 1 (highest) to 5 (lowest), default 3. */
   priority: Type.Optional(TaskPriority),
+  /** Skip a fire (recorded as skipped) while a task of this schedule is still pending or running. */
+  skip_if_running: Type.Optional(Type.Boolean()),
   /** IANA zone the cron is read in; default CRAWLDECK_TZ or the master's zone. */
   timezone: Type.Optional(Str(100)),
 });
@@ -175,6 +177,7 @@ export const ScheduleInfo = Type.Object({
   error: Type.String(),
   retries: Type.Number(),
   priority: Type.Number(),
+  skip_if_running: Type.Boolean(),
   timezone: Type.String(),
   next_run_ts: Ts,
   last_run_ts: Ts,
@@ -184,6 +187,10 @@ export const ScheduleInfo = Type.Object({
 });
 export type ScheduleInfo = Static<typeof ScheduleInfo>;
 
+/** Why a fire made no task on purpose; '' for a fire that was not skipped. */
+export const FIRE_SKIP_REASONS = ['', 'previous_running'] as const;
+export type FireSkipReason = (typeof FIRE_SKIP_REASONS)[number];
+
 /** One fire of a schedule: when, why (cron, catch-up, manual), which tasks it made or why it made none. */
 export const ScheduleFireInfo = Type.Object({
   schedule_id: Type.String(),
@@ -191,6 +198,8 @@ export const ScheduleFireInfo = Type.Object({
   kind: Type.Union([Type.Literal('cron'), Type.Literal('catch-up'), Type.Literal('manual')]),
   task_ids: Type.Array(Type.String()),
   error: Type.String(),
+  /** Why the fire made no task on purpose: 'previous_running' (the previous run still went); '' otherwise. */
+  skipped: Type.Union(FIRE_SKIP_REASONS.map((r) => Type.Literal(r))),
   create_ts: Ts,
 });
 export type ScheduleFireInfo = Static<typeof ScheduleFireInfo>;

@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Int, Str } from './bounds.ts';
 import { Envelope, Nullable, pageFields } from './paging.ts';
-import { MAX_PAGE_SIZE, RETRY_MAX, TIMEOUT_MAX_SECONDS } from './constants.ts';
+import { MAX_PAGE_SIZE, MAX_RUNNING_MAX, RETRY_MAX, TIMEOUT_MAX_SECONDS } from './constants.ts';
 
 /**
  * Spiders and their files: what a request may carry and what the answer holds.
@@ -64,6 +64,8 @@ const spiderFields = {
   git_auto_sync: Bool,
   config: Type.Record(Type.String(), Type.Unknown(), { maxProperties: 1000 }),
   retries: Int(0, RETRY_MAX),
+  /** Most of its tasks claimed or running at once (0: no limit); the others wait in the queue. */
+  max_running: Int(0, MAX_RUNNING_MAX),
   /** Absent limits keep the stored ones. */
   limits: Type.Partial(SpiderLimits),
 };
@@ -147,6 +149,8 @@ export const Spider = Type.Object({
   git_auto_sync: Type.Boolean(),
   config: Type.Record(Type.String(), Type.Unknown()),
   retries: Type.Number(),
+  /** Most of its tasks claimed or running at once; 0: no limit. */
+  max_running: Type.Number(),
   limits: SpiderLimits,
   create_ts: Ts,
   update_ts: Ts,

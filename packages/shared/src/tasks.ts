@@ -107,7 +107,8 @@ export type TaskSuspicion = Static<typeof TaskSuspicion>;
 /**
  * Why a pending task still waits: handed to its node, which deploys its files and prepares its environment
  * (`preparing`); a node that may run it has a free slot, so it goes there next (`queued`); every node that may run it
- * is busy (`slots_busy`) or disabled (`nodes_disabled`); the online nodes do not take a normal user's tasks (the
+ * is busy (`slots_busy`); its spider or its project already has as many tasks claimed or running as its concurrency
+ * limit allows (`spider_concurrency`, `project_concurrency`); every node that may run it is disabled (`nodes_disabled`); the online nodes do not take a normal user's tasks (the
  * master's own node while workers exist, or nodes without a sandbox: `closed_to_user`); no node that may run it is
  * online (`no_node_online`).
  */
@@ -115,6 +116,8 @@ export const TASK_WAIT_REASONS = [
   'preparing',
   'queued',
   'slots_busy',
+  'spider_concurrency',
+  'project_concurrency',
   'nodes_disabled',
   'closed_to_user',
   'no_node_online',

@@ -64,6 +64,8 @@ export interface SpiderTables {
     owner_id: string | null;
     create_ts: number;
     update_ts: number;
+    /** Most tasks of the project's spiders holding a node's slot at once; 0: no limit (migration 2026120920). */
+    max_running: import('kysely').Generated<number>;
   };
   project_tags: { project_id: string; tag: string };
   spiders: {
@@ -94,6 +96,8 @@ export interface SpiderTables {
     retries: number;
     /** JSON object {memory_mb, cpu_percent, max_processes}: this spider's task limits; 0 or absent: the default. */
     limits: import('kysely').Generated<string>;
+    /** Most of its tasks holding a node's slot at once; 0: no limit (migration 2026120920). */
+    max_running: import('kysely').Generated<number>;
     create_ts: number;
     update_ts: number;
   };
@@ -219,6 +223,8 @@ export interface ScheduleTables {
     retries: number;
     /** Queue priority of the tasks its fires make (migration 2026120810). */
     priority: import('kysely').Generated<number>;
+    /** 1: a fire makes no task while a task of the schedule is pending or running (migration 2026120920). */
+    skip_if_running: import('kysely').Generated<number>;
     timezone: string;
     next_run_ts: number | null;
     last_run_ts: number | null;
@@ -236,6 +242,8 @@ export interface ScheduleTables {
     error: string;
     master: string;
     create_ts: number;
+    /** Why the fire made no task on purpose ('previous_running'), '' otherwise (migration 2026120920). */
+    skipped: import('kysely').Generated<string>;
   };
   task_retries: { task_id: string; root_id: string; retry_task_id: string | null; attempt: number; create_ts: number };
   webhooks: {

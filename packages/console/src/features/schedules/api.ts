@@ -4,6 +4,7 @@ import {
   ALL_SPIDERS_PAGE_SIZE,
   type NodeInfo,
   type ScheduleBody,
+  type ScheduleFireInfo,
   type ScheduleInfo,
   type ScheduleMeta,
   type TaskInfo,
@@ -14,6 +15,7 @@ export const scheduleKeys = {
   all: ['schedules'] as const,
   list: (spiderId?: string) => ['schedules', 'list', spiderId ?? ''] as const,
   tasks: (id: string, page: number) => ['schedules', 'tasks', id, page] as const,
+  fires: (id: string) => ['schedules', 'fires', id] as const,
   meta: ['schedules', 'meta'] as const,
 };
 
@@ -50,6 +52,17 @@ export function useScheduleTasks(id: string | null, page: number, pageSize = 10)
       return { list: r.data ?? [], total: r.total ?? 0 };
     },
     refetchInterval: 2000,
+  });
+}
+
+/** A schedule's latest fires (GET /schedules/{id}/fires): what each made, or why it made nothing. */
+export function useScheduleFires(id: string | null, pageSize = 10) {
+  return useQuery({
+    queryKey: scheduleKeys.fires(id ?? ''),
+    enabled: !!id,
+    queryFn: async () =>
+      (await api.get<ScheduleFireInfo[]>(`/schedules/${id}/fires`, { page_num: 1, page_size: pageSize })).data ?? [],
+    refetchInterval: 5000,
   });
 }
 

@@ -20,11 +20,16 @@ export default {
   spiderCount_other: '{{count}} spiders',
   spiderCountHint: 'Click the card to list its spiders',
   submitErrors: 'Unable to submit because of some errors',
-  fields: { name: 'Name', description: 'Description', tags: 'Tags' },
+  fields: { name: 'Name', description: 'Description', tags: 'Tags', maxRunning: 'Tasks at once' },
+  hints: {
+    maxRunning:
+      'Empty or 0: no limit. At most this many tasks of its spiders run (or prepare on a node) at once; the others wait in the queue, marked "project limit reached".',
+  },
   placeholders: {
     name: 'e.g. News sites',
     description: 'What these spiders are for',
     tags: 'Type a tag and press Enter',
+    maxRunning: 'No limit',
   },
   rules: { nameRequired: 'Please enter the project name' },
 };

@@ -60,6 +60,9 @@ export default {
     paramPlaceholder: 'Extra command-line arguments',
     retries: 'Retries',
     retriesHelp: 'Run a task that ends in error again, at most {{max}} times',
+    skipIfRunning: 'Skip while running',
+    skipIfRunningHelp:
+      'A fire makes no task while a task of the previous run is still waiting or running; the fire is recorded as skipped. Run now is never skipped.',
     description: 'Description',
     enabled: 'Enabled',
   },
@@ -73,5 +76,18 @@ export default {
     results: 'Results',
     retryOf: 'retry',
     openList: 'Open in task list',
+  },
+  fires: {
+    title: 'Latest fires',
+    time: 'Fire time',
+    kind: 'Why',
+    outcome: 'Outcome',
+    cron: 'cron',
+    'catch-up': 'catch-up',
+    manual: 'run now',
+    tasks_one: '{{count}} task',
+    tasks_other: '{{count}} tasks',
+    previous_running: 'skipped: previous run still going',
+    none: 'no task',
   },
 };

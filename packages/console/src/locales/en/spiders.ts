@@ -41,6 +41,8 @@ export default {
     cpu_percent: 'CPU (percent of one core)',
     max_processes: 'Processes at once',
     timeout_seconds: 'Maximum run time',
+    max_running: 'Tasks at once',
+    maxRunningNone: 'No limit',
     timeoutNone: 'None',
     timeoutUnit: 's',
     default: 'Default',
@@ -77,6 +79,8 @@ export default {
     dedupField: 'e.g. url',
   },
   hints: {
+    maxRunning:
+      'Empty or 0: no limit. At most this many of its tasks run (or prepare on a node) at once; the others wait in the queue, marked "spider limit reached".',
     timeout:
       'Empty or 0: a task runs as long as it takes. Past this many seconds its processes are stopped (TERM, then KILL) and it ends "timed out"; a run may set its own.',
     limits:

@@ -187,6 +187,9 @@ export default {
     preparing: 'Handed to its node, which deploys the files and prepares the environment',
     queued: 'A node that may run it has a free slot: it starts next',
     slots_busy: 'Every slot of the nodes that may run it is busy',
+    spider_concurrency: 'Spider limit reached: as many of its tasks as its spider allows at once already run',
+    project_concurrency:
+      "Project limit reached: as many tasks of its project's spiders as the project allows at once already run",
     nodes_disabled: 'The nodes that may run it are disabled',
     closed_to_user:
       "The online nodes take no normal users' tasks (the master's own node while workers exist, or nodes without a sandbox; Settings → General)",

@@ -20,7 +20,16 @@ export default {
   spiderCount_other: '{{count}} 个爬虫',
   spiderCountHint: '点击卡片查看其中的爬虫',
   submitErrors: '存在错误，无法提交',
-  fields: { name: '名称', description: '描述', tags: '标签' },
-  placeholders: { name: '例如 新闻网站', description: '这些爬虫的用途', tags: '输入标签后按回车' },
+  fields: { name: '名称', description: '描述', tags: '标签', maxRunning: '同时运行的任务数' },
+  hints: {
+    maxRunning:
+      '留空或 0：不限制。同一时间最多运行（或在节点上准备）这么多个其爬虫的任务；其余任务在队列中等待，并标明“已达项目并发上限”。',
+  },
+  placeholders: {
+    name: '例如 新闻网站',
+    description: '这些爬虫的用途',
+    tags: '输入标签后按回车',
+    maxRunning: '不限制',
+  },
   rules: { nameRequired: '请输入项目名称' },
 };

@@ -36,6 +36,8 @@ export default {
     cpu_percent: 'CPU（单核百分比）',
     max_processes: '同时进程数',
     timeout_seconds: '最长运行时间',
+    max_running: '同时运行的任务数',
+    maxRunningNone: '不限制',
     timeoutNone: '不限制',
     timeoutUnit: '秒',
     default: '默认',
@@ -72,6 +74,8 @@ export default {
     dedupField: '例如 url',
   },
   hints: {
+    maxRunning:
+      '留空或 0：不限制。同一时间最多运行（或在节点上准备）这么多个它的任务；其余任务在队列中等待，并标明“已达爬虫并发上限”。',
     timeout:
       '留空或 0：任务不限运行时间。超过这么多秒后其进程被停止（先 TERM，再 KILL），任务以“运行超时”结束；每次运行可设置自己的时间。',
     limits:

@@ -186,6 +186,8 @@ export default {
     preparing: '已交给节点，节点正在部署文件并准备运行环境',
     queued: '有可运行它的节点空闲：即将开始',
     slots_busy: '可运行它的节点的运行槽位都已占满',
+    spider_concurrency: '已达爬虫并发上限：该爬虫允许同时运行的任务数已占满',
+    project_concurrency: '已达项目并发上限：该项目的爬虫允许同时运行的任务数已占满',
     nodes_disabled: '可运行它的节点都已被禁用',
     closed_to_user: '在线的节点不运行普通用户的任务（有工作节点时的主节点自带节点，或没有沙箱的节点；见 设置 → 通用）',
     no_node_online: '没有可运行它的节点在线',

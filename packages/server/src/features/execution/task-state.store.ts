@@ -35,52 +35,6 @@ export async function taskStatusEvent(
   return t && toEvent(t, repeat);
 }
 
-/** A pending task waiting for a node, as dispatch sees it. */
-export interface QueuedTask {
-  id: string;
-  /** The node it was made for, or EMPTY_ID for any node. */
-  node_id: string;
-  owner_id: string | null;
-}
-
-const waiting = (db: Kysely<DB>) =>
-  db.selectFrom('tasks').where('status', '=', 'pending').where('assign_ts', 'is', null);
-
-/**
- * The pending tasks not yet claimed that one of the free nodes may take (made for it, or for any node), at most
- * `limit`: the highest priority first (1 before 5), within one priority the oldest first. The order is the store's,
- * so every master sharing it hands out the same tasks first. A read: claiming is `claimTask`. The statements do not
- * grow with the fleet: the nodes that have tasks waiting are looked up first, and only the free ones among them are
- * asked for.
- */
-export async function queuedTasks(
-  db: Kysely<DB>,
-  freeNodes: ReadonlySet<string>,
-  limit: number,
-): Promise<QueuedTask[]> {
-  const page = (q: ReturnType<typeof waiting>) =>
-    q
-      .select(['id', 'node_id', 'owner_id', 'priority', 'create_ts'])
-      .orderBy('priority')
-      .orderBy('create_ts')
-      .orderBy('id')
-      .limit(limit)
-      .execute();
-  const forAny = await page(waiting(db).where('node_id', '=', EMPTY_ID));
-  const targets = await waiting(db).select('node_id').distinct().where('node_id', '!=', EMPTY_ID).execute();
-  const free = targets.map((t) => t.node_id).filter((id) => freeNodes.has(id));
-  const forNodes = free.length ? await page(waiting(db).where('node_id', 'in', free)) : [];
-  return [...forAny, ...forNodes]
-    .sort(
-      (a, b) =>
-        Number(a.priority) - Number(b.priority) ||
-        Number(a.create_ts) - Number(b.create_ts) ||
-        (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
-    )
-    .slice(0, limit)
-    .map(({ id, node_id, owner_id }) => ({ id, node_id, owner_id }));
-}
-
 /**
  * Claims a pending task for a node: one conditional UPDATE, the single source of truth when several masters share
  * the store (the loser of a race updates no row). No event: the task stays pending until the node starts it.
@@ -135,7 +89,8 @@ export async function resumeTask(
 ): Promise<TaskStatusEvent | undefined> {
   const row = await db
     .updateTable('tasks')
-    .set({ status: 'running', error: '', finish_ts: null, pid })
+    // A task the node runs holds one of its slots (counted by the concurrency limits), claimed or not before.
+    .set({ status: 'running', error: '', finish_ts: null, pid, assign_ts: sql`coalesce(assign_ts, ${Date.now()})` })
     .where('id', '=', taskId)
     .where('status', 'not in', ['running', 'cancelled'])
     .returning(EVENT_COLUMNS)

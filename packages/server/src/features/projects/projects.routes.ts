@@ -31,6 +31,7 @@ import {
   listTags,
   setSpidersProject,
   updateProject,
+  type ProjectPatch,
   type ProjectRow,
 } from './projects.store.ts';
 
@@ -81,6 +82,7 @@ function projectWriteRoutes(app: TypedApp, ctx: AppContext): void {
           id,
           name,
           description: req.body.description ?? '',
+          max_running: req.body.max_running ?? 0,
           owner_id: req.user.id,
           tags,
           now,
@@ -102,12 +104,13 @@ function projectWriteRoutes(app: TypedApp, ctx: AppContext): void {
       const row = await getProject(db, req.params.id);
       if (!row) throw notFound('project');
       mayChange(req.user, row);
-      const patch: { name?: string; description?: string; update_ts: number } = { update_ts: Date.now() };
+      const patch: ProjectPatch = { update_ts: Date.now() };
       if (req.body.name !== undefined) {
         patch.name = req.body.name.trim();
         if (!patch.name) throw badRequest('project name is required');
       }
       if (req.body.description !== undefined) patch.description = req.body.description;
+      if (req.body.max_running !== undefined) patch.max_running = req.body.max_running;
       const tags = cleanTags(req.body.tags ?? req.body.tag);
       try {
         await updateProject(db, row.id, patch, tags);

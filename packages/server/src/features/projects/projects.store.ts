@@ -11,6 +11,7 @@ export interface NewProject {
   id: string;
   name: string;
   description: string;
+  max_running: number;
   owner_id: string;
   tags: string[];
   now: number;
@@ -25,6 +26,7 @@ export async function insertProject(db: Kysely<DB>, p: NewProject): Promise<void
         id: p.id,
         name: p.name,
         description: p.description,
+        max_running: p.max_running,
         owner_id: p.owner_id,
         create_ts: p.now,
         update_ts: p.now,
@@ -34,11 +36,19 @@ export async function insertProject(db: Kysely<DB>, p: NewProject): Promise<void
   });
 }
 
+/** The fields of a project an edit may change. */
+export interface ProjectPatch {
+  name?: string;
+  description?: string;
+  max_running?: number;
+  update_ts: number;
+}
+
 /** Changes a project's fields and, when given, replaces its tags. */
 export async function updateProject(
   db: Kysely<DB>,
   id: string,
-  patch: { name?: string; description?: string; update_ts: number },
+  patch: ProjectPatch,
   tags: string[] | undefined,
 ): Promise<void> {
   await db.transaction().execute(async (trx) => {
@@ -164,6 +174,7 @@ export function presentProject(row: ProjectRow, tags: string[], spiders: string[
     tag: tags,
     spiders,
     spider_count: spiders.length,
+    max_running: row.max_running,
     owner_id: row.owner_id,
     create_ts: iso(row.create_ts),
     update_ts: iso(row.update_ts),

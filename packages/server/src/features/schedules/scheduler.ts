@@ -21,7 +21,9 @@ import {
   clearScheduleError,
   getScheduleRow,
   parseIds,
+  previousRunGoing,
   setFireError,
+  setFireSkipped,
   setFireTasks,
   updateSchedule,
   type ScheduleRow,
@@ -259,6 +261,13 @@ export async function runFire(
   if (row.run_type === 'selected-nodes') {
     nodeIds = await existingNodeIds(ctx, nodeIds);
     if (!nodeIds.length) return fail(SCHEDULE_ERRORS.notFoundNode, true);
+  }
+  // Only the schedule's own fires are skipped: a run started by hand is what its user asked for.
+  if (row.skip_if_running && kind !== 'manual' && (await previousRunGoing(db, row.id, fireTs))) {
+    await setFireSkipped(db, row.id, fireTs, 'previous_running');
+    await advanceLastRun(db, row.id, fireTs);
+    ctx.log.info({ scheduleId: row.id, fireTs }, 'schedule fire skipped: the previous run still goes');
+    return { fired: true, taskIds: [], error: '' };
   }
   let taskIds: string[];
   try {

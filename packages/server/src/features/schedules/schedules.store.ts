@@ -47,6 +47,7 @@ export function presentSchedule(r: ScheduleRowWithSpider): ScheduleInfo {
     error,
     retries: r.retries,
     priority: r.priority,
+    skip_if_running: r.skip_if_running === 1,
     timezone: r.timezone,
     next_run_ts: r.enabled && status !== 'error' ? iso(r.next_run_ts) : null,
     last_run_ts: iso(r.last_run_ts),
@@ -63,6 +64,7 @@ export function presentFire(r: Selectable<DB['schedule_fires']>): ScheduleFireIn
     kind: r.kind,
     task_ids: parseIds(r.task_ids),
     error: r.error,
+    skipped: r.skipped === 'previous_running' ? 'previous_running' : '',
     create_ts: iso(r.create_ts),
   };
 }
@@ -182,6 +184,49 @@ export async function setFireError(db: Kysely<DB>, scheduleId: string, fireTs: n
     .where('schedule_id', '=', scheduleId)
     .where('fire_ts', '=', fireTs)
     .execute();
+}
+
+/** A fire that made no task on purpose, and why ('previous_running'). */
+export async function setFireSkipped(db: Kysely<DB>, scheduleId: string, fireTs: number, why: string): Promise<void> {
+  await db
+    .updateTable('schedule_fires')
+    .set({ skipped: why })
+    .where('schedule_id', '=', scheduleId)
+    .where('fire_ts', '=', fireTs)
+    .execute();
+}
+
+/**
+ * Whether the schedule's previous run still goes: a task of the latest earlier fire that made tasks, or a retry of
+ * one, is pending or running. Fires skipped meanwhile made none and are passed over.
+ */
+export async function previousRunGoing(db: Kysely<DB>, scheduleId: string, fireTs: number): Promise<boolean> {
+  const fire = await db
+    .selectFrom('schedule_fires')
+    .select('task_ids')
+    .where('schedule_id', '=', scheduleId)
+    .where('fire_ts', '<', fireTs)
+    .where('task_ids', '!=', '[]')
+    .orderBy('fire_ts', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  const ids = parseIds(fire?.task_ids ?? '[]');
+  if (!ids.length) return false;
+  const retries = await db
+    .selectFrom('task_retries')
+    .select('retry_task_id')
+    .where('root_id', 'in', ids)
+    .where('retry_task_id', 'is not', null)
+    .execute();
+  const all = [...ids, ...retries.map((r) => r.retry_task_id!)];
+  const going = await db
+    .selectFrom('tasks')
+    .select('id')
+    .where('id', 'in', all)
+    .where('status', 'in', ['pending', 'running'])
+    .limit(1)
+    .executeTakeFirst();
+  return going !== undefined;
 }
 
 /** The tasks a fire made: written in the transaction that inserts them (see createTasks). */

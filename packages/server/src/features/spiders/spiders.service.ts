@@ -167,6 +167,7 @@ async function toPatch(ctx: AppContext, db: Kysely<DB>, input: UpdateSpiderBody)
   if (input.git_auto_sync !== undefined) patch.git_auto_sync = input.git_auto_sync ? 1 : 0;
   if (input.config !== undefined) patch.config = JSON.stringify(input.config);
   if (input.retries !== undefined) patch.retries = input.retries;
+  if (input.max_running !== undefined) patch.max_running = input.max_running;
   return patch;
 }
 
@@ -214,6 +215,7 @@ export async function createSpider(
     git_auto_sync: patch.git_auto_sync ?? 0,
     config: patch.config ?? '{}',
     retries: patch.retries ?? 0,
+    max_running: patch.max_running ?? 0,
     limits: JSON.stringify(spiderLimitsOf(input.limits)),
     create_ts: now,
     update_ts: now,

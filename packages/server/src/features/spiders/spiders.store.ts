@@ -47,6 +47,7 @@ export function presentSpider(row: SpiderRow & { owner_username?: string | null 
     git_auto_sync: !!row.git_auto_sync,
     config: parseJson<Record<string, unknown>>(row.config, {}),
     retries: Number(row.retries),
+    max_running: Number(row.max_running),
     limits: spiderLimitsOf(row.limits),
     create_ts: iso(row.create_ts),
     update_ts: iso(row.update_ts),

@@ -5,7 +5,8 @@
  * The reason of a pending task follows the fleet as well as the task: a node that comes online, fills up, is turned
  * off or goes away changes it without the task changing. When a node's status changed in the interval, the newest
  * pending tasks (a bounded number, the ones a task list shows first) whose reason differs from the one last told
- * are told again, so a console shows why a task waits without reloading.
+ * are told again, so a console shows why a task waits without reloading. So are they when a task of a spider under
+ * a concurrency limit starts or ends.
  */
 import { EMPTY_ID, type TaskChange, type TaskWaitReason } from '@crawldeck/shared';
 import type { Kysely } from 'kysely';
@@ -13,6 +14,7 @@ import type { TasksChangedEvent } from '../../events.ts';
 import type { DB } from '../../store/schema.ts';
 import { newestPendingTasks, tasksByIds, type TaskRow } from './tasks.store.ts';
 import { waitingReasons } from './waiting.ts';
+import { spiderLimits } from '../execution/queue.store.ts';
 
 /** How many of the newest pending tasks are looked at again when the fleet changes. */
 export const FLEET_RECHECK_LIMIT = 500;
@@ -42,13 +44,14 @@ async function build(db: Kysely<DB>, ev: TasksChangedEvent): Promise<TaskChange[
     changes.push({ taskId, status, spiderId, nodeId, scheduleId, parentId, error });
   }
   const pendingIds = changes.filter((c) => c.status === 'pending').map((c) => c.taskId);
+  const recheck = ev.fleetChanged || (await limitedSlotMoved(db, changes));
   const [changedRows, fleetRows] = await Promise.all([
     tasksByIds(db, pendingIds),
-    ev.fleetChanged ? newestPendingTasks(db, FLEET_RECHECK_LIMIT) : Promise.resolve([]),
+    recheck ? newestPendingTasks(db, FLEET_RECHECK_LIMIT) : Promise.resolve([]),
   ]);
   const extra = fleetRows.filter((r) => !ev.changes.has(r.id));
   const reasons = await waitingReasons(db, [...changedRows, ...extra]);
-  if (ev.fleetChanged) {
+  if (recheck) {
     // Only tasks still looked at are remembered: those whose later changes went by unheard are forgotten here.
     for (const id of last.keys()) if (!reasons.has(id)) last.delete(id);
   }
@@ -67,6 +70,16 @@ async function build(db: Kysely<DB>, ev: TasksChangedEvent): Promise<TaskChange[
     changes.push({ ...changeOf(r), waiting_reason: reason });
   }
   return changes;
+}
+
+/**
+ * Whether a task of a spider under a concurrency limit (its own or its project's) started or ended: the tasks of
+ * that spider or project that wait may now wait for another reason, as when the fleet changes.
+ */
+async function limitedSlotMoved(db: Kysely<DB>, changes: TaskChange[]): Promise<boolean> {
+  const spiders = [...new Set(changes.filter((c) => c.status !== 'pending').map((c) => c.spiderId))];
+  const limits = await spiderLimits(db, spiders);
+  return [...limits.values()].some((l) => l.spiderMax > 0 || l.projectMax > 0);
 }
 
 /** A pending task, as a change of the feed. */

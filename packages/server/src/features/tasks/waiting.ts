@@ -2,13 +2,16 @@
  * Why a pending task still waits, told from the fleet as the store has it (node statuses are written by whichever
  * master holds each node, so every master tells the same). The same rules as dispatch: a task made for one node
  * waits for that node, a task for any node for any of them; a normal user's task never goes to the master's own
- * node while workers exist (unless allowed) nor to a node without a sandbox (unless allowed).
+ * node while workers exist (unless allowed) nor to a node without a sandbox (unless allowed). A task that a node
+ * could take but whose spider or project already has as many tasks claimed or running as its limit allows waits
+ * for that limit.
  */
 import { EMPTY_ID, type TaskWaitReason } from '@crawldeck/shared';
 import type { Kysely } from 'kysely';
 import type { DB } from '../../store/schema.ts';
 import { masterNodeClosedToUsers, unsandboxedNodesClosedToUsers } from '../execution/placement.ts';
 import { fleetForWaiting, userRoles } from '../execution/placement.store.ts';
+import { slotsHeldByProjects, slotsHeldBySpiders, spiderLimits } from '../execution/queue.store.ts';
 
 type FleetNode = Awaited<ReturnType<typeof fleetForWaiting>>[number];
 
@@ -18,6 +21,7 @@ export interface WaitingTask {
   status: string;
   node_id: string;
   owner_id: string | null;
+  spider_id: string;
   assign_ts: number | null;
 }
 
@@ -32,11 +36,12 @@ export async function waitingReasons(db: Kysely<DB>, tasks: WaitingTask[]): Prom
 
   const owners = [...new Set(waitingForNode.map((t) => t.owner_id).filter((id): id is string => !!id))];
   const forAnyNode = waitingForNode.some((t) => t.node_id === EMPTY_ID);
-  const [fleet, roles, masterClosed, bareClosed] = await Promise.all([
+  const [fleet, roles, masterClosed, bareClosed, heldBack] = await Promise.all([
     fleetForWaiting(db, forAnyNode ? undefined : [...new Set(waitingForNode.map((t) => t.node_id))]),
     userRoles(db, owners),
     masterNodeClosedToUsers(db),
     unsandboxedNodesClosedToUsers(db),
+    heldBackByLimits(db, waitingForNode),
   ]);
   // A deleted owner counts as a normal user, as dispatch and task creation count it.
   const isNormal = (ownerId: string | null) => !!ownerId && roles.get(ownerId) !== 'admin';
@@ -44,13 +49,36 @@ export async function waitingReasons(db: Kysely<DB>, tasks: WaitingTask[]): Prom
   for (const t of waitingForNode) {
     const candidates = t.node_id === EMPTY_ID ? fleet : fleet.filter((n) => n.id === t.node_id);
     const normal = isNormal(t.owner_id);
-    out.set(
-      t.id,
-      reasonAmong(
-        candidates.filter((n) => !normal || !closedTo(n)),
-        candidates.filter((n) => normal && closedTo(n)),
-      ),
+    const reason = reasonAmong(
+      candidates.filter((n) => !normal || !closedTo(n)),
+      candidates.filter((n) => normal && closedTo(n)),
     );
+    const limit = heldBack.get(t.spider_id);
+    out.set(t.id, limit && (reason === 'queued' || reason === 'slots_busy') ? limit : reason);
+  }
+  return out;
+}
+
+/** The spiders among these tasks' whose own limit, or whose project's, is reached, with the limit that holds. */
+async function heldBackByLimits(
+  db: Kysely<DB>,
+  tasks: WaitingTask[],
+): Promise<Map<string, 'spider_concurrency' | 'project_concurrency'>> {
+  const out = new Map<string, 'spider_concurrency' | 'project_concurrency'>();
+  const limits = await spiderLimits(db, [...new Set(tasks.map((t) => t.spider_id))]);
+  const limited = [...limits].filter(([, l]) => l.spiderMax > 0 || l.projectMax > 0);
+  if (!limited.length) return out;
+  const projects = [...new Set(limited.filter(([, l]) => l.projectMax > 0).map(([, l]) => l.projectId!))];
+  const [bySpider, byProject] = await Promise.all([
+    slotsHeldBySpiders(
+      db,
+      limited.filter(([, l]) => l.spiderMax > 0).map(([id]) => id),
+    ),
+    slotsHeldByProjects(db, projects),
+  ]);
+  for (const [id, l] of limited) {
+    if (l.spiderMax > 0 && (bySpider.get(id) ?? 0) >= l.spiderMax) out.set(id, 'spider_concurrency');
+    else if (l.projectMax > 0 && (byProject.get(l.projectId!) ?? 0) >= l.projectMax) out.set(id, 'project_concurrency');
   }
   return out;
 }

@@ -34,6 +34,7 @@ import { m2026120830_env_job_deadline } from './2026120830_env_job_deadline.ts';
 import { m2026120831_task_targets_source } from './2026120831_task_targets_source.ts';
 import { m2026120890_task_minute_counts } from './2026120890_task_minute_counts.ts';
 import { m2026120930_scrapyd } from './2026120930_scrapyd.ts';
+import { m2026120920_queue_limits } from './2026120920_queue_limits.ts';
 
 /** Every migration by name; Kysely runs them in name order. Add one line per new migration file. */
 export const migrations: Record<string, EngineMigration> = {
@@ -70,6 +71,7 @@ export const migrations: Record<string, EngineMigration> = {
   '2026120830_env_job_deadline': m2026120830_env_job_deadline,
   '2026120831_task_targets_source': m2026120831_task_targets_source,
   '2026120890_task_minute_counts': m2026120890_task_minute_counts,
+  '2026120920_queue_limits': m2026120920_queue_limits,
   '2026120930_scrapyd': m2026120930_scrapyd,
   '2026120950_notifications': m2026120950_notifications,
 };

@@ -1,6 +1,7 @@
-/** Add / edit a project: name, description, tags. */
+/** Add / edit a project: name, description, tags, and how many tasks of its spiders may run at once. */
 import { useEffect } from 'react';
-import { App, Form, Input, Modal, Select } from 'antd';
+import { App, Form, Input, InputNumber, Modal, Select } from 'antd';
+import { MAX_RUNNING_MAX } from '@crawldeck/shared';
 import { useTranslation } from 'react-i18next';
 import { useProjectTags, useSaveProject } from '../api.ts';
 import type { Project, ProjectForm } from '../types.ts';
@@ -26,6 +27,7 @@ export default function ProjectFormModal({ open, project, onClose }: Props) {
         name: project.name,
         description: project.description,
         tags: project.tags ?? project.tag ?? [],
+        max_running: project.max_running || undefined,
       });
   }, [open, project, form]);
 
@@ -39,7 +41,7 @@ export default function ProjectFormModal({ open, project, onClose }: Props) {
     }
     await save.mutateAsync({
       id: project?._id,
-      form: { ...values, name: values.name.trim(), tags: values.tags ?? [] },
+      form: { ...values, name: values.name.trim(), tags: values.tags ?? [], max_running: values.max_running ?? 0 },
     });
     void message.success(t('projects:saved'));
     onClose();
@@ -79,6 +81,16 @@ export default function ProjectFormModal({ open, project, onClose }: Props) {
             options={(tags.data ?? []).map((tag) => ({ value: tag, label: tag }))}
             tokenSeparators={[',', '，']}
             data-testid="project-tags"
+          />
+        </Form.Item>
+        <Form.Item name="max_running" label={t('projects:fields.maxRunning')} tooltip={t('projects:hints.maxRunning')}>
+          <InputNumber
+            min={0}
+            max={MAX_RUNNING_MAX}
+            precision={0}
+            placeholder={t('projects:placeholders.maxRunning')}
+            style={{ width: '100%' }}
+            data-testid="project-max-running"
           />
         </Form.Item>
       </Form>

@@ -1,6 +1,6 @@
 /**
  * Add/edit dialog: spider, run type + nodes, cron with validation and the next 5 run times, param, retries and the
- * queue priority of the tasks its fires make.
+ * queue priority of the tasks its fires make, and whether a fire is skipped while the previous run still goes.
  */
 import { useEffect, useMemo } from 'react';
 import { Alert, Form, Input, InputNumber, Modal, Radio, Select, Switch, Typography } from 'antd';
@@ -38,6 +38,7 @@ interface FormValues {
   param: string;
   retries: number;
   priority: number;
+  skip_if_running: boolean;
   description: string;
   enabled: boolean;
 }
@@ -78,6 +79,7 @@ export default function ScheduleFormModal({ open, schedule, spiderId, onClose }:
             param: schedule.param,
             retries: schedule.retries,
             priority: schedule.priority,
+            skip_if_running: schedule.skip_if_running,
             description: schedule.description,
             enabled: schedule.enabled,
           }
@@ -91,6 +93,7 @@ export default function ScheduleFormModal({ open, schedule, spiderId, onClose }:
             param: '',
             retries: 0,
             priority: PRIORITY_DEFAULT,
+            skip_if_running: false,
             description: '',
             enabled: true,
           },
@@ -119,6 +122,7 @@ export default function ScheduleFormModal({ open, schedule, spiderId, onClose }:
       param: values.param ?? '',
       retries: values.retries ?? 0,
       priority: values.priority ?? PRIORITY_DEFAULT,
+      skip_if_running: !!values.skip_if_running,
       description: values.description ?? '',
       enabled: values.enabled,
     };
@@ -233,6 +237,14 @@ export default function ScheduleFormModal({ open, schedule, spiderId, onClose }:
         </Form.Item>
         <Form.Item name="priority" label={t('tasks:priority.label')} extra={t('tasks:priority.hint')}>
           <PrioritySelect className="schedule-priority" data-testid="schedule-priority" />
+        </Form.Item>
+        <Form.Item
+          name="skip_if_running"
+          label={t('form.skipIfRunning')}
+          extra={t('form.skipIfRunningHelp')}
+          valuePropName="checked"
+        >
+          <Switch data-testid="schedule-skip-if-running" />
         </Form.Item>
         <Form.Item name="description" data-tour="schedule-add-description" label={t('form.description')}>
           <Input.TextArea rows={2} maxLength={2000} />

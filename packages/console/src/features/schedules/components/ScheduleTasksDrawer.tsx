@@ -1,4 +1,4 @@
-/** A schedule's own task history (GET /schedules/{id}/tasks), refreshed every 2 s. */
+/** A schedule's own task history (GET /schedules/{id}/tasks), refreshed every 2 s, and its latest fires. */
 import { useState } from 'react';
 import { Drawer, Table, Tag, Typography } from 'antd';
 import { useTranslation } from 'react-i18next';
@@ -7,6 +7,7 @@ import type { ScheduleInfo } from '@crawldeck/shared';
 import { useScheduleTasks, type ScheduleTask } from '../api.ts';
 import { formatInZone } from '../cron.ts';
 import TaskStatusTag from '../../tasks/components/TaskStatusTag.tsx';
+import ScheduleFires from './ScheduleFires.tsx';
 
 export default function ScheduleTasksDrawer({ schedule, onClose }: { schedule: ScheduleInfo | null; onClose(): void }) {
   const { t } = useTranslation('schedules');
@@ -70,6 +71,7 @@ export default function ScheduleTasksDrawer({ schedule, onClose }: { schedule: S
               { title: t('tasks.results'), dataIndex: 'result_count' },
             ]}
           />
+          <ScheduleFires schedule={schedule} />
         </>
       )}
     </Drawer>

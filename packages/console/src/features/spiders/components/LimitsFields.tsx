@@ -1,11 +1,12 @@
 /**
  * A spider's own limits for each of its tasks, in the Overview form: memory (MiB), CPU (percent of one core) and
  * processes at once (empty or 0 takes the default the master sends with every task), and the maximum run time in
- * seconds (empty or 0: none).
+ * seconds (empty or 0: none). Beside them, how many of the spider's tasks may be claimed or running at once (empty or
+ * 0: no limit; the others wait in the queue).
  */
 import { Col, Divider, Form, InputNumber, Row } from 'antd';
 import { useTranslation } from 'react-i18next';
-import { TIMEOUT_MAX_SECONDS } from '@crawldeck/shared';
+import { MAX_RUNNING_MAX, TIMEOUT_MAX_SECONDS } from '@crawldeck/shared';
 
 const FIELDS = [
   { name: 'memory_mb', max: 1_048_576, unit: 'MiB' },
@@ -41,6 +42,18 @@ export default function LimitsFields() {
             </Form.Item>
           </Col>
         ))}
+        <Col xs={24} md={12} xl={6}>
+          <Form.Item name="max_running" label={t('limits.max_running')} tooltip={t('hints.maxRunning')}>
+            <InputNumber
+              min={0}
+              max={MAX_RUNNING_MAX}
+              precision={0}
+              placeholder={t('limits.maxRunningNone')}
+              style={{ width: '100%' }}
+              data-testid="limits-max_running"
+            />
+          </Form.Item>
+        </Col>
       </Row>
     </>
   );

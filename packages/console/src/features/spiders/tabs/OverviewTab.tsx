@@ -28,6 +28,7 @@ interface Values {
   is_dedup: boolean;
   dedup_field: string;
   dedup_method: DedupMethod;
+  max_running: number | null;
   limits: {
     memory_mb: number | null;
     cpu_percent: number | null;
@@ -50,6 +51,7 @@ function toValues(s: Spider): Values {
     is_dedup: s.is_dedup,
     dedup_field: s.dedup_field,
     dedup_method: s.dedup_method || 'ignore',
+    max_running: s.max_running || null,
     limits: {
       memory_mb: s.limits.memory_mb || null,
       cpu_percent: s.limits.cpu_percent || null,
@@ -96,6 +98,7 @@ export default function OverviewTab({ spider }: SpiderTabProps) {
       is_dedup: !!v.is_dedup,
       dedup_field: v.dedup_field?.trim() ?? '',
       dedup_method: v.dedup_method,
+      max_running: v.max_running ?? 0,
       limits: {
         memory_mb: v.limits?.memory_mb ?? 0,
         cpu_percent: v.limits?.cpu_percent ?? 0,
