@@ -172,7 +172,7 @@ describe('operator polish', () => {
         const drawer = page.locator('.schedule-tasks-drawer');
         await drawer.locator('.task-status-finished').first().waitFor();
         expect(await drawer.locator('.task-status-finished').first().innerText()).toBe(tx.finished);
-        expect(await drawer.locator('.ant-table-tbody').innerText()).not.toContain('finished');
+        expect(await drawer.locator('.schedule-tasks-table .ant-table-tbody').innerText()).not.toContain('finished');
         await screenshot(page, `operator-schedule-drawer-${lang}`);
       },
       { timeout: 90_000 },

@@ -28,6 +28,7 @@ export default function ScheduleTasksDrawer({ schedule, onClose }: { schedule: S
             <Link to={`/tasks?schedule_id=${schedule._id}`}>{t('tasks.openList')}</Link>
           </Typography.Paragraph>
           <Table<ScheduleTask>
+            className="schedule-tasks-table"
             rowKey="_id"
             size="small"
             loading={tasks.isLoading}
