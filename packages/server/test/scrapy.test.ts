@@ -95,7 +95,8 @@ describe('scrapy projects', () => {
     expect(await file('demo/spiders/books.py')).toMatch(
       /name = "books"[\s\S]*allowed_domains = \["books.example.com"\]/,
     );
-    expect((await m.api('GET', `/spiders/${spiderId}/scrapy/spiders`)).body.data).toEqual(['books', 'quotes']);
+    // Names descending, as the console lists names.
+    expect((await m.api('GET', `/spiders/${spiderId}/scrapy/spiders`)).body.data).toEqual(['quotes', 'books']);
     const dup = await m.api('PUT', `/spiders/${spiderId}/scrapy/spiders`, { body: { name: 'books', domain: 'x.com' } });
     expect(dup.status).toBe(422);
     expect(

@@ -94,7 +94,8 @@ async function scrapySpiders(ctx: AppContext, spiderId: string): Promise<string[
     .digest('hex');
   const known = spiderLists.get(key);
   if (known) return known;
-  const list = await scrapyCall<string[]>(ctx.store.db, pythonSettingsOf(ctx.config), spiderId, 'list');
+  // In `scrapy list`'s order (ascending), which Scrapyd answers; the console's list is descending.
+  const list = (await scrapyCall<string[]>(ctx.store.db, pythonSettingsOf(ctx.config), spiderId, 'list')).sort();
   spiderLists.set(key, list);
   if (spiderLists.size > SPIDER_LISTS_KEPT) spiderLists.delete(spiderLists.keys().next().value!);
   return list;

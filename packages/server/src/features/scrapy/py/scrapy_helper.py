@@ -396,7 +396,8 @@ def spider_loader():
 
 
 def list_spiders():
-    return sorted(spider_loader().list())
+    # Spider names sort descending, as every name list of the console does.
+    return sorted(spider_loader().list(), reverse=True)
 
 
 def spider_filepath(name):
