@@ -8,6 +8,7 @@ import path from 'node:path';
 import type { ItemSizeLimit, NodeToMaster, TaskAssignment } from '@crawldeck/shared';
 import { syncWorkspace } from './sync.ts';
 import { TaskRun, clearRuns, type RunnerEnv, type SavedRun } from './runner.ts';
+import { loadSavedRun } from './run-folders.ts';
 import { diskFaultMessage, probeSpool } from './spool.ts';
 import type { MasterHttp } from './master-http.ts';
 import type { EnvJobRunner } from './environments/jobs.ts';
@@ -214,7 +215,7 @@ export class Assignments {
   resume(): void {
     const { tasksDir } = this.places;
     for (const taskId of readdirSync(tasksDir)) {
-      const saved = TaskRun.load(tasksDir, taskId);
+      const saved = loadSavedRun(tasksDir, taskId);
       const run = saved && this.makeRun(taskId, saved);
       if (run?.resume()) {
         this.log('info', 'task taken over from the spool', { taskId, state: saved!.state, pid: saved!.pid });

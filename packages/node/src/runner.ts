@@ -27,7 +27,7 @@ import {
 import type { TaskIdentity } from './sandbox.ts';
 import { TaskCgroup } from './tenancy/cgroups.ts';
 import { environmentDirs, killReason, taskLimits } from './tenancy/confine.ts';
-import { clearRunAsync, copyWorkspace, createRunFiles, loadSavedRun, type SavedRun } from './run-folders.ts';
+import { clearRunAsync, copyWorkspace, createRunFiles, type SavedRun } from './run-folders.ts';
 import type { TaskEnvironment } from './environments/spider-env.ts';
 
 export { resolveCommand, type RunnerEnv } from './run-process.ts';
@@ -162,11 +162,6 @@ export class TaskRun {
     // Throws when the spool cannot be created (disk full, read-only): the caller reports the task failed.
     createRunFiles(this.dir, this.logFile, this.runDir, [this.itemsFile, this.exitFile], this.identity);
     writeJson(path.join(this.dir, 'state.json'), this.saved());
-  }
-
-  /** The saved state of a task in the spool, or undefined when there is none that can be used. */
-  static load(tasksDir: string, taskId: string): SavedRun | undefined {
-    return loadSavedRun(tasksDir, taskId);
   }
 
   get shipped(): { logLines: number; items: number } {
