@@ -38,6 +38,8 @@ async function setSignUp(page: Page, lang: Lang, open: boolean) {
     await signUpSwitch(page).click();
     await page.locator('.ant-message-notice', { hasText: WORDS[lang].saved }).waitFor();
   }
+  // What the master keeps is what a fresh load of the screen shows.
+  await page.reload();
   await expect.poll(() => signUpSwitch(page).getAttribute('aria-checked')).toBe(String(open));
 }
 

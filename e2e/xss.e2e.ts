@@ -296,7 +296,8 @@ function screens(): Screen[] {
     { name: 'users', path: () => '/users', shows: { text: SHOWN, roles: adminOnly } },
     ...SETTING_TABS.map((tab) => ({
       name: `setting-${tab}`,
-      path: () => `/setting?tab=${tab}`,
+      // The hostile webhook is on the Webhooks sub-tab of Notifications.
+      path: () => (tab === 'notifications' ? '/setting?tab=notifications&sub=webhooks' : `/setting?tab=${tab}`),
       shows:
         tab === 'tokens'
           ? { text: '<img src=x onerror=__xss', roles: both }

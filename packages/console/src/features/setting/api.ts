@@ -27,6 +27,8 @@ export function useSaveSetting() {
   const qc = useQueryClient();
   return useMutation({
     mutationFn: async (body: UpdateSettingBody) => (await api.post<AdminSetting>('/setting', body)).data,
+    // A read of the settings still under way answers from before the save: it must not land after it.
+    onMutate: () => qc.cancelQueries({ queryKey: ['system-setting'] }),
     onSuccess: (data) => {
       qc.setQueryData(['system-setting'], data);
       void loadSetting();

@@ -20,6 +20,7 @@ export default function NotificationsPanel({ isAdmin }: { isAdmin: boolean }) {
     <Tabs
       size="small"
       destroyOnHidden
+      defaultActiveKey={initialSubTab()}
       items={[
         { key: 'channels', label: t('notifications:tabs.channels'), children: <ChannelsTab /> },
         { key: 'rules', label: t('notifications:tabs.rules'), children: <RulesTab /> },
@@ -28,6 +29,14 @@ export default function NotificationsPanel({ isAdmin }: { isAdmin: boolean }) {
       ].map((tab) => ({ ...tab, label: <span data-subtab={tab.key}>{tab.label}</span> }))}
     />
   );
+}
+
+const SUB_TABS = ['channels', 'rules', 'alerts', 'webhooks'];
+
+/** The sub-tab a deep link names (`/setting?tab=notifications&sub=webhooks`), else the channels. */
+function initialSubTab(): string {
+  const sub = new URLSearchParams(window.location.search).get('sub') ?? '';
+  return SUB_TABS.includes(sub) ? sub : 'channels';
 }
 
 function WebhooksPanel() {
