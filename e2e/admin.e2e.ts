@@ -2,33 +2,15 @@
  * Admin journeys: users, API tokens, password change, feedback, and zh/en screenshots of the users,
  * settings, feedback, disclaimer, sites and dashboard screens (test-output/screens/).
  */
-import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect } from 'vitest';
 import type { Page } from 'playwright-core';
 import Database from 'better-sqlite3';
 import { newId } from '@crawldeck/shared';
-import { ADMIN_PASSWORD, e2eTest, loginByApi, useE2E } from './harness.ts';
+import { ADMIN_PASSWORD, e2eTest, useE2E } from './harness.ts';
+import { shot, signIn } from './journey.ts';
 
-const SCREENS = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../test-output/screens');
-
-async function shot(page: Page, name: string): Promise<void> {
-  mkdirSync(SCREENS, { recursive: true });
-  await page.evaluate(() => window.scrollTo(0, 0));
-  await page.waitForTimeout(400); // let transitions and charts settle
-  await page.screenshot({ path: path.join(SCREENS, `${name}.png`), fullPage: true });
-}
-
-/** Signs in through the API with the tutorial tours switched off (they are tested in their own journey). */
-async function signIn(
-  page: Page,
-  lang: 'zh' | 'en',
-  credentials?: { username?: string; password?: string },
-): Promise<string> {
-  const token = await loginByApi(page, lang, credentials);
-  await page.evaluate(() => localStorage.setItem('enableTutorial', '0'));
-  return token;
-}
+const screen = (page: Page, name: string) => shot(page, name, { top: true });
 
 describe('admin console', () => {
   const env = useE2E();
@@ -64,7 +46,7 @@ describe('admin console', () => {
     await okButton(page).click();
     await dialog.getByText('Two passwords do not match').waitFor();
     await dialog.getByText('E-mail format is invalid').waitFor();
-    await shot(page, 'users-add-dialog-errors-en');
+    await screen(page, 'users-add-dialog-errors-en');
     await dialog.locator('input#confirmPassword').fill('normal-pass');
     await dialog.locator('input#email').fill('normal@example.com');
     await okButton(page).click();
@@ -91,7 +73,7 @@ describe('admin console', () => {
     await okButton(page).click();
     const raw = (await page.locator('[data-testid="new-token"]').innerText()).trim();
     expect(raw.length).toBeGreaterThan(30);
-    await shot(page, 'setting-token-created-en');
+    await screen(page, 'setting-token-created-en');
     expect((await apiCall('GET', '/me', raw)).body.data.username).toBe('admin');
     expect((await apiCall('GET', '/users', `Bearer ${raw}`)).status).toBe(200);
     await page.locator('.ant-modal-wrap:visible .ant-modal-footer .ant-btn-primary').click();
@@ -122,7 +104,7 @@ describe('admin console', () => {
       await page.getByText('Password must be at least 5 characters').waitFor();
       await page.getByText('Two passwords do not match').waitFor();
       await page.getByText('Please enter your current password').waitFor();
-      await shot(page, 'setting-password-errors-en');
+      await screen(page, 'setting-password-errors-en');
       await page.locator('[data-testid="current-password"]').fill('first-pass');
       await page.locator('[data-testid="new-password"]').fill('second-pass');
       await page.locator('[data-testid="confirm-password"]').fill('second-pass');
@@ -271,32 +253,32 @@ describe('admin console', () => {
       await page.goto(`${env.url}/home`);
       await page.locator('[data-metric="tasks"]').waitFor();
       await page.locator('[data-page="home"] canvas').first().waitFor();
-      await shot(page, `home-${lang}`);
+      await screen(page, `home-${lang}`);
       await page.goto(`${env.url}/users`);
       await page.locator('[data-page="users"] .ant-table-row').first().waitFor();
-      await shot(page, `users-${lang}`);
+      await screen(page, `users-${lang}`);
       await page.goto(`${env.url}/setting`);
       for (const key of ['general', 'notifications', 'globalVariable', 'database', 'password', 'tokens']) {
         await tab(page, key).click();
         if (key === 'general') await page.locator('[data-testid="usage-summary"] .ant-table-row').first().waitFor();
         if (key === 'database') await page.locator('[data-testid="db-engine"]').waitFor();
-        await shot(page, `setting-${key}-${lang}`);
+        await screen(page, `setting-${key}-${lang}`);
       }
       await page.goto(`${env.url}/feedback`);
       await page.locator('[data-page="feedback"] form').waitFor();
-      await shot(page, `feedback-${lang}`);
+      await screen(page, `feedback-${lang}`);
       await page.goto(`${env.url}/disclaimer`);
       await page.locator('[data-page="disclaimer"] section').first().waitFor();
       expect(await page.locator('[data-page="disclaimer"]').innerText()).toContain(
         lang === 'en' ? 'robots.txt' : 'robots.txt',
       );
-      await shot(page, `disclaimer-${lang}`);
+      await screen(page, `disclaimer-${lang}`);
       await page.goto(`${env.url}/sites`);
       await page.locator('[data-panel="sites"] .ant-table-row').first().waitFor();
-      await shot(page, `sites-${lang}`);
+      await screen(page, `sites-${lang}`);
       await page.locator('.ant-tabs-tab', { hasText: lang === 'en' ? 'Collected URLs' : '已收集的 URL' }).click();
       await page.locator('[data-panel="collected-urls"] .ant-table-row').first().waitFor();
-      await shot(page, `sites-urls-${lang}`);
+      await screen(page, `sites-urls-${lang}`);
     }
   });
 });

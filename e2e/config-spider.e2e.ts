@@ -2,31 +2,20 @@
  * Spider-building journeys: a configurable spider built only in the console (add dialog with a template, Rules
  * form, extract fields, preview, Config tab YAML) scrapes a local paginated list + detail site completely; a
  * Scrapy project zip shows its spiders, settings, items and pipelines in the Scrapy panel and edits land in the
- * project's files; a Git repository served over smart HTTP on loopback is connected, synced, reset and imported.
+ * project's files.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect } from 'vitest';
-import type { Page } from 'playwright-core';
-import yazl from 'yazl';
-import { e2eTest, loginByApi, useE2E } from './harness.ts';
-import { startGitHttpServer, type GitHttpServer } from '../packages/server/test/support/git-http.ts';
+import { e2eTest, useE2E } from './harness.ts';
+import { shot, signIn, zipFolder } from './journey.ts';
 import { apiCaller } from './api-call.ts';
 
 const env = useE2E({ master: { embeddedNode: true } });
-const SCREENS_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../test-output/screens');
-
-async function shot(page: Page, name: string): Promise<void> {
-  mkdirSync(SCREENS_DIR, { recursive: true });
-  await page.waitForTimeout(400);
-  await page.screenshot({ path: path.join(SCREENS_DIR, `${name}.png`), fullPage: true });
-}
-
 const call = apiCaller(() => env.url);
 
 const readSpiderFile = (token: string, id: string, p: string) =>
@@ -67,13 +56,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await new Promise((r) => site?.close(r));
 });
-
-/** Signs in through the API with the guided tours off (they would cover the screens). */
-async function signIn(page: Page, lang: 'zh' | 'en'): Promise<string> {
-  const token = await loginByApi(page, lang);
-  await page.evaluate(() => localStorage.setItem('enableTutorial', '0'));
-  return token;
-}
 
 async function waitTask(token: string, id: string, timeoutMs = 90_000) {
   const until = Date.now() + timeoutMs;
@@ -274,27 +256,6 @@ describe('configurable spider', () => {
 
 // ---------- Scrapy ----------
 
-function zipDir(dir: string): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const zip = new yazl.ZipFile();
-    const walk = (d: string, rel: string) => {
-      for (const n of readdirSync(d)) {
-        if (n === '__pycache__') continue;
-        const full = path.join(d, n);
-        const r = rel ? `${rel}/${n}` : n;
-        if (statSync(full).isDirectory()) walk(full, r);
-        else zip.addBuffer(readFileSync(full), r);
-      }
-    };
-    walk(dir, '');
-    zip.end();
-    const chunks: Buffer[] = [];
-    zip.outputStream.on('data', (c: Buffer) => chunks.push(c));
-    zip.outputStream.on('end', () => resolve(Buffer.concat(chunks)));
-    zip.outputStream.on('error', reject);
-  });
-}
-
 describe('scrapy panel', () => {
   let tmp = '';
   beforeAll(() => {
@@ -316,7 +277,7 @@ describe('scrapy panel', () => {
         path.join(proj, 'shop/items.py'),
         'import scrapy\n\n\nclass ShopItem(scrapy.Item):\n    title = scrapy.Field()\n',
       );
-      const zip = await zipDir(proj);
+      const zip = await zipFolder(proj);
       const form = new FormData();
       form.append('name', 'e2e_scrapy');
       form.append('cmd', 'scrapy crawl products');
@@ -444,88 +405,4 @@ describe('scrapy panel', () => {
     },
     { timeout: 240_000 },
   );
-});
-
-// ---------- Git ----------
-
-describe('git panel and import', () => {
-  let srv: GitHttpServer;
-  beforeAll(async () => {
-    process.env.CRAWLDECK_GIT_AUTO_SYNC_S = '0';
-    srv = await startGitHttpServer();
-  });
-  afterAll(async () => {
-    await srv?.close();
-  });
-
-  for (const lang of ['en', 'zh'] as const) {
-    e2eTest(
-      `${lang}: connect a repository, sync shows the last commit, reset discards console edits, import opens the new spider`,
-      async ({ page }) => {
-        const token = await signIn(page, lang);
-        const repo = `demo_${lang}`;
-        const url = srv.createRepo(repo, { 'main.py': 'print("v1")\n' });
-        const sp = await call<{ _id: string }>(token, 'PUT', '/spiders', {
-          name: `e2e_git_${lang}`,
-          cmd: 'python3 main.py',
-        });
-        await page.goto(`${env.url}/spiders/${sp._id}`);
-        const panel = page.locator('[data-testid=git-panel]');
-        await panel.waitFor();
-        // a hostile URL is refused in the form
-        await panel.locator('[data-testid=git-url]').fill('ext::sh -c touch% /tmp/pwned');
-        await panel.locator('[data-testid=git-sync]').click();
-        await panel.locator('.ant-form-item-explain-error').first().waitFor();
-        await panel.locator('[data-testid=git-url]').fill(url);
-        await panel.locator('[data-testid=git-sync]').click();
-        await expect
-          .poll(() => panel.locator('[data-testid=git-commit-message]').innerText(), { timeout: 30_000 })
-          .toBe('initial commit');
-        expect(await readSpiderFile(token, sp._id, 'main.py')).toBe('print("v1")\n');
-
-        // a new commit arrives with the next sync
-        const hash = srv.commit(repo, { 'main.py': 'print("v2")\n' }, 'second commit');
-        await panel.locator('[data-testid=git-sync]').click();
-        await expect
-          .poll(() => panel.locator('[data-testid=git-commit-message]').innerText(), { timeout: 30_000 })
-          .toBe('second commit');
-        expect(await panel.locator('[data-testid=git-commit-hash]').innerText()).toBe(hash.slice(0, 10));
-        expect(await panel.locator('[data-testid=git-last-sync]').innerText()).toMatch(/^\d{4}-\d{2}-\d{2} /);
-        await panel.scrollIntoViewIfNeeded();
-        await shot(page, `git-panel-synced-${lang}`);
-
-        // reset (with the confirmation) discards a console edit
-        await call(token, 'POST', `/spiders/${sp._id}/file`, { path: 'main.py', content: 'edited in the console\n' });
-        await panel.locator('[data-testid=git-reset]').click();
-        await page.locator('.ant-modal-confirm').waitFor();
-        await shot(page, `git-reset-confirm-${lang}`);
-        await page.locator('[data-testid=git-reset-confirm]').click();
-        await expect.poll(() => readSpiderFile(token, sp._id, 'main.py'), { timeout: 30_000 }).toBe('print("v2")\n');
-
-        // a wrong branch: the server's message is shown
-        await panel.locator('[data-testid=git-branch] input').fill('nope');
-        await panel.locator('[data-testid=git-sync]').click();
-        await panel.locator('[data-testid=git-error]', { hasText: 'nope' }).waitFor({ timeout: 30_000 });
-        await shot(page, `git-panel-error-${lang}`);
-        await panel.locator('[data-testid=git-branch] input').fill('main');
-        await panel.locator('[data-testid=git-sync]').click();
-        await panel.locator('[data-testid=git-error]').waitFor({ state: 'detached', timeout: 30_000 });
-
-        // Import dialog: a repository URL becomes a new spider, opened at once
-        const importUrl = srv.createRepo(`imported_${lang}`, { 'run.sh': 'echo imported\n' });
-        await page.goto(`${env.url}/spiders`);
-        await page.locator('[data-testid=spider-import]').click();
-        const dlg = page.locator('.spider-import-modal');
-        await dlg.locator('[data-testid=import-url]').fill(importUrl);
-        await dlg.locator('.ant-modal-footer .ant-btn-primary').click();
-        await page.waitForURL(/\/spiders\/[0-9a-f]{24}$/, { timeout: 60_000 });
-        await page.locator('[data-testid=spider-title]', { hasText: `imported_${lang}` }).waitFor();
-        await expect
-          .poll(() => page.locator('[data-testid=git-commit-message]').innerText(), { timeout: 30_000 })
-          .toBe('initial commit');
-        await shot(page, `git-imported-${lang}`);
-      },
-      { timeout: 180_000 },
-    );
-  }
 });

@@ -4,23 +4,18 @@
  * overview, run it, and see its results on the task's Results tab, read from the target database. zh with
  * PostgreSQL, en with MariaDB. Screenshots in test-output/screens/.
  */
-import { mkdirSync } from 'node:fs';
-import path from 'node:path';
+
 import { describe, expect } from 'vitest';
 import type { Page } from 'playwright-core';
 import mysql from 'mysql2/promise';
 import pg from 'pg';
-import { e2eTest, loginByApi, useE2E } from './harness.ts';
+import { e2eTest, useE2E } from './harness.ts';
+import { shot, signIn } from './journey.ts';
 
-const SCREENS = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../test-output/screens');
 const PG_ADMIN_URL = process.env.CRAWLDECK_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const env = useE2E({ master: { embeddedNode: true } });
 
-async function shot(page: Page, name: string): Promise<void> {
-  mkdirSync(SCREENS, { recursive: true });
-  await page.waitForTimeout(300);
-  await page.screenshot({ path: path.join(SCREENS, `${name}.png`), fullPage: true });
-}
+const screen = (page: Page, name: string) => shot(page, name, { settleMs: 300 });
 
 interface Target {
   type: 'postgres' | 'mysql';
@@ -103,8 +98,7 @@ describe('results data sources', () => {
         const L = TEXT[lang];
         const target = lang === 'zh' ? await pgDatabase() : await mariaDatabase();
         try {
-          const token = await loginByApi(page, lang);
-          await page.evaluate(() => localStorage.setItem('enableTutorial', '0'));
+          const token = await signIn(page, lang);
           const name = `e2e-${target.type}-${lang}`;
 
           // Settings → Database → Add: a refused connection first, then the real one.
@@ -126,7 +120,7 @@ describe('results data sources', () => {
           await failed.waitFor();
           expect(await failed.innerText()).toContain(L.failed);
           expect(await failed.innerText()).toContain('ECONNREFUSED');
-          await shot(page, `datasource-refused-${lang}`);
+          await screen(page, `datasource-refused-${lang}`);
           await form.locator('input#port').fill(String(target.port));
           await page.locator('[data-testid=ds-test]').click();
           await page.locator('[data-testid=ds-test-ok]').waitFor();
@@ -134,7 +128,7 @@ describe('results data sources', () => {
           const row = page.locator('[data-testid=ds-table] .ant-table-row', { hasText: name });
           await row.waitFor();
           expect(await page.locator('[data-testid=ds-table]').innerText()).toContain(L.builtin);
-          await shot(page, `datasource-list-${lang}`);
+          await screen(page, `datasource-list-${lang}`);
 
           // The spider's overview: choose the data source and a table.
           const spider = await api(token, 'PUT', '/spiders', {
@@ -152,7 +146,7 @@ describe('results data sources', () => {
           await expect
             .poll(async () => (await api(token, 'GET', `/spiders/${spider.data._id}/data-source`)).data.table)
             .toBe('e2e_items');
-          await shot(page, `datasource-picker-${lang}`);
+          await screen(page, `datasource-picker-${lang}`);
 
           // Run it; the items land in the target and the Results tab shows them.
           const [taskId] = (await api(token, 'PUT', '/tasks', { spider_id: spider.data._id, run_type: 'random' }))
@@ -166,7 +160,7 @@ describe('results data sources', () => {
           const results = page.locator('.app-view:visible [data-testid=results-panel]');
           await expect.poll(() => results.locator('.ant-table-tbody tr.ant-table-row').count()).toBe(10);
           expect(await results.locator('.ant-table-tbody').innerText()).toContain('标题 1');
-          await shot(page, `datasource-results-${lang}`);
+          await screen(page, `datasource-results-${lang}`);
         } finally {
           await target.drop();
         }

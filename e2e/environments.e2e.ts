@@ -10,7 +10,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect } from 'vitest';
 import type { Locator, Page } from 'playwright-core';
-import { ADMIN_PASSWORD, e2eTest, loginByApi, useE2E } from './harness.ts';
+import { ADMIN_PASSWORD, e2eTest, useE2E } from './harness.ts';
+import { signIn } from './journey.ts';
 import { startPackageIndexes, type PackageIndexes } from '../packages/server/test/support/package-index.ts';
 
 const view = (page: Page) => page.locator('.app-view:visible');
@@ -60,8 +61,7 @@ describe('node environments', () => {
   });
 
   async function openInstallation(page: Page, lang: 'zh' | 'en', credentials?: { username: string; password: string }) {
-    await loginByApi(page, lang, credentials);
-    await page.evaluate(() => localStorage.setItem('enableTutorial', '0'));
+    await signIn(page, lang, credentials);
     await page.goto(`${env.url}/nodes/${nodeId}`);
     await view(page).locator('[data-testid=tab-installation]').click();
     const panel = view(page).locator('[data-testid=node-installation]');

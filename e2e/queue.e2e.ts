@@ -3,7 +3,8 @@
  * shows the priority and filters by it, and the spider's Overview holds its own maximum run time.
  */
 import { describe, expect } from 'vitest';
-import { e2eTest, loginByApi, useE2E } from './harness.ts';
+import { e2eTest, useE2E } from './harness.ts';
+import { signIn } from './journey.ts';
 import { apiCaller } from './api-call.ts';
 
 const env = useE2E();
@@ -20,8 +21,7 @@ describe('queue: priority and maximum run time', () => {
     e2eTest(
       `${lang}: the Run dialog sets priority and timeout; the task list shows and filters the priority`,
       async ({ page }) => {
-        const token = await loginByApi(page, lang);
-        await page.evaluate(() => localStorage.setItem('enableTutorial', '0'));
+        const token = await signIn(page, lang);
         const name = `e2e-queue-${lang}`;
         const spider = await call<{ _id: string }>(token, 'PUT', '/spiders', { name, cmd: 'echo queued' });
 

@@ -4,16 +4,15 @@
  * with charts; the spider's Analytics tab lists the run; a later run where every request fails finishes green
  * but is marked "check this run" in the task list and on its page. Screenshots in test-output/screens/.
  */
-import { mkdirSync } from 'node:fs';
+
 import { createServer, type Server } from 'node:http';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect } from 'vitest';
 import type { Page } from 'playwright-core';
-import { e2eTest, loginByApi, useE2E } from './harness.ts';
+import { e2eTest, useE2E } from './harness.ts';
+import { shot, signIn } from './journey.ts';
 import { apiCaller } from './api-call.ts';
 
 const env = useE2E({ master: { embeddedNode: true } });
-const SCREENS = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../test-output/screens');
 const PAGES = 8;
 const PER_PAGE = 5;
 
@@ -80,12 +79,7 @@ async function runAndWait(token: string, spiderId: string, base: string): Promis
   return id;
 }
 
-async function shot(page: Page, name: string): Promise<void> {
-  mkdirSync(SCREENS, { recursive: true });
-  await page.evaluate(() => window.scrollTo(0, 0));
-  await page.waitForTimeout(500); // charts finish their entry animation
-  await page.screenshot({ path: path.join(SCREENS, `${name}.png`), fullPage: true });
-}
+const screen = (page: Page, name: string) => shot(page, name, { top: true, settleMs: 500 });
 
 const view = (page: Page) => page.locator('.app-view:visible');
 const TEXT = { en: { tab: 'Stats', check: 'Check this run' }, zh: { tab: '统计', check: '请检查此次运行' } };
@@ -95,8 +89,7 @@ describe('Scrapy statistics and suspicious finishes', () => {
     e2eTest(
       `Stats tab, Analytics runs and the suspicious mark (${lang})`,
       async ({ page }) => {
-        const token = await loginByApi(page, lang);
-        await page.evaluate(() => localStorage.setItem('enableTutorial', '0'));
+        const token = await signIn(page, lang);
         const spider = await call<{ _id: string }>(token, 'PUT', '/spiders', {
           name: `e2e-shop-${lang}`,
           cmd: 'scrapy crawl products',
@@ -123,13 +116,13 @@ describe('Scrapy statistics and suspicious finishes', () => {
               .count(),
           )
           .toBe(1);
-        await shot(page, `task-stats-${lang}`);
+        await screen(page, `task-stats-${lang}`);
 
         await page.goto(`${env.url}/spiders/${spider._id}?tab=analytics`);
         const runs = view(page).locator('[data-testid=scrapy-runs]');
         await expect.poll(() => runs.locator('tbody tr.ant-table-row').count(), { timeout: 20_000 }).toBe(1);
         await view(page).locator('[data-chart=scrapy-runs] canvas').first().waitFor();
-        await shot(page, `spider-analytics-scrapy-${lang}`);
+        await screen(page, `spider-analytics-scrapy-${lang}`);
 
         // Every request fails (a name under .invalid never resolves); Scrapy exits 0 all the same.
         const bad = await runAndWait(token, spider._id, 'http://crawldeck-e2e.invalid');
@@ -141,13 +134,13 @@ describe('Scrapy statistics and suspicious finishes', () => {
         await mark.waitFor();
         expect(await mark.getAttribute('aria-label')).toMatch(new RegExp(`^${TEXT[lang].check}: `));
         expect(await view(page).locator(`[data-task-id="${good}"] [data-testid=task-suspicious]`).count()).toBe(0);
-        await shot(page, `task-list-suspicious-${lang}`);
+        await screen(page, `task-list-suspicious-${lang}`);
         await page.goto(`${env.url}/tasks/${bad}`);
         const detailMark = view(page).locator('[data-testid=task-overview] [data-testid=task-suspicious]');
         await detailMark.waitFor();
         expect(await detailMark.getAttribute('data-reasons')).toBe('error_lines,no_results');
         expect(await detailMark.innerText()).toMatch(new RegExp(`^${TEXT[lang].check}: `));
-        await shot(page, `task-overview-suspicious-${lang}`);
+        await screen(page, `task-overview-suspicious-${lang}`);
       },
       { timeout: 240_000 },
     );

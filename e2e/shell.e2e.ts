@@ -1,40 +1,21 @@
 /** Console shell journeys (sign-in, layout, tabs, language, routes and the re-login dialog), in zh and en, in a real Chromium. */
 import { describe, expect } from 'vitest';
-import type { Page } from 'playwright-core';
 import { ADMIN_PASSWORD, ADMIN_USERNAME, e2eTest, login, loginByApi, screenshot, useE2E } from './harness.ts';
+import {
+  box,
+  cookie,
+  crumbs,
+  expectText,
+  expectTitle,
+  formErrors,
+  menuItem,
+  tab,
+  tabs,
+  texts,
+  toast,
+} from './shell.parts.ts';
 
 const env = useE2E();
-
-const toast = (page: Page) => page.locator('.ant-message-notice');
-const formErrors = (page: Page) => page.locator('.ant-form-item-explain-error');
-const crumbs = (page: Page) => page.locator('.app-breadcrumb .ant-breadcrumb-link');
-const tabs = (page: Page) => page.locator('.tags-view-item');
-const tab = (page: Page, path: string) => page.locator(`.tags-view-item[data-path="${path}"]`);
-const exact = (text: string) => new RegExp(`^\\s*${text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\s*$`);
-const menuItem = (page: Page, text: string) =>
-  page.locator('.sidebar-container .ant-menu-item', { hasText: exact(text) });
-
-async function expectTitle(page: Page, title: string) {
-  await expect.poll(() => page.title(), { timeout: 15_000 }).toBe(title);
-}
-
-async function box(page: Page, selector: string) {
-  const b = await page.locator(selector).first().boundingBox();
-  if (!b) throw new Error(`${selector} not visible`);
-  return b;
-}
-
-async function texts(locator: ReturnType<Page['locator']>): Promise<string[]> {
-  return (await locator.allInnerTexts()).map((t) => t.trim());
-}
-
-async function cookie(page: Page, name: string): Promise<string | undefined> {
-  return (await page.context().cookies()).find((c) => c.name === name)?.value;
-}
-
-async function expectText(locator: ReturnType<Page['locator']>, text: string) {
-  await locator.filter({ hasText: text }).first().waitFor();
-}
 
 /** Sign-up is closed on a fresh master: an administrator opens it (Settings → General) before visitors sign up. */
 async function openSignUp() {

@@ -4,37 +4,13 @@
  * API), rename and delete a file, set an environment variable, find the spider by search and by project
  * filter, delete it. One screenshot of each screen per language goes to test-output/screens/.
  */
-import { mkdirSync } from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect } from 'vitest';
-import yazl from 'yazl';
 import type { Locator, Page } from 'playwright-core';
 import { e2eTest, login, useE2E } from './harness.ts';
+import { shot, zipFiles } from './journey.ts';
 
 // E2E_CONSOLE_DIR serves a console build other than packages/console/dist (a private build while others rebuild).
 const env = useE2E(process.env.E2E_CONSOLE_DIR ? { master: { consoleDir: process.env.E2E_CONSOLE_DIR } } : {});
-
-const SCREENS_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../test-output/screens');
-
-async function shot(page: Page, name: string): Promise<void> {
-  mkdirSync(SCREENS_DIR, { recursive: true });
-  await page.waitForTimeout(400); // let the fade-in and toasts settle
-  await page.screenshot({ path: path.join(SCREENS_DIR, `${name}.png`) });
-}
-
-function buildZip(files: Record<string, string | Buffer>): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const zip = new yazl.ZipFile();
-    for (const [name, content] of Object.entries(files))
-      zip.addBuffer(Buffer.isBuffer(content) ? content : Buffer.from(content), name);
-    zip.end();
-    const chunks: Buffer[] = [];
-    zip.outputStream.on('data', (c: Buffer) => chunks.push(c));
-    zip.outputStream.on('end', () => resolve(Buffer.concat(chunks)));
-    zip.outputStream.on('error', reject);
-  });
-}
 
 /** Calls the API as the signed-in browser user (same token) from the test process. */
 async function apiCall<T = unknown>(
@@ -199,7 +175,7 @@ for (const lang of ['zh', 'en'] as const) {
       await add.locator('input#cmd').fill('python main.py');
       await pick(page, add.locator('.ant-select').first(), projectName);
       await add.getByText(L.hint).waitFor();
-      const zip = await buildZip({
+      const zip = await zipFiles({
         'main.py': 'import os\n\nprint("hello")\n',
         'README.md': '# news\n',
         'notes.txt': 'to be deleted\n',

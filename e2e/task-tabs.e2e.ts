@@ -5,7 +5,8 @@
  */
 import { describe, expect } from 'vitest';
 import type { Locator, Page } from 'playwright-core';
-import { e2eTest, loginByApi, useE2E } from './harness.ts';
+import { e2eTest, useE2E } from './harness.ts';
+import { signIn } from './journey.ts';
 import { apiCaller } from './api-call.ts';
 
 const env = useE2E({ master: { embeddedNode: true } });
@@ -69,8 +70,7 @@ describe("the spider's and the node's Tasks tabs", () => {
     e2eTest(
       `${lang}: both Tasks tabs page by cursor: next, previous, last and first`,
       async ({ page }) => {
-        const token = await loginByApi(page, lang);
-        await page.evaluate(() => localStorage.setItem('enableTutorial', '0'));
+        const token = await signIn(page, lang);
         const spiderId = await spiderWithTasks(token, `e2e-tab-pages-${lang}`, 23);
         const ids = async (route: string) =>
           (await call<{ _id: string }[]>(token, 'GET', `${route}?page_size=100`)).map((t) => t._id);

@@ -6,16 +6,15 @@
  * master online with the join panel and the network graph. One screenshot per screen per language in
  * test-output/screens/.
  */
-import { mkdirSync, readFileSync } from 'node:fs';
-import path from 'node:path';
+import { readFileSync } from 'node:fs';
 import { describe, expect } from 'vitest';
 import type { Page, Request } from 'playwright-core';
-import { e2eTest, loginByApi, useE2E } from './harness.ts';
+import { e2eTest, useE2E } from './harness.ts';
+import { shot, signIn } from './journey.ts';
 import { groupAlive } from '../packages/server/test/nodes.helpers.ts';
 import { apiCaller } from './api-call.ts';
 
 const env = useE2E({ master: { embeddedNode: true } });
-const SCREENS = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../test-output/screens');
 
 /** Prints `n` lines (every 10th an ERROR line) and emits one item per line to $CRAWLDECK_ITEMS, `delay` s apart. */
 const EMIT_PY = `import json, os, sys, time
@@ -34,12 +33,7 @@ print('done', flush=True)
 
 const call = apiCaller(() => env.url);
 
-async function shot(page: Page, name: string): Promise<void> {
-  mkdirSync(SCREENS, { recursive: true });
-  await page.evaluate(() => window.scrollTo(0, 0));
-  await page.waitForTimeout(500); // transitions and charts settle
-  await page.screenshot({ path: path.join(SCREENS, `${name}.png`), fullPage: true });
-}
+const screen = (page: Page, name: string) => shot(page, name, { top: true, settleMs: 500 });
 
 function alive(pid: number): boolean {
   try {
@@ -103,8 +97,7 @@ describe('tasks and nodes', () => {
     e2eTest(
       `${lang}: run a spider from the console, live log, errors, results, CSV`,
       async ({ page }) => {
-        const token = await loginByApi(page, lang);
-        await page.evaluate(() => localStorage.setItem('enableTutorial', '0'));
+        const token = await signIn(page, lang);
         const spiderName = `e2e-emit-${lang}`;
         const spiderId = await createSpider(token, spiderName);
 
@@ -119,7 +112,7 @@ describe('tasks and nodes', () => {
         await expect
           .poll(() => dialog.locator('[data-testid=run-cmd-preview]').innerText())
           .toBe('python3 emit.py 60 0.3');
-        await shot(page, `run-dialog-${lang}`);
+        await screen(page, `run-dialog-${lang}`);
         await dialog.locator('.run-submit').click();
         await page.locator('.run-started .run-view-task').click();
         await page.waitForURL(/\/tasks\/[0-9a-f]{24}/);
@@ -142,7 +135,7 @@ describe('tasks and nodes', () => {
         await expect.poll(() => logView.locator('.log-line').count(), { timeout: 15_000 }).toBeGreaterThan(early + 5);
         const fetchesWhileGrowing = logFetches.length;
         expect(fetchesWhileGrowing).toBeLessThanOrEqual(3); // the page is not re-fetched per line: lines are pushed
-        await shot(page, `task-log-running-${lang}`);
+        await screen(page, `task-log-running-${lang}`);
 
         // It ends: the end marker, all 66 lines + 'done', six error lines highlighted.
         await logView.locator('[data-testid=log-end-marker][data-state=ended]').waitFor({ timeout: 60_000 });
@@ -163,13 +156,13 @@ describe('tasks and nodes', () => {
         expect(await logView.locator('.log-line mark').innerText()).toBe('failure at 3');
         await view(page).locator('.log-panel .ant-input-search input').fill('');
         await expect.poll(() => logView.locator('.log-line').count()).toBe(67);
-        await shot(page, `task-log-${lang}`);
+        await screen(page, `task-log-${lang}`);
 
         // Overview.
         await view(page).locator('[data-testid=tab-overview]').click();
         await expect.poll(() => view(page).locator('[data-testid=task-result-count]').innerText()).toBe('60');
         expect(await view(page).locator('[data-testid=task-overview]').innerText()).toContain(spiderName);
-        await shot(page, `task-overview-${lang}`);
+        await screen(page, `task-overview-${lang}`);
 
         // Results: 60 rows, 10 per page, columns from the first row's keys; Download CSV.
         await view(page).locator('[data-testid=tab-results]').click();
@@ -178,7 +171,7 @@ describe('tasks and nodes', () => {
         const headers = await results.locator('.ant-table-thead th').allInnerTexts();
         for (const k of ['n', 'title', 'url', 'note']) expect(headers).toContain(k);
         expect(await results.locator('.ant-table-tbody').innerText()).toContain('标题 1');
-        await shot(page, `task-results-${lang}`);
+        await screen(page, `task-results-${lang}`);
         const [download] = await Promise.all([
           page.waitForEvent('download'),
           results.locator('[data-testid=results-download]').click(),
@@ -194,12 +187,12 @@ describe('tasks and nodes', () => {
         // The spider's Tasks and Deploys tabs.
         await page.goto(`${env.url}/spiders/${spiderId}?tab=tasks`);
         await view(page).locator(`[data-testid=spider-task-table] .task-link[data-task-id="${taskId}"]`).waitFor();
-        await shot(page, `spider-tasks-${lang}`);
+        await screen(page, `spider-tasks-${lang}`);
         await view(page).locator('[data-testid=tab-deploys]').click();
         await expect
           .poll(() => view(page).locator('[data-testid=spider-deploys] .ant-table-tbody tr.ant-table-row').count())
           .toBeGreaterThanOrEqual(1);
-        await shot(page, `spider-deploys-${lang}`);
+        await screen(page, `spider-deploys-${lang}`);
       },
       { timeout: 120_000 },
     );
@@ -207,8 +200,7 @@ describe('tasks and nodes', () => {
     e2eTest(
       `${lang}: cancel a long-running task (process gone), restart it, task list updates live`,
       async ({ page }) => {
-        const token = await loginByApi(page, lang);
-        await page.evaluate(() => localStorage.setItem('enableTutorial', '0'));
+        const token = await signIn(page, lang);
         const spiderId = await createSpider(token, `e2e-long-${lang}`);
         const [taskId] = await call<string[]>(token, 'PUT', '/tasks', {
           spider_id: spiderId,
@@ -229,7 +221,7 @@ describe('tasks and nodes', () => {
         await list.locator(`.task-link[data-task-id="${extra}"]`).waitFor({ timeout: 10_000 });
         await list.locator(`.task-link[data-task-id="${extra}"] .task-status-finished`).waitFor({ timeout: 20_000 });
         expect(await list.locator('tr.ant-table-row').count()).toBeGreaterThanOrEqual(Math.min(before + 1, 10));
-        await shot(page, `tasks-${lang}`);
+        await screen(page, `tasks-${lang}`);
 
         // Filter by status.
         await view(page).locator('[data-testid=task-filter-status]').click();
@@ -265,7 +257,7 @@ describe('tasks and nodes', () => {
         await expect.poll(() => groupAlive(pid), { timeout: 5_000 }).toBe(false);
         expect((await call<{ status: string }>(token, 'GET', `/tasks/${taskId}`)).status).toBe('cancelled');
         await view(page).locator('[data-testid=task-cancel]').waitFor({ state: 'detached' });
-        await shot(page, `task-cancelled-${lang}`);
+        await screen(page, `task-cancelled-${lang}`);
 
         // Restart: a new task with the same spider and param opens.
         await view(page).locator('[data-testid=task-restart]').click();
@@ -307,8 +299,7 @@ describe('tasks and nodes', () => {
     e2eTest(
       `${lang}: the task list pages by cursor: next, previous, last, with the total`,
       async ({ page }) => {
-        const token = await loginByApi(page, lang);
-        await page.evaluate(() => localStorage.setItem('enableTutorial', '0'));
+        const token = await signIn(page, lang);
         const spiderId = await createSpider(token, `e2e-pages-${lang}`);
         for (let i = 0; i < 12; i++)
           await call<string[]>(token, 'PUT', '/tasks', { spider_id: spiderId, run_type: 'random', param: '1 0' });
@@ -334,7 +325,7 @@ describe('tasks and nodes', () => {
         await expect.poll(shownIds).toEqual(all.slice(-10).map((t) => t._id));
         expect(await pager.locator('[data-testid=task-pager-page]').innerText()).toBe(tx.pageOf(pages, pages));
         expect(await pager.locator('[data-testid=task-pager-next]').isDisabled()).toBe(true);
-        await shot(page, `tasks-last-page-${lang}`);
+        await screen(page, `tasks-last-page-${lang}`);
       },
       { timeout: 120_000 },
     );
@@ -342,8 +333,7 @@ describe('tasks and nodes', () => {
     e2eTest(
       `${lang}: node list shows the master online, join panel, network, node detail`,
       async ({ page }) => {
-        await loginByApi(page, lang);
-        await page.evaluate(() => localStorage.setItem('enableTutorial', '0'));
+        await signIn(page, lang);
         await page.goto(`${env.url}/nodes`);
         const table = view(page).locator('[data-testid=node-table]');
         const master = table.locator('tr.ant-table-row', { has: page.locator('.node-type-master') });
@@ -366,30 +356,30 @@ describe('tasks and nodes', () => {
         expect(await join.locator('[data-testid=node-join-cmd]').innerText()).toMatch(
           /crawldeck-node --master http:\/\/\S+ --key-file \S+/,
         );
-        await shot(page, `nodes-${lang}`);
+        await screen(page, `nodes-${lang}`);
 
         await view(page).locator('[data-testid=nodes-view] .ant-segmented-item').nth(1).click();
         await view(page).locator('[data-testid=node-network] canvas').waitFor();
-        await shot(page, `nodes-network-${lang}`);
+        await screen(page, `nodes-network-${lang}`);
 
         await view(page).locator('[data-testid=nodes-view] .ant-segmented-item').nth(0).click();
         await master.locator('.node-link').click();
         await page.waitForURL(/\/nodes\/[0-9a-f]{24}/);
         await view(page).locator('[data-testid=node-overview]').waitFor();
-        await shot(page, `node-overview-${lang}`);
+        await screen(page, `node-overview-${lang}`);
         await view(page).locator('[data-testid=tab-installation]').click();
         const inst = view(page).locator('[data-testid=node-installation]');
         await inst.waitFor();
         expect(await inst.locator('tr', { hasText: 'python3' }).locator('.ant-tag').innerText()).not.toBe(
           tx.notInstalled,
         );
-        await shot(page, `node-installation-${lang}`);
+        await screen(page, `node-installation-${lang}`);
         await view(page).locator('[data-testid=tab-monitor]').click();
         await view(page).locator('[data-testid=node-monitor] canvas').waitFor({ timeout: 20_000 });
-        await shot(page, `node-monitor-${lang}`);
+        await screen(page, `node-monitor-${lang}`);
         await view(page).locator('[data-testid=tab-network]').click();
         await view(page).locator('[data-testid=node-network] canvas').waitFor();
-        await shot(page, `node-network-${lang}`);
+        await screen(page, `node-network-${lang}`);
       },
       { timeout: 90_000 },
     );

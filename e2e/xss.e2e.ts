@@ -8,15 +8,8 @@
  */
 import { beforeAll, describe, expect } from 'vitest';
 import type { Page } from 'playwright-core';
-import {
-  ADMIN_PASSWORD,
-  e2eTest,
-  expectNoCspViolations,
-  loginByApi,
-  screenshot,
-  takeCspViolations,
-  useE2E,
-} from './harness.ts';
+import { ADMIN_PASSWORD, e2eTest, expectNoCspViolations, screenshot, takeCspViolations, useE2E } from './harness.ts';
+import { signIn } from './journey.ts';
 import { SPIDER_TABS } from '../packages/console/src/features/spiders/spiderTabs.ts';
 
 const env = useE2E({ master: { embeddedNode: true } });
@@ -352,8 +345,7 @@ describe('no script from user or node text', () => {
       e2eTest(
         `${role} ${lang}: hostile names render as text on every screen`,
         async ({ page }) => {
-          await loginByApi(page, lang, role === 'admin' ? {} : NORMAL);
-          await page.evaluate(() => localStorage.setItem('enableTutorial', '0'));
+          await signIn(page, lang, role === 'admin' ? {} : NORMAL);
           for (const s of list) {
             try {
               await openScreen(page, role, s);
