@@ -9,12 +9,15 @@ import path from 'node:path';
 import { startNode, type RunningNode } from '@crawldeck/node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { updateNode } from '../src/features/nodes/nodes.store.ts';
+import { upsertRegisteredNode } from '../src/features/execution/node-state.store.ts';
 import { runCli } from '../../cli/test/cli.helpers.ts';
-import { startTestMaster, type TestMaster } from './harness.ts';
+import { ENGINE, startTestMaster, type TestMaster } from './harness.ts';
 import { SimNode } from './support/sim-node.ts';
 import { makeSpider, waitFor } from './tasks.helpers.ts';
 
 const KEY = 'node-names-key';
+/** What a registering node says of its host (the name test needs none of it). */
+const SYSTEM = { os: 'Linux', arch: 'x64', num_cpu: 1, hostname: 'h', executables: [], python: 'python3' };
 let m: TestMaster;
 let root: string;
 const running: RunningNode[] = [];
@@ -70,6 +73,40 @@ describe('node names', () => {
       for (const n of sims) n.close();
     }
   }, 60_000);
+
+  it.runIf(ENGINE === 'postgres')(
+    'nodes registering on two masters at once under one name all get names of their own',
+    async () => {
+      const peer = await m.startPeer();
+      try {
+        const register = (db: typeof m.master.store.db, i: number) =>
+          upsertRegisteredNode(
+            db,
+            {
+              nodeId: `both-${i}`,
+              name: 'both',
+              nodeType: 'worker',
+              maxRunners: 1,
+              systemInfo: SYSTEM,
+              ip: '127.0.0.1',
+            },
+            Date.now(),
+            'postgres',
+          );
+        const rows = await Promise.all(
+          Array.from({ length: 16 }, (_, i) => register(i % 2 ? peer.master.store.db : m.master.store.db, i)),
+        );
+        const names = rows.map((r) => r.name);
+        expect(new Set(names).size).toBe(16);
+        expect(names).toContain('both');
+        expect(names).toContain('both-16');
+      } finally {
+        await m.master.store.db.deleteFrom('nodes').where('id', 'like', 'both-%').execute();
+        await peer.close();
+      }
+    },
+    60_000,
+  );
 
   it('a node that comes back keeps its name', async () => {
     await first.stop();

@@ -68,7 +68,9 @@ export class NodeLifecycle {
   /** Stores the node and opens its session (a session of the same node on another socket is cut). */
   async register(socket: WebSocket, ip: string, msg: Register): Promise<Session> {
     const now = Date.now();
-    const stored = this.registering.then(() => upsertRegisteredNode(this.db, { ...msg, ip }, now));
+    const stored = this.registering.then(() =>
+      upsertRegisteredNode(this.db, { ...msg, ip }, now, this.ctx.store.engine),
+    );
     this.registering = stored.catch(() => undefined);
     const row = await stored;
     const old = this.sessions.get(msg.nodeId);

@@ -61,18 +61,28 @@ export async function freeNodeName(db: Kysely<DB>, wanted: string): Promise<stri
   return `${wanted}-${n}`;
 }
 
+/** Held while a joining node takes its name on PostgreSQL ("crawldeck:node-names"), so that two masters never give one name twice. */
+const NODE_NAMES_LOCK = 0x6e6f_6465_6e61n;
+
 /**
  * A node (re)registers: created on first contact (under a name no other node has), otherwise its host facts
- * refreshed and offline cleared; a known node keeps the name it has.
+ * refreshed and offline cleared; a known node keeps the name it has. On PostgreSQL several masters register nodes
+ * at once: the name is chosen and stored under one transaction-level lock, so no two of them pick the same free name.
  */
-export async function upsertRegisteredNode(db: Kysely<DB>, r: Registration, now: number): Promise<NodeRow> {
-  const existing = await getNode(db, r.nodeId);
-  if (!existing) {
-    await db
+export async function upsertRegisteredNode(
+  db: Kysely<DB>,
+  r: Registration,
+  now: number,
+  engine: 'sqlite' | 'postgres' = 'sqlite',
+): Promise<NodeRow> {
+  const created = await db.transaction().execute(async (trx) => {
+    if (engine === 'postgres') await sql`SELECT pg_advisory_xact_lock(${NODE_NAMES_LOCK})`.execute(trx);
+    if (await getNode(trx, r.nodeId)) return false;
+    await trx
       .insertInto('nodes')
       .values({
         id: r.nodeId,
-        name: await freeNodeName(db, r.name),
+        name: await freeNodeName(trx, r.name),
         description: '',
         type: r.nodeType,
         status: 'online',
@@ -87,7 +97,9 @@ export async function upsertRegisteredNode(db: Kysely<DB>, r: Registration, now:
         update_ts: now,
       })
       .execute();
-  } else {
+    return true;
+  });
+  if (!created)
     await db
       .updateTable('nodes')
       .set({
@@ -100,7 +112,6 @@ export async function upsertRegisteredNode(db: Kysely<DB>, r: Registration, now:
       })
       .where('id', '=', r.nodeId)
       .execute();
-  }
   return (await getNode(db, r.nodeId))!;
 }
 
