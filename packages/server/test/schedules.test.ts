@@ -240,7 +240,7 @@ describe('schedules: firing', () => {
 
 describe('schedules: retries', () => {
   it('retries an errored task up to the spider retries, each retry linked to the first task', async () => {
-    const sid = await spider('failing', { cmd: 'echo boom; exit 3', retries: 2 });
+    const sid = await spider('failing', { cmd: 'echo boom; exit 3', retries: 2, retry_delay_seconds: 1 });
     const run = await m.api('PUT', '/tasks', { body: { spider_id: sid } });
     expect(run.status, JSON.stringify(run.body)).toBe(200);
     const first = run.body.data[0];
@@ -265,7 +265,7 @@ describe('schedules: retries', () => {
   });
 
   it("uses the schedule's retries for its tasks", async () => {
-    const sid = await spider('failing-sched', { cmd: 'exit 4', retries: 0 });
+    const sid = await spider('failing-sched', { cmd: 'exit 4', retries: 0, retry_delay_seconds: 1 });
     const s = await schedule({ cron: '0 0 0 1 1 *', spider_id: sid, retries: 1 });
     const r = await m.api('POST', `/schedules/${s._id}/run`);
     const first = r.body.data.task_ids[0];

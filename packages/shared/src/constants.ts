@@ -40,6 +40,13 @@ export const LOG_PAGE_SIZE = 5000;
 
 export const DEFAULT_MAX_ERROR_LOG = 1000;
 export const RETRY_MAX = 5;
+/** Longest wait of an automatic retry's backoff, and of its first delay, in seconds (one hour). */
+export const RETRY_DELAY_MAX_SECONDS = 3600;
+/** How a task may end that an automatic retry repeats: an error exit, its node lost (abnormal), or timed out. */
+export const RETRY_ON = ['error', 'abnormal', 'timed_out'] as const;
+export type RetryOn = (typeof RETRY_ON)[number];
+/** What a spider retries unless told otherwise. */
+export const RETRY_ON_DEFAULT: readonly RetryOn[] = ['error', 'abnormal'];
 /** Largest concurrency limit a spider or a project may set (tasks holding a node's slot at once). */
 export const MAX_RUNNING_MAX = 10_000;
 export const PASSWORD_MIN_LENGTH = 5;

@@ -1,7 +1,14 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Int, Str } from './bounds.ts';
 import { Envelope, Nullable, pageFields } from './paging.ts';
-import { MAX_PAGE_SIZE, MAX_RUNNING_MAX, RETRY_MAX, TIMEOUT_MAX_SECONDS } from './constants.ts';
+import {
+  MAX_PAGE_SIZE,
+  MAX_RUNNING_MAX,
+  RETRY_DELAY_MAX_SECONDS,
+  RETRY_MAX,
+  RETRY_ON,
+  TIMEOUT_MAX_SECONDS,
+} from './constants.ts';
 
 /**
  * Spiders and their files: what a request may carry and what the answer holds.
@@ -40,6 +47,11 @@ export const SpiderLimits = Type.Object({
 });
 export type SpiderLimits = Static<typeof SpiderLimits>;
 
+const RetryOnList = Type.Array(Type.Union(RETRY_ON.map((r) => Type.Literal(r))), {
+  maxItems: RETRY_ON.length,
+  uniqueItems: true,
+});
+
 /** Every editable field; PUT /spiders needs `name`, POST /spiders/{id} takes any subset. */
 const spiderFields = {
   name: Str(100, { minLength: 1 }),
@@ -64,6 +76,10 @@ const spiderFields = {
   git_auto_sync: Bool,
   config: Type.Record(Type.String(), Type.Unknown(), { maxProperties: 1000 }),
   retries: Int(0, RETRY_MAX),
+  /** Seconds its first automatic retry waits; each further one waits twice as long, at most an hour. */
+  retry_delay_seconds: Int(1, RETRY_DELAY_MAX_SECONDS),
+  /** The endings its automatic retries repeat; none: no retry. */
+  retry_on: RetryOnList,
   /** Most of its tasks claimed or running at once (0: no limit); the others wait in the queue. */
   max_running: Int(0, MAX_RUNNING_MAX),
   /** Absent limits keep the stored ones. */
@@ -149,6 +165,8 @@ export const Spider = Type.Object({
   git_auto_sync: Type.Boolean(),
   config: Type.Record(Type.String(), Type.Unknown()),
   retries: Type.Number(),
+  retry_delay_seconds: Type.Number(),
+  retry_on: Type.Array(Type.Union(RETRY_ON.map((r) => Type.Literal(r)))),
   /** Most of its tasks claimed or running at once; 0: no limit. */
   max_running: Type.Number(),
   limits: SpiderLimits,

@@ -1,7 +1,7 @@
 import { TaskEndReason } from './end-reason.ts';
 import { Type, type Static } from '@sinclair/typebox';
 import { Id, Int, Str } from './bounds.ts';
-import { TIMEOUT_MAX_SECONDS } from './constants.ts';
+import { RETRY_MAX, TIMEOUT_MAX_SECONDS } from './constants.ts';
 import { cursorField, Envelope, EnvelopeList, KeysetEnvelopeList, Nullable, pageFields } from './paging.ts';
 import { Spider } from './spiders.ts';
 
@@ -26,6 +26,9 @@ export const PRIORITIES = [1, 2, 3, 4, 5] as const;
  */
 export const RunTimeout = Int(0, TIMEOUT_MAX_SECONDS, { description: 'maximum run time in seconds, 0 = none' });
 
+/** A run's own count of automatic retries, instead of its schedule's or spider's `retries`. */
+export const RunRetries = Int(0, RETRY_MAX, { description: 'automatic retries of this run, 0 to 5' });
+
 export const TaskPriority = Int(PRIORITY_HIGHEST, PRIORITY_LOWEST, {
   description: 'queue priority: 1 (highest) to 5 (lowest), default 3',
 });
@@ -37,6 +40,7 @@ export const RunTaskBody = Type.Object({
   param: Type.Optional(Str(10000)),
   priority: Type.Optional(TaskPriority),
   timeout: Type.Optional(RunTimeout),
+  retries: Type.Optional(RunRetries),
 });
 export type RunTaskBody = Static<typeof RunTaskBody>;
 
@@ -47,6 +51,7 @@ export const RunSpidersBody = Type.Object({
       param: Type.Optional(Str(10000)),
       priority: Type.Optional(TaskPriority),
       timeout: Type.Optional(RunTimeout),
+      retries: Type.Optional(RunRetries),
     }),
     {
       minItems: 1,
@@ -108,7 +113,8 @@ export type TaskSuspicion = Static<typeof TaskSuspicion>;
  * Why a pending task still waits: handed to its node, which deploys its files and prepares its environment
  * (`preparing`); a node that may run it has a free slot, so it goes there next (`queued`); every node that may run it
  * is busy (`slots_busy`); its spider or its project already has as many tasks claimed or running as its concurrency
- * limit allows (`spider_concurrency`, `project_concurrency`); every node that may run it is disabled (`nodes_disabled`); the online nodes do not take a normal user's tasks (the
+ * limit allows (`spider_concurrency`, `project_concurrency`); an automatic retry waits out its backoff until its
+ * `not_before` (`retry_backoff`); every node that may run it is disabled (`nodes_disabled`); the online nodes do not take a normal user's tasks (the
  * master's own node while workers exist, or nodes without a sandbox: `closed_to_user`); no node that may run it is
  * online (`no_node_online`).
  */
@@ -118,6 +124,7 @@ export const TASK_WAIT_REASONS = [
   'slots_busy',
   'spider_concurrency',
   'project_concurrency',
+  'retry_backoff',
   'nodes_disabled',
   'closed_to_user',
   'no_node_online',
@@ -186,6 +193,12 @@ export const TaskInfo = Type.Object({
   priority: Type.Number(),
   /** This run's own maximum run time in seconds (0: none); null follows the spider's. */
   timeout_seconds: Nullable(Type.Number()),
+  /** 1 for a first run; n for its (n - 1)th automatic retry, whose `parent_id` is the first run. */
+  attempt: Type.Number(),
+  /** Automatic retries this run asked for; null follows its schedule's or spider's. */
+  retries: Nullable(Type.Number()),
+  /** A retry waiting for its backoff does not start before this time; null otherwise. */
+  not_before: Ts,
   cmd: Type.String(),
   error: Type.String(),
   /** Why the task ended other than finished (out of memory, process limit, cancelled, signal, …); absent otherwise. */
@@ -228,6 +241,17 @@ export const TaskDetail = Type.Composite([
      * and the task's result count (absent when they agree, or before the stats are read).
      */
     scrapy_items_mismatch: Type.Optional(Type.Object({ scraped: Type.Integer(), stored: Type.Integer() })),
+    /** Every attempt of the run (the first and its automatic retries, oldest first), this one among them. */
+    attempts: Type.Array(
+      Type.Object({
+        _id: Type.String(),
+        attempt: Type.Number(),
+        status: Type.Union(TASK_STATUSES.map((s) => Type.Literal(s))),
+        not_before: Ts,
+      }),
+    ),
+    /** Most attempts the run may make: 1 + its retries (its own, else its schedule's or spider's), at most 6. */
+    attempts_max: Type.Number(),
   }),
 ]);
 export type TaskDetail = Static<typeof TaskDetail>;

@@ -94,6 +94,10 @@ export interface SpiderTables {
     /** JSON object: configurable spiders' config. */
     config: string;
     retries: number;
+    /** Seconds the first automatic retry waits; each further one waits twice as long (migration 2026121020). */
+    retry_delay_seconds: import('kysely').Generated<number>;
+    /** The endings retried, comma separated: error, abnormal, timed_out. */
+    retry_on: import('kysely').Generated<string>;
     /** JSON object {memory_mb, cpu_percent, max_processes}: this spider's task limits; 0 or absent: the default. */
     limits: import('kysely').Generated<string>;
     /** Most of its tasks holding a node's slot at once; 0: no limit (migration 2026120920). */
@@ -176,6 +180,12 @@ export interface TaskTables {
     priority: import('kysely').Generated<number>;
     /** The run's own maximum run time in seconds (0: none); null follows the spider's (migration 2026120811). */
     timeout_seconds: import('kysely').Generated<number | null>;
+    /** 1 for a first run, n for its (n - 1)th retry (migration 2026121020). */
+    attempt: import('kysely').Generated<number>;
+    /** Retries its run asked for; null follows its schedule's or spider's. */
+    retries: import('kysely').Generated<number | null>;
+    /** A retry waiting for its backoff: dispatch does not start it before this time (ms); null: at once. */
+    not_before: import('kysely').Generated<number | null>;
     /** JSON `{ reasons, usual_results }` of a suspicious finish, '' otherwise (migration 2026112231). */
     suspicious: import('kysely').Generated<string>;
   };

@@ -23,6 +23,11 @@ export function formatTs(ts: string | null | undefined): string {
   return ts ? dayjs(ts).format('YYYY-MM-DD HH:mm:ss') : '-';
 }
 
+/** The time of day of a moment, HH:MM:SS ('-' when there is none). */
+export function formatClock(ts: string | null | undefined): string {
+  return ts ? dayjs(ts).format('HH:mm:ss') : '-';
+}
+
 /** 1h 02m 03s / 2m 03s / 3.4s / 120ms */
 export function formatDuration(ms: number | null | undefined): string {
   if (ms == null || !Number.isFinite(ms)) return '-';

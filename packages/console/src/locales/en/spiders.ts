@@ -35,6 +35,7 @@ export default {
     results: 'Results and deduplication',
     git: 'Git',
     limits: 'Resource limits of each task',
+    retries: 'Automatic retries',
   },
   limits: {
     memory_mb: 'Memory',
@@ -46,6 +47,18 @@ export default {
     timeoutNone: 'None',
     timeoutUnit: 's',
     default: 'Default',
+  },
+  retries: {
+    count: 'Retries',
+    countHint:
+      'How many times a task that ends in a retried way is run again (0 to {{max}}); a schedule or a run may set its own',
+    delay: 'First retry after',
+    delayHint:
+      'The first retry waits this long after the failed attempt ended; each further retry waits twice as long, at most an hour',
+    delayRequired: 'Enter the wait before the first retry',
+    on: 'Retry when',
+    onHint: 'The endings that are retried; none: no retry',
+    kinds: { error: 'It failed', abnormal: 'Its node was lost', timed_out: 'It timed out' },
   },
   fields: {
     name: 'Name',

@@ -182,11 +182,17 @@ export default {
     error_lines_other: 'it printed {{count}} error lines',
     no_results: 'no results, where earlier runs stored about {{count}}',
   },
+  attempts: {
+    label: 'Attempts',
+    nOfM: 'Attempt {{n}} of {{m}}',
+    nth: 'Attempt {{n}}',
+  },
   waiting: {
     label: 'Waiting',
     preparing: 'Handed to its node, which deploys the files and prepares the environment',
     queued: 'A node that may run it has a free slot: it starts next',
     slots_busy: 'Every slot of the nodes that may run it is busy',
+    retry_backoff: 'Retry at {{time}}',
     spider_concurrency: 'Spider limit reached: as many of its tasks as its spider allows at once already run',
     project_concurrency:
       "Project limit reached: as many tasks of its project's spiders as the project allows at once already run",

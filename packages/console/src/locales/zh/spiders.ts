@@ -30,7 +30,7 @@ export default {
     tasks: '任务',
     schedules: '定时任务',
   },
-  sections: { basic: '基本信息', results: '结果与去重', git: 'Git', limits: '每个任务的资源限制' },
+  sections: { basic: '基本信息', results: '结果与去重', git: 'Git', limits: '每个任务的资源限制', retries: '自动重试' },
   limits: {
     memory_mb: '内存',
     cpu_percent: 'CPU（单核百分比）',
@@ -41,6 +41,16 @@ export default {
     timeoutNone: '不限制',
     timeoutUnit: '秒',
     default: '默认',
+  },
+  retries: {
+    count: '重试次数',
+    countHint: '以需要重试的方式结束的任务再次运行的次数（0 到 {{max}}）；定时任务或单次运行可设置自己的次数',
+    delay: '首次重试等待',
+    delayHint: '首次重试在失败的那次运行结束后等待这么久；之后每次重试的等待时间加倍，最长一小时',
+    delayRequired: '请输入首次重试前的等待时间',
+    on: '在何时重试',
+    onHint: '需要重试的结束方式；不选则不重试',
+    kinds: { error: '运行出错', abnormal: '节点失联', timed_out: '运行超时' },
   },
   fields: {
     name: '名称',

@@ -181,11 +181,17 @@ export default {
     error_lines_other: '输出了 {{count}} 个错误行',
     no_results: '没有结果，而以往的运行约有 {{count}} 条',
   },
+  attempts: {
+    label: '运行次数',
+    nOfM: '第 {{n}} 次，共 {{m}} 次',
+    nth: '第 {{n}} 次',
+  },
   waiting: {
     label: '等待原因',
     preparing: '已交给节点，节点正在部署文件并准备运行环境',
     queued: '有可运行它的节点空闲：即将开始',
     slots_busy: '可运行它的节点的运行槽位都已占满',
+    retry_backoff: '将于 {{time}} 重试',
     spider_concurrency: '已达爬虫并发上限：该爬虫允许同时运行的任务数已占满',
     project_concurrency: '已达项目并发上限：该项目的爬虫允许同时运行的任务数已占满',
     nodes_disabled: '可运行它的节点都已被禁用',

@@ -1,5 +1,6 @@
 import type { Feature } from '../../context.ts';
 import { registerIngestRoutes } from './ingest.routes.ts';
+import { startRetryWake } from './retry-wake.ts';
 
 /**
  * Task execution as a feature: the runtime made at start-up (app.ts) starts its loops here and stops them at
@@ -10,6 +11,10 @@ export const executionFeature: Feature = async (app, ctx) => {
   await rt.start();
   // Node sockets are accepted from the moment the server listens: the offline clock starts then, not before.
   app.addHook('onListen', () => rt.acceptNodes());
-  ctx.onClose(() => rt.close());
+  const wake = startRetryWake(ctx.jobs, ctx.store.db, () => rt.scheduleDispatch());
+  ctx.onClose(async () => {
+    await wake.stop();
+    await rt.close();
+  });
   registerIngestRoutes(app, ctx, rt);
 };

@@ -54,11 +54,14 @@ export interface QueueRead {
  * SQLite reads `tasks_queue_idx`. A read: claiming is `claimTask` or `claimWithinLimits`.
  */
 export async function queuedTasks(db: Kysely<DB>, read: QueueRead): Promise<QueuedTask[]> {
+  const now = Date.now();
   let q = db
     .selectFrom('tasks')
     .select(['id', 'node_id', 'owner_id', 'spider_id', 'priority', 'create_ts'])
     .where(sql.ref('status'), '=', sql.lit('pending'))
-    .where('assign_ts', 'is', null);
+    .where('assign_ts', 'is', null)
+    // A retry waiting out its backoff is passed over until its time (few tasks: one per failed attempt at most).
+    .where((eb) => eb.or([eb('not_before', 'is', null), eb('not_before', '<=', now)]));
   const after = read.after;
   if (after)
     q = q.where((eb) =>
@@ -85,6 +88,24 @@ export async function queuedTasks(db: Kysely<DB>, read: QueueRead): Promise<Queu
   // Tasks made for a node that is not free are read and passed over here: naming the free nodes in the statement
   // would let the engines read them by node (`tasks_waiting_idx`) and sort all of them instead of walking the order.
   return rows.map((r) => ({ ...r, priority: Number(r.priority), create_ts: Number(r.create_ts) }));
+}
+
+/**
+ * Whether a waiting retry's time came in (`after`, `upTo`]. The condition is `tasks_not_before_idx`'s, values
+ * included, so the engines read only the retries still waiting.
+ */
+export async function retryFellDue(db: Kysely<DB>, after: number, upTo: number): Promise<boolean> {
+  const row = await db
+    .selectFrom('tasks')
+    .select('id')
+    .where(sql.ref('status'), '=', sql.lit('pending'))
+    .where('assign_ts', 'is', null)
+    .where('not_before', 'is not', null)
+    .where('not_before', '>', after)
+    .where('not_before', '<=', upTo)
+    .limit(1)
+    .executeTakeFirst();
+  return !!row;
 }
 
 /** The spiders and projects that have a concurrency limit, with the limit. */

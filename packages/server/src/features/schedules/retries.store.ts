@@ -25,3 +25,13 @@ export async function claimRetry(db: Kysely<DB>, taskId: string, rootId: string,
 export async function setRetryTask(db: Kysely<DB>, taskId: string, retryTaskId: string | null): Promise<void> {
   await db.updateTable('task_retries').set({ retry_task_id: retryTaskId }).where('task_id', '=', taskId).execute();
 }
+
+/** The retry made for a task, if one was. */
+export async function retryTaskOf(db: Kysely<DB>, taskId: string): Promise<string | null> {
+  const row = await db
+    .selectFrom('task_retries')
+    .select('retry_task_id')
+    .where('task_id', '=', taskId)
+    .executeTakeFirst();
+  return row?.retry_task_id ?? null;
+}

@@ -40,7 +40,7 @@ import {
 } from './schedules.store.ts';
 import { Scheduler, runFire } from './scheduler.ts';
 import { SchedulerLeader, notifyScheduleChanged } from './leader.ts';
-import { retryIfNeeded } from './retries.ts';
+import { retryInOrder } from './retries.ts';
 import { readableTasks } from './tasks-port.ts';
 
 /** Per app: lets tests and other features reach the scheduler of a master. */
@@ -52,10 +52,8 @@ export function schedulerOf(ctx: AppContext) {
 /** Listeners of other features' events: automatic retries, schedules of deleted spiders, fires that failed. */
 function listen(s: Schedules): void {
   const { ctx, scheduler } = s;
-  // Automatic retries: off the status path, errors only logged.
-  ctx.events.on('task.status', (ev) => {
-    void retryIfNeeded(ctx, ev).catch((err) => ctx.log.error({ err, taskId: ev.taskId }, 'task retry failed'));
-  });
+  // Automatic retries: off the status path, in the order the endings were heard, errors only logged.
+  ctx.events.on('task.status', retryInOrder(ctx));
   // A fire that found no spider/node set status error: the leader drops its timer (already done in runFire).
   ctx.events.on('schedule.changed', ({ scheduleId }) => void scheduler.reload(scheduleId).catch(() => undefined));
   // Spider deleted: its schedules stop with 'Not Found Spider' at once.

@@ -12,8 +12,9 @@ import { canSpider, spiderFor, spiderOwner } from '../../policies/index.ts';
 import type { AuthUser } from '../../http/auth.ts';
 import { getSpider, type SpiderRow } from '../spiders/spiders.store.ts';
 import { getTask, knownNodeIds } from '../tasks/tasks.store.ts';
+import { retryLimitOf } from '../tasks/attempts.store.ts';
 
-export { getTask, readableTasks };
+export { getTask, readableTasks, retryLimitOf };
 
 export type { CreateTasksInput };
 

@@ -6,6 +6,8 @@ import {
   isValidEnvName,
   newId,
   normaliseSourceFolder,
+  RETRY_ON,
+  RETRY_ON_DEFAULT,
   sourceFolderProblem,
   spiderLimitsOf,
   type CreateSpiderBody,
@@ -167,6 +169,8 @@ async function toPatch(ctx: AppContext, db: Kysely<DB>, input: UpdateSpiderBody)
   if (input.git_auto_sync !== undefined) patch.git_auto_sync = input.git_auto_sync ? 1 : 0;
   if (input.config !== undefined) patch.config = JSON.stringify(input.config);
   if (input.retries !== undefined) patch.retries = input.retries;
+  if (input.retry_delay_seconds !== undefined) patch.retry_delay_seconds = input.retry_delay_seconds;
+  if (input.retry_on !== undefined) patch.retry_on = RETRY_ON.filter((k) => input.retry_on!.includes(k)).join(',');
   if (input.max_running !== undefined) patch.max_running = input.max_running;
   return patch;
 }
@@ -215,6 +219,8 @@ export async function createSpider(
     git_auto_sync: patch.git_auto_sync ?? 0,
     config: patch.config ?? '{}',
     retries: patch.retries ?? 0,
+    retry_delay_seconds: patch.retry_delay_seconds ?? 10,
+    retry_on: patch.retry_on ?? RETRY_ON_DEFAULT.join(','),
     max_running: patch.max_running ?? 0,
     limits: JSON.stringify(spiderLimitsOf(input.limits)),
     create_ts: now,

@@ -1,5 +1,5 @@
 import { sql, type Expression, type ExpressionBuilder, type Kysely, type Selectable, type SqlBool } from 'kysely';
-import { EMPTY_ID, spiderLimitsOf, type Spider, type SpiderEnv } from '@crawldeck/shared';
+import { EMPTY_ID, RETRY_ON, spiderLimitsOf, type Spider, type SpiderEnv } from '@crawldeck/shared';
 import type { DB } from '../../store/schema.ts';
 import { iso } from '../../http/envelope.ts';
 import { spiderReadFilter } from '../../policies/spider.policy.ts';
@@ -47,6 +47,8 @@ export function presentSpider(row: SpiderRow & { owner_username?: string | null 
     git_auto_sync: !!row.git_auto_sync,
     config: parseJson<Record<string, unknown>>(row.config, {}),
     retries: Number(row.retries),
+    retry_delay_seconds: Number(row.retry_delay_seconds),
+    retry_on: RETRY_ON.filter((k) => row.retry_on.split(',').includes(k)),
     max_running: Number(row.max_running),
     limits: spiderLimitsOf(row.limits),
     create_ts: iso(row.create_ts),

@@ -56,6 +56,7 @@ import {
 } from './tasks.service.ts';
 import { openSse, streamEvents, streamTask } from './tasks.stream.ts';
 import { createLogSearch, type LogSearch } from './log-search.ts';
+import { attemptsOfTask } from './attempts.ts';
 import {
   errorLines,
   getTask,
@@ -114,6 +115,7 @@ async function taskDetail(ctx: AppContext, user: AuthUser, t: TaskRow): Promise<
     spider: spider && canSpider(user, spider, 'read') ? presentSpider(spider) : null,
     node: node ? { _id: node.id, name: node.name, type: node.type, status: node.status, ip: node.ip } : null,
     ...(await scrapyItemsMismatch(ctx, t)),
+    ...(await attemptsOfTask(db, t)),
   };
 }
 
@@ -140,6 +142,7 @@ async function runSpiders(ctx: AppContext, user: AuthUser, body: RunSpidersBody)
         param: p.param,
         priority: p.priority,
         timeoutSeconds: p.timeout,
+        retries: p.retries,
         ownerId: user.id,
       })),
     );
@@ -228,6 +231,7 @@ function runRoutes(app: TypedApp, ctx: AppContext): void {
           param: b.param,
           priority: b.priority,
           timeoutSeconds: b.timeout,
+          retries: b.retries,
           ownerId: req.user.id,
         }),
       );

@@ -58,6 +58,11 @@ export interface CreateTasksInput {
   priority?: number;
   /** The run's own maximum run time in seconds (0: none); absent follows the spider's. */
   timeoutSeconds?: number;
+  /** The run's own count of automatic retries; absent follows its schedule's or spider's. */
+  retries?: number;
+  /** An automatic retry: its attempt number and the time before which it does not start. */
+  attempt?: number;
+  notBefore?: number;
 }
 
 /**
@@ -112,6 +117,9 @@ export async function createTasks(
       ownerId: input.ownerId ?? null,
       priority: input.priority ?? PRIORITY_DEFAULT,
       timeoutSeconds: input.timeoutSeconds,
+      retries: input.retries,
+      attempt: input.attempt,
+      notBefore: input.notBefore,
       createTs: now,
     }),
   );
@@ -186,6 +194,9 @@ export function presentTask(
     param: t.param,
     priority: t.priority,
     timeout_seconds: t.timeout_seconds,
+    attempt: Number(t.attempt),
+    retries: t.retries == null ? null : Number(t.retries),
+    not_before: iso(t.not_before),
     cmd: t.cmd,
     error: t.error,
     ...endReasonOf(t),
@@ -284,6 +295,7 @@ export async function restartTask(ctx: AppContext, user: AuthUser, t: TaskRow): 
     ownerId: user.id,
     priority: t.priority,
     timeoutSeconds: t.timeout_seconds ?? undefined,
+    retries: t.retries ?? undefined,
   });
 }
 

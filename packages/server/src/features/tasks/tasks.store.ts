@@ -216,6 +216,12 @@ export interface NewTask {
   priority?: number;
   /** The run's own maximum run time in seconds; absent follows the spider's. */
   timeoutSeconds?: number;
+  /** The run's own count of automatic retries; absent follows its schedule's or spider's. */
+  retries?: number;
+  /** 1 for a first run, n for its (n - 1)th automatic retry. */
+  attempt?: number;
+  /** A retry's backoff: dispatch does not start it before this time. */
+  notBefore?: number;
   createTs: number;
 }
 
@@ -246,6 +252,9 @@ export function pendingTaskRow(task: NewTask): Insertable<DB['tasks']> {
     owner_id: task.ownerId,
     priority: task.priority ?? PRIORITY_DEFAULT,
     timeout_seconds: task.timeoutSeconds ?? null,
+    attempt: task.attempt ?? 1,
+    retries: task.retries ?? null,
+    not_before: task.notBefore ?? null,
   };
 }
 

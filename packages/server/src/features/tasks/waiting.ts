@@ -4,7 +4,7 @@
  * waits for that node, a task for any node for any of them; a normal user's task never goes to the master's own
  * node while workers exist (unless allowed) nor to a node without a sandbox (unless allowed). A task that a node
  * could take but whose spider or project already has as many tasks claimed or running as its limit allows waits
- * for that limit.
+ * for that limit. An automatic retry waits out its backoff first.
  */
 import { EMPTY_ID, type TaskWaitReason } from '@crawldeck/shared';
 import type { Kysely } from 'kysely';
@@ -23,6 +23,8 @@ export interface WaitingTask {
   owner_id: string | null;
   spider_id: string;
   assign_ts: number | null;
+  /** A retry waiting out its backoff does not start before this time. */
+  not_before?: number | null;
 }
 
 /** The reason of each pending task among `tasks`; tasks in any other status have none. */
@@ -30,8 +32,11 @@ export async function waitingReasons(db: Kysely<DB>, tasks: WaitingTask[]): Prom
   const out = new Map<string, TaskWaitReason>();
   const pending = tasks.filter((t) => t.status === 'pending');
   if (!pending.length) return out;
-  const waitingForNode = pending.filter((t) => t.assign_ts == null);
+  const now = Date.now();
+  const backingOff = (t: WaitingTask) => t.assign_ts == null && t.not_before != null && Number(t.not_before) > now;
+  const waitingForNode = pending.filter((t) => t.assign_ts == null && !backingOff(t));
   for (const t of pending) if (t.assign_ts != null) out.set(t.id, 'preparing');
+  for (const t of pending) if (backingOff(t)) out.set(t.id, 'retry_backoff');
   if (!waitingForNode.length) return out;
 
   const owners = [...new Set(waitingForNode.map((t) => t.owner_id).filter((id): id is string => !!id))];

@@ -4,7 +4,7 @@ import { App, Button, Col, Descriptions, Divider, Form, Input, Radio, Row, Selec
 import { SaveOutlined } from '@ant-design/icons';
 import { useTranslation } from 'react-i18next';
 import dayjs from 'dayjs';
-import { sourceFolderProblem } from '@crawldeck/shared';
+import { sourceFolderProblem, type RetryOn } from '@crawldeck/shared';
 import { useProjects } from '../../projects/api.ts';
 import { useUpdateSpider } from '../api.ts';
 import { SPIDER_NAME_PATTERN } from '../components/SpiderAddModal.tsx';
@@ -14,6 +14,7 @@ import ScrapyPanel from '../components/ScrapyPanel.tsx';
 import GitPanel from '../components/GitPanel.tsx';
 import { DataSourcePicker } from '../components/DataSourcePicker.tsx';
 import LimitsFields from '../components/LimitsFields.tsx';
+import RetryFields from '../components/RetryFields.tsx';
 
 interface Values {
   name: string;
@@ -29,6 +30,9 @@ interface Values {
   dedup_field: string;
   dedup_method: DedupMethod;
   max_running: number | null;
+  retries: number | null;
+  retry_delay_seconds: number;
+  retry_on: RetryOn[];
   limits: {
     memory_mb: number | null;
     cpu_percent: number | null;
@@ -52,6 +56,9 @@ function toValues(s: Spider): Values {
     dedup_field: s.dedup_field,
     dedup_method: s.dedup_method || 'ignore',
     max_running: s.max_running || null,
+    retries: s.retries,
+    retry_delay_seconds: s.retry_delay_seconds,
+    retry_on: s.retry_on,
     limits: {
       memory_mb: s.limits.memory_mb || null,
       cpu_percent: s.limits.cpu_percent || null,
@@ -99,6 +106,9 @@ export default function OverviewTab({ spider }: SpiderTabProps) {
       dedup_field: v.dedup_field?.trim() ?? '',
       dedup_method: v.dedup_method,
       max_running: v.max_running ?? 0,
+      retries: v.retries ?? 0,
+      retry_delay_seconds: v.retry_delay_seconds,
+      retry_on: v.retry_on ?? [],
       limits: {
         memory_mb: v.limits?.memory_mb ?? 0,
         cpu_percent: v.limits?.cpu_percent ?? 0,
@@ -267,6 +277,7 @@ export default function OverviewTab({ spider }: SpiderTabProps) {
           )}
         </Row>
         <LimitsFields />
+        <RetryFields />
 
         <div className="form-actions">
           <Typography.Text type="secondary" className="form-actions-hint">

@@ -1,4 +1,4 @@
-/** Task overview: fields, spider and node links (node id of all zeros = none), error message. */
+/** Task overview: fields, spider and node links (node id of all zeros = none), attempts, error message. */
 import { Descriptions, Typography } from 'antd';
 import { Link } from 'react-router';
 import { useTranslation } from 'react-i18next';
@@ -8,6 +8,7 @@ import TaskStatusTag from './TaskStatusTag.tsx';
 import EndReasonTag from './EndReasonTag.tsx';
 import WaitingReason from './WaitingReason.tsx';
 import SuspiciousMark from './SuspiciousMark.tsx';
+import AttemptsView from './AttemptsView.tsx';
 
 export default function OverviewView({ task }: { task: TaskDetail }) {
   const { t } = useTranslation('tasks');
@@ -88,7 +89,12 @@ export default function OverviewView({ task }: { task: TaskDetail }) {
           })}
         </span>
       </Descriptions.Item>
-      {task.parent_id && (
+      {(task.attempts_max > 1 || task.attempts.length > 1) && (
+        <Descriptions.Item label={t('attempts.label')} span={2}>
+          <AttemptsView task={task} />
+        </Descriptions.Item>
+      )}
+      {task.parent_id && task.attempt === 1 && (
         <Descriptions.Item label={t('fields.parent')} span={2}>
           <Link to={`/tasks/${task.parent_id}`} className="mono">
             {task.parent_id}

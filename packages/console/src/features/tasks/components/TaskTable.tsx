@@ -3,7 +3,7 @@
  * sideways scrolling: start and finish times, the wait and the total duration show only on wider screens (xxl);
  * the task detail has them all.
  */
-import { Button, Space, Table, Tooltip, Typography } from 'antd';
+import { Button, Space, Table, Tag, Tooltip, Typography } from 'antd';
 import type { TableProps } from 'antd';
 import { DeleteOutlined, EyeOutlined, RedoOutlined, StopOutlined } from '@ant-design/icons';
 import { Link, useNavigate } from 'react-router';
@@ -59,6 +59,11 @@ export default function TaskTable({
           <EndReasonTag task={r} />
           <SuspiciousMark task={r} />
           <WaitingReason task={r} />
+          {r.attempt > 1 && (
+            <Tag className="task-attempt" data-testid="task-attempt-badge" title={t('attempts.nth', { n: r.attempt })}>
+              #{r.attempt}
+            </Tag>
+          )}
         </Link>
       ),
     },
