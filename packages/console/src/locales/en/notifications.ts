@@ -37,6 +37,9 @@ export default {
     runtime_above: 'Run time above Y × usual',
     schedule_skipped: 'Schedule created no task',
     node_offline: 'Node offline',
+    node_cpu_above: 'Node CPU above X % for a while',
+    node_mem_above: 'Node memory above X % for a while',
+    node_disk_above: 'Node disk above X % for a while',
   },
   statuses: { pending: 'Pending', delivered: 'Delivered', failed: 'Failed', quiet: 'Quiet hours' },
   fields: {
@@ -62,6 +65,8 @@ export default {
     thresholdLines: 'Error lines (N)',
     thresholdTimes: 'Times the usual run time (Y)',
     thresholdPercent: 'Percent of usual results (X)',
+    thresholdUsage: 'Usage above (X %)',
+    for_seconds: 'For at least (seconds)',
     stop_task: 'Stop the task',
     project_ids: 'Projects',
     spider_ids: 'Spiders',

@@ -37,6 +37,9 @@ export default {
     runtime_above: '运行时间超过平常的 Y 倍',
     schedule_skipped: '定时任务未能创建任务',
     node_offline: '节点离线',
+    node_cpu_above: '节点 CPU 持续高于 X %',
+    node_mem_above: '节点内存持续高于 X %',
+    node_disk_above: '节点磁盘持续高于 X %',
   },
   statuses: { pending: '待发送', delivered: '已送达', failed: '失败', quiet: '免打扰时段' },
   fields: {
@@ -62,6 +65,8 @@ export default {
     thresholdLines: '错误日志行数 (N)',
     thresholdTimes: '平常运行时间的倍数 (Y)',
     thresholdPercent: '平常结果数的百分比 (X)',
+    thresholdUsage: '使用率高于 (X %)',
+    for_seconds: '持续至少（秒）',
     stop_task: '停止任务',
     project_ids: '项目',
     spider_ids: '爬虫',

@@ -17,6 +17,8 @@ export interface AlertFacts {
   runtimeMs?: number;
   usualRuntimeMs?: number;
   stopped?: boolean;
+  /** Node resource rules: the reading (percent) above the threshold, for how long it has been above. */
+  usage?: { metric: 'cpu' | 'mem' | 'disk'; value: number; threshold: number; forSeconds: number; sinceMs: number };
 }
 
 export interface Message {
@@ -35,6 +37,9 @@ const TITLES: Record<AlertFacts['event'], Record<NotifyLang, string>> = {
   runtime_above: { en: 'Ran longer than usual', zh: '运行时间超出平常' },
   schedule_skipped: { en: 'Schedule created no task', zh: '定时任务未能创建任务' },
   node_offline: { en: 'Node offline', zh: '节点离线' },
+  node_cpu_above: { en: 'Node CPU usage high', zh: '节点 CPU 使用率过高' },
+  node_mem_above: { en: 'Node memory usage high', zh: '节点内存使用率过高' },
+  node_disk_above: { en: 'Node disk usage high', zh: '节点磁盘使用率过高' },
   test: { en: 'Test message from Crawldeck', zh: 'Crawldeck 测试消息' },
 };
 
@@ -52,6 +57,10 @@ const WORDS = {
     errorLines: 'Error lines',
     runtime: 'Run time',
     stopped: 'The task was stopped.',
+    cpu: 'CPU',
+    mem: 'Memory',
+    disk: 'Disk (data dir)',
+    above: 'above the threshold for',
     test: 'If you can read this, the channel works.',
   },
   zh: {
@@ -67,6 +76,10 @@ const WORDS = {
     errorLines: '错误日志行数',
     runtime: '运行时间',
     stopped: '任务已停止。',
+    cpu: 'CPU',
+    mem: '内存',
+    disk: '磁盘（数据目录）',
+    above: '超过阈值已持续',
     test: '看到这条消息说明通知渠道可用。',
   },
 } as const;
@@ -95,6 +108,11 @@ export function renderMessage(f: AlertFacts, lang: NotifyLang, publicUrl: string
   if (f.runtimeMs !== undefined)
     lines.push(
       `${w.runtime}: ${seconds(f.runtimeMs)} (> ${f.threshold} × ${w.usual} ${seconds(f.usualRuntimeMs ?? 0)})`,
+    );
+  if (f.usage)
+    lines.push(
+      `${w[f.usage.metric]}: ${f.usage.value}% (> ${f.usage.threshold}%)`,
+      `${w.above} ${Math.round(f.usage.sinceMs / 1000)} s`,
     );
   if (f.stopped) lines.push(w.stopped);
   if (f.event === 'test') lines.push(w.test);
