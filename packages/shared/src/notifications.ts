@@ -159,6 +159,7 @@ export const RULE_EVENTS = [
   'error_lines',
   'results_below',
   'runtime_above',
+  'results_db_stalled',
   'schedule_skipped',
   'node_offline',
   'node_cpu_above',

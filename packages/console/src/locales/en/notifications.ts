@@ -35,6 +35,7 @@ export default {
     error_lines: 'Error lines in a run ≥ N',
     results_below: 'Results below X % of usual',
     runtime_above: 'Run time above Y × usual',
+    results_db_stalled: 'Results database stalled',
     schedule_skipped: 'Schedule created no task',
     node_offline: 'Node offline',
     node_cpu_above: 'Node CPU above X % for a while',

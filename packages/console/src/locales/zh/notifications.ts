@@ -35,6 +35,7 @@ export default {
     error_lines: '单次运行错误日志 ≥ N 行',
     results_below: '结果数低于平常的 X %',
     runtime_above: '运行时间超过平常的 Y 倍',
+    results_db_stalled: '结果数据库写入受阻',
     schedule_skipped: '定时任务未能创建任务',
     node_offline: '节点离线',
     node_cpu_above: '节点 CPU 持续高于 X %',

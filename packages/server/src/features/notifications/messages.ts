@@ -11,6 +11,8 @@ export interface AlertFacts {
   task?: { id: string; status: string; error: string; spiderName: string; nodeName: string; results: number };
   node?: { id: string; name: string; ip: string };
   schedule?: { id: string; name: string; spiderName: string; error: string };
+  /** The results database a task's items could not be written into. */
+  dataSource?: { id: string; name: string };
   errorLines?: number;
   threshold?: number;
   usualResults?: number;
@@ -35,6 +37,7 @@ const TITLES: Record<AlertFacts['event'], Record<NotifyLang, string>> = {
   error_lines: { en: 'Too many error lines', zh: '错误日志过多' },
   results_below: { en: 'Fewer results than usual', zh: '结果数低于平常' },
   runtime_above: { en: 'Ran longer than usual', zh: '运行时间超出平常' },
+  results_db_stalled: { en: 'Results database stalled', zh: '结果数据库写入受阻' },
   schedule_skipped: { en: 'Schedule created no task', zh: '定时任务未能创建任务' },
   node_offline: { en: 'Node offline', zh: '节点离线' },
   node_cpu_above: { en: 'Node CPU usage high', zh: '节点 CPU 使用率过高' },
@@ -46,6 +49,7 @@ const TITLES: Record<AlertFacts['event'], Record<NotifyLang, string>> = {
 const WORDS = {
   en: {
     rule: 'Rule',
+    dataSource: 'Data source',
     schedule: 'Schedule',
     spider: 'Spider',
     task: 'Task',
@@ -65,6 +69,7 @@ const WORDS = {
   },
   zh: {
     rule: '规则',
+    dataSource: '数据源',
     schedule: '定时任务',
     spider: '爬虫',
     task: '任务',
@@ -90,6 +95,7 @@ export function renderMessage(f: AlertFacts, lang: NotifyLang, publicUrl: string
   const w = WORDS[lang];
   const lines: string[] = [];
   if (f.event !== 'test') lines.push(`${w.rule}: ${f.ruleName}`);
+  if (f.dataSource) lines.push(`${w.dataSource}: ${f.dataSource.name}`);
   if (f.task) {
     lines.push(`${w.spider}: ${f.task.spiderName}`, `${w.task}: ${f.task.id}`, `${w.status}: ${f.task.status}`);
     if (f.task.nodeName) lines.push(`${w.node}: ${f.task.nodeName}`);
@@ -118,7 +124,7 @@ export function renderMessage(f: AlertFacts, lang: NotifyLang, publicUrl: string
   if (f.event === 'test') lines.push(w.test);
   const path = f.task ? `/tasks/${f.task.id}` : f.node ? `/nodes/${f.node.id}` : f.schedule ? '/schedules' : '/';
   const link = publicUrl ? publicUrl + path : '';
-  const subject = f.task?.spiderName ?? f.schedule?.name ?? f.node?.name;
+  const subject = f.dataSource?.name ?? f.task?.spiderName ?? f.schedule?.name ?? f.node?.name;
   return {
     title: `[Crawldeck] ${TITLES[f.event][lang]}${subject ? `: ${subject}` : ''}`,
     text: lines.join('\n'),

@@ -108,6 +108,11 @@ export async function claimFiring(
   return Number(upd.numUpdatedRows) > 0;
 }
 
+/** Ends the one-claim episodes of a subject for every rule (what they were about is over). */
+export async function releaseClaims(db: Kysely<DB>, subject: string): Promise<void> {
+  await db.deleteFrom('notify_claims').where('subject', '=', subject).execute();
+}
+
 // ---- node resource episodes: usage above a rule's threshold since a time, fired or not ----
 
 export type NodeStateRow = Selectable<DB['notify_node_states']>;
