@@ -112,6 +112,20 @@ export interface TaskSuspiciousEvent {
   usualResults: number;
 }
 
+/** A batch of a task's items could not be written into its results database (stalled, unreachable, refused). */
+export interface DataSourceFailedEvent {
+  taskId: string;
+  dataSourceId: string;
+  /** What the task shows: `data source "<name>": <why>`. */
+  error: string;
+}
+
+/** A batch of a task's items was written into its results database. */
+export interface DataSourceWrittenEvent {
+  taskId: string;
+  dataSourceId: string;
+}
+
 export interface EventMap {
   'task.status': TaskStatusEvent;
   'tasks.changed': TasksChangedEvent;
@@ -128,6 +142,8 @@ export interface EventMap {
   'user.deleted': string;
   'task.items': ItemsEvent;
   'task.suspicious': TaskSuspiciousEvent;
+  'datasource.failed': DataSourceFailedEvent;
+  'datasource.written': DataSourceWrittenEvent;
 }
 
 export type EventName = keyof EventMap;
@@ -148,6 +164,8 @@ export const EVENT_NAMES = [
   'user.deleted',
   'task.items',
   'task.suspicious',
+  'datasource.failed',
+  'datasource.written',
 ] as const satisfies readonly EventName[];
 
 /** A typed EventEmitter: the same call shape, but names and payloads are checked against EventMap. */

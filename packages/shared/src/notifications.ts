@@ -159,15 +159,34 @@ export const RULE_EVENTS = [
   'error_lines',
   'results_below',
   'runtime_above',
+  'results_db_stalled',
   'schedule_skipped',
   'node_offline',
+  'node_cpu_above',
+  'node_mem_above',
+  'node_disk_above',
 ] as const;
 export type RuleEvent = (typeof RULE_EVENTS)[number];
 /**
- * Events whose rule needs a threshold: error lines in one run (≥ N), results (below X % of the usual), run time
- * (above Y times the usual).
+ * Node resource events: a node's CPU, memory or disk usage (percent; disk: the file system of its data dir) stayed
+ * above the rule's threshold for the rule's `for_seconds`.
  */
-export const THRESHOLD_EVENTS: readonly RuleEvent[] = ['error_lines', 'results_below', 'runtime_above'];
+export const NODE_RESOURCE_EVENTS = ['node_cpu_above', 'node_mem_above', 'node_disk_above'] as const;
+export type NodeResourceEvent = (typeof NODE_RESOURCE_EVENTS)[number];
+export const isNodeResourceEvent = (e: string): e is NodeResourceEvent =>
+  (NODE_RESOURCE_EVENTS as readonly string[]).includes(e);
+/** The events of rules about nodes rather than spiders: they cover every node. */
+export const NODE_EVENTS: readonly RuleEvent[] = ['node_offline', ...NODE_RESOURCE_EVENTS];
+/**
+ * Events whose rule needs a threshold: error lines in one run (≥ N), results (below X % of the usual), run time
+ * (above Y times the usual), a node's usage (above X %).
+ */
+export const THRESHOLD_EVENTS: readonly RuleEvent[] = [
+  'error_lines',
+  'results_below',
+  'runtime_above',
+  ...NODE_RESOURCE_EVENTS,
+];
 
 const RuleEventSchema = Type.Union(RULE_EVENTS.map((e) => Type.Literal(e)));
 const HHMM = Type.String({ pattern: '^$|^([01][0-9]|2[0-3]):[0-5][0-9]$', maxLength: 5 });
@@ -192,6 +211,8 @@ export const RuleBody = Type.Object({
   quiet_end: Type.Optional(HHMM),
   /** The same rule and subject (spider or node) sends once within this many minutes; 0 = every time. */
   dedupe_minutes: Type.Optional(Int(0, 10080)),
+  /** Node resource rules: how many seconds the usage stays above the threshold before the rule fires. */
+  for_seconds: Type.Optional(Int(0, 604_800)),
   enabled: Type.Optional(Type.Boolean()),
 });
 export type RuleBody = Static<typeof RuleBody>;
@@ -211,6 +232,7 @@ export const RuleInfo = Type.Object({
   quiet_start: Type.String(),
   quiet_end: Type.String(),
   dedupe_minutes: Type.Number(),
+  for_seconds: Type.Number(),
   enabled: Type.Boolean(),
   create_ts: IsoTime,
   update_ts: IsoTime,
@@ -227,6 +249,7 @@ export function ruleProblem(r: {
   tags: string[];
   quiet_start: string;
   quiet_end: string;
+  for_seconds: number;
 }): string | null {
   const needs = THRESHOLD_EVENTS.includes(r.event);
   if (needs && r.threshold == null) return `a ${r.event} rule needs a threshold`;
@@ -235,9 +258,12 @@ export function ruleProblem(r: {
     return 'the error-line threshold is a whole number';
   if (r.event === 'results_below' && r.threshold != null && r.threshold > 100)
     return 'the results threshold is a percentage up to 100';
+  if (isNodeResourceEvent(r.event) && r.threshold != null && r.threshold > 100)
+    return 'a node usage threshold is a percentage up to 100';
+  if (!isNodeResourceEvent(r.event) && r.for_seconds > 0) return `a ${r.event} rule takes no duration`;
   if (r.stop_task && r.event !== 'error_lines') return 'only an error_lines rule can stop the task';
-  if (r.event === 'node_offline' && (r.project_ids.length || r.spider_ids.length || r.tags.length))
-    return 'a node_offline rule covers every node: it takes no projects, spiders or tags';
+  if (NODE_EVENTS.includes(r.event) && (r.project_ids.length || r.spider_ids.length || r.tags.length))
+    return `a ${r.event} rule covers every node: it takes no projects, spiders or tags`;
   if (!r.quiet_start !== !r.quiet_end) return 'quiet hours need both a start and an end';
   if (r.quiet_start && r.quiet_start === r.quiet_end) return 'quiet hours need a start and an end that differ';
   return null;

@@ -329,11 +329,15 @@ export interface ScheduleTables {
     quiet_start: string;
     quiet_end: string;
     dedupe_minutes: number;
+    /** Node resource rules: how long readings stay above the threshold before the rule fires; 0 otherwise. */
+    for_seconds: number;
     enabled: number;
     create_ts: number;
     update_ts: number;
   };
   notify_claims: { rule_id: string; subject: string; fire_ts: number };
+  /** A node resource rule's episode on a node: readings above the threshold since `above_since`; fired or not. */
+  notify_node_states: { rule_id: string; node_id: string; above_since: number; fired: number };
   notify_alerts: {
     id: string;
     /** The alerts of one firing (one per channel) share it. */

@@ -245,6 +245,7 @@ export async function ingestIntoDataSource(
     deadline.clear();
   }
   await advanceTaskItems(db, taskId, offset, end, stored);
+  ctx.events.emit('datasource.written', { taskId, dataSourceId: target.data_source_id });
   if (target.error) await setTaskTargetError(db, taskId, '', target.error, false);
   return { acked: end, stored };
 }
@@ -267,6 +268,7 @@ async function failedWrite(
   // whose closing would wait as long) is used again.
   void writerCache(ctx).drop(target.data_source_id);
   const refused = isRefusal(err);
+  ctx.events.emit('datasource.failed', { taskId, dataSourceId: target.data_source_id, error: message });
   const now = await taskOffset(db, taskId);
   if (now?.status === 'cancelled') {
     const why = `${message}; the task was cancelled, so its items not stored yet are given up`;

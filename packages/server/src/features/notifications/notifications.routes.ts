@@ -26,9 +26,11 @@ import { iso, ok, paging } from '../../http/envelope.ts';
 import { badRequest, notFound } from '../../http/errors.ts';
 import { parseIds } from '../schedules/schedules.store.ts';
 import { Notifier, channelSecrets, sealSecrets } from './notifications.service.ts';
+import { NodeResourceWatch } from './node-resources.ts';
 import { RuleEngine } from './rules.ts';
 import {
   deleteChannel,
+  clearRuleNodeStates,
   deleteRule,
   existingChannelIds,
   findChannel,
@@ -75,6 +77,7 @@ function presentRule(r: RuleRow): RuleInfo {
     quiet_start: r.quiet_start,
     quiet_end: r.quiet_end,
     dedupe_minutes: r.dedupe_minutes,
+    for_seconds: r.for_seconds,
     enabled: !!r.enabled,
     create_ts: iso(r.create_ts),
     update_ts: iso(r.update_ts),
@@ -108,6 +111,7 @@ function ruleRow(r: RuleInfo, id: string, createTs: number, now: number): RuleRo
     quiet_start: r.quiet_start,
     quiet_end: r.quiet_end,
     dedupe_minutes: r.dedupe_minutes,
+    for_seconds: r.for_seconds,
     enabled: r.enabled ? 1 : 0,
     create_ts: createTs,
     update_ts: now,
@@ -127,6 +131,11 @@ export const notificationsFeature: Feature = (app, ctx) => {
   ctx.events.on('task.log', (ev) => void rules.logged(ev).catch(failed));
   ctx.events.on('node.offline', ({ nodeId }) => void rules.nodeOffline(nodeId).catch(failed));
   ctx.events.on('schedule.skipped', (ev) => void rules.scheduleSkipped(ev).catch(failed));
+  ctx.events.on('datasource.failed', (ev) => void rules.dataSourceFailed(ev).catch(failed));
+  ctx.events.on('datasource.written', (ev) => void rules.dataSourceWritten(ev).catch(failed));
+  const resources = new NodeResourceWatch(ctx, notifier);
+  ctx.events.on('node.heartbeat', (ev) => resources.heard(ev));
+  resources.start();
 
   const channelRow = async (id: string) => {
     const row = await findChannel(db, id);
@@ -248,6 +257,7 @@ export const notificationsFeature: Feature = (app, ctx) => {
         quiet_start: b.quiet_start ?? '',
         quiet_end: b.quiet_end ?? '',
         dedupe_minutes: b.dedupe_minutes ?? 0,
+        for_seconds: b.for_seconds ?? 0,
         enabled: b.enabled ?? true,
         create_ts: null,
         update_ts: null,
@@ -266,7 +276,11 @@ export const notificationsFeature: Feature = (app, ctx) => {
       const defined = Object.fromEntries(Object.entries(req.body).filter(([, v]) => v !== undefined));
       const rule: RuleInfo = { ...presentRule(row), ...defined };
       await checkedRule(ctx, rule);
-      await updateRule(db, row.id, ruleRow(rule, row.id, row.create_ts, Date.now()));
+      const next = ruleRow(rule, row.id, row.create_ts, Date.now());
+      await updateRule(db, row.id, next);
+      // A node resource rule whose condition changed starts its episodes afresh.
+      if (next.event !== row.event || next.threshold !== row.threshold || next.for_seconds !== row.for_seconds)
+        await clearRuleNodeStates(db, row.id);
       return ok(presentRule(await ruleById(row.id)));
     },
   );

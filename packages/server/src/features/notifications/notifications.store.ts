@@ -74,6 +74,7 @@ export async function updateRule(db: Kysely<DB>, id: string, patch: Partial<Rule
 
 export async function deleteRule(db: Kysely<DB>, id: string): Promise<void> {
   await db.deleteFrom('notify_claims').where('rule_id', '=', id).execute();
+  await clearRuleNodeStates(db, id);
   await db.deleteFrom('notify_rules').where('id', '=', id).execute();
 }
 
@@ -105,6 +106,58 @@ export async function claimFiring(
     .where('fire_ts', '<=', now - windowMs)
     .executeTakeFirst();
   return Number(upd.numUpdatedRows) > 0;
+}
+
+/** Ends the one-claim episodes of a subject for every rule (what they were about is over). */
+export async function releaseClaims(db: Kysely<DB>, subject: string): Promise<void> {
+  await db.deleteFrom('notify_claims').where('subject', '=', subject).execute();
+}
+
+// ---- node resource episodes: usage above a rule's threshold since a time, fired or not ----
+
+export type NodeStateRow = Selectable<DB['notify_node_states']>;
+
+/** The stored episodes of these rules on these nodes. */
+export async function nodeStates(db: Kysely<DB>, ruleIds: string[], nodeIds: string[]): Promise<NodeStateRow[]> {
+  if (!ruleIds.length || !nodeIds.length) return [];
+  return db
+    .selectFrom('notify_node_states')
+    .selectAll()
+    .where('rule_id', 'in', ruleIds)
+    .where('node_id', 'in', nodeIds)
+    .execute();
+}
+
+/** Starts an episode at `now` unless one is stored already (another master's, or one from before a restart). */
+export async function beginNodeState(db: Kysely<DB>, ruleId: string, nodeId: string, now: number): Promise<void> {
+  await db
+    .insertInto('notify_node_states')
+    .values({ rule_id: ruleId, node_id: nodeId, above_since: now, fired: 0 })
+    .onConflict((oc) => oc.columns(['rule_id', 'node_id']).doNothing())
+    .execute();
+}
+
+/** Marks an episode fired: true for exactly one caller, whichever master gets there first. */
+export async function claimNodeState(db: Kysely<DB>, ruleId: string, nodeId: string, aboveSince: number) {
+  const r = await db
+    .updateTable('notify_node_states')
+    .set({ fired: 1 })
+    .where('rule_id', '=', ruleId)
+    .where('node_id', '=', nodeId)
+    .where('above_since', '=', aboveSince)
+    .where('fired', '=', 0)
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows) > 0;
+}
+
+/** Ends an episode: the usage went back to the threshold or below. */
+export async function endNodeState(db: Kysely<DB>, ruleId: string, nodeId: string): Promise<void> {
+  await db.deleteFrom('notify_node_states').where('rule_id', '=', ruleId).where('node_id', '=', nodeId).execute();
+}
+
+/** Ends every episode of a rule (deleted, or its condition changed). */
+export async function clearRuleNodeStates(db: Kysely<DB>, ruleId: string): Promise<void> {
+  await db.deleteFrom('notify_node_states').where('rule_id', '=', ruleId).execute();
 }
 
 // ---- what a rule looks at ----

@@ -4,6 +4,8 @@
  *   lines, or finished with fewer results than a share of what the spider's earlier finished runs usually store,
  *   or ran longer than a multiple of their usual run time;
  * - a running task whose error lines reach a rule's threshold (once per task; the rule may stop the task);
+ * - a task's items that its results database did not take (stalled, unreachable or refusing): once per data source
+ *   until a write into it succeeds again;
  * - a schedule fire that created no task;
  * - a node that went offline.
  * A task rule covers the spiders it names, the spiders of the projects it names, and the spiders of projects with
@@ -11,7 +13,14 @@
  */
 import { END_REASON_PREFIX, SUSPICIOUS_MIN_USUAL_RESULTS, type RuleEvent } from '@crawldeck/shared';
 import type { AppContext } from '../../context.ts';
-import type { LogEvent, ScheduleSkippedEvent, TaskStatusEvent } from '../../events.ts';
+import type {
+  DataSourceFailedEvent,
+  DataSourceWrittenEvent,
+  LogEvent,
+  ScheduleSkippedEvent,
+  TaskStatusEvent,
+} from '../../events.ts';
+import { getDataSource } from '../datasources/datasources.store.ts';
 import { parseIds } from '../schedules/schedules.store.ts';
 import { earlierResults } from '../suspicious/suspicious.store.ts';
 import type { AlertFacts } from './messages.ts';
@@ -22,6 +31,7 @@ import {
   listEnabledRules,
   nodeForRules,
   projectTags,
+  releaseClaims,
   scheduleForRules,
   taskForRules,
   type RuleRow,
@@ -30,6 +40,9 @@ import {
 type TaskRow = NonNullable<Awaited<ReturnType<typeof taskForRules>>>;
 /** The spider's usual results and run time (ms), read when a rule needs them. */
 type Usual = { results?: number; runtime?: number };
+/** How long a master trusts that a data source has no stall episode open before ending one again on a write. */
+const NO_EPISODE_TRUST_MS = 10_000;
+const stallClaim = (dataSourceId: string) => `stall:${dataSourceId}`;
 
 /** The median of the spider's earlier finished runs' results (0 when it has none). */
 function median(values: number[]): number {
@@ -51,6 +64,9 @@ function endEvents(t: TaskRow): RuleEvent[] {
 }
 
 export class RuleEngine {
+  /** Data sources this master ended the stall episodes of, until when it need not end them again. */
+  private readonly noEpisodeUntil = new Map<string, number>();
+
   constructor(
     private ctx: AppContext,
     private notifier: Notifier,
@@ -144,6 +160,34 @@ export class RuleEngine {
       const facts = this.facts(rule, t, { errorLines: Number(t.error_lines), threshold, stopped });
       await this.notifier.fire(rule, `spider:${t.spider_id}`, facts);
     }
+  }
+
+  /**
+   * A write into a task's results database failed: the rules covering the task's spider fire once for the data
+   * source, until a write into it succeeds again (the claim in the store ends the episode for every master).
+   */
+  async dataSourceFailed(ev: DataSourceFailedEvent): Promise<void> {
+    this.noEpisodeUntil.delete(ev.dataSourceId);
+    const rules = await listEnabledRules(this.db, ['results_db_stalled']);
+    if (!rules.length) return;
+    const t = await taskForRules(this.db, ev.taskId);
+    if (!t) return;
+    const ds = await getDataSource(this.db, ev.dataSourceId);
+    const dataSource = { id: ev.dataSourceId, name: ds?.name ?? ev.dataSourceId };
+    for (const rule of rules) {
+      if (!(await this.covers(rule, t))) continue;
+      if (!(await claimFiring(this.db, rule.id, stallClaim(ev.dataSourceId), Date.now(), null))) continue;
+      const facts = this.facts(rule, { ...t, error: ev.error }, { dataSource });
+      await this.notifier.fire(rule, `datasource:${ev.dataSourceId}`, facts);
+    }
+  }
+
+  /** A write into a results database succeeded: its stall episode, if one is open, is over. */
+  async dataSourceWritten(ev: DataSourceWrittenEvent): Promise<void> {
+    const now = Date.now();
+    if ((this.noEpisodeUntil.get(ev.dataSourceId) ?? 0) > now) return;
+    this.noEpisodeUntil.set(ev.dataSourceId, now + NO_EPISODE_TRUST_MS);
+    await releaseClaims(this.db, stallClaim(ev.dataSourceId));
   }
 
   /** A schedule fire created no task. */

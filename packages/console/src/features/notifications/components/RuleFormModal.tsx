@@ -2,7 +2,15 @@
 import { useEffect } from 'react';
 import { Checkbox, Form, Input, InputNumber, Modal, Select, Space, Switch } from 'antd';
 import { useTranslation } from 'react-i18next';
-import { RULE_EVENTS, THRESHOLD_EVENTS, type RuleBody, type RuleEvent, type RuleInfo } from '@crawldeck/shared';
+import {
+  NODE_EVENTS,
+  RULE_EVENTS,
+  THRESHOLD_EVENTS,
+  isNodeResourceEvent,
+  type RuleBody,
+  type RuleEvent,
+  type RuleInfo,
+} from '@crawldeck/shared';
 import { useChannels, useSaveRule } from '../api.ts';
 import { useSpiderOptions } from '../../schedules/api.ts';
 import { useProjectTags, useProjects } from '../../projects/api.ts';
@@ -15,6 +23,9 @@ const THRESHOLD_LABELS: Partial<Record<RuleEvent, string>> = {
   error_lines: 'fields.thresholdLines',
   results_below: 'fields.thresholdPercent',
   runtime_above: 'fields.thresholdTimes',
+  node_cpu_above: 'fields.thresholdUsage',
+  node_mem_above: 'fields.thresholdUsage',
+  node_disk_above: 'fields.thresholdUsage',
 };
 
 function ScopeFields() {
@@ -76,6 +87,7 @@ export default function RuleFormModal({
         quiet_start: '',
         quiet_end: '',
         dedupe_minutes: 0,
+        for_seconds: 300,
         enabled: true,
       },
     );
@@ -83,7 +95,7 @@ export default function RuleFormModal({
 
   async function submit() {
     const v = await form.validateFields();
-    const scoped = event !== 'node_offline';
+    const scoped = !NODE_EVENTS.includes(event);
     const body: RuleBody = {
       name: v.name,
       event: v.event,
@@ -96,6 +108,7 @@ export default function RuleFormModal({
       quiet_start: v.quiet_start ?? '',
       quiet_end: v.quiet_end ?? '',
       dedupe_minutes: v.dedupe_minutes ?? 0,
+      for_seconds: isNodeResourceEvent(event) ? (v.for_seconds ?? 0) : 0,
       enabled: v.enabled,
     };
     await save.mutateAsync(rule ? { id: rule._id, form: body } : { form: body });
@@ -137,7 +150,12 @@ export default function RuleFormModal({
         {event === 'error_lines' && (
           <Form.Item name="stop_task" valuePropName="checked" children={<Checkbox>{t('fields.stop_task')}</Checkbox>} />
         )}
-        {event !== 'node_offline' && <ScopeFields />}
+        {isNodeResourceEvent(event) && (
+          <Form.Item name="for_seconds" label={t('fields.for_seconds')} rules={[{ required: true }]}>
+            <InputNumber className="rule-for-seconds" min={0} max={604_800} precision={0} />
+          </Form.Item>
+        )}
+        {!NODE_EVENTS.includes(event) && <ScopeFields />}
         <Form.Item name="channel_ids" label={t('fields.channel_ids')} rules={[{ required: true }]}>
           <Select
             mode="multiple"

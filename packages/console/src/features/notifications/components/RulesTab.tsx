@@ -3,7 +3,7 @@ import { useState } from 'react';
 import { Button, Popconfirm, Space, Switch, Table, Tag, Tooltip, Typography } from 'antd';
 import { DeleteOutlined, EditOutlined, PlusOutlined } from '@ant-design/icons';
 import { useTranslation } from 'react-i18next';
-import type { RuleInfo } from '@crawldeck/shared';
+import { NODE_EVENTS, isNodeResourceEvent, type RuleInfo } from '@crawldeck/shared';
 import { useChannels, useDeleteRule, useRules, useSaveRule } from '../api.ts';
 import RuleFormModal from './RuleFormModal.tsx';
 import { toasts } from '../../../api/toasts.ts';
@@ -18,7 +18,7 @@ export default function RulesTab() {
   const channelName = (id: string) => channels.data?.find((c) => c._id === id)?.name ?? id;
 
   const scope = (r: RuleInfo) => {
-    if (r.event === 'node_offline') return t('rules.everyNode');
+    if (NODE_EVENTS.includes(r.event)) return t('rules.everyNode');
     if (!r.project_ids.length && !r.spider_ids.length && !r.tags.length) return t('rules.scopeAll');
     return t('rules.scopeSome', { projects: r.project_ids.length, spiders: r.spider_ids.length, tags: r.tags.length });
   };
@@ -44,7 +44,10 @@ export default function RulesTab() {
           {
             title: t('columns.event'),
             dataIndex: 'event',
-            render: (e: string, r) => `${t(`events.${e}`)}${r.threshold != null ? ` (${r.threshold})` : ''}`,
+            render: (e: string, r) => {
+              const usage = isNodeResourceEvent(r.event) ? `%, ${r.for_seconds} s` : '';
+              return `${t(`events.${e}`)}${r.threshold != null ? ` (${r.threshold}${usage})` : ''}`;
+            },
           },
           { title: t('columns.scope'), key: 'scope', render: (_, r) => scope(r) },
           {
