@@ -1,22 +1,15 @@
 /** One view for sign in (/login) and sign up (/signup). */
 import { useState } from 'react';
-import { Button, Card, Form, Input, Segmented, Typography } from 'antd';
-import { GlobalOutlined, LockOutlined, UserOutlined } from '@ant-design/icons';
+import { Button, Card, Form, Input, Typography } from 'antd';
+import { LockOutlined, UserOutlined } from '@ant-design/icons';
 import { Link, useLocation, useNavigate } from 'react-router';
 import { useTranslation } from 'react-i18next';
-import {
-  isValidPassword,
-  isValidUsername,
-  LANGUAGES,
-  PRODUCT_NAME,
-  VERSION_LABEL,
-  type Language,
-} from '@crawldeck/shared';
+import { isValidPassword, isValidUsername } from '@crawldeck/shared';
 import { ApiRequestError } from '../../api/request.ts';
 import { login, signUp } from '../../app/startup.ts';
-import { switchLanguage } from '../../app/language.ts';
 import { useAppStore } from '../../app/stores/app.ts';
 import './login.css';
+import LoginHeader from './LoginHeader.tsx';
 import { toasts } from '../../api/toasts.ts';
 
 interface FormValues {
@@ -30,7 +23,6 @@ export default function LoginPage() {
   const location = useLocation();
   const navigate = useNavigate();
   const isSignUp = location.pathname === '/signup';
-  const language = useAppStore((s) => s.language);
   const [form] = Form.useForm<FormValues>();
   const [loading, setLoading] = useState(false);
   // Sign-up is closed until an administrator opens it (GET /setting allow_signup); while closed there is no link to
@@ -70,27 +62,7 @@ export default function LoginPage() {
   return (
     <div className="login-container">
       <Card className="login-card" variant="borderless">
-        {/* The console opens in Chinese for everyone on a first visit: the switch sits in the card, named in both
-            languages, so a reader of either finds it before signing in. */}
-        <div className="login-lang" data-testid="login-language">
-          <span className="login-lang-label">
-            <GlobalOutlined /> {t('login:language')}
-          </span>
-          <Segmented<Language>
-            value={language}
-            options={LANGUAGES.map((l) => ({ value: l, label: t(`common:languages.${l}`) }))}
-            onChange={(l) => switchLanguage(l)}
-          />
-        </div>
-        <div className="login-brand">
-          <span className="login-mark">CD</span>
-          <div>
-            <Typography.Title level={3} style={{ margin: 0 }}>
-              {PRODUCT_NAME} <span className="login-version">{VERSION_LABEL}</span>
-            </Typography.Title>
-            <Typography.Text type="secondary">{t('login:title')}</Typography.Text>
-          </div>
-        </div>
+        <LoginHeader />
         <Form<FormValues>
           form={form}
           layout="vertical"

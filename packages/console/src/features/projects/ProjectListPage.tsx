@@ -1,33 +1,11 @@
 /** Project list (/projects): cards with tags and spider counts, add / edit / delete, filter by tag. */
 import { useState } from 'react';
-import {
-  App,
-  Button,
-  Card,
-  Col,
-  Dropdown,
-  Empty,
-  Input,
-  Row,
-  Select,
-  Skeleton,
-  Space,
-  Tag,
-  Tooltip,
-  Typography,
-} from 'antd';
-import {
-  BugOutlined,
-  DeleteOutlined,
-  EditOutlined,
-  FolderOpenOutlined,
-  MoreOutlined,
-  PlusOutlined,
-} from '@ant-design/icons';
-import { useNavigate } from 'react-router';
+import { App, Button, Card, Col, Empty, Input, Row, Select, Skeleton, Space, Typography } from 'antd';
+import { PlusOutlined } from '@ant-design/icons';
 import { useTranslation } from 'react-i18next';
 import { useDeleteProject, useProjects, useProjectTags } from './api.ts';
 import ProjectFormModal from './components/ProjectFormModal.tsx';
+import ProjectCard from './components/ProjectCard.tsx';
 import type { Project } from './types.ts';
 import './projects.css';
 import { dialogAction } from '../../app/dialogAction.ts';
@@ -35,7 +13,6 @@ import { dialogAction } from '../../app/dialogAction.ts';
 export default function ProjectListPage() {
   const { t } = useTranslation(['projects', 'route', 'common']);
   const { modal, message } = App.useApp();
-  const navigate = useNavigate();
   const [tag, setTag] = useState<string | undefined>();
   const [keyword, setKeyword] = useState('');
   const projects = useProjects({ tag, keyword });
@@ -64,7 +41,6 @@ export default function ProjectListPage() {
   };
 
   const list = projects.data ?? [];
-  const projectTags = (p: Project) => p.tags ?? p.tag ?? [];
 
   return (
     <div className="app-page projects-page" data-page="projects">
@@ -118,70 +94,7 @@ export default function ProjectListPage() {
         <Row gutter={[16, 16]} className="project-grid">
           {list.map((p) => (
             <Col key={p._id} xs={24} sm={12} lg={8} xxl={6}>
-              <Card
-                hoverable
-                className="project-card"
-                data-testid="project-card"
-                data-project={p.name}
-                onClick={() => navigate(`/spiders?project_id=${p._id}`)}
-                title={
-                  <Space size={8}>
-                    <FolderOpenOutlined className="project-card-icon" />
-                    <span className="project-card-name" title={p.name}>
-                      {p.name}
-                    </span>
-                  </Space>
-                }
-                extra={
-                  <Dropdown
-                    trigger={['click']}
-                    menu={{
-                      items: [
-                        { key: 'edit', icon: <EditOutlined />, label: t('projects:edit') },
-                        { key: 'delete', icon: <DeleteOutlined />, label: t('projects:delete'), danger: true },
-                      ],
-                      onClick: ({ key, domEvent }) => {
-                        domEvent.stopPropagation();
-                        if (key === 'edit') openForm(p);
-                        else confirmDelete(p);
-                      },
-                    }}
-                  >
-                    <Button
-                      type="text"
-                      size="small"
-                      icon={<MoreOutlined />}
-                      onClick={(e) => e.stopPropagation()}
-                      aria-label={t('projects:actions')}
-                      data-testid="project-actions"
-                    />
-                  </Dropdown>
-                }
-              >
-                <Typography.Paragraph type="secondary" ellipsis={{ rows: 2 }} className="project-card-desc">
-                  {p.description || t('projects:noDescription')}
-                </Typography.Paragraph>
-                <div className="project-card-footer">
-                  <div className="project-card-tags">
-                    {projectTags(p).length ? (
-                      projectTags(p).map((x) => (
-                        <Tag key={x} color="blue" bordered={false}>
-                          {x}
-                        </Tag>
-                      ))
-                    ) : (
-                      <Typography.Text type="secondary" className="project-card-notag">
-                        {t('projects:noTags')}
-                      </Typography.Text>
-                    )}
-                  </div>
-                  <Tooltip title={t('projects:spiderCountHint')}>
-                    <span className="project-card-count" data-testid="project-spider-count">
-                      <BugOutlined /> {t('projects:spiderCount', { count: p.spider_count ?? p.spiders?.length ?? 0 })}
-                    </span>
-                  </Tooltip>
-                </div>
-              </Card>
+              <ProjectCard project={p} onEdit={openForm} onDelete={confirmDelete} />
             </Col>
           ))}
         </Row>

@@ -1,13 +1,13 @@
 /** /sites (hidden): sites by main category/category with keyword search, category edit, CSV import, collected URLs. */
 import { useState } from 'react';
-import { AutoComplete, Button, Card, Input, Modal, Select, Space, Table, Tabs, Tag, Typography, Upload } from 'antd';
+import { Button, Card, Input, Select, Space, Table, Tabs, Tag, Typography, Upload } from 'antd';
 import { EditOutlined, UploadOutlined } from '@ant-design/icons';
 import { useTranslation } from 'react-i18next';
 import { SITE_PAGE_SIZE, type Site } from '@crawldeck/shared';
 import { useUserStore } from '../../app/stores/user.ts';
-import { useCategories, useImportSites, useMainCategories, useSites, useUpdateSiteCategory } from './api.ts';
+import { useCategories, useImportSites, useMainCategories, useSites } from './api.ts';
 import { CollectedUrls } from './components/CollectedUrls.tsx';
-import { dialogAction } from '../../app/dialogAction.ts';
+import { SiteCategoryModal } from './components/SiteCategoryModal.tsx';
 import { toasts } from '../../api/toasts.ts';
 
 function SitesTab() {
@@ -26,11 +26,9 @@ function SitesTab() {
   });
   const mains = useMainCategories();
   const cats = useCategories(mainCategory);
-  const update = useUpdateSiteCategory();
   const importer = useImportSites();
   const [editing, setEditing] = useState<Site | null>(null);
   const [newCategory, setNewCategory] = useState('');
-  const editCats = useCategories(editing?.main_category);
 
   return (
     <div data-panel="sites">
@@ -148,31 +146,12 @@ function SitesTab() {
           },
         ]}
       />
-      <Modal
-        open={!!editing}
-        title={`${t('editCategory')} · ${editing?.domain ?? ''}`}
-        onCancel={() => setEditing(null)}
-        confirmLoading={update.isPending}
-        onOk={dialogAction(async () => {
-          if (!editing) return;
-          await update.mutateAsync({ id: editing._id, category: newCategory.trim() });
-          void toasts().success(t('saved'));
-          setEditing(null);
-        })}
-      >
-        <AutoComplete
-          style={{ width: '100%' }}
-          value={newCategory}
-          onChange={setNewCategory}
-          options={(editCats.data ?? []).map((c) => ({ value: c }))}
-          filterOption={(input, o) =>
-            String(o?.value ?? '')
-              .toLowerCase()
-              .includes(input.toLowerCase())
-          }
-          placeholder={t('category')}
-        />
-      </Modal>
+      <SiteCategoryModal
+        site={editing}
+        category={newCategory}
+        onCategoryChange={setNewCategory}
+        onClose={() => setEditing(null)}
+      />
     </div>
   );
 }

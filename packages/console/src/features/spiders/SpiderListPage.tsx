@@ -3,24 +3,17 @@
  * with zip upload, import from URL, row selection for batch actions, delete with confirmation.
  */
 import { useEffect, useMemo, useState } from 'react';
-import { App, Button, Card, Input, Select, Space, Table, Tag, Tooltip, Typography } from 'antd';
-import type { TableProps } from 'antd';
-import {
-  CloudDownloadOutlined,
-  DeleteOutlined,
-  GlobalOutlined,
-  LockOutlined,
-  PlusOutlined,
-  ReloadOutlined,
-} from '@ant-design/icons';
-import { Link, useLocation, useNavigate } from 'react-router';
+import { App, Button, Card, Space, Table, Typography } from 'antd';
+import { CloudDownloadOutlined, DeleteOutlined, PlusOutlined } from '@ant-design/icons';
+import { useLocation, useNavigate } from 'react-router';
 import { useTranslation } from 'react-i18next';
-import dayjs from 'dayjs';
 import { useProjects } from '../projects/api.ts';
 import { useDeleteSpiders, useSpiders } from './api.ts';
 import SpiderAddModal from './components/SpiderAddModal.tsx';
 import ImportModal from './components/ImportModal.tsx';
-import type { Spider, SpiderListQuery, SpiderType } from './types.ts';
+import SpiderListFilters from './components/SpiderListFilters.tsx';
+import { useSpiderColumns } from './components/useSpiderColumns.tsx';
+import type { Spider, SpiderListQuery } from './types.ts';
 import './spiders.css';
 import TourFor from '../tours/TourFor.tsx';
 import { RunSpiderButton } from '../tasks/components/RunDialog.tsx';
@@ -35,7 +28,6 @@ export default function SpiderListPage() {
   const navigate = useNavigate();
   const location = useLocation();
   const [query, setQuery] = useState<SpiderListQuery>(() => ({ page_num: 1, page_size: getDefaultPageSize(10) }));
-  const [keywordInput, setKeywordInput] = useState('');
   const [selected, setSelected] = useState<string[]>([]);
   const [addOpen, setAddOpen] = useState(false);
   const [importOpen, setImportOpen] = useState(false);
@@ -80,99 +72,7 @@ export default function SpiderListPage() {
     });
   };
 
-  const columns: TableProps<Spider>['columns'] = [
-    {
-      title: t('spiders:fields.name'),
-      dataIndex: 'name',
-      key: 'name',
-      sorter: true,
-      render: (_, s) => (
-        <div className="spider-name-cell">
-          <Link to={`/spiders/${s._id}`} className="spider-name-link" data-testid="spider-link">
-            {s.display_name || s.name}
-          </Link>
-          {s.display_name && s.display_name !== s.name && <span className="spider-name-sub">{s.name}</span>}
-        </div>
-      ),
-    },
-    {
-      title: t('spiders:fields.type'),
-      dataIndex: 'type',
-      key: 'type',
-      width: 120,
-      render: (v: SpiderType) => (
-        <Tag color={v === 'configurable' ? 'purple' : 'geekblue'}>{t(`spiders:types.${v}`)}</Tag>
-      ),
-    },
-    {
-      title: t('spiders:fields.project'),
-      dataIndex: 'project_id',
-      key: 'project',
-      width: 160,
-      render: (v: string | null) =>
-        v && projectNames.get(v) ? (
-          <Tag bordered={false}>{projectNames.get(v)}</Tag>
-        ) : (
-          <Typography.Text type="secondary">{t('spiders:noProject')}</Typography.Text>
-        ),
-    },
-    {
-      title: t('spiders:fields.cmd'),
-      dataIndex: 'cmd',
-      key: 'cmd',
-      ellipsis: true,
-      render: (v: string) =>
-        v ? <code className="spider-cmd">{v}</code> : <Typography.Text type="secondary">-</Typography.Text>,
-    },
-    {
-      title: t('spiders:fields.isPublic'),
-      dataIndex: 'is_public',
-      key: 'is_public',
-      width: 100,
-      align: 'center',
-      render: (v: boolean) =>
-        v ? (
-          <Tooltip title={t('spiders:public')}>
-            <GlobalOutlined className="spider-public" />
-          </Tooltip>
-        ) : (
-          <Tooltip title={t('spiders:private')}>
-            <LockOutlined className="spider-private" />
-          </Tooltip>
-        ),
-    },
-    {
-      title: t('spiders:fields.updateTs'),
-      dataIndex: 'update_ts',
-      key: 'update_ts',
-      width: 170,
-      sorter: true,
-      render: (v: string | null) => (v ? dayjs(v).format('YYYY-MM-DD HH:mm:ss') : '-'),
-    },
-    {
-      title: t('spiders:actions'),
-      key: 'actions',
-      width: 210,
-      fixed: 'right',
-      render: (_, s) => (
-        <Space size={4}>
-          <RunSpiderButton spiders={[s]} type="link" size="small" />
-          <Button type="link" size="small" onClick={() => navigate(`/spiders/${s._id}`)}>
-            {t('spiders:view')}
-          </Button>
-          <Button
-            type="link"
-            size="small"
-            danger
-            onClick={() => confirmDelete([s._id], s.display_name || s.name)}
-            data-testid="spider-delete"
-          >
-            {t('spiders:delete.action')}
-          </Button>
-        </Space>
-      ),
-    },
-  ];
+  const columns = useSpiderColumns({ projectNames, onDelete: confirmDelete });
 
   return (
     <div className="app-page spiders-page" data-page="spiders">
@@ -187,44 +87,14 @@ export default function SpiderListPage() {
       </div>
       <Card>
         <div className="spiders-toolbar">
-          <Space wrap size={8}>
-            <Input.Search
-              allowClear
-              value={keywordInput}
-              onChange={(e) => setKeywordInput(e.target.value)}
-              onSearch={(v) => update({ keyword: v.trim() || undefined })}
-              placeholder={t('spiders:searchPlaceholder')}
-              style={{ width: 240 }}
-              data-testid="spider-search"
-              data-tour="spider-list-search"
-            />
-            <Select
-              allowClear
-              showSearch
-              optionFilterProp="label"
-              value={query.project_id}
-              onChange={(v) => setProjectFilter(v)}
-              placeholder={t('spiders:filterProject')}
-              style={{ width: 200 }}
-              options={(projects.data ?? []).map((p) => ({ value: p._id, label: p.name }))}
-              data-testid="spider-project-filter"
-            />
-            <Select
-              allowClear
-              value={query.type}
-              onChange={(v) => update({ type: v })}
-              placeholder={t('spiders:filterType')}
-              style={{ width: 160 }}
-              options={[
-                { value: 'customized', label: t('spiders:types.customized') },
-                { value: 'configurable', label: t('spiders:types.configurable') },
-              ]}
-              data-testid="spider-type-filter"
-            />
-            <Tooltip title={t('spiders:refresh')}>
-              <Button icon={<ReloadOutlined />} onClick={() => void spiders.refetch()} loading={spiders.isFetching} />
-            </Tooltip>
-          </Space>
+          <SpiderListFilters
+            query={query}
+            projects={projects.data ?? []}
+            onChange={update}
+            onProjectChange={setProjectFilter}
+            refreshing={spiders.isFetching}
+            onRefresh={() => void spiders.refetch()}
+          />
           <Space wrap size={8}>
             {selected.length > 0 && (
               <RunSpiderButton batch spiders={(spiders.data?.list ?? []).filter((x) => selected.includes(x._id))} />

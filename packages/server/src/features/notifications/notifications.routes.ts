@@ -21,7 +21,7 @@ import {
   type NotifyLang,
   type RuleEvent,
 } from '@crawldeck/shared';
-import type { AppContext, Feature } from '../../context.ts';
+import type { AppContext, Feature, TypedApp } from '../../context.ts';
 import { iso, ok, paging } from '../../http/envelope.ts';
 import { badRequest, notFound } from '../../http/errors.ts';
 import { parseIds } from '../schedules/schedules.store.ts';
@@ -120,7 +120,6 @@ function ruleRow(r: RuleInfo, id: string, createTs: number, now: number): RuleRo
 
 /** Settings → Notifications (admin only): channels with a test message, rules, and the alert history. */
 export const notificationsFeature: Feature = (app, ctx) => {
-  const { db } = ctx.store;
   const notifier = new Notifier(ctx);
   const rules = new RuleEngine(ctx, notifier);
   ctx.onClose(() => notifier.close());
@@ -137,14 +136,17 @@ export const notificationsFeature: Feature = (app, ctx) => {
   ctx.events.on('node.heartbeat', (ev) => resources.heard(ev));
   resources.start();
 
+  channelRoutes(app, ctx, notifier);
+  ruleRoutes(app, ctx);
+  alertRoutes(app, ctx);
+};
+
+/** Channels: list, create, update (secrets write-only), delete, and a test message. */
+function channelRoutes(app: TypedApp, ctx: AppContext, notifier: Notifier) {
+  const { db } = ctx.store;
   const channelRow = async (id: string) => {
     const row = await findChannel(db, id);
     if (!row) throw notFound('channel');
-    return row;
-  };
-  const ruleById = async (id: string) => {
-    const row = await findRule(db, id);
-    if (!row) throw notFound('rule');
     return row;
   };
 
@@ -228,6 +230,16 @@ export const notificationsFeature: Feature = (app, ctx) => {
       return ok(await notifier.test(row, { event: 'test', ruleName: '' }));
     },
   );
+}
+
+/** Rules: list, create, update and delete, each checked as a whole against the channels that exist. */
+function ruleRoutes(app: TypedApp, ctx: AppContext) {
+  const { db } = ctx.store;
+  const ruleById = async (id: string) => {
+    const row = await findRule(db, id);
+    if (!row) throw notFound('rule');
+    return row;
+  };
 
   app.get(
     '/api/notifications/rules',
@@ -294,7 +306,11 @@ export const notificationsFeature: Feature = (app, ctx) => {
       return ok(null);
     },
   );
+}
 
+/** The alert history, by page, filtered by rule and status. */
+function alertRoutes(app: TypedApp, ctx: AppContext) {
+  const { db } = ctx.store;
   app.get(
     '/api/notifications/alerts',
     {
@@ -313,4 +329,4 @@ export const notificationsFeature: Feature = (app, ctx) => {
       return ok(rows.map(presentAlert), total);
     },
   );
-};
+}

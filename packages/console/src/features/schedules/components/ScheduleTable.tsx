@@ -1,13 +1,13 @@
 /** Schedule table shared by the Schedule list and Spider detail → Schedules. */
 import { useState } from 'react';
-import { Button, Popconfirm, Space, Switch, Table, Tag, Tooltip, Typography } from 'antd';
-import { DeleteOutlined, EditOutlined, PlayCircleOutlined, UnorderedListOutlined } from '@ant-design/icons';
+import { Switch, Table, Tag, Tooltip, Typography } from 'antd';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
 import { SCHEDULE_TOGGLE_ERROR, type ScheduleInfo } from '@crawldeck/shared';
-import { useDeleteSchedule, useRunSchedule, useToggleSchedule } from '../api.ts';
+import { useToggleSchedule } from '../api.ts';
 import { cronForList, describeCron, formatInZone } from '../cron.ts';
 import { toasts } from '../../../api/toasts.ts';
+import ScheduleActions from './ScheduleActions.tsx';
 
 interface Props {
   schedules: ScheduleInfo[];
@@ -23,8 +23,6 @@ const STATUS_COLOR: Record<string, string> = { running: 'green', stop: 'default'
 export default function ScheduleTable({ schedules, loading, hideSpider, onEdit, onShowTasks }: Props) {
   const { t, i18n } = useTranslation('schedules');
   const toggle = useToggleSchedule();
-  const del = useDeleteSchedule();
-  const run = useRunSchedule();
   const [toggling, setToggling] = useState<string | null>(null);
 
   async function onToggle(s: ScheduleInfo, enabled: boolean) {
@@ -148,63 +146,7 @@ export default function ScheduleTable({ schedules, loading, hideSpider, onEdit, 
           key: 'action',
           fixed: 'right',
           width: 170,
-          render: (_, s) => (
-            <Space size={2}>
-              <Popconfirm
-                title={t('actions.confirmRun', { name: s.name })}
-                onConfirm={() =>
-                  run
-                    .mutateAsync(s._id)
-                    .then((r) => void toasts().success(t('messages.started', { count: r.task_ids.length })))
-                }
-              >
-                <Tooltip title={t('actions.run')}>
-                  <Button
-                    type="text"
-                    size="small"
-                    icon={<PlayCircleOutlined />}
-                    className="schedule-run"
-                    aria-label={t('actions.run')}
-                  />
-                </Tooltip>
-              </Popconfirm>
-              <Tooltip title={t('actions.tasks')}>
-                <Button
-                  type="text"
-                  size="small"
-                  icon={<UnorderedListOutlined />}
-                  className="schedule-tasks"
-                  aria-label={t('actions.tasks')}
-                  onClick={() => onShowTasks(s)}
-                />
-              </Tooltip>
-              <Tooltip title={t('actions.edit')}>
-                <Button
-                  type="text"
-                  size="small"
-                  icon={<EditOutlined />}
-                  className="schedule-edit"
-                  aria-label={t('actions.edit')}
-                  onClick={() => onEdit(s)}
-                />
-              </Tooltip>
-              <Popconfirm
-                title={t('actions.confirmDelete', { name: s.name })}
-                onConfirm={() => del.mutateAsync(s._id).then(() => void toasts().success(t('messages.deleted')))}
-              >
-                <Tooltip title={t('actions.delete')}>
-                  <Button
-                    type="text"
-                    size="small"
-                    danger
-                    icon={<DeleteOutlined />}
-                    className="schedule-delete"
-                    aria-label={t('actions.delete')}
-                  />
-                </Tooltip>
-              </Popconfirm>
-            </Space>
-          ),
+          render: (_, s) => <ScheduleActions schedule={s} onEdit={onEdit} onShowTasks={onShowTasks} />,
         },
       ]}
     />

@@ -1,26 +1,13 @@
 /** Add or edit a results data source (PostgreSQL, MySQL/MariaDB), with Test connection. The password is write-only. */
 import { useEffect, useState } from 'react';
-import { Alert, Button, Col, Form, Input, InputNumber, Modal, Row, Select, Switch } from 'antd';
+import { Alert, Button, Col, Form, Input, InputNumber, Modal, Row, Select } from 'antd';
 import { useTranslation } from 'react-i18next';
 import type { CreateDataSourceBody, DataSourceInfo, DataSourceType } from '@crawldeck/shared';
+import { DataSourceAccessFields, type DataSourceValues as Values } from './DataSourceAccessFields.tsx';
 import { useSaveDataSource, useTestDataSource } from '../datasources.api.ts';
 import { validFields } from '../../../app/submitBlocked.ts';
 
 const DEFAULT_PORTS: Record<DataSourceType, number> = { postgres: 5432, mysql: 3306 };
-
-interface Values {
-  name: string;
-  type: DataSourceType;
-  host: string;
-  port: number;
-  database: string;
-  username?: string;
-  password?: string;
-  schema?: string;
-  tls_enabled?: boolean;
-  tls_verify?: boolean;
-  tls_ca?: string;
-}
 
 /** The server's reason in the console's language (the API client attaches it), else the error's own message. */
 function errorOf(err: unknown): string {
@@ -89,7 +76,6 @@ export function DataSourceForm({
   const test = useTestDataSource();
   const [outcome, setOutcome] = useState<Outcome | null>(null);
   const type = Form.useWatch('type', form);
-  const tls = Form.useWatch('tls_enabled', form);
 
   useEffect(() => {
     if (!open) return;
@@ -199,39 +185,7 @@ export function DataSourceForm({
               </Form.Item>
             )}
           </Col>
-          <Col span={12}>
-            <Form.Item name="username" label={t('fields.username')} rules={[{ max: 100 }]}>
-              <Input data-testid="ds-username" autoComplete="off" />
-            </Form.Item>
-          </Col>
-          <Col span={12}>
-            <Form.Item name="password" label={t('fields.password')} rules={[{ max: 1000 }]}>
-              <Input.Password
-                data-testid="ds-password"
-                autoComplete="new-password"
-                placeholder={editing?.password_set ? t('placeholders.passwordKept') : ''}
-              />
-            </Form.Item>
-          </Col>
-          <Col span={8}>
-            <Form.Item name="tls_enabled" label={t('fields.tls')} valuePropName="checked">
-              <Switch />
-            </Form.Item>
-          </Col>
-          {tls && (
-            <Col span={16}>
-              <Form.Item name="tls_verify" label={t('fields.tlsVerify')} valuePropName="checked">
-                <Switch />
-              </Form.Item>
-            </Col>
-          )}
-          {tls && (
-            <Col span={24}>
-              <Form.Item name="tls_ca" label={t('fields.tlsCa')} rules={[{ max: 20000 }]}>
-                <Input.TextArea rows={3} className="mono-input" placeholder={t('placeholders.tlsCa')} />
-              </Form.Item>
-            </Col>
-          )}
+          <DataSourceAccessFields form={form} passwordSet={!!editing?.password_set} />
         </Row>
       </Form>
       {outcome && (

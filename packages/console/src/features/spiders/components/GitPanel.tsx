@@ -5,43 +5,17 @@
  * "connect a repository" form. Errors show the server's message (git's `fatal:` line).
  */
 import { useEffect, useMemo, useState } from 'react';
-import {
-  Alert,
-  App,
-  AutoComplete,
-  Button,
-  Card,
-  Col,
-  Descriptions,
-  Form,
-  Input,
-  Row,
-  Space,
-  Switch,
-  Tag,
-  Tooltip,
-  Typography,
-} from 'antd';
-import { BranchesOutlined, CloudSyncOutlined, LinkOutlined, RollbackOutlined, SaveOutlined } from '@ant-design/icons';
+import { Alert, App, Card, Form, Space, Tag, Typography } from 'antd';
+import { BranchesOutlined } from '@ant-design/icons';
 import { useQueryClient } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
-import dayjs from 'dayjs';
-import { gitUrlProblem, gitBranchProblem, type GitSyncResult } from '@crawldeck/shared';
 import { spiderKeys, useUpdateSpider } from '../api.ts';
 import { errorText, gitAction, toolKeys, useGitInfo } from '../toolsApi.ts';
 import type { Spider, SpiderForm } from '../types.ts';
 import GitSyncChanges from './GitSyncChanges.tsx';
+import { GitActions, GitFields, type GitValues as Values } from './GitFields.tsx';
+import GitResult, { type GitLastAction } from './GitResult.tsx';
 import './tools.css';
-
-interface Values {
-  git_url: string;
-  git_branch: string;
-  git_username: string;
-  git_password: string;
-  git_auto_sync: boolean;
-}
-
-const fmt = (v: string | null | undefined) => (v ? dayjs(v).format('YYYY-MM-DD HH:mm:ss') : '-');
 
 export default function GitPanel({ spider }: { spider: Spider }) {
   const id = spider._id;
@@ -53,7 +27,7 @@ export default function GitPanel({ spider }: { spider: Spider }) {
   const info = useGitInfo(spider);
   const [busy, setBusy] = useState<null | 'save' | 'sync' | 'reset'>(null);
   const [error, setError] = useState('');
-  const [last, setLast] = useState<(GitSyncResult & { action: 'sync' | 'reset' }) | null>(null);
+  const [last, setLast] = useState<GitLastAction | null>(null);
   const connected = !!spider.git_url;
 
   const initial = useMemo<Values>(
@@ -143,9 +117,7 @@ export default function GitPanel({ spider }: { spider: Spider }) {
     });
 
   const g = info.data;
-  const commit = last?.commit ?? g?.commit ?? null;
   const branches = last?.branches ?? g?.branches ?? [];
-  const lastSync = last?.sync_ts ?? g?.last_sync_ts ?? null;
   const storedError = !error && g?.last_error ? g.last_error : '';
 
   return (
@@ -167,114 +139,14 @@ export default function GitPanel({ spider }: { spider: Spider }) {
         </Typography.Paragraph>
       )}
       <Form<Values> form={form} layout="vertical" initialValues={initial} className="git-form">
-        <Row gutter={16}>
-          <Col xs={24} md={14}>
-            <Form.Item
-              name="git_url"
-              label={t('url')}
-              rules={[
-                { required: true, whitespace: true, message: t('urlRequired') },
-                {
-                  validator: (_, v: string) => {
-                    const p = v?.trim() ? gitUrlProblem(v) : null;
-                    return p ? Promise.reject(new Error(p)) : Promise.resolve();
-                  },
-                },
-              ]}
-            >
-              <Input
-                className="mono-input"
-                prefix={<LinkOutlined />}
-                placeholder="https://github.com/owner/repo.git"
-                data-testid="git-url"
-              />
-            </Form.Item>
-          </Col>
-          <Col xs={24} md={10}>
-            <Form.Item
-              name="git_branch"
-              label={t('branch')}
-              tooltip={t('branchHint')}
-              rules={[
-                {
-                  validator: (_, v: string) => {
-                    const p = v?.trim() ? gitBranchProblem(v.trim()) : null;
-                    return p ? Promise.reject(new Error(p)) : Promise.resolve();
-                  },
-                },
-              ]}
-            >
-              <AutoComplete
-                className="mono-input"
-                options={branches.map((b) => ({ value: b, label: b }))}
-                placeholder={t('branchDefault')}
-                allowClear
-                data-testid="git-branch"
-              />
-            </Form.Item>
-          </Col>
-          <Col xs={24} md={8}>
-            <Form.Item name="git_username" label={t('username')} rules={[{ max: 255 }]}>
-              <Input autoComplete="off" data-testid="git-username" />
-            </Form.Item>
-          </Col>
-          <Col xs={24} md={8}>
-            <Form.Item
-              name="git_password"
-              label={t('password')}
-              extra={spider.git_password_set ? t('passwordSet') : t('passwordHint')}
-              rules={[{ max: 1000 }]}
-            >
-              <Input.Password
-                autoComplete="new-password"
-                placeholder={spider.git_password_set ? '••••••' : ''}
-                data-testid="git-password"
-              />
-            </Form.Item>
-          </Col>
-          <Col xs={24} md={8}>
-            <Form.Item name="git_auto_sync" label={t('autoSync')} tooltip={t('autoSyncHint')} valuePropName="checked">
-              <Switch data-testid="git-auto-sync" />
-            </Form.Item>
-          </Col>
-        </Row>
-        <div className="git-actions">
-          {connected && (
-            <Button
-              icon={<SaveOutlined />}
-              onClick={() => void onSave()}
-              loading={busy === 'save'}
-              disabled={!!busy && busy !== 'save'}
-              data-testid="git-save"
-            >
-              {t('save')}
-            </Button>
-          )}
-          {connected && (
-            <Tooltip title={t('resetHint')}>
-              <Button
-                danger
-                icon={<RollbackOutlined />}
-                onClick={confirmReset}
-                loading={busy === 'reset'}
-                disabled={!!busy && busy !== 'reset'}
-                data-testid="git-reset"
-              >
-                {t('reset')}
-              </Button>
-            </Tooltip>
-          )}
-          <Button
-            type="primary"
-            icon={<CloudSyncOutlined />}
-            onClick={() => void run('sync')}
-            loading={busy === 'sync'}
-            disabled={!!busy && busy !== 'sync'}
-            data-testid="git-sync"
-          >
-            {connected ? t('sync') : t('connect')}
-          </Button>
-        </div>
+        <GitFields branches={branches} passwordSet={spider.git_password_set} />
+        <GitActions
+          connected={connected}
+          busy={busy}
+          onSave={() => void onSave()}
+          onReset={confirmReset}
+          onSync={() => void run('sync')}
+        />
       </Form>
 
       {(error || storedError) && (
@@ -288,35 +160,7 @@ export default function GitPanel({ spider }: { spider: Spider }) {
         />
       )}
 
-      {connected && (
-        <Descriptions size="small" bordered column={{ xs: 1, md: 2 }} className="git-result" data-testid="git-result">
-          <Descriptions.Item label={t('commit')}>
-            {commit ? (
-              <Tooltip title={commit.hash}>
-                <Typography.Text className="mono-text" copyable={{ text: commit.hash }} data-testid="git-commit-hash">
-                  {commit.hash.slice(0, 10)}
-                </Typography.Text>
-              </Tooltip>
-            ) : (
-              <Typography.Text type="secondary">{t('neverSynced')}</Typography.Text>
-            )}
-          </Descriptions.Item>
-          <Descriptions.Item label={t('currentBranch')}>
-            <span className="mono-text">{last?.branch ?? g?.branch ?? '-'}</span>
-          </Descriptions.Item>
-          <Descriptions.Item label={t('message')} span={2}>
-            <span data-testid="git-commit-message">{commit?.message ?? '-'}</span>
-          </Descriptions.Item>
-          <Descriptions.Item label={t('author')}>{commit?.author ?? '-'}</Descriptions.Item>
-          <Descriptions.Item label={t('date')}>{fmt(commit?.date)}</Descriptions.Item>
-          <Descriptions.Item label={t('lastSync')}>
-            <span data-testid="git-last-sync">{fmt(lastSync)}</span>
-          </Descriptions.Item>
-          <Descriptions.Item label={t('lastResult')}>
-            {last ? t(last.action === 'sync' ? 'resultSync' : 'resultReset', { count: last.files }) : '-'}
-          </Descriptions.Item>
-        </Descriptions>
-      )}
+      {connected && <GitResult info={g} last={last} />}
       {connected && last?.changes && <GitSyncChanges spiderId={spider._id} changes={last.changes} />}
     </Card>
   );

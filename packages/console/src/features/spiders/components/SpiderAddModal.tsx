@@ -1,14 +1,14 @@
 /** Add-spider dialog: the two types, the main fields and an optional zip with drag-and-drop and upload progress. */
 import { useEffect, useRef, useState } from 'react';
-import { Alert, App, Col, Form, Input, Modal, Radio, Row, Select, Switch } from 'antd';
+import { Alert, App, Col, Form, Input, Modal, Radio, Row } from 'antd';
 import { useTranslation } from 'react-i18next';
 import { ApiRequestError } from '../../../api/request.ts';
-import { useProjects } from '../../projects/api.ts';
 import { useCreateSpider } from '../api.ts';
 import type { Spider, SpiderForm, SpiderType } from '../types.ts';
 import ZipDragger from './ZipDragger.tsx';
 import TourFor from '../../tours/TourFor.tsx';
 import ConfigTemplateFields from './ConfigTemplateFields.tsx';
+import SpiderRunFields from './SpiderRunFields.tsx';
 import { useCreateConfigSpider } from '../toolsApi.ts';
 
 export const SPIDER_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
@@ -37,7 +37,6 @@ export default function SpiderAddModal({ open, defaultProjectId, onClose, onCrea
   const { t } = useTranslation(['spiders', 'common']);
   const { message } = App.useApp();
   const [form] = Form.useForm<Values>();
-  const projects = useProjects();
   const create = useCreateSpider();
   const createConfig = useCreateConfigSpider();
   const [file, setFile] = useState<File | null>(null);
@@ -159,54 +158,7 @@ export default function SpiderAddModal({ open, defaultProjectId, onClose, onCrea
           </Radio.Group>
         </Form.Item>
         {type === 'configurable' && !file && <ConfigTemplateFields />}
-        <Row gutter={16}>
-          <Col span={12}>
-            <Form.Item
-              name="cmd"
-              data-tour="spider-add-cmd"
-              label={t('spiders:fields.cmd')}
-              rules={[{ required: type !== 'configurable', whitespace: true, message: t('spiders:rules.cmdRequired') }]}
-            >
-              <Input placeholder={t('spiders:placeholders.cmd')} className="mono-input" data-testid="spider-cmd" />
-            </Form.Item>
-          </Col>
-          <Col span={12}>
-            <Form.Item
-              name="col"
-              data-tour="spider-add-col"
-              label={t('spiders:fields.col')}
-              tooltip={t('spiders:hints.col')}
-            >
-              <Input placeholder="results_<name>" className="mono-input" data-testid="spider-col" />
-            </Form.Item>
-          </Col>
-        </Row>
-        <Row gutter={16}>
-          <Col span={12}>
-            <Form.Item name="project_id" data-tour="spider-add-project" label={t('spiders:fields.project')}>
-              <Select
-                allowClear
-                showSearch
-                optionFilterProp="label"
-                placeholder={t('spiders:placeholders.project')}
-                loading={projects.isLoading}
-                options={(projects.data ?? []).map((p) => ({ value: p._id, label: p.name }))}
-                data-testid="spider-project"
-              />
-            </Form.Item>
-          </Col>
-          <Col span={12}>
-            <Form.Item
-              name="is_public"
-              data-tour="spider-add-public"
-              label={t('spiders:fields.isPublic')}
-              valuePropName="checked"
-              tooltip={t('spiders:hints.isPublic')}
-            >
-              <Switch data-testid="spider-public" />
-            </Form.Item>
-          </Col>
-        </Row>
+        <SpiderRunFields type={type} />
         <Form.Item
           data-tour="spider-add-files"
           label={t('spiders:fields.files')}

@@ -9,8 +9,9 @@ import { Badge, Button, Input, Pagination, Space, Switch, Tag, Tooltip, Typograp
 import { ArrowDownOutlined, WarningOutlined } from '@ant-design/icons';
 import { useTranslation } from 'react-i18next';
 import { LOG_PAGE_SIZE } from '@crawldeck/shared';
-import { useErrorLog, useTaskLog, type TaskDetail } from '../api.ts';
+import { useTaskLog, type TaskDetail } from '../api.ts';
 import { ACTIVE_STATUSES } from '../format.ts';
+import { useLogErrors } from './useLogErrors.ts';
 
 export interface LiveLine {
   line_no: number;
@@ -45,6 +46,23 @@ const Line = memo(function Line({ line, keyword, current }: { line: LiveLine; ke
   );
 });
 
+/** The end marker under the last page: the task still runs (an empty line follows) or it has ended. */
+function LogEnd({ running }: { running: boolean }) {
+  const { t } = useTranslation('tasks');
+  return running ? (
+    <>
+      <div className="log-end" data-testid="log-end-marker" data-state="running">
+        {t('log.endRunning')}
+      </div>
+      <div className="log-end-blank" />
+    </>
+  ) : (
+    <div className="log-end" data-testid="log-end-marker" data-state="ended">
+      {t('log.endFinished')}
+    </div>
+  );
+}
+
 export default function LogView({ task, live, active }: { task: TaskDetail; live: LiveLine[]; active: boolean }) {
   const { t } = useTranslation('tasks');
   const [keywordInput, setKeywordInput] = useState('');
@@ -56,7 +74,7 @@ export default function LogView({ task, live, active }: { task: TaskDetail; live
   const running = ACTIVE_STATUSES.includes(task.status);
 
   const log = useTaskLog(task._id, page, keyword, active);
-  const errors = useErrorLog(task._id, active);
+  const { errorLines, errorCount } = useLogErrors(task, live, active);
 
   // Base page from the server plus live lines that belong to this page (no keyword: lines are dense from 1).
   const { lines, total } = useMemo(() => {
@@ -88,17 +106,6 @@ export default function LogView({ task, live, active }: { task: TaskDetail; live
     const el = box.current.querySelector<HTMLElement>(`[data-line="${target}"]`);
     if (el) el.scrollIntoView({ block: 'center' });
   }, [target, lines]);
-
-  const errorList = useMemo(() => errors.data?.list ?? [], [errors.data]);
-  const liveErrors = useMemo(
-    () => live.filter((l) => l.is_error && !errorList.some((e) => e.line_no === l.line_no)),
-    [live, errorList],
-  );
-  const errorLines = useMemo(
-    () => [...errorList.map((e) => e.line_no), ...liveErrors.map((l) => l.line_no)].sort((a, b) => a - b),
-    [errorList, liveErrors],
-  );
-  const errorCount = Math.max(errors.data?.total ?? 0, task.error_log_count ?? 0) + liveErrors.length;
 
   const nextError = () => {
     if (!errorLines.length) return;
@@ -181,20 +188,7 @@ export default function LogView({ task, live, active }: { task: TaskDetail; live
         {lines.map((l) => (
           <Line key={l.line_no} line={l} keyword={keyword} current={l.line_no === target} />
         ))}
-        {!keyword &&
-          page === pages &&
-          (running ? (
-            <>
-              <div className="log-end" data-testid="log-end-marker" data-state="running">
-                {t('log.endRunning')}
-              </div>
-              <div className="log-end-blank" />
-            </>
-          ) : (
-            <div className="log-end" data-testid="log-end-marker" data-state="ended">
-              {t('log.endFinished')}
-            </div>
-          ))}
+        {!keyword && page === pages && <LogEnd running={running} />}
       </div>
       <div className="log-footer">
         <Typography.Text type="secondary" data-testid="log-total">

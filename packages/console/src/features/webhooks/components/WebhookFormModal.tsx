@@ -47,6 +47,47 @@ const SAMPLE: Record<string, unknown> = {
   node: { id: 'x', name: 'x', status: 'online' },
 };
 
+/** The form's values when it opens: the webhook's own, or a new one on the two task outcomes. */
+function initialValues(webhook: WebhookInfo | null | undefined): FormValues {
+  return webhook
+    ? {
+        name: webhook.name,
+        url: webhook.url,
+        events: webhook.events,
+        spider_ids: webhook.spider_ids,
+        secret: '',
+        remove_secret: false,
+        template: webhook.template,
+        enabled: webhook.enabled,
+      }
+    : {
+        name: '',
+        url: '',
+        events: ['task_finished', 'task_error'],
+        spider_ids: [],
+        secret: '',
+        remove_secret: false,
+        template: '',
+        enabled: true,
+      };
+}
+
+/** The body sent on save, from the form's values. */
+function toBody(v: FormValues, webhook: WebhookInfo | null | undefined): WebhookBody {
+  const body: WebhookBody = {
+    name: v.name?.trim() ?? '',
+    url: v.url.trim(),
+    events: v.events,
+    spider_ids: v.spider_ids ?? [],
+    template: v.template ?? '',
+    enabled: v.enabled,
+  };
+  // Secret is write-only: send it only when typed (or '' to remove it).
+  if (v.secret) body.secret = v.secret;
+  else if (webhook && v.remove_secret) body.secret = '';
+  return body;
+}
+
 export default function WebhookFormModal({
   open,
   webhook,
@@ -64,29 +105,7 @@ export default function WebhookFormModal({
   useEffect(() => {
     if (!open) return;
     form.resetFields();
-    form.setFieldsValue(
-      webhook
-        ? {
-            name: webhook.name,
-            url: webhook.url,
-            events: webhook.events,
-            spider_ids: webhook.spider_ids,
-            secret: '',
-            remove_secret: false,
-            template: webhook.template,
-            enabled: webhook.enabled,
-          }
-        : {
-            name: '',
-            url: '',
-            events: ['task_finished', 'task_error'],
-            spider_ids: [],
-            secret: '',
-            remove_secret: false,
-            template: '',
-            enabled: true,
-          },
-    );
+    form.setFieldsValue(initialValues(webhook));
   }, [open, webhook, form]);
 
   async function submit() {
@@ -97,18 +116,7 @@ export default function WebhookFormModal({
       void toasts().error(t('messages.submitBlocked'));
       return;
     }
-    const body: WebhookBody = {
-      name: v.name?.trim() ?? '',
-      url: v.url.trim(),
-      events: v.events,
-      spider_ids: v.spider_ids ?? [],
-      template: v.template ?? '',
-      enabled: v.enabled,
-    };
-    // Secret is write-only: send it only when typed (or '' to remove it).
-    if (v.secret) body.secret = v.secret;
-    else if (webhook && v.remove_secret) body.secret = '';
-    await save.mutateAsync({ id: webhook?._id, form: body });
+    await save.mutateAsync({ id: webhook?._id, form: toBody(v, webhook) });
     void toasts().success(t('messages.saved'));
     onClose();
   }

@@ -1,28 +1,14 @@
 /** The project's settings.py as a table: typed value editors, key autocomplete from Scrapy's known settings. */
 import { useEffect, useMemo, useState, type HTMLAttributes } from 'react';
-import { App, AutoComplete, Button, Input, Select, Table, Tag, Tooltip, Typography } from 'antd';
-import { DeleteOutlined, PlusOutlined, SaveOutlined } from '@ant-design/icons';
+import { App, Button, Input, Table, Typography } from 'antd';
+import { PlusOutlined, SaveOutlined } from '@ant-design/icons';
 import { useTranslation } from 'react-i18next';
-import {
-  SCRAPY_SETTING_NAMES,
-  SCRAPY_SETTING_TYPES,
-  type ScrapySetting,
-  type ScrapySettingType,
-} from '@crawldeck/shared';
+import { SCRAPY_SETTING_TYPES, type ScrapySetting, type ScrapySettingType } from '@crawldeck/shared';
 import { useScrapySection } from '../../toolsApi.ts';
 import type { Spider } from '../../types.ts';
-import ScrapySettingValue, { fromDraft, objectProblem, toDraft, type DraftValue } from '../ScrapySettingValue.tsx';
+import { fromDraft, objectProblem, toDraft } from '../ScrapySettingValue.tsx';
 import { IDENT, nextRowUid, SectionError, SectionToolbar, useSectionError, useSectionSave } from './scrapySection.tsx';
-
-const SETTING_TYPES: ScrapySettingType[] = ['string', 'number', 'boolean', 'array', 'object'];
-
-interface SettingRow {
-  uid: number;
-  key: string;
-  type: ScrapySettingType;
-  value: DraftValue;
-  expression?: boolean;
-}
+import { useSettingColumns, type SettingRow } from './useSettingColumns.tsx';
 
 const toRows = (list: ScrapySetting[]): SettingRow[] =>
   list.map((s) => ({
@@ -97,6 +83,12 @@ export default function SettingsSection({ spider }: { spider: Spider }) {
     );
   };
 
+  const remove = (row: SettingRow) => {
+    setRows((rs) => rs.filter((x) => x.uid !== row.uid));
+    setDirty(true);
+  };
+  const columns = useSettingColumns({ problems, setKey, setType, patch, remove });
+
   const shown = filter ? rows.filter((r) => r.key.toLowerCase().includes(filter.toLowerCase())) : rows;
 
   return (
@@ -141,81 +133,7 @@ export default function SettingsSection({ spider }: { spider: Spider }) {
         pagination={false}
         scroll={{ y: 480 }}
         onRow={(r) => ({ 'data-key': r.key }) as HTMLAttributes<HTMLElement>}
-        columns={[
-          {
-            title: t('settings.key'),
-            dataIndex: 'key',
-            width: '34%',
-            render: (_, r) => (
-              <div>
-                <AutoComplete
-                  className="mono-input"
-                  style={{ width: '100%' }}
-                  value={r.key}
-                  status={problems.has(r.uid) ? 'error' : undefined}
-                  options={settingOptions(r.key)}
-                  onChange={(k: string) => setKey(r, k)}
-                  placeholder="DOWNLOAD_DELAY"
-                  data-testid="setting-key"
-                />
-                {problems.has(r.uid) && (
-                  <Typography.Text type="danger" className="scrapy-row-problem">
-                    {problems.get(r.uid)}
-                  </Typography.Text>
-                )}
-              </div>
-            ),
-          },
-          {
-            title: t('settings.type'),
-            dataIndex: 'type',
-            width: 130,
-            render: (_, r) =>
-              r.expression ? (
-                <Tooltip title={t('settings.expressionHint')}>
-                  <Tag color="gold">{t('settings.expression')}</Tag>
-                </Tooltip>
-              ) : (
-                <Select
-                  size="small"
-                  style={{ width: '100%' }}
-                  value={r.type}
-                  onChange={(v) => setType(r, v)}
-                  options={SETTING_TYPES.map((x) => ({ value: x, label: t(`types.${x}`) }))}
-                  data-testid="setting-type"
-                />
-              ),
-          },
-          {
-            title: t('settings.value'),
-            dataIndex: 'value',
-            render: (_, r) => (
-              <ScrapySettingValue
-                type={r.type}
-                value={r.value}
-                expression={r.expression}
-                onChange={(v) => patch(r.uid, { value: v })}
-              />
-            ),
-          },
-          {
-            title: '',
-            width: 48,
-            render: (_, r) => (
-              <Button
-                type="text"
-                danger
-                icon={<DeleteOutlined />}
-                aria-label={t('remove')}
-                onClick={() => {
-                  setRows((rs) => rs.filter((x) => x.uid !== r.uid));
-                  setDirty(true);
-                }}
-                data-testid="setting-remove"
-              />
-            ),
-          },
-        ]}
+        columns={columns}
       />
     </div>
   );
@@ -227,18 +145,4 @@ function fromDraftSafe(r: SettingRow): unknown {
   } catch {
     return r.value;
   }
-}
-
-function settingOptions(input: string) {
-  const q = input.trim().toUpperCase();
-  const names = q ? SCRAPY_SETTING_NAMES.filter((n) => n.includes(q)) : SCRAPY_SETTING_NAMES;
-  return names.slice(0, 60).map((n) => ({
-    value: n,
-    label: (
-      <span className="scrapy-key-option">
-        <span className="mono-text">{n}</span>
-        <span className="scrapy-key-type">{SCRAPY_SETTING_TYPES[n]}</span>
-      </span>
-    ),
-  }));
 }

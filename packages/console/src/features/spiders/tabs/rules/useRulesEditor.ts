@@ -3,7 +3,7 @@
  * unless this form has unsaved edits), save, reset, suggest fields from the start page, preview the first rows and
  * convert the spider to a customized Scrapy project.
  */
-import { useEffect, useMemo, useRef, useState } from 'react';
+import { useMemo, useState } from 'react';
 import { App, Form } from 'antd';
 import { useQueryClient } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
@@ -20,14 +20,9 @@ import {
   type PreviewResult,
 } from '../../toolsApi.ts';
 import type { Spider } from '../../types.ts';
-import {
-  emptyStage,
-  toRulesValues,
-  toSpiderfile,
-  type RulesField,
-  type RulesStage,
-  type RulesValues,
-} from '../rulesModel.ts';
+import { toRulesValues, toSpiderfile, type RulesStage, type RulesValues } from '../rulesModel.ts';
+import { useFollowSpiderfile } from './useFollowSpiderfile.ts';
+import { withSuggestedFields } from './suggestedFields.ts';
 
 export function useRulesEditor(spider: Spider, goTo: (tab: string) => void) {
   const id = spider._id;
@@ -46,21 +41,7 @@ export function useRulesEditor(spider: Spider, goTo: (tab: string) => void) {
   const [changedElsewhere, setChangedElsewhere] = useState(false);
   const stages = Form.useWatch('stages', form) as RulesStage[] | undefined;
   const base = sfQuery.data?.spiderfile ?? null;
-  const dirtyRef = useRef(dirty);
-  dirtyRef.current = dirty;
-
-  // The same query feeds the Config tab: follow its saves unless this form has unsaved edits.
-  const contentKey = sfQuery.data ? sfQuery.data.content || JSON.stringify(sfQuery.data.spiderfile) : '';
-  useEffect(() => {
-    if (!base) return;
-    if (dirtyRef.current) {
-      setChangedElsewhere(true);
-      return;
-    }
-    form.setFieldsValue(toRulesValues(base));
-    setChangedElsewhere(false);
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [contentKey]);
+  useFollowSpiderfile(sfQuery.data, form, dirty, setChangedElsewhere);
 
   const stageNames = useMemo(() => (stages ?? []).map((s) => s?.name?.trim()).filter(Boolean) as string[], [stages]);
 
@@ -114,32 +95,7 @@ export function useRulesEditor(spider: Spider, goTo: (tab: string) => void) {
       const found = await extractFields(id, url || undefined);
       const all = (form.getFieldValue('stages') as RulesStage[]) ?? [];
       const startName = form.getFieldValue('start_stage') as string | undefined;
-      let idx = all.findIndex((s) => s.name === startName);
-      if (idx < 0) idx = 0;
-      const target = all[idx] ?? emptyStage('list', true);
-      // keep fields that lead to another stage (detail links); the suggestion replaces the rest
-      const follow = target.fields.filter((f) => f.next_stage);
-      const fields: RulesField[] = [
-        ...found.fields.map((f) => ({
-          name: f.name,
-          sel: (f.xpath ? 'xpath' : 'css') as RulesField['sel'],
-          selector: f.xpath || f.css,
-          attr: f.attr,
-          remark: f.remark,
-        })),
-        ...follow.filter((f) => !found.fields.some((x) => x.name === f.name)),
-      ];
-      const next: RulesStage = {
-        ...target,
-        is_list: true,
-        list_sel: 'css',
-        list_selector: found.list_css,
-        ...(found.page_css ? { page_sel: 'css' as const, page_selector: found.page_css } : {}),
-        fields,
-      };
-      const copy = [...all];
-      copy[idx] = next;
-      form.setFieldValue('stages', copy);
+      form.setFieldValue('stages', withSuggestedFields(all, startName, found));
       setDirty(true);
       void message.success(
         t('configSpider:extracted', { count: found.count, selector: found.list_css, fields: found.fields.length }),
