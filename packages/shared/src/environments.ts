@@ -151,7 +151,15 @@ export const EnvLanguageState = Type.Object({
 });
 export type EnvLanguageState = Static<typeof EnvLanguageState>;
 
-export const InstalledPackage = Type.Object({ name: Str(214), version: Str(128) });
+/**
+ * A Python or Node.js package a node has; `system` marks a Python package of the system Python the node's
+ * environment is made from (tasks import it, the node's pip neither upgrades it in place nor uninstalls it).
+ */
+export const InstalledPackage = Type.Object({
+  name: Str(214),
+  version: Str(128),
+  system: Type.Optional(Type.Boolean()),
+});
 export type InstalledPackage = Static<typeof InstalledPackage>;
 
 /** What a node reports after it starts and after every job: languages found, packages of its environments. */
@@ -190,6 +198,8 @@ export const NodePackage = Type.Object({
   version: Type.String(),
   state: EnvState,
   all_nodes: Type.Boolean(),
+  /** It comes with the system Python, not from the node's environment. */
+  system: Type.Boolean(),
 });
 export type NodePackage = Static<typeof NodePackage>;
 

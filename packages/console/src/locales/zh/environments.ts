@@ -1,7 +1,11 @@
 export default {
   state: { installed: '已安装', 'not-installed': '未安装', installing: '安装中' },
   sections: { languages: '语言', pip: 'Python 包 (pip)', npm: 'Node.js 包 (npm)', jobs: '任务记录' },
-  intro: '该节点上的语言和依赖包。安装在节点上逐个进行，不影响爬虫任务运行。',
+  intro:
+    '该节点上的语言和依赖包。安装在节点上逐个进行，不影响爬虫任务运行。pip 列表包含任务可导入的全部 Python 包：先列节点自己环境中的包，再列系统 Python 自带的包（标为“系统”），安装时这些包会被判定为已满足，保持不变。',
+  tasksRunWith: '任务使用的解释器',
+  system: '系统',
+  systemLocked: '该包随系统 Python 提供，不在节点的环境中，无法在此卸载；“升级”会把更新的版本安装到节点的环境中。',
   cancelJob: {
     button: '取消',
     confirm: '取消节点 {{node}} 上的任务 {{name}}？节点正在运行的任务只能等其工具结束。',
