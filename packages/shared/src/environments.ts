@@ -5,6 +5,7 @@
  */
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { Id, Str } from './bounds.ts';
+import { EnvJobReason } from './env-job-reason.ts';
 
 /** What a job installs: a language with the node's package manager, a Python package (pip), a Node.js one (npm). */
 export const ENV_TARGETS = ['language', 'pip', 'npm'] as const;
@@ -62,6 +63,8 @@ export const EnvJob = Type.Object({
   status: Type.String(),
   log: Type.String(),
   error: Type.String(),
+  /** Why it failed, when the node's situation is the reason (the console says it in the reader's language). */
+  reason: Type.Union([EnvJobReason, Type.Null()]),
   username: Type.String(),
   create_ts: Type.Union([Type.String(), Type.Null()]),
   start_ts: Type.Union([Type.String(), Type.Null()]),

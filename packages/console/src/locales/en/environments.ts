@@ -7,6 +7,13 @@ export default {
   system: 'System',
   systemLocked:
     'It comes with the system Python, outside the node\u2019s environment, and cannot be uninstalled from here; Upgrade installs a newer version into the node\u2019s environment.',
+  nodeOffline: 'The node is {{status}}: jobs wait until it is back, and what is shown here is its last report.',
+  jobReason: {
+    needs_root:
+      'The node runs as "{{user}}", which may not run {{tool}} through sudo without a password. Run the node as root, allow "{{user}}" password-less sudo for {{tool}}, or install the language on the node by hand.',
+    node_offline: 'The node was {{status}} and did not take the job in time. Repeat the job once the node is back.',
+    node_lost: 'The node went {{status}} or restarted while the job ran. Check the node, then repeat the job.',
+  },
   cancelJob: {
     button: 'Cancel',
     confirm: 'Cancel the job {{name}} on {{node}}? A job its node is running now ends only with its tool.',

@@ -6,6 +6,7 @@
 import {
   BUILTIN_LANGUAGES,
   EMPTY_ENV_SETTINGS,
+  envJobReason,
   NODE_RUNTIME_LANGUAGES,
   NODE_RUNTIME_PIP_PACKAGES,
   newId,
@@ -56,6 +57,7 @@ export function presentJob(r: store.EnvJobRow, nodeNames: Map<string, string>): 
     status: r.status,
     log: r.log,
     error: r.error,
+    reason: r.status === 'failed' ? envJobReason(r.error) : null,
     username: r.username,
     create_ts: iso(r.create_ts),
     start_ts: iso(r.start_ts),

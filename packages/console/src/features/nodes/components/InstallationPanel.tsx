@@ -32,7 +32,17 @@ export default function InstallationPanel({ node }: { node: NodeInfo }) {
       <Typography.Paragraph type="secondary">
         {t('intro')} {!isAdmin && t('adminOnly')}
       </Typography.Paragraph>
-      {data && !data.reported_ts && <Alert type="info" showIcon message={t('noReport')} style={{ marginBottom: 12 }} />}
+      {node.status === 'offline' ? (
+        <Alert
+          type="warning"
+          showIcon
+          data-testid="env-node-offline"
+          message={t('nodeOffline', { status: t('nodes:status.offline') })}
+          style={{ marginBottom: 12 }}
+        />
+      ) : (
+        data && !data.reported_ts && <Alert type="info" showIcon message={t('noReport')} style={{ marginBottom: 12 }} />
+      )}
       {data && (
         <Typography.Paragraph>
           {t('packageManager')}: <code>{data.package_manager || t('none')}</code>
