@@ -45,6 +45,7 @@ const apiOnce = [
   'packages/server/test/environments.test.ts',
   'packages/server/test/environments-join.test.ts',
   'packages/server/test/environments-language.test.ts',
+  'packages/server/test/environments-python.test.ts',
   'packages/server/test/environment-secrets.test.ts',
   'packages/server/test/env-build-kill.test.ts',
   'packages/server/test/env-build-sandbox.test.ts',

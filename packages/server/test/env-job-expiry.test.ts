@@ -24,7 +24,7 @@ afterAll(async () => {
   await m?.close();
 });
 
-type Job = { _id: string; status: string; error: string; finish_ts: string | null };
+type Job = { _id: string; status: string; error: string; reason: unknown; finish_ts: string | null };
 
 async function install(name: string): Promise<string> {
   const r = await m.api('POST', '/env-jobs', {
@@ -74,6 +74,9 @@ describe('environment jobs of a node that goes away', () => {
     const [t, w] = await Promise.all([ended(taken), ended(waiting)]);
     expect(t.error).toMatch(/^expired: its node did not report on it for 4 s/);
     expect(w.error).toMatch(/^expired: its node did not take it within 4 s/);
+    // The console says why in the reader's language: the node was offline, or went away mid-job.
+    expect(w.reason).toEqual({ kind: 'node_offline' });
+    expect(t.reason).toEqual({ kind: 'node_lost' });
     expect(t.finish_ts).not.toBeNull();
     // An answer of the node after the end changes nothing.
     await asNode(`/env-jobs/${taken}/finish`, { ok: true, error: '' });

@@ -5,6 +5,7 @@
  */
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { Id, Str } from './bounds.ts';
+import { EnvJobReason } from './env-job-reason.ts';
 
 /** What a job installs: a language with the node's package manager, a Python package (pip), a Node.js one (npm). */
 export const ENV_TARGETS = ['language', 'pip', 'npm'] as const;
@@ -62,6 +63,8 @@ export const EnvJob = Type.Object({
   status: Type.String(),
   log: Type.String(),
   error: Type.String(),
+  /** Why it failed, when the node's situation is the reason (the console says it in the reader's language). */
+  reason: Type.Union([EnvJobReason, Type.Null()]),
   username: Type.String(),
   create_ts: Type.Union([Type.String(), Type.Null()]),
   start_ts: Type.Union([Type.String(), Type.Null()]),
@@ -151,7 +154,15 @@ export const EnvLanguageState = Type.Object({
 });
 export type EnvLanguageState = Static<typeof EnvLanguageState>;
 
-export const InstalledPackage = Type.Object({ name: Str(214), version: Str(128) });
+/**
+ * A Python or Node.js package a node has; `system` marks a Python package of the system Python the node's
+ * environment is made from (tasks import it, the node's pip neither upgrades it in place nor uninstalls it).
+ */
+export const InstalledPackage = Type.Object({
+  name: Str(214),
+  version: Str(128),
+  system: Type.Optional(Type.Boolean()),
+});
 export type InstalledPackage = Static<typeof InstalledPackage>;
 
 /** What a node reports after it starts and after every job: languages found, packages of its environments. */
@@ -190,6 +201,8 @@ export const NodePackage = Type.Object({
   version: Type.String(),
   state: EnvState,
   all_nodes: Type.Boolean(),
+  /** It comes with the system Python, not from the node's environment. */
+  system: Type.Boolean(),
 });
 export type NodePackage = Static<typeof NodePackage>;
 

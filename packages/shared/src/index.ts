@@ -29,4 +29,5 @@ export * from './scrapy-stats.ts';
 export * from './datasources.ts';
 export * from './datasource-identity.ts';
 export * from './environments.ts';
+export * from './env-job-reason.ts';
 export * from './redact.ts';

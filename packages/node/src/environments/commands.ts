@@ -1,9 +1,35 @@
 /** The commands of an environment job, built from its fields and the node's package manager (never a shell line). */
-import { withoutCredentials, type EnvJobOrder, type EnvSettings, type PackageManager } from '@crawldeck/shared';
+import os from 'node:os';
+import {
+  needsRootError,
+  withoutCredentials,
+  type EnvJobOrder,
+  type EnvSettings,
+  type PackageManager,
+} from '@crawldeck/shared';
+import type { ToolResult } from './tool.ts';
 import { nodeEnvDir, pythonEnvDir, venvPython, type EnvPlaces } from './places.ts';
 
 /** `sudo -n` in front when the node is not root (and may use sudo without a password); nothing as root. */
 const asRoot = (argv: string[]) => (process.getuid?.() === 0 ? argv : ['sudo', '-n', ...argv]);
+
+/**
+ * What sudo (or the start of it) says when the node may not become root without a password, or cannot start sudo
+ * at all: missing, or not executable for the node's user.
+ */
+const SUDO_REFUSED =
+  /^sudo: (a password is required|a terminal is required|.* is not in the sudoers file|.* may not run sudo|sorry, user .* is not allowed)|^sudo: spawn sudo (EACCES|ENOENT|EPERM)/m;
+
+/**
+ * The error of a failed language command that ran through `sudo -n` because sudo refused the node: what is wrong
+ * and what to do, instead of sudo's own line; null when sudo was not the reason (the package manager's words stay).
+ */
+export function sudoRefusal(argv: string[], r: ToolResult): string | null {
+  if (argv[0] !== 'sudo' || r.code === 0) return null;
+  if (!SUDO_REFUSED.test(r.tail.join('\n'))) return null;
+  const tool = argv.find((a, i) => i > 0 && !a.startsWith('-')) ?? 'the package manager';
+  return needsRootError(os.userInfo().username, tool);
+}
 
 export const aptUpdateCommand = () => asRoot(['apt-get', 'update']);
 

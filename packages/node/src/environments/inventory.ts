@@ -36,20 +36,40 @@ async function output(cmd: string, args: string[], env: NodeJS.ProcessEnv): Prom
   }
 }
 
-export async function detectLanguage(l: EnvLanguage, env: NodeJS.ProcessEnv): Promise<EnvLanguageState> {
-  const found = which(l.executable, env.PATH);
+export async function detectLanguage(
+  l: EnvLanguage,
+  env: NodeJS.ProcessEnv,
+  executable = l.executable,
+): Promise<EnvLanguageState> {
+  const found = path.isAbsolute(executable)
+    ? existsSync(executable)
+      ? executable
+      : undefined
+    : which(executable, env.PATH);
   if (!found) return { key: l.key, installed: false, version: '', path: '' };
   const said = await output(found, l.version_args, env);
   const version = /(\d+(?:\.\d+)+)/.exec(said)?.[1] ?? '';
   return { key: l.key, installed: true, version, path: found };
 }
 
+/**
+ * Every Python package the node's tasks can import: those of its environment, and those of the system Python it is
+ * made from (`system`), which the environment sees. Before the environment exists (a fresh node) the list is the
+ * system Python's, with pip when the system has it: installs work from the start.
+ */
 async function pipPackages(p: EnvPlaces, env: NodeJS.ProcessEnv): Promise<InstalledPackage[]> {
-  const py = venvPython(pythonEnvDir(p));
-  if (!venvComplete(pythonEnvDir(p))) return [];
-  const said = await output(py, ['-m', 'pip', 'list', '--local', '--format=json', '--disable-pip-version-check'], env);
-  const json = /\[.*\]/s.exec(said)?.[0];
-  return json ? (JSON.parse(json) as InstalledPackage[]) : [];
+  const dir = pythonEnvDir(p);
+  const own = venvComplete(dir);
+  const py = own ? venvPython(dir) : p.python;
+  const args = ['-m', 'pip', 'list', '--verbose', '--format=json', '--disable-pip-version-check', '--isolated'];
+  const json = /\[.*\]/s.exec(await output(py, args, env))?.[0];
+  if (!json) return [];
+  const listed = JSON.parse(json) as { name: string; version: string; location?: string }[];
+  return listed.map((x) => ({
+    name: x.name,
+    version: x.version,
+    system: !own || !(x.location ?? '').startsWith(dir + path.sep),
+  }));
 }
 
 async function npmPackages(p: EnvPlaces, env: NodeJS.ProcessEnv): Promise<InstalledPackage[]> {
@@ -71,7 +91,10 @@ export async function takeInventory(p: EnvPlaces, languages: EnvLanguage[]): Pro
   const env = toolEnv(p);
   return {
     package_manager: packageManager(),
-    languages: await Promise.all(languages.map((l) => detectLanguage(l, env))),
+    // Python is the interpreter tasks and the node's environments run with, not the first python3 on PATH.
+    languages: await Promise.all(
+      languages.map((l) => detectLanguage(l, env, l.key === 'python' ? p.python : l.executable)),
+    ),
     pip: await pipPackages(p, env),
     npm: await npmPackages(p, env),
   };

@@ -17,7 +17,7 @@ import {
 } from '@crawldeck/shared';
 import { privateDir } from '../sandbox.ts';
 import { writeToolCredentials } from './credentials.ts';
-import { aptUpdateCommand, languageCommand, npmCommand, pipCommand } from './commands.ts';
+import { aptUpdateCommand, languageCommand, npmCommand, pipCommand, sudoRefusal } from './commands.ts';
 import { packageManager, takeInventory, toolEnv } from './inventory.ts';
 import {
   nodeEnvDir,
@@ -163,7 +163,8 @@ export class EnvJobRunner {
   ): Promise<{ ok: boolean; error: string }> {
     if (job.target === 'language') {
       const pm = packageManager();
-      let r = await tool(languageCommand(job, pm));
+      const argv = languageCommand(job, pm);
+      let r = await tool(argv);
       // A fresh machine often has no package lists yet: fetch them once and try again.
       if (
         r.code !== 0 &&
@@ -172,9 +173,9 @@ export class EnvJobRunner {
         /Unable to locate package|no installation candidate/.test(r.tail.join('\n'))
       ) {
         await tool(aptUpdateCommand());
-        r = await tool(languageCommand(job, pm));
+        r = await tool(argv);
       }
-      return r.code === 0 ? { ok: true, error: '' } : { ok: false, error: toolError(r) };
+      return r.code === 0 ? { ok: true, error: '' } : { ok: false, error: sudoRefusal(argv, r) ?? toolError(r) };
     }
     if (job.target === 'pip') {
       const dir = pythonEnvDir(this.places, job.environment || undefined);

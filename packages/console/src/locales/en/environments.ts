@@ -1,7 +1,19 @@
 export default {
   state: { installed: 'Installed', 'not-installed': 'Not Installed', installing: 'Installing' },
   sections: { languages: 'Languages', pip: 'Python packages (pip)', npm: 'Node.js packages (npm)', jobs: 'Jobs' },
-  intro: 'Languages and packages on this node. Installs run on the node one at a time, beside its tasks.',
+  intro:
+    'Languages and packages on this node. Installs run on the node one at a time, beside its tasks. The pip list holds every Python package tasks can import: the node\u2019s own first, then those of the system Python (marked System), which an install finds already satisfied and leaves as they are.',
+  tasksRunWith: 'Tasks run with',
+  system: 'System',
+  systemLocked:
+    'It comes with the system Python, outside the node\u2019s environment, and cannot be uninstalled from here; Upgrade installs a newer version into the node\u2019s environment.',
+  nodeOffline: 'The node is {{status}}: jobs wait until it is back, and what is shown here is its last report.',
+  jobReason: {
+    needs_root:
+      'The node runs as "{{user}}", which may not run {{tool}} through sudo without a password. Run the node as root, allow "{{user}}" password-less sudo for {{tool}}, or install the language on the node by hand.',
+    node_offline: 'The node was {{status}} and did not take the job in time. Repeat the job once the node is back.',
+    node_lost: 'The node went {{status}} or restarted while the job ran. Check the node, then repeat the job.',
+  },
   cancelJob: {
     button: 'Cancel',
     confirm: 'Cancel the job {{name}} on {{node}}? A job its node is running now ends only with its tool.',

@@ -1,7 +1,18 @@
 export default {
   state: { installed: '已安装', 'not-installed': '未安装', installing: '安装中' },
   sections: { languages: '语言', pip: 'Python 包 (pip)', npm: 'Node.js 包 (npm)', jobs: '任务记录' },
-  intro: '该节点上的语言和依赖包。安装在节点上逐个进行，不影响爬虫任务运行。',
+  intro:
+    '该节点上的语言和依赖包。安装在节点上逐个进行，不影响爬虫任务运行。pip 列表包含任务可导入的全部 Python 包：先列节点自己环境中的包，再列系统 Python 自带的包（标为“系统”），安装时这些包会被判定为已满足，保持不变。',
+  tasksRunWith: '任务使用的解释器',
+  system: '系统',
+  systemLocked: '该包随系统 Python 提供，不在节点的环境中，无法在此卸载；“升级”会把更新的版本安装到节点的环境中。',
+  nodeOffline: '节点{{status}}：安装任务会等它恢复后再运行，此处显示的是它最近一次上报的内容。',
+  jobReason: {
+    needs_root:
+      '节点以用户“{{user}}”运行，该用户无法免密码通过 sudo 运行 {{tool}}。请以 root 运行节点，或允许“{{user}}”免密码 sudo 运行 {{tool}}，或在节点上手动安装该语言。',
+    node_offline: '节点{{status}}，未能及时领取该任务。请在节点恢复后重新执行。',
+    node_lost: '任务运行期间节点{{status}}或重启了。请检查节点后重新执行。',
+  },
   cancelJob: {
     button: '取消',
     confirm: '取消节点 {{node}} 上的任务 {{name}}？节点正在运行的任务只能等其工具结束。',

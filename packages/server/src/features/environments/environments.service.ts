@@ -6,6 +6,7 @@
 import {
   BUILTIN_LANGUAGES,
   EMPTY_ENV_SETTINGS,
+  envJobReason,
   NODE_RUNTIME_LANGUAGES,
   NODE_RUNTIME_PIP_PACKAGES,
   newId,
@@ -56,6 +57,7 @@ export function presentJob(r: store.EnvJobRow, nodeNames: Map<string, string>): 
     status: r.status,
     log: r.log,
     error: r.error,
+    reason: r.status === 'failed' ? envJobReason(r.error) : null,
     username: r.username,
     create_ts: iso(r.create_ts),
     start_ts: iso(r.start_ts),
@@ -291,12 +293,15 @@ export class EnvironmentsService {
       for (const p of inv[target]) names.set(packageKey(target, p.name), p.name);
       for (const j of jobs) if (j.target === target) names.set(packageKey(target, j.name), j.name);
       for (const m of marks) if (m.target === target) names.set(packageKey(target, m.name), m.name);
+      // The node's own packages first, then those of the system Python its environment sees.
+      const system = (key: string) => installed.get(key)?.system === true;
       return [...names]
-        .sort(([a], [b]) => a.localeCompare(b))
+        .sort(([a], [b]) => Number(system(a)) - Number(system(b)) || a.localeCompare(b))
         .map(([key, name]) => {
           const p = installed.get(key);
           const state: EnvState = busy(target, name) ? 'installing' : p ? 'installed' : 'not-installed';
-          return { name: p?.name ?? name, version: p?.version ?? '', state, all_nodes: marked(target, name) };
+          const listed = { name: p?.name ?? name, version: p?.version ?? '', state, all_nodes: marked(target, name) };
+          return { ...listed, system: system(key) };
         });
     };
     return {

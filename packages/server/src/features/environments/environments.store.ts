@@ -1,6 +1,6 @@
 /** The only code of node environments that speaks SQL: jobs, node reports, languages, "all nodes" marks. */
 import { sql, type Kysely, type Selectable } from 'kysely';
-import type { EnvJobQuery, EnvLanguageBody, NodeInventoryBody } from '@crawldeck/shared';
+import { NODE_OFFLINE_PREFIX, type EnvJobQuery, type EnvLanguageBody, type NodeInventoryBody } from '@crawldeck/shared';
 import type { DB } from '../../store/schema.ts';
 
 export type EnvJobRow = Selectable<DB['env_jobs']>;
@@ -123,7 +123,7 @@ export async function expireJobs(db: Kysely<DB>, now: number, ttlMs: number): Pr
   for (const job of due) {
     const error =
       job.status === 'pending'
-        ? `expired: its node did not take it within ${span} (the node is offline or gone)`
+        ? `${NODE_OFFLINE_PREFIX} within ${span} (the node is offline or gone)`
         : `expired: its node did not report on it for ${span} (the node went away or restarted)`;
     const r = await db
       .updateTable('env_jobs')

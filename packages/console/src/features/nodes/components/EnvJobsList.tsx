@@ -1,7 +1,7 @@
 /** The node's latest environment jobs: who started what and when, the status, the failure and the live log. */
 import { Alert, App, Button, Popconfirm, Table, Tag, Typography } from 'antd';
 import { useTranslation } from 'react-i18next';
-import type { EnvJob } from '@crawldeck/shared';
+import type { EnvJob, EnvJobReason } from '@crawldeck/shared';
 import { formatTs } from '../../tasks/format.ts';
 import { useCancelEnvJob } from '../../environments/api.ts';
 
@@ -40,6 +40,8 @@ function CancelJob({ job }: { job: EnvJob }) {
 
 export default function EnvJobsList({ jobs }: { jobs: EnvJob[] }) {
   const { t } = useTranslation('environments');
+  // An offline node is named with the word of its status tag, so the tab says it one way only.
+  const reasonText = (r: EnvJobReason) => t(`jobReason.${r.kind}`, { ...r, status: t('nodes:status.offline') });
   return (
     <Table
       rowKey="_id"
@@ -57,7 +59,14 @@ export default function EnvJobsList({ jobs }: { jobs: EnvJob[] }) {
                 type="error"
                 showIcon
                 message={t(failureKey(j))}
-                description={<pre className="env-job-error">{j.error}</pre>}
+                description={
+                  <>
+                    {j.reason && (
+                      <Typography.Paragraph data-testid="env-job-reason">{reasonText(j.reason)}</Typography.Paragraph>
+                    )}
+                    <pre className="env-job-error">{j.error}</pre>
+                  </>
+                }
                 style={{ marginBottom: 8 }}
               />
             )}

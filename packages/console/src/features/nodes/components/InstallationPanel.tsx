@@ -23,6 +23,7 @@ export default function InstallationPanel({ node }: { node: NodeInfo }) {
   const start = (body: EnvJobBody) =>
     startJob.mutate(body, { onSuccess: (started) => void message.success(t('started', { count: started.length })) });
   const data = env.data;
+  const python = data?.languages.find((l) => l.key === 'python');
   const busy = data && [...data.languages, ...data.pip, ...data.npm].some((x) => x.state === 'installing');
   if (busy && isAdmin && !jobs.isFetching && !jobs.data?.some((j) => j.status === 'pending' || j.status === 'running'))
     void jobs.refetch();
@@ -31,14 +32,26 @@ export default function InstallationPanel({ node }: { node: NodeInfo }) {
       <Typography.Paragraph type="secondary">
         {t('intro')} {!isAdmin && t('adminOnly')}
       </Typography.Paragraph>
-      {data && !data.reported_ts && <Alert type="info" showIcon message={t('noReport')} style={{ marginBottom: 12 }} />}
+      {node.status === 'offline' ? (
+        <Alert
+          type="warning"
+          showIcon
+          data-testid="env-node-offline"
+          message={t('nodeOffline', { status: t('nodes:status.offline') })}
+          style={{ marginBottom: 12 }}
+        />
+      ) : (
+        data && !data.reported_ts && <Alert type="info" showIcon message={t('noReport')} style={{ marginBottom: 12 }} />
+      )}
       {data && (
         <Typography.Paragraph>
           {t('packageManager')}: <code>{data.package_manager || t('none')}</code>
           {node.systemInfo?.python && (
-            <>
-              {' · '}Python: <code>{node.systemInfo.python}</code>
-            </>
+            <span data-testid="env-tasks-python">
+              {' · '}
+              {t('tasksRunWith')}: <code>{node.systemInfo.python}</code>
+              {python?.version && ` (Python ${python.version})`}
+            </span>
           )}
         </Typography.Paragraph>
       )}

@@ -42,7 +42,16 @@ export default function PackagesTable({ target, packages, isAdmin, nodeId, nodeN
           {
             title: t('fields.name'),
             dataIndex: 'name',
-            render: (n: string) => <strong data-testid={`env-${target}-row-${n}`}>{n}</strong>,
+            render: (n: string, p: NodePackage) => (
+              <span>
+                <strong data-testid={`env-${target}-row-${n}`}>{n}</strong>
+                {p.system && (
+                  <Tag bordered={false} style={{ marginLeft: 8 }} data-testid={`env-${target}-system-${n}`}>
+                    {t('system')}
+                  </Tag>
+                )}
+              </span>
+            ),
           },
           {
             title: t('fields.state'),
@@ -79,7 +88,9 @@ export default function PackagesTable({ target, packages, isAdmin, nodeId, nodeN
                           locked={
                             target === 'pip' && NODE_RUNTIME_PIP_PACKAGES.includes(pipKey(p.name))
                               ? t('pipLocked')
-                              : undefined
+                              : p.system
+                                ? t('systemLocked')
+                                : undefined
                           }
                           testId={`env-uninstall-${target}-${p.name}`}
                           onConfirm={() => job(p, 'uninstall')}
