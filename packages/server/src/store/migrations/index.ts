@@ -8,6 +8,7 @@ import { m2026112207_git } from './2026112207_git.ts';
 import { m2026112208_collections } from './2026112208_collections.ts';
 import { m2026112220_webhook_outbox } from './2026112220_webhook_outbox.ts';
 import { m2026120950_notifications } from './2026120950_notifications.ts';
+import { m2026121000_node_credentials } from './2026121000_node_credentials.ts';
 import { m2026112330_node_metrics_ts } from './2026112330_node_metrics_ts.ts';
 import { m2026112230_scrapy_stats } from './2026112230_scrapy_stats.ts';
 import { m2026112231_task_suspicious } from './2026112231_task_suspicious.ts';
@@ -74,4 +75,5 @@ export const migrations: Record<string, EngineMigration> = {
   '2026120920_queue_limits': m2026120920_queue_limits,
   '2026120930_scrapyd': m2026120930_scrapyd,
   '2026120950_notifications': m2026120950_notifications,
+  '2026121000_node_credentials': m2026121000_node_credentials,
 };
