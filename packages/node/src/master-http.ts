@@ -67,6 +67,15 @@ export class MasterHttp {
     this.headers = { [NODE_KEY_HEADER]: key, [NODE_ID_HEADER]: nodeId };
   }
 
+  /** The key every call presents from now on (the node's own, once the master gave it one). */
+  useKey(key: string): void {
+    this.headers[NODE_KEY_HEADER] = key;
+  }
+
+  get key(): string {
+    return this.headers[NODE_KEY_HEADER];
+  }
+
   /** The master the node talks to now: its control connection and every HTTP call go there. */
   get base(): string {
     return this.urls[this.current];

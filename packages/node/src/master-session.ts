@@ -16,6 +16,7 @@ import type { MetricsSampler } from './system.ts';
 import type { MasterHttp } from './master-http.ts';
 import type { Assignments, NodeLimits, NodeLog } from './assignments.ts';
 import type { EnvJobRunner } from './environments/jobs.ts';
+import type { NodeKeys } from './credential.ts';
 
 export interface SessionIdentity {
   nodeId: string;
@@ -43,6 +44,7 @@ export class MasterSession {
     private sampler: MetricsSampler,
     private envJobs: EnvJobRunner,
     private log: NodeLog,
+    private keys: NodeKeys,
     /** The master refused the node key: the session has stopped and will not connect again. */
     private onRefused: (reason: string) => void = () => undefined,
   ) {}
@@ -115,6 +117,12 @@ export class MasterSession {
     }
     if (this.stopped) return;
     if (code === 4401 || code === 4403) this.refusedKey = reason || `closed with ${code}`;
+    if (this.refusedKey !== undefined && this.keys.fallBack()) {
+      this.log('warn', `master refused the node's own key (${this.refusedKey}): joining with the shared key`);
+      this.refusedKey = undefined;
+      this.connect();
+      return;
+    }
     if (this.refusedKey !== undefined) {
       // Trying again cannot help: the key is wrong until someone changes it. A master that is down is retried.
       this.stopped = true;
@@ -136,6 +144,7 @@ export class MasterSession {
   }
 
   private onRegistered(msg: Extract<MasterToNode, { type: 'registered' }>): void {
+    if (msg.key) this.keepKey(msg.key);
     this.registered = true;
     this.attempts = 0;
     this.limits.enabled = msg.enabled;
@@ -155,6 +164,17 @@ export class MasterSession {
     this.tasks.resendFinished();
     this.log('info', 'registered with master', { nodeId: this.me.nodeId, master: this.master.base });
     this.envJobs.wake();
+  }
+
+  /** The master gave the node its own key: kept in the data dir and used for every call from now on. */
+  private keepKey(key: string): void {
+    try {
+      this.keys.keep(key);
+      this.log('info', 'the master gave this node its own key; it is kept in the data dir');
+    } catch (err) {
+      // Not kept: the node goes on with the key in memory, and says so (after a restart it will be refused).
+      this.log('error', "this node's own key could not be kept in the data dir", { err: String(err) });
+    }
   }
 
   private handle(msg: MasterToNode): void {
@@ -179,6 +199,8 @@ export class MasterSession {
       case 'env.wake':
         this.envJobs.wake();
         return;
+      case 'credential':
+        return this.keepKey(msg.key);
       default: {
         const never: never = msg;
         void never;

@@ -18,6 +18,7 @@ import { EnvJobRunner } from './environments/jobs.ts';
 import { defaultWorkDir } from './environments/places.ts';
 import { MasterHttp, parseMasterUrls } from './master-http.ts';
 import { MasterSession } from './master-session.ts';
+import { NodeKeys } from './credential.ts';
 import { Assignments, type NodeLimits, type NodeLog } from './assignments.ts';
 
 export interface NodeOptions {
@@ -92,6 +93,7 @@ export async function startNode(opts: NodeOptions): Promise<RunningNode> {
   const log = opts.log ?? consoleLog;
   const python = opts.python || nodeVariable('CRAWLDECK_PYTHON') || defaultPython();
   const master = new MasterHttp(parseMasterUrls(opts.master), opts.key, nodeId);
+  const keys = new NodeKeys(dataDir, opts.key, master);
   const sandbox = nodeJail(nodeId, { dataDir, workDir }, opts.limits, log);
   const name = opts.name || os.hostname();
   const runEnv: RunnerEnv = {
@@ -112,7 +114,16 @@ export async function startNode(opts: NodeOptions): Promise<RunningNode> {
     nodeType: opts.type ?? 'worker',
     info: systemInfo(python, sandbox.info),
   };
-  const session = new MasterSession(me, master, limits, new MetricsSampler(dataDir), envJobs, log, opts.onKeyRefused);
+  const session = new MasterSession(
+    me,
+    master,
+    limits,
+    new MetricsSampler(dataDir),
+    envJobs,
+    log,
+    keys,
+    opts.onKeyRefused,
+  );
   const tasks = new Assignments(places, runEnv, limits, master, envJobs, (m) => session.send(m), log);
   session.tasks = tasks;
   tasks.resume();

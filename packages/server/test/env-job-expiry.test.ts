@@ -38,7 +38,7 @@ async function install(name: string): Promise<string> {
 async function asNode(route: string, body: unknown = {}) {
   const r = await fetch(`${m.url}/api/node-api${route}`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', [NODE_KEY_HEADER]: KEY, [NODE_ID_HEADER]: sim.nodeId },
+    headers: { 'content-type': 'application/json', [NODE_KEY_HEADER]: sim.key, [NODE_ID_HEADER]: sim.nodeId },
     body: JSON.stringify(body),
   });
   expect(r.status).toBe(200);

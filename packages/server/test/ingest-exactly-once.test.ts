@@ -25,7 +25,6 @@ afterAll(async () => {
 const { simTask, ship } = handShipping(
   () => m,
   () => sim,
-  KEY,
 );
 
 async function items(taskId: string): Promise<Record<string, unknown>[]> {
@@ -42,7 +41,7 @@ describe('exactly-once ingest of batches that overlap, skip ahead or hold odd te
     const post = (body: unknown) =>
       fetch(`${m.url}/api/node-api/tasks/${taskId}/logs`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', [NODE_KEY_HEADER]: KEY, [NODE_ID_HEADER]: sim.nodeId },
+        headers: { 'content-type': 'application/json', [NODE_KEY_HEADER]: sim.key, [NODE_ID_HEADER]: sim.nodeId },
         body: JSON.stringify(body),
       });
     for (const body of [{ from: -1, lines: ['a'] }, { from: 0, lines: [{}] }, { from: 0 }]) {

@@ -35,7 +35,6 @@ async function metric(name: string): Promise<number> {
 const { simTask, ship } = handShipping(
   () => m,
   () => sim,
-  KEY,
 );
 
 describe('ingest with several batches of a task in flight', () => {

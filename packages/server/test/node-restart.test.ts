@@ -1,4 +1,5 @@
-import { rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestMaster, type TestMaster } from './harness.ts';
 import { allLog, gatePath, makeSpider, runSpider, waitFor, waitNodes, waitTask } from './tasks.helpers.ts';
@@ -138,5 +139,22 @@ for i in range(${COUNT}):
     await restartNode();
     const done = await expectExact(taskId, 0, COUNT);
     expect(done.exit_code).toBe(0);
+  });
+
+  it('keeps its own key across the restart: joined once, the same key in use afterwards, never logged', async () => {
+    const file = path.join(node.dataDir, 'node-credential');
+    const key = readFileSync(file, 'utf8').trim();
+    expect(key).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    const before = (await m.api('GET', `/nodes/${nodeId}/key`)).body.data;
+    expect(before).toMatchObject({ has_key: true, revoked: false });
+    await killNode();
+    const earlier = node.output();
+    await restartNode();
+    // Back online with the kept key: the shared key would have been refused, as this node has a key of its own.
+    const after = (await m.api('GET', `/nodes/${nodeId}/key`)).body.data;
+    expect(after.created_at).toBe(before.created_at);
+    expect(readFileSync(file, 'utf8').trim()).toBe(key);
+    expect(earlier + node.output()).not.toContain(key);
   });
 });

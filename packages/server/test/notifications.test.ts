@@ -160,7 +160,6 @@ describe('channels', () => {
 const { endTask, alertsOf, delivered } = notifyTaskHelpers(
   () => m,
   () => sim,
-  KEY,
 );
 
 describe('rules', () => {

@@ -151,6 +151,9 @@ export const ROUTES: Record<string, RouteRow> = {
   'DELETE /api/nodes/{id}': { access: 'admin' },
   'GET /api/nodes/{id}/tasks': { access: 'user' },
   'GET /api/nodes/{id}/system': { access: 'user' },
+  'GET /api/nodes/{id}/key': { access: 'admin' },
+  'POST /api/nodes/{id}/key': { access: 'admin' },
+  'DELETE /api/nodes/{id}/key': { access: 'admin' },
 
   // tasks
   'PUT /api/tasks': spider({ body: (f) => ({ spider_id: f.spider, run_type: 'random' }) }),

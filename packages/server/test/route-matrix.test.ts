@@ -10,26 +10,30 @@ import { ROUTES, type Fixture, type RouteRow } from './route-matrix.table.ts';
  * checks the answer against the access table. Spellings the router decodes (`/%61pi/…`) must get exactly the
  * checks of the plain path; the others (double slash, dot segments, other case) must never reach a handler.
  */
-type Caller = 'anonymous' | 'garbage' | 'revoked' | 'expired' | 'userB' | 'owner' | 'apiToken' | 'admin' | 'nodeKey';
+type Caller =
+  'anonymous' | 'garbage' | 'revoked' | 'expired' | 'userB' | 'owner' | 'apiToken' | 'admin' | 'nodeKey' | 'ownNodeKey';
 const CALLERS: Caller[] = [
   'anonymous',
   'garbage',
   'revoked',
   'expired',
   'nodeKey',
+  'ownNodeKey',
   'userB',
   'owner',
   'apiToken',
   'admin',
 ];
-const UNAUTHENTICATED = new Set<Caller>(['anonymous', 'garbage', 'revoked', 'expired', 'nodeKey']);
+const UNAUTHENTICATED = new Set<Caller>(['anonymous', 'garbage', 'revoked', 'expired', 'nodeKey', 'ownNodeKey']);
+/** A node's own key (the shared node key, `nodeKey`, only joins a node on its socket, which is not in this table). */
+const OWN_NODE_KEY = 'own-key-of-the-matrix-node-0123456789abcdef';
 const BOGUS = 'ffffffffffffffffffffffff';
 
 type Expect = 'ok' | 401 | 403 | 'hidden';
 
 function expected(row: RouteRow, caller: Caller): Expect {
   if (row.access === 'public') return 'ok';
-  if (row.access === 'node') return caller === 'nodeKey' ? 'ok' : 401;
+  if (row.access === 'node') return caller === 'ownNodeKey' ? 'ok' : 401;
   if (UNAUTHENTICATED.has(caller)) return 401;
   if (row.access === 'admin') return caller === 'admin' ? 'ok' : 403;
   if (row.access === 'owner' && caller === 'userB') return 'hidden';
@@ -168,6 +172,16 @@ beforeAll(async () => {
       finish_ts: Date.now(),
     })
     .execute();
+  await m.master.store.db
+    .insertInto('node_credentials')
+    .values({
+      node_id: newId(),
+      key_hash: hashToken(OWN_NODE_KEY),
+      create_ts: Date.now(),
+      last_used_ts: null,
+      revoke_ts: null,
+    })
+    .execute();
   const revoked = await must('PUT', '/tokens', a, { name: 'revoked' });
   await must('DELETE', `/tokens/${revoked._id}`, a);
   const expiredRaw = 'expired-token-of-user-a-0123456789abcdef';
@@ -192,6 +206,7 @@ beforeAll(async () => {
     revoked: revoked.token,
     expired: expiredRaw,
     nodeKey: undefined,
+    ownNodeKey: undefined,
     userB: b,
     owner: a,
     apiToken: apiToken.token,
@@ -247,6 +262,7 @@ describe('route matrix', () => {
             );
           const headers: Record<string, string> = token ? { authorization: token } : {};
           if (caller === 'nodeKey') headers[NODE_KEY_HEADER] = m.master.config.nodeKey;
+          if (caller === 'ownNodeKey') headers[NODE_KEY_HEADER] = OWN_NODE_KEY;
           const body = row.body ? row.body(f, n++) : method === 'GET' || method === 'DELETE' ? undefined : {};
           const r = await call(m.url, method, p + qs, headers, body).catch((err: Error) => ({
             status: 0,

@@ -40,6 +40,7 @@ describe('settings', () => {
       user_tasks_on_master: 'N',
       user_tasks_unsandboxed: 'N',
       public_url: '',
+      node_join_shared_key: 'Y',
     });
     expect((await m.api('GET', '/setting', { token: null })).body.data.enable_tutorial).toBe('N');
     expect((await m.api('POST', '/setting', { body: { enable_tutorial: 'maybe' } })).status).toBe(400);

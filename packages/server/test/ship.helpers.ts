@@ -8,7 +8,7 @@ import { runSpider, waitFor } from './tasks.helpers.ts';
  * Tasks a simulated node takes and whose batches the test ships by hand, as the node's shipper would. The master
  * and the node are read at each call (tests create them in their setup).
  */
-export function handShipping(master: () => TestMaster, node: () => SimNode, key: string) {
+export function handShipping(master: () => TestMaster, node: () => SimNode) {
   /** A task of the spider assigned to the simulated node and started there. */
   async function simTask(spiderId: string): Promise<string> {
     const sim = node();
@@ -24,7 +24,7 @@ export function handShipping(master: () => TestMaster, node: () => SimNode, key:
   async function ship(kind: 'logs' | 'items', taskId: string, from: number, lines: string[]): Promise<number> {
     const res = await fetch(`${master().url}/api/node-api/tasks/${taskId}/${kind}`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', [NODE_KEY_HEADER]: key, [NODE_ID_HEADER]: node().nodeId },
+      headers: { 'content-type': 'application/json', [NODE_KEY_HEADER]: node().key, [NODE_ID_HEADER]: node().nodeId },
       body: JSON.stringify({ from, lines }),
     });
     expect(res.status).toBe(200);

@@ -1,7 +1,8 @@
 /**
  * Control protocol between a node service and the master, carried as JSON text frames over ONE WebSocket that
- * the node opens to `/api/nodes/connect` (header `x-crawldeck-node-key`). Bulk data (file blobs, log and item
- * batches) goes over HTTP under `/api/node-api/…` with the same key. Both sides handle these unions with
+ * the node opens to `/api/nodes/connect` (header `x-crawldeck-node-key`: the node's own key, or the shared key
+ * to join). Bulk data (file blobs, log and item batches) goes over HTTP under `/api/node-api/…` with the node's
+ * own key. Both sides handle these unions with
  * exhaustive switches, so adding a message type is a compile error until every side handles it.
  */
 import { Type } from '@sinclair/typebox';
@@ -137,7 +138,17 @@ export type NodeToMaster =
     };
 
 export type MasterToNode =
-  | { type: 'registered'; nodeId: string; heartbeatMs: number; enabled: boolean; maxRunners: number }
+  | {
+      type: 'registered';
+      nodeId: string;
+      heartbeatMs: number;
+      enabled: boolean;
+      maxRunners: number;
+      /** The node joined with the shared key: its own key, given once; the node keeps it and uses it from now on. */
+      key?: string;
+    }
+  /** An administrator rotated the node's key: the new one, which replaces the node's kept key at once. */
+  | { type: 'credential'; key: string }
   | { type: 'config'; enabled: boolean; maxRunners: number }
   | { type: 'task.assign'; task: TaskAssignment }
   | { type: 'task.cancel'; taskId: string }

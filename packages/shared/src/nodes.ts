@@ -172,3 +172,29 @@ export const NodeJoinEnvelope = Ok(NodeJoin);
 export const NodeDeletedEnvelope = Ok(Type.Null());
 /** Answer of the node-api ingest endpoints: everything below `acked` is stored. */
 export const ShipAckEnvelope = Ok(Type.Object({ acked: Type.Integer() }));
+
+/**
+ * A node's own key for the node API, as administrators see it (never the key itself): whether it has one, since
+ * when, when the node last used it and whether it was revoked.
+ */
+export const NodeKeyState = Type.Object({
+  has_key: Type.Boolean(),
+  revoked: Type.Boolean(),
+  created_at: Nullable(Type.String()),
+  last_used_at: Nullable(Type.String()),
+  revoked_at: Nullable(Type.String()),
+});
+export type NodeKeyState = Static<typeof NodeKeyState>;
+
+/**
+ * A new key for a node, shown this once: `delivered` when the node was connected to this master and keeps it now;
+ * otherwise it goes into the file `node-credential` of the node's data dir.
+ */
+export const NodeKeyIssued = Type.Composite([
+  NodeKeyState,
+  Type.Object({ key: Type.String(), delivered: Type.Boolean() }),
+]);
+export type NodeKeyIssued = Static<typeof NodeKeyIssued>;
+
+export const NodeKeyStateEnvelope = Ok(NodeKeyState);
+export const NodeKeyIssuedEnvelope = Ok(NodeKeyIssued);

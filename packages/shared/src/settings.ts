@@ -17,6 +17,8 @@ export const UpdateSettingBody = Type.Object({
   user_tasks_unsandboxed: Type.Optional(Type.Union([Type.Literal('Y'), Type.Literal('N')])),
   /** The console's address as people open it (http/https URL); notifications link back to it. '' = no links. */
   public_url: Type.Optional(Str(2000)),
+  /** Whether a new node may join with the shared node key (and so get a key of its own). */
+  node_join_shared_key: Type.Optional(Type.Union([Type.Literal('Y'), Type.Literal('N')])),
 });
 export type UpdateSettingBody = Static<typeof UpdateSettingBody>;
 
@@ -38,6 +40,11 @@ export const AdminSetting = Type.Object({
    * 'Y' lets them run on nodes without a sandbox too, where they share a uid and see each other.
    */
   user_tasks_unsandboxed: YesNo,
+  /**
+   * 'Y' (default): a new node joins with the shared node key and is given a key of its own, which it uses from then
+   * on. 'N': the shared key is refused; nodes that have their own key keep working.
+   */
+  node_join_shared_key: YesNo,
   public_url: Type.String(),
 });
 export type AdminSetting = Static<typeof AdminSetting>;

@@ -1,4 +1,3 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import fp from 'fastify-plugin';
 import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
 import { NODE_KEY_HEADER, type Role } from '@crawldeck/shared';
@@ -7,6 +6,8 @@ import { forbidden, unauthorized } from './errors.ts';
 import { findTokenWithUser, touchToken } from '../features/tokens/tokens.store.ts';
 import { BasicAuth } from './basic-auth.ts';
 import type { ThrottleOptions } from '../features/session/login-limiter.ts';
+import { nodeCaller } from '../features/nodes/credentials.ts';
+import { hashToken } from './keys.ts';
 
 export interface AuthUser {
   id: string;
@@ -22,7 +23,8 @@ export interface AuthUser {
  * - `public`: anyone (sign-in, sign-up, version, setting, the console files, the OpenAPI page).
  * - `user`: any signed-in user or API token; the handler's policy decides which rows they see.
  * - `admin`: administrators only.
- * - `node`: worker nodes, checked by the shared node key header, never by a user token.
+ * - `node`: worker nodes, each by its own key in the node key header (never by a user token); the request then
+ *   carries the node's id (`req.nodeId`). The shared node key only joins a new node, on the node socket.
  */
 export type RouteAccess = 'public' | 'user' | 'admin' | 'node';
 
@@ -38,6 +40,8 @@ declare module 'fastify' {
   }
   interface FastifyRequest {
     user: AuthUser;
+    /** On `node` routes: the node whose own key signed the request. */
+    nodeId: string;
   }
   interface FastifyInstance {
     /** Access given to every route registered in this plugin context (third-party plugins that take no route config). */
@@ -45,8 +49,7 @@ declare module 'fastify' {
   }
 }
 
-export const hashToken = (raw: string) => createHash('sha256').update(raw).digest('hex');
-export const newRawToken = () => randomBytes(32).toString('base64url');
+export { hashToken, newRawToken, nodeKeyMatches } from './keys.ts';
 
 /** Accepts `Authorization: <token>` and `Authorization: Bearer <token>`. */
 export function tokenFromRequest(req: FastifyRequest): string | undefined {
@@ -54,15 +57,6 @@ export function tokenFromRequest(req: FastifyRequest): string | undefined {
   if (!header) return undefined;
   const m = /^Bearer\s+(.+)$/i.exec(header);
   return (m ? m[1] : header).trim() || undefined;
-}
-
-/** Constant-time comparison of a presented node key with the master's. */
-export function nodeKeyMatches(expected: string, presented: string | string[] | undefined): boolean {
-  const key = Array.isArray(presented) ? presented[0] : presented;
-  if (!key) return false;
-  const a = createHash('sha256').update(key).digest();
-  const b = createHash('sha256').update(expected).digest();
-  return timingSafeEqual(a, b);
 }
 
 // Writing last_used_ts on every request would turn every read into a write; once a minute is enough for display.
@@ -111,6 +105,7 @@ export interface AuthOptions {
 export const authPlugin = fp(async (app: FastifyInstance, opts: AuthOptions) => {
   const basic = new BasicAuth(opts.store, opts.basicLimits, resolveToken);
   app.decorateRequest('user', null as unknown as AuthUser);
+  app.decorateRequest('nodeId', '');
   app.decorate('routeAccess', null);
   app.addHook('onRoute', function (this: FastifyInstance, route: RouteOptions) {
     const access = route.config?.access ?? this.routeAccess;
@@ -130,7 +125,11 @@ export const authPlugin = fp(async (app: FastifyInstance, opts: AuthOptions) => 
     if (access === 'node') {
       // The node socket checks the key itself so it can close with a code the node reports.
       if (config.nodeSocket && req.headers.upgrade?.toLowerCase() === 'websocket') return;
-      if (!nodeKeyMatches(opts.nodeKey, req.headers[NODE_KEY_HEADER])) throw unauthorized('unauthorized: bad node key');
+      const caller = await nodeCaller(opts.store.db, opts.nodeKey, req.headers[NODE_KEY_HEADER]);
+      if (caller?.kind === 'joining')
+        throw unauthorized("unauthorized: the shared node key only joins a node; use the node's own key");
+      if (!caller) throw unauthorized('unauthorized: bad node key');
+      req.nodeId = caller.nodeId;
       return;
     }
     if (access !== 'user' && access !== 'admin') throw unauthorized();

@@ -19,3 +19,15 @@ export async function nodeFor(db: Kysely<DB>, actor: Actor, id: string, access: 
   if (!canNode(actor, access)) throw forbidden('forbidden: administrators only');
   return n;
 }
+
+/**
+ * A node acts only on the tasks assigned to it: another node's task is answered as if it did not exist (404), so a
+ * node's key can neither write to nor learn of other nodes' tasks. `task` undefined: the task is gone.
+ */
+export function taskOnNode<T extends { node_id: string }>(nodeId: string, task: T | undefined): T | undefined {
+  if (task && task.node_id !== nodeId) throw notFound('task');
+  return task;
+}
+
+/** A node's socket speaks only for the node whose key opened it. */
+export const nodeMayRegisterAs = (keyNodeId: string, registeredId: string): boolean => keyNodeId === registeredId;

@@ -152,6 +152,14 @@ export interface TaskTables {
     /** When the node was last declared offline; null while it is alive. */
     offline_ts: number | null;
   };
+  /** A node's own key for the node API, by its hash (migration 2026121000). */
+  node_credentials: {
+    node_id: string;
+    key_hash: string;
+    create_ts: number;
+    last_used_ts: number | null;
+    revoke_ts: number | null;
+  };
   node_metrics: { node_id: string; ts: number; cpu: number; mem: number; disk: number; running: number };
   tasks: {
     id: string;

@@ -13,7 +13,7 @@ export interface AlertRow {
   link: string;
 }
 
-export function notifyTaskHelpers(master: () => TestMaster, node: () => SimNode, key: string) {
+export function notifyTaskHelpers(master: () => TestMaster, node: () => SimNode) {
   /** Runs a task of the spider on the simulated node and ends it as told. */
   async function endTask(
     spiderId: string,
@@ -44,7 +44,7 @@ export function notifyTaskHelpers(master: () => TestMaster, node: () => SimNode,
       method: 'POST',
       headers: {
         'content-type': 'application/json',
-        'x-crawldeck-node-key': key,
+        'x-crawldeck-node-key': node().key,
         'x-crawldeck-node-id': node().nodeId,
       },
       body: JSON.stringify({ from: 0, lines: Array.from({ length: n }, (_, i) => JSON.stringify({ i })) }),

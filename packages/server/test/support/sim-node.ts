@@ -32,19 +32,27 @@ export class SimNode {
   readonly assigned: TaskAssignment[] = [];
   private ws: WebSocket | undefined;
   private beats = 0;
+  /** The node's own key, given by the master when it joined with the shared key. */
+  ownKey: string | undefined;
 
   constructor(private readonly opts: SimNodeOptions) {
     this.nodeId = opts.nodeId ?? randomBytes(12).toString('hex');
   }
 
-  /** Connects and registers; resolves once the master confirmed. */
+  /** The key the node presents: its own once it has one, else the shared key (which only joins). */
+  get key(): string {
+    return this.ownKey ?? this.opts.key;
+  }
+
+  /** Connects and registers; resolves once the master confirmed (rejects when it closes the socket first). */
   connect(): Promise<void> {
     const ws = new WebSocket(this.opts.master.replace(/^http/, 'ws') + '/api/nodes/connect', {
-      headers: { [NODE_KEY_HEADER]: this.opts.key },
+      headers: { [NODE_KEY_HEADER]: this.key },
     });
     this.ws = ws;
     return new Promise((resolve, reject) => {
       ws.on('error', reject);
+      ws.on('close', (code, reason) => reject(new Error(`closed ${code} ${reason.toString()}`)));
       ws.on('open', () =>
         this.send({
           type: 'register',
@@ -60,7 +68,11 @@ export class SimNode {
       ws.on('message', (data) => {
         const msg = parseMessage<MasterToNode>(data.toString());
         if (!msg) return;
-        if (msg.type === 'registered') resolve();
+        if (msg.type === 'registered') {
+          if (msg.key) this.ownKey = msg.key;
+          resolve();
+        }
+        if (msg.type === 'credential') this.ownKey = msg.key;
         if (msg.type === 'task.assign') {
           this.assigned.push(msg.task);
           this.opts.onAssign?.(this, msg.task);
@@ -109,7 +121,7 @@ export class SimNode {
   async shipLogs(taskId: string, from: number, lines: string[]): Promise<number> {
     const r = await fetch(`${this.opts.master}/api/node-api/tasks/${taskId}/logs`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', [NODE_KEY_HEADER]: this.opts.key, [NODE_ID_HEADER]: this.nodeId },
+      headers: { 'content-type': 'application/json', [NODE_KEY_HEADER]: this.key, [NODE_ID_HEADER]: this.nodeId },
       body: JSON.stringify({ from, lines }),
     });
     const body = (await r.json()) as { data?: { acked: number } };

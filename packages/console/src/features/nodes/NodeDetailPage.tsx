@@ -1,5 +1,5 @@
 /**
- * /nodes/{id}: Overview (information + edit form), Installation (executables found on the node), Monitor (CPU,
+ * /nodes/{id}: Overview (information + edit form, and for administrators the node's own key), Installation (executables found on the node), Monitor (CPU,
  * memory, disk over time), Network (graph of all nodes, this one outlined) and the node's tasks.
  */
 import { useUrlTab } from '../../app/useUrlTab.ts';
@@ -22,6 +22,7 @@ import '../tasks/tasks.css';
 import './nodes.css';
 import TourFor from '../tours/TourFor.tsx';
 import SandboxTag from './components/SandboxTag.tsx';
+import NodeKeyCard from './components/NodeKeyCard.tsx';
 
 const TABS = ['overview', 'installation', 'monitor', 'network', 'tasks'] as const;
 
@@ -114,6 +115,7 @@ export default function NodeDetailPage() {
                   <div>
                     {!isAdmin && <Typography.Paragraph type="secondary">{t('nodes:adminOnly')}</Typography.Paragraph>}
                     <NodeForm node={n} readOnly={!isAdmin} />
+                    {isAdmin && <NodeKeyCard nodeId={n._id} />}
                   </div>
                 </div>
               ),

@@ -6,6 +6,8 @@ import type {
   NodeEditBody,
   NodeInfo,
   NodeJoin,
+  NodeKeyIssued,
+  NodeKeyState,
   NodeListItem,
   NodeListQuery,
   NodeSystem,
@@ -99,6 +101,7 @@ export const nodeKeys = {
   detail: (id: string) => ['nodes', 'detail', id] as const,
   system: (id: string, minutes: number) => ['nodes', 'system', id, minutes] as const,
   join: ['nodes', 'join'] as const,
+  key: (id: string) => ['nodes', 'key', id] as const,
 };
 
 /** The whole fleet (network and dependency views, selectors). */
@@ -190,6 +193,32 @@ export function useDeleteNode() {
     onSuccess: (_d, id) => {
       qc.removeQueries({ queryKey: nodeKeys.detail(id) });
       void qc.invalidateQueries({ queryKey: nodeKeys.list });
+    },
+  });
+}
+
+/** The node's own key for the node API (administrators): its state, never the key. */
+export function useNodeKey(id: string, enabled: boolean) {
+  return useQuery({
+    queryKey: nodeKeys.key(id),
+    enabled: enabled && !!id,
+    queryFn: async () => (await api.get<NodeKeyState>(`/nodes/${id}/key`)).data,
+  });
+}
+
+/** Rotate (a new key, shown once in the answer) or revoke the node's own key. */
+export function useChangeNodeKey(id: string) {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: async (action: 'rotate' | 'revoke'): Promise<NodeKeyState | NodeKeyIssued> =>
+      action === 'rotate'
+        ? (await api.post<NodeKeyIssued>(`/nodes/${id}/key`)).data
+        : (await api.delete<NodeKeyState>(`/nodes/${id}/key`)).data,
+    onSuccess: (state) => {
+      if (!state) return;
+      // The cached state never holds the key itself.
+      const { has_key, revoked, created_at, last_used_at, revoked_at } = state;
+      qc.setQueryData(nodeKeys.key(id), { has_key, revoked, created_at, last_used_at, revoked_at });
     },
   });
 }

@@ -91,6 +91,25 @@ export default {
     memTotal: 'Memory total',
     diskTotal: 'Disk total',
   },
+  ownKey: {
+    title: 'Node key',
+    state: 'State',
+    active: 'Own key in use',
+    none: 'No own key yet (joins with the shared key)',
+    revoked: 'Revoked: the node is refused until it gets a new key',
+    created: 'Issued',
+    lastUsed: 'Last used',
+    never: 'Never',
+    rotate: 'Rotate',
+    revoke: 'Revoke',
+    confirmRotate: 'Give this node a new key? Its current key stops working at once.',
+    confirmRevoke:
+      "Revoke this node's key? The node is refused until an administrator gives it a new key; its tasks are left alone.",
+    issuedTitle: 'New node key (shown only this once)',
+    delivered: 'The node is connected and now uses the new key.',
+    notDelivered:
+      "The node is not connected to this master: write this key into the file node-credential of the node's data dir (readable only by the node's user), then restart the node.",
+  },
   network: {
     title: 'Network',
     hint: 'The master in the centre, the workers around it, coloured by status',

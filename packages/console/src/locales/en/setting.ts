@@ -27,6 +27,9 @@ export default {
     userTasksUnsandboxed: "Normal users' tasks on nodes without a sandbox",
     userTasksUnsandboxedHint:
       'Off: tasks started by normal users run only on nodes that sandbox every task (the Nodes list shows which). On a node without a sandbox all tasks share one identity and can see each other.',
+    nodeJoinSharedKey: 'Nodes may join with the shared key',
+    nodeJoinSharedKeyHint:
+      'On: a new node joins with the shared node key and gets a key of its own, which it uses from then on. Off: the shared key is refused, so no new node joins; nodes with their own key keep working.',
     useStats: 'Send usage statistics from this browser',
     outboundAllow: 'Outbound allow-list',
     publicUrl: 'Console address',

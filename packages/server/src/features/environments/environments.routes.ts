@@ -15,7 +15,6 @@ import {
   IdParams,
   EnvLanguage,
   EnvLanguageBody,
-  NODE_ID_HEADER,
   NodeEnvironment,
   NodeInventoryBody,
   OkOf,
@@ -25,7 +24,7 @@ import {
 import type { FastifyRequest } from 'fastify';
 import type { Feature } from '../../context.ts';
 import { ok } from '../../http/envelope.ts';
-import { badRequest, notFound } from '../../http/errors.ts';
+import { notFound } from '../../http/errors.ts';
 import { assertEnvJobs, assertEnvironment, nodeFor } from '../../policies/index.ts';
 import { EnvironmentsService, presentJob } from './environments.service.ts';
 import * as store from './environments.store.ts';
@@ -37,13 +36,8 @@ const node = { access: 'node' as const };
 const Done = OkOf(Type.Null());
 const KeyParams = Type.Object({ key: EnvLanguageBody.properties.key });
 
-/** The id a node presents with its key (the key is checked by the access hook). */
-function nodeId(req: FastifyRequest): string {
-  const id = req.headers[NODE_ID_HEADER];
-  const value = Array.isArray(id) ? id[0] : id;
-  if (!value || !/^[0-9a-f]{24}$/.test(value)) throw badRequest(`${NODE_ID_HEADER} is missing`);
-  return value;
-}
+/** The node whose own key signed the request (checked by the access hook): it acts only on its own jobs. */
+const nodeId = (req: FastifyRequest): string => req.nodeId;
 
 export const environmentsFeature: Feature = (app, ctx) => {
   const svc = new EnvironmentsService(ctx);

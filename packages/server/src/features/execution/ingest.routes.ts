@@ -1,23 +1,18 @@
 /**
- * What nodes call with the node key: the control socket (one per node, carrying the protocol of node-protocol.ts),
+ * What nodes call with their key: the control socket (one per node, carrying the protocol of node-protocol.ts),
  * spider file blobs, and the exactly-once ingest of a task's log lines and result rows (several batches of a task
- * may be in flight; ingest-order.ts puts them in order). The key of the HTTP
- * endpoints is checked by the access hook (access 'node'); the socket checks it itself to close with a code.
+ * may be in flight; ingest-order.ts puts them in order). The node's own key of the HTTP endpoints is checked by
+ * the access hook (access 'node'); the socket checks the key itself to close with a code, and there the shared key
+ * is accepted too, for a new node to join (nodes/credentials.ts).
  */
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
-import {
-  BinaryResponse,
-  NODE_ID_HEADER,
-  NODE_KEY_HEADER,
-  ShipAckEnvelope,
-  ShipBody,
-  shipItemsBody,
-} from '@crawldeck/shared';
+import { BinaryResponse, NODE_KEY_HEADER, ShipAckEnvelope, ShipBody, shipItemsBody } from '@crawldeck/shared';
 import type { AppContext, TypedApp } from '../../context.ts';
 import { ok } from '../../http/envelope.ts';
-import { HttpError, conflict, notFound } from '../../http/errors.ts';
-import { nodeKeyMatches } from '../../http/auth.ts';
+import { HttpError, notFound } from '../../http/errors.ts';
+import { taskOnNode } from '../../policies/index.ts';
+import { nodeCaller } from '../nodes/credentials.ts';
 import { bulkValidatorCompiler } from '../../http/bulk-validator.ts';
 import { blobContent, spiderForTask } from './spider-source.ts';
 import { ingestItems, ingestLogs, readyLogs } from './ingest.store.ts';
@@ -28,22 +23,23 @@ import type { TaskRuntime } from './runtime.ts';
 const IdParams = Type.Object({ id: Type.String({ pattern: '^[0-9a-f]{24}$' }) });
 const HashParams = Type.Object({ hash: Type.String({ pattern: '^[0-9a-f]{64}$' }) });
 
-/** The node id the caller names (empty for tools that ship on a node's behalf). */
-function callerNodeId(req: FastifyRequest): string {
-  const v = req.headers[NODE_ID_HEADER];
-  return (Array.isArray(v) ? v[0] : v) ?? '';
-}
-
 export function registerIngestRoutes(app: TypedApp, ctx: AppContext, rt: TaskRuntime): void {
   const { db } = ctx.store;
   const order = rt.ingestOrder;
 
-  app.get('/api/nodes/connect', { websocket: true, config: { access: 'node' } }, (socket, req) => {
-    if (!nodeKeyMatches(ctx.config.nodeKey, req.headers[NODE_KEY_HEADER])) {
+  app.get('/api/nodes/connect', { websocket: true, config: { access: 'node' } }, async (socket, req) => {
+    // Messages that arrive while the key is looked up are kept until the session is attached.
+    const early: Buffer[] = [];
+    const keep = (data: Buffer) => early.push(data);
+    socket.on('message', keep);
+    const caller = await nodeCaller(db, ctx.config.nodeKey, req.headers[NODE_KEY_HEADER]).catch(() => undefined);
+    socket.off('message', keep);
+    if (!caller) {
       socket.close(4401, 'bad node key');
       return;
     }
-    rt.attach(socket, req.ip);
+    rt.attach(socket, req.ip, caller);
+    for (const data of early) socket.emit('message', data, false);
   });
 
   app.get(
@@ -57,10 +53,8 @@ export function registerIngestRoutes(app: TypedApp, ctx: AppContext, rt: TaskRun
   );
 
   async function taskForNode(req: FastifyRequest, taskId: string) {
-    const nodeId = callerNodeId(req);
-    const t = await taskForIngest(db, taskId);
+    const t = taskOnNode(req.nodeId, await taskForIngest(db, taskId));
     if (!t) throw new HttpError(410, 'task gone');
-    if (nodeId && t.node_id !== nodeId) throw conflict('task belongs to another node');
     return t;
   }
 

@@ -32,6 +32,8 @@ import { NodeLifecycle } from './lifecycle.ts';
 import { IngestOrder } from './ingest-order.ts';
 import { reconcile, registerAgain } from './reconcile.ts';
 import { itemLimitFor } from '../datasources/item-limit.service.ts';
+import { joinKey, type NodeCaller } from '../nodes/credentials.ts';
+import { admitNode, taskIsOwn } from './node-admission.ts';
 
 type Register = Extract<NodeToMaster, { type: 'register' }>;
 
@@ -99,6 +101,9 @@ export class TaskRuntime {
       case 'drop':
         this.dropLocal(m.taskId, m.nodeId);
         return;
+      case 'cut':
+        this.sessions.get(m.nodeId)?.socket.terminate();
+        return;
     }
   }
 
@@ -135,6 +140,20 @@ export class TaskRuntime {
     this.sessions.closeAll();
   }
 
+  /**
+   * The node's key was revoked: its socket is cut on every master (it reconnects and is refused), its tasks are
+   * left alone (they end as lost only when the node stays away past its window, as for any node that went away).
+   */
+  async cutNode(nodeId: string): Promise<void> {
+    this.sessions.get(nodeId)?.socket.terminate();
+    await this.bus.publish({ type: 'cut', nodeId });
+  }
+
+  /** Gives a connected node its new key; false when this master does not hold its socket. */
+  sendKey(nodeId: string, key: string): boolean {
+    return this.sessions.sendTo(nodeId, { type: 'credential', key });
+  }
+
   /** Tells live views about a task's current state (e.g. just created). */
   async emitStatus(taskId: string): Promise<void> {
     this.emit(await state.taskStatusEvent(this.db, taskId));
@@ -157,9 +176,14 @@ export class TaskRuntime {
 
   // ---------------------------------------------------------------- the protocol switch
 
-  /** A node's WebSocket: first message must be `register`; messages of one node are handled in order. */
-  attach(socket: WebSocket, ip: string): void {
+  /**
+   * A node's WebSocket: first message must be `register`; messages of one node are handled in order. `caller`: the
+   * node whose own key opened the socket, or a new node joining with the shared key.
+   */
+  attach(socket: WebSocket, ip: string, caller: NodeCaller): void {
     let session: Session | undefined;
+    // Once registered, the socket speaks for that node: a joining node registers again with the key it was given.
+    let who = caller;
     let chain: Promise<void> = Promise.resolve();
     socket.on('message', (data) => {
       const msg = parseMessage<NodeToMaster>(data.toString());
@@ -167,7 +191,8 @@ export class TaskRuntime {
       chain = chain
         .then(async () => {
           if (msg.type === 'register') {
-            session = await this.register(socket, ip, msg);
+            session = (await this.register(socket, ip, msg, who)) ?? session;
+            if (session) who = { kind: 'node', nodeId: session.nodeId };
             return;
           }
           if (!session) {
@@ -191,17 +216,31 @@ export class TaskRuntime {
     socket.on('error', () => undefined);
   }
 
-  private async register(socket: WebSocket, ip: string, msg: Register): Promise<Session> {
+  private async register(
+    socket: WebSocket,
+    ip: string,
+    msg: Register,
+    caller: NodeCaller,
+  ): Promise<Session | undefined> {
     if (msg.protocol !== PROTOCOL_VERSION) throw new Error(`node protocol ${msg.protocol} is not supported`);
+    if (!(await admitNode(this.ctx, socket, msg, caller))) return undefined;
     const session = await this.lifecycle.register(socket, ip, msg);
     this.sweep.heard(msg.nodeId);
     await reconcile(this.db, this.sessions, session, msg.tasks, (ev) => this.emit(ev));
+    // The joining node's own key, issued last: a registration that fails before this leaves the node free to join.
+    const joined = caller.kind === 'joining' ? await joinKey(this.db, msg.nodeId) : undefined;
+    if (joined && 'refused' in joined) {
+      if (this.sessions.get(msg.nodeId)?.socket === socket) this.sessions.delete(msg.nodeId);
+      socket.close(4403, joined.refused);
+      return undefined;
+    }
     this.sessions.send(session, {
       type: 'registered',
       nodeId: msg.nodeId,
       heartbeatMs: this.ctx.config.nodeHeartbeatMs,
       enabled: session.enabled,
       maxRunners: session.maxRunners,
+      ...(joined ? { key: joined.key } : {}),
     });
     await this.lifecycle.saveStatus(msg.nodeId);
     this.ctx.log.info({ nodeId: msg.nodeId, type: msg.nodeType, reported: msg.tasks.length }, 'node registered');
@@ -213,6 +252,10 @@ export class TaskRuntime {
     const now = Date.now();
     this.sweep.heard(s.nodeId, now);
     s.lastSeenTs = now;
+    if ('taskId' in msg && msg.type !== 'task.accepted' && !(await taskIsOwn(this.db, s.nodeId, msg.taskId))) {
+      this.sessions.send(s, { type: 'error', message: `task ${msg.taskId} belongs to another node` });
+      return;
+    }
     switch (msg.type) {
       case 'register':
       case 'task.accepted':

@@ -15,7 +15,9 @@ export const TASK_CHANNEL = 'crawldeck_tasks';
 export type BusMessage =
   | { type: 'dispatch' }
   | { type: 'cancel'; taskId: string; nodeId: string }
-  | { type: 'drop'; taskId: string; nodeId: string };
+  | { type: 'drop'; taskId: string; nodeId: string }
+  /** The node's key was revoked: whichever master holds its socket cuts it. */
+  | { type: 'cut'; nodeId: string };
 
 const RECONNECT_MS = 1000;
 const CONNECT_TIMEOUT_MS = 10_000;

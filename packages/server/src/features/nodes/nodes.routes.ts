@@ -17,6 +17,7 @@ import { forgetNode, presentNode } from './nodes.service.ts';
 import { nodeListFor } from './node-list.ts';
 import { listWriterFor } from './list-stream.ts';
 import { joinCommand, masterUrl } from '../node-install/node-install.service.ts';
+import { registerNodeKeyRoutes } from './credentials.routes.ts';
 
 const IdParams = Type.Object({ id: Type.String({ pattern: '^[0-9a-f]{24}$' }) });
 const SystemQuery = Type.Object({ minutes: Type.Optional(Type.Integer({ minimum: 1, maximum: 1440 })) });
@@ -95,6 +96,8 @@ export const nodesFeature: Feature = async (app, ctx) => {
       return ok(null);
     },
   );
+
+  registerNodeKeyRoutes(app, ctx);
 
   app.get(
     '/api/nodes/:id/system',

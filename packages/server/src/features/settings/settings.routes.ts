@@ -8,6 +8,7 @@ import { allowListProblem } from '../../outbound/addresses.ts';
 import { OUTBOUND_ALLOW_KEY } from '../../outbound/policy.ts';
 import { USER_TASKS_ON_MASTER_KEY, USER_TASKS_UNSANDBOXED_KEY } from '../execution/placement.ts';
 import { StatsForwarder, isValidStatsEndpoint } from './stats-forwarder.ts';
+import { NODE_JOIN_SHARED_KEY, joinWithSharedKey } from '../nodes/credentials.ts';
 
 const admin = { access: 'admin' as const };
 const ENDPOINT_CACHE_MS = 10_000;
@@ -37,6 +38,7 @@ export const settingsFeature: Feature = (app, ctx) => {
       user_tasks_on_master: onMaster ? 'Y' : 'N',
       user_tasks_unsandboxed: (await getSetting(db, USER_TASKS_UNSANDBOXED_KEY, false)) ? 'Y' : 'N',
       public_url: await getSetting(db, PUBLIC_URL_KEY, ''),
+      node_join_shared_key: (await joinWithSharedKey(db)) ? 'Y' : 'N',
     };
   }
 
@@ -61,6 +63,8 @@ export const settingsFeature: Feature = (app, ctx) => {
       if (enable_tutorial !== undefined) await putSetting(db, 'enable_tutorial', enable_tutorial === 'Y');
       if (req.body.allow_signup !== undefined) await putSetting(db, ALLOW_SIGNUP_KEY, req.body.allow_signup === 'Y');
       if (outbound_allow !== undefined) await putSetting(db, OUTBOUND_ALLOW_KEY, outbound_allow.trim());
+      if (req.body.node_join_shared_key !== undefined)
+        await putSetting(db, NODE_JOIN_SHARED_KEY, req.body.node_join_shared_key === 'Y');
       if (user_tasks_on_master !== undefined) {
         await putSetting(db, USER_TASKS_ON_MASTER_KEY, user_tasks_on_master === 'Y');
         // Pending tasks may now go to the master's node (on every master sharing the store).

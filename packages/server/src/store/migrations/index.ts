@@ -10,6 +10,7 @@ import { m2026112220_webhook_outbox } from './2026112220_webhook_outbox.ts';
 import { m2026120950_notifications } from './2026120950_notifications.ts';
 import { m2026121020_retry_backoff } from './2026121020_retry_backoff.ts';
 import { m2026121030_node_resource_rules } from './2026121030_node_resource_rules.ts';
+import { m2026121000_node_credentials } from './2026121000_node_credentials.ts';
 import { m2026112330_node_metrics_ts } from './2026112330_node_metrics_ts.ts';
 import { m2026112230_scrapy_stats } from './2026112230_scrapy_stats.ts';
 import { m2026112231_task_suspicious } from './2026112231_task_suspicious.ts';
@@ -76,6 +77,7 @@ export const migrations: Record<string, EngineMigration> = {
   '2026120920_queue_limits': m2026120920_queue_limits,
   '2026120930_scrapyd': m2026120930_scrapyd,
   '2026120950_notifications': m2026120950_notifications,
+  '2026121000_node_credentials': m2026121000_node_credentials,
   '2026121020_retry_backoff': m2026121020_retry_backoff,
   '2026121030_node_resource_rules': m2026121030_node_resource_rules,
 };

@@ -118,6 +118,16 @@ export function GeneralTab({ isAdmin }: { isAdmin: boolean }) {
           />
         ) : null}
         {isAdmin ? (
+          <SettingSwitch
+            setting="node_join_shared_key"
+            value={adminSetting.data?.node_join_shared_key}
+            label={t('general.nodeJoinSharedKey')}
+            hint={t('general.nodeJoinSharedKeyHint')}
+            isAdmin
+            testId="node-join-shared-key"
+          />
+        ) : null}
+        {isAdmin ? (
           <Form.Item label={t('general.statsEndpoint')} extra={t('general.statsEndpointHint')}>
             <Space.Compact style={{ width: '100%' }}>
               <Input

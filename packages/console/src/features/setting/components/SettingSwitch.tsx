@@ -5,7 +5,8 @@ import { useSaveSetting } from '../api.ts';
 import { toasts } from '../../../api/toasts.ts';
 
 /** The server settings that are a plain Y or N. */
-export type YesNoSettingKey = 'allow_signup' | 'user_tasks_on_master' | 'user_tasks_unsandboxed';
+export type YesNoSettingKey =
+  'allow_signup' | 'user_tasks_on_master' | 'user_tasks_unsandboxed' | 'node_join_shared_key';
 
 interface SettingSwitchProps {
   setting: YesNoSettingKey;
