@@ -10,6 +10,7 @@ import { useActionSummary, useAdminSetting, useSaveSetting } from '../api.ts';
 import { OutboundAllowItem } from './OutboundAllowItem.tsx';
 import { PublicUrlItem } from './PublicUrlItem.tsx';
 import { SettingSwitch } from './SettingSwitch.tsx';
+import { NodeAccessSwitches } from './NodeAccessSwitches.tsx';
 import { toasts } from '../../../api/toasts.ts';
 
 export function GeneralTab({ isAdmin }: { isAdmin: boolean }) {
@@ -98,33 +99,10 @@ export function GeneralTab({ isAdmin }: { isAdmin: boolean }) {
           />
         </Form.Item>
         {isAdmin ? (
-          <SettingSwitch
-            setting="user_tasks_on_master"
-            value={adminSetting.data?.user_tasks_on_master}
-            label={t('general.userTasksOnMaster')}
-            hint={t('general.userTasksOnMasterHint')}
-            isAdmin
-            testId="user-tasks-on-master"
-          />
-        ) : null}
-        {isAdmin ? (
-          <SettingSwitch
-            setting="user_tasks_unsandboxed"
-            value={adminSetting.data?.user_tasks_unsandboxed}
-            label={t('general.userTasksUnsandboxed')}
-            hint={t('general.userTasksUnsandboxedHint')}
-            isAdmin
-            testId="user-tasks-unsandboxed"
-          />
-        ) : null}
-        {isAdmin ? (
-          <SettingSwitch
-            setting="node_join_shared_key"
-            value={adminSetting.data?.node_join_shared_key}
-            label={t('general.nodeJoinSharedKey')}
-            hint={t('general.nodeJoinSharedKeyHint')}
-            isAdmin
-            testId="node-join-shared-key"
+          <NodeAccessSwitches
+            onMaster={adminSetting.data?.user_tasks_on_master}
+            unsandboxed={adminSetting.data?.user_tasks_unsandboxed}
+            joinSharedKey={adminSetting.data?.node_join_shared_key}
           />
         ) : null}
         {isAdmin ? (
