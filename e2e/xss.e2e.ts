@@ -213,14 +213,14 @@ async function hoverNetwork(page: Page): Promise<void> {
   for (const dy of [12, 0, 24, -8, 8, 16]) {
     await page.mouse.move(box.x + box.width / 2 + 1, box.y + box.height / 2 + dy);
     const seen = await expect
-      .poll(shown, { timeout: 1500 })
+      .poll(shown, { timeout: 4000 })
       .toBe(true)
       .then(() => true)
       .catch(() => false);
     if (seen) break;
     await page.mouse.move(box.x + 5, box.y + 5);
   }
-  await expect.poll(shown, { timeout: 5000 }).toBe(true);
+  await expect.poll(shown, { timeout: 15_000 }).toBe(true);
   expect(await injectedMarkup(page), 'hostile markup in the network tooltip').toEqual([]);
   expectNoCspViolations(page);
   // the tooltip shows the node's name as text
