@@ -50,6 +50,7 @@ const apiOnce = [
   'packages/server/test/env-build-kill.test.ts',
   'packages/server/test/env-build-sandbox.test.ts',
   'packages/server/test/env-runtimes.test.ts',
+  'packages/server/test/env-settings-push.test.ts',
   // Source folders: tasks in a sub-folder of the spider's files and Git imports of several Scrapy projects.
   'packages/server/test/source-folder.test.ts',
   // What a task says when the program of its command is missing on the node.

@@ -17,7 +17,7 @@ import { createRequire } from 'node:module';
 import { constants, monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 
 interface ProbeMessage {
-  probe?: 'reset' | 'read' | 'profile-start' | 'profile-stop';
+  probe?: 'reset' | 'read' | 'profile-start' | 'profile-stop' | 'memory';
   file?: string;
 }
 
@@ -168,6 +168,12 @@ async function handle(msg: ProbeMessage): Promise<unknown> {
         sched: schedDelta(),
         served: servedSummary(),
       };
+    case 'memory': {
+      // A full collection first when the master runs with --expose-gc: what is left is held, not garbage.
+      const collect = (globalThis as { gc?: () => void }).gc;
+      collect?.();
+      return { ...process.memoryUsage(), collected: !!collect };
+    }
     case 'profile-start':
       bySql = new Map();
       inspector = new Session();

@@ -126,7 +126,7 @@ export class Assignments {
       const build = {
         places: { workDir: this.places.workDir, python: this.runEnv.python },
         identity: run.identity,
-        settings: this.envJobs.settings,
+        settings: await this.envJobs.settingsFor(t.envSettingsVersion),
         confinement: this.runEnv.jail && { jail: this.runEnv.jail, taskId: t.taskId, limits: t.limits },
         note: (l: string) => run.note(l),
       };

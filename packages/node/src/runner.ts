@@ -146,7 +146,7 @@ export class TaskRun {
       { ...(saved?.items ?? { bytes: 0, lines: 0 }) },
       (b) => cb.post('items', this.taskId, b),
       save,
-      () => this.onGone(),
+      () => this.onItemsGone(),
       undefined,
       undefined,
       this.itemLimit.rule(),
@@ -216,6 +216,15 @@ export class TaskRun {
   private onGone(): void {
     this.kill('SIGKILL');
     this.cb.gone();
+  }
+
+  /**
+   * The master gives up the task's items not stored yet (it was cancelled while its results database failed, and
+   * says why on the task): its process is stopped, but every line of its log is still shipped, then the final
+   * report with the items that were stored.
+   */
+  private onItemsGone(): void {
+    this.kill('SIGKILL');
   }
 
   /** Appends a line of our own (deploy errors, node notices) to the task log. */

@@ -117,6 +117,7 @@ export class Shipper {
 
   /** Resolves when everything in the file (including a trailing partial line) is acknowledged. */
   drain(): Promise<void> {
+    if (this.stopped) return Promise.resolve();
     this.final = true;
     return new Promise((resolve) => {
       this.waiters.push(resolve);

@@ -49,4 +49,26 @@ pgOnly('several masters on one PostgreSQL store', () => {
     expect((await waitTask(a, t, ['cancelled'], 20_000)).status).toBe('cancelled');
     killGroup(running.pid);
   });
+
+  it('pushes package index settings saved on one master to a node connected to the other at once', async () => {
+    const [n] = (await b.api('GET', '/nodes')).body.data as { _id: string }[];
+    const sessions = b.master.ctx.execution.sessions;
+    const sendTo = sessions.sendTo.bind(sessions);
+    let woken = 0;
+    sessions.sendTo = (nodeId, msg) => {
+      if (nodeId === n._id && msg.type === 'env.wake') woken++;
+      return sendTo(nodeId, msg);
+    };
+    try {
+      const saved = await a.api('POST', '/env-settings', {
+        body: { pip_index_url: 'http://127.0.0.1:9/simple/', pip_extra_index_url: '', npm_registry: '' },
+      });
+      expect(saved.status, saved.body.error).toBe(200);
+      // The master holding the node tells it, not the node's next poll half a minute later.
+      await waitFor('the node told by its master', async () => woken > 0, 20_000);
+    } finally {
+      sessions.sendTo = sendTo;
+      await a.api('POST', '/env-settings', { body: { pip_index_url: '', pip_extra_index_url: '', npm_registry: '' } });
+    }
+  });
 });

@@ -280,6 +280,7 @@ export const ROUTES: Record<string, RouteRow> = {
     body: () => ({ package_manager: '', languages: [], pip: [], npm: [] }),
   },
   'POST /api/node-api/env-jobs/claim': { access: 'node' },
+  'POST /api/node-api/env-settings': { access: 'node' },
   'POST /api/node-api/env-jobs/{id}/log': { access: 'node', body: () => ({ lines: [] }) },
   'POST /api/node-api/env-jobs/{id}/finish': { access: 'node', body: () => ({ ok: true, error: '' }) },
 

@@ -260,9 +260,15 @@ export type EnvJobOrder = Static<typeof EnvJobOrder>;
 export const EnvClaim = Type.Object({
   job: Type.Union([EnvJobOrder, Type.Null()]),
   settings: EnvSettings,
+  /** Which save of the settings these are; a task assignment names the one current when it was sent. */
+  settings_version: Type.String(),
   languages: Type.Array(EnvLanguage),
 });
 export type EnvClaim = Static<typeof EnvClaim>;
+
+/** The index settings as a node reads them before a task, with the save they come from. */
+export const NodeEnvSettings = Type.Object({ settings: EnvSettings, settings_version: Type.String() });
+export type NodeEnvSettings = Static<typeof NodeEnvSettings>;
 
 export const EnvJobLogBody = Type.Object({ lines: Type.Array(Str(64 * 1024), { maxItems: 10000 }) });
 /** The end of a job, with what the node has now (so the states the console shows follow the job at once). */

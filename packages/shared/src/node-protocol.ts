@@ -71,6 +71,11 @@ export interface TaskAssignment {
   timeoutSeconds?: number;
   /** Largest item stored; a longer one is refused (missing: DEFAULT_MAX_ITEM_BYTES, set by the master's default). */
   itemLimit?: ItemSizeLimit;
+  /**
+   * The save of the package-index settings current when the task was sent: the node builds the task's environment
+   * with that save or a later one, never an earlier one (missing: the node's current settings).
+   */
+  envSettingsVersion?: string;
 }
 
 /** The largest item a task stores, in bytes of its JSON line, and what sets it (told when an item is refused). */

@@ -14,6 +14,7 @@ import {
   type EnvClaim,
   type EnvJobOrder,
   type EnvSettings,
+  type NodeEnvSettings,
 } from '@crawldeck/shared';
 import { privateDir } from '../sandbox.ts';
 import { writeToolCredentials } from './credentials.ts';
@@ -41,13 +42,15 @@ const POLL_MS = 30_000;
 const FLUSH_MS = 500;
 const FINISH_ATTEMPTS = 60;
 const FINISH_RETRY_MS = 2_000;
+const SETTINGS_ATTEMPTS = 5;
 
 export class EnvJobRunner {
   private busy = false;
   private again = false;
   private poll: NodeJS.Timeout | undefined;
-  /** Index settings of the last claim, used for per-spider environments too. */
+  /** Index settings of the last claim or read, used for per-spider environments too, and the save they are of. */
   settings: EnvSettings = EMPTY_ENV_SETTINGS;
+  private version = '';
 
   constructor(
     private places: EnvPlaces,
@@ -85,7 +88,7 @@ export class EnvJobRunner {
     let reported = false;
     for (;;) {
       const claim = await this.master.post<EnvClaim>('/api/node-api/env-jobs/claim', {});
-      this.settings = claim.settings;
+      this.keep(claim);
       if (!reported) {
         // The first report of a node that just joined queues what belongs on every node: claim again after it.
         await this.report(claim);
@@ -94,6 +97,30 @@ export class EnvJobRunner {
       }
       if (!claim.job) return;
       await this.run(claim.job, claim);
+    }
+  }
+
+  private keep(s: NodeEnvSettings): void {
+    this.settings = s.settings;
+    this.version = s.settings_version;
+  }
+
+  /**
+   * The index settings of save `version` or a later one, for a task sent when that save was current: the copy the
+   * node holds when it is of that save, else the master's current ones, read now. A master that cannot be asked
+   * fails the task rather than building it from an index an administrator replaced.
+   */
+  async settingsFor(version: string | undefined): Promise<EnvSettings> {
+    if (version === undefined || version === this.version) return this.settings;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        this.keep(await this.master.post<NodeEnvSettings>('/api/node-api/env-settings', {}));
+        return this.settings;
+      } catch (err) {
+        if (attempt >= SETTINGS_ATTEMPTS)
+          throw new Error(`the package index settings could not be read from the master: ${(err as Error).message}`);
+        await new Promise((r) => setTimeout(r, FINISH_RETRY_MS));
+      }
     }
   }
 

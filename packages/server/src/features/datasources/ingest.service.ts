@@ -253,7 +253,7 @@ export async function ingestIntoDataSource(
 /**
  * A batch's write into its data source failed or took too long: the task shows why, and the node is answered 503
  * (it keeps the items and sends them again), or 410 when sending again cannot help: the table refuses the task, or
- * the task was cancelled, which then gives up its items not stored yet and frees its node's slot.
+ * the task was cancelled, which then gives up its items not stored yet (its log is still stored whole).
  */
 async function failedWrite(
   ctx: AppContext,
@@ -273,7 +273,8 @@ async function failedWrite(
   if (now?.status === 'cancelled') {
     const why = `${message}; the task was cancelled, so its items not stored yet are given up`;
     await setTaskTargetError(db, taskId, why, target.error, refused);
-    ctx.execution.drop(taskId, now.node_id);
+    // The node stops sending items at this answer but ships the rest of the task's log, then reports its end,
+    // which frees its slot.
     throw new HttpError(410, why);
   }
   const refusals = await setTaskTargetError(db, taskId, message, target.error, refused);

@@ -6,6 +6,7 @@ import { Type } from '@sinclair/typebox';
 import {
   DependencyRow,
   EnvClaim,
+  NodeEnvSettings,
   EnvJob,
   EnvJobBody,
   EnvJobFinishBody,
@@ -183,6 +184,13 @@ export const environmentsFeature: Feature = (app, ctx) => {
     async (req) => {
       return ok(await svc.claim(nodeId(req)));
     },
+  );
+
+  // Before a task whose assignment names a save of the index settings the node has not read yet.
+  app.post(
+    '/api/node-api/env-settings',
+    { config: node, schema: { response: { 200: OkOf(NodeEnvSettings) } } },
+    async () => ok(await svc.forNode()),
   );
 
   app.post(

@@ -23,21 +23,22 @@ import {
   type EnvLanguageBody,
   type EnvLanguageState,
   type NodeEnvironment,
+  type NodeEnvSettings,
   type NodeInventoryBody,
   type PackageSearchHit,
 } from '@crawldeck/shared';
 import type { AppContext } from '../../context.ts';
 import { iso } from '../../http/envelope.ts';
 import { badRequest, conflict, notFound } from '../../http/errors.ts';
-import { getSetting, putSetting } from '../system/settings.store.ts';
+import { randomUUID } from 'node:crypto';
+import { putSetting } from '../system/settings.store.ts';
 import * as store from './environments.store.ts';
 import { maskSettings, openSettings, sealSettings, type StoredEnvSettings } from './index-secrets.ts';
 import { searchIndex } from './package-index.ts';
 import { guardedAgent } from '../../outbound/http.ts';
 import { outboundPolicy } from '../../outbound/policy.ts';
-import { wakeNode } from './wake.ts';
-
-const SETTINGS_KEY = 'environments';
+import { wakeNodes } from './wake.ts';
+import { ENV_SETTINGS_KEY, storedEnvSettings } from './settings-version.ts';
 
 /** pip compares names after PEP 503 normalisation (`Foo_Bar` is `foo-bar`); npm names are exact. */
 export function packageKey(target: string, name: string): string {
@@ -107,8 +108,14 @@ export class EnvironmentsService {
 
   /** The index settings with their passwords: for the nodes and the index lookup only, never an answer. */
   async settings(): Promise<EnvSettings> {
-    const stored = await getSetting<StoredEnvSettings>(this.db, SETTINGS_KEY, {});
-    return openSettings(this.ctx.config.dataDir, { ...EMPTY_ENV_SETTINGS, ...stored });
+    return (await this.forNode()).settings;
+  }
+
+  /** The settings with their passwords and the save they come from, read together. */
+  async forNode(): Promise<NodeEnvSettings> {
+    const stored = await storedEnvSettings(this.db);
+    const settings = openSettings(this.ctx.config.dataDir, { ...EMPTY_ENV_SETTINGS, ...stored });
+    return { settings, settings_version: stored.version ?? '' };
   }
 
   /** The index settings as the console shows them (passwords masked). */
@@ -141,10 +148,20 @@ export class EnvironmentsService {
     return presentJob((await store.getJob(this.db, id))!, await this.nodeNames());
   }
 
-  /** Saves the index settings and nudges every connected node to fetch them now, not at its next poll. */
+  /**
+   * Saves the index settings as a new version and nudges every node, on whichever master it is connected to, to
+   * fetch them now, not at its next poll.
+   */
   async saveSettings(s: EnvSettings): Promise<EnvSettings> {
-    await putSetting(this.db, SETTINGS_KEY, sealSettings(this.ctx.config.dataDir, s, await this.settings()));
-    for (const n of await store.listNodes(this.db)) wakeNode(this.ctx, n.id);
+    const sealed: StoredEnvSettings = {
+      ...sealSettings(this.ctx.config.dataDir, s, await this.settings()),
+      version: randomUUID(),
+    };
+    await putSetting(this.db, ENV_SETTINGS_KEY, sealed);
+    await wakeNodes(
+      this.ctx,
+      (await store.listNodes(this.db)).map((n) => n.id),
+    );
     return this.shownSettings();
   }
 
@@ -204,22 +221,17 @@ export class EnvironmentsService {
     await store.insertJobs(this.db, jobs, this.ctx.config.envJobTimeoutMs);
     if (body.all_nodes && body.action === 'uninstall') await store.unmarkEverywhere(this.db, body.target, body.name);
     else if (body.all_nodes) await store.markEverywhere(this.db, body.target, body.name, version);
-    for (const id of nodeIds) this.wake(id);
+    await wakeNodes(this.ctx, nodeIds);
     const rows = await Promise.all(jobs.map((j) => store.getJob(this.db, j.id)));
     return rows.filter((r) => r !== undefined).map((r) => presentJob(r, names));
-  }
-
-  /** Tells a connected node that jobs wait for it; a node on another master claims at its next poll. */
-  private wake(nodeId: string): void {
-    wakeNode(this.ctx, nodeId);
   }
 
   async claim(nodeId: string): Promise<EnvClaim> {
     await store.failInterruptedJobs(this.db, nodeId);
     const row = await store.claimNextJob(this.db, nodeId, this.ctx.config.envJobTimeoutMs);
     const languages = await this.languages();
-    const settings = await this.settings();
-    if (!row) return { job: null, settings, languages };
+    const { settings, settings_version } = await this.forNode();
+    if (!row) return { job: null, settings, settings_version, languages };
     const language = row.target === 'language' ? (languages.find((l) => l.key === row.name) ?? null) : null;
     const job = {
       id: row.id,
@@ -230,7 +242,7 @@ export class EnvironmentsService {
       environment: row.environment,
       language,
     };
-    return { job, settings, languages };
+    return { job, settings, settings_version, languages };
   }
 
   /**
@@ -262,7 +274,7 @@ export class EnvironmentsService {
       })),
       this.ctx.config.envJobTimeoutMs,
     );
-    if (wanted.length) this.wake(nodeId);
+    if (wanted.length) await wakeNodes(this.ctx, [nodeId]);
   }
 
   async nodeEnvironment(nodeId: string): Promise<NodeEnvironment> {

@@ -14,6 +14,8 @@ const FIELDS = ['pip_index_url', 'pip_extra_index_url', 'npm_registry'] as const
 /** The settings as stored: URLs without passwords, and the encrypted passwords by field. */
 export interface StoredEnvSettings extends Partial<EnvSettings> {
   passwords_enc?: Partial<Record<(typeof FIELDS)[number], string>>;
+  /** A new random value at each save: nodes compare it to know whether their copy is current. */
+  version?: string;
 }
 
 const parse = (raw: string): URL | undefined => {

@@ -1,9 +1,10 @@
 /**
- * Nudges a connected node that environment jobs wait for it (the node then claims them over HTTP). The one place
- * this feature touches the node sessions; a node connected to another master claims at its next poll.
+ * Nudges nodes that environment jobs or new index settings wait for them (the node then claims over HTTP). The one
+ * place this feature touches the node sessions: a node connected to this master is told at once, the other masters
+ * sharing the store tell theirs.
  */
 import type { AppContext } from '../../context.ts';
 
-export function wakeNode(ctx: AppContext, nodeId: string): void {
-  ctx.execution.sessions.sendTo(nodeId, { type: 'env.wake' });
+export function wakeNodes(ctx: AppContext, nodeIds: string[]): Promise<void> {
+  return ctx.execution.wakeEnvironments(nodeIds);
 }

@@ -34,6 +34,7 @@ import { reconcile, registerAgain } from './reconcile.ts';
 import { itemLimitFor } from '../datasources/item-limit.service.ts';
 import { joinKey, type NodeCaller } from '../nodes/credentials.ts';
 import { admitNode, taskIsOwn } from './node-admission.ts';
+import { envSettingsVersion } from '../environments/settings-version.ts';
 
 type Register = Extract<NodeToMaster, { type: 'register' }>;
 
@@ -103,6 +104,9 @@ export class TaskRuntime {
         return;
       case 'cut':
         this.sessions.get(m.nodeId)?.socket.terminate();
+        return;
+      case 'env.wake':
+        for (const id of m.nodeIds) this.sessions.sendTo(id, { type: 'env.wake' });
         return;
     }
   }
@@ -396,6 +400,12 @@ export class TaskRuntime {
     if ((await this.lifecycle.sweepStore(this.sweep)) > 0) this.dispatcher.schedule();
   }
 
+  /** Environment jobs or new index settings wait for these nodes: each is told by the master it is connected to. */
+  async wakeEnvironments(nodeIds: string[]): Promise<void> {
+    const elsewhere = nodeIds.filter((id) => !this.sessions.sendTo(id, { type: 'env.wake' }));
+    if (elsewhere.length) await this.bus.publish({ type: 'env.wake', nodeIds: elsewhere });
+  }
+
   /** Wakes dispatch (a setting that decides where tasks may run changed). */
   scheduleDispatch(): void {
     this.dispatcher.schedule();
@@ -437,6 +447,7 @@ export class TaskRuntime {
       limits: taskLimitsFor(this.ctx.config.taskLimits, spider.limits),
       timeoutSeconds: t.timeout_seconds ?? spider.limits.timeout_seconds,
       itemLimit: await itemLimitFor(this.ctx, taskId),
+      envSettingsVersion: await envSettingsVersion(this.db),
     };
     if (!this.closed && this.sessions.send(s, { type: 'task.assign', task })) return;
     s.removeTask(taskId);

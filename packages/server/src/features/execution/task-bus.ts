@@ -7,7 +7,8 @@ import { notifyChannel } from './task-bus.store.ts';
  * Cross-master notices for task execution on PostgreSQL, carried by LISTEN/NOTIFY so no master polls. Each node
  * holds its WebSocket to one master, so a task created, cancelled or deleted through another master must reach the
  * master that holds the node: `dispatch` wakes every master's dispatch pass (claims stay safe with SKIP LOCKED),
- * `cancel` and `drop` are delivered by whichever master holds the task's node. On SQLite there is one master and
+ * `cancel` and `drop` are delivered by whichever master holds the task's node, as is `env.wake` (environment jobs
+ * or new index settings wait for these nodes). On SQLite there is one master and
  * the bus does nothing.
  */
 export const TASK_CHANNEL = 'crawldeck_tasks';
@@ -17,7 +18,8 @@ export type BusMessage =
   | { type: 'cancel'; taskId: string; nodeId: string }
   | { type: 'drop'; taskId: string; nodeId: string }
   /** The node's key was revoked: whichever master holds its socket cuts it. */
-  | { type: 'cut'; nodeId: string };
+  | { type: 'cut'; nodeId: string }
+  | { type: 'env.wake'; nodeIds: string[] };
 
 const RECONNECT_MS = 1000;
 const CONNECT_TIMEOUT_MS = 10_000;

@@ -125,10 +125,11 @@ export async function finishTask(
     .where('id', '=', taskId)
     .executeTakeFirst();
   if (!t) return undefined;
-  // A task the master failed while it ran (its results were refused) keeps that status and reason.
+  // A task the master failed while it ran (its results were refused) keeps that status and reason; a cancelled one
+  // keeps the reason it has (its items given up because its results database failed), not the node's "cancelled".
   const kept = t.status === 'cancelled' || t.status === 'error';
   const status = kept ? t.status : report.status;
-  const error = t.status === 'cancelled' ? '' : t.status === 'error' ? undefined : report.error;
+  const error = kept ? undefined : report.error;
   const finishTs = t.status === status ? {} : { finish_ts: Math.max(report.finishTs, Date.now()) };
   const row = await db
     .updateTable('tasks')
