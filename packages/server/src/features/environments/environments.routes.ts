@@ -23,7 +23,7 @@ import {
   PackageSearchQuery,
 } from '@crawldeck/shared';
 import type { FastifyRequest } from 'fastify';
-import type { Feature } from '../../context.ts';
+import type { AppContext, Feature, TypedApp } from '../../context.ts';
 import { ok } from '../../http/envelope.ts';
 import { notFound } from '../../http/errors.ts';
 import { assertEnvJobs, assertEnvironment, nodeFor } from '../../policies/index.ts';
@@ -166,9 +166,12 @@ export const environmentsFeature: Feature = (app, ctx) => {
       return ok(hits, hits.length);
     },
   );
+  nodeRoutes(app, ctx, svc);
+};
 
-  // ------------------------------------------------------------------ nodes
-
+/** What nodes call: their inventory, the jobs they claim, log and finish, and the index settings they build with. */
+function nodeRoutes(app: TypedApp, ctx: AppContext, svc: EnvironmentsService): void {
+  const { db } = ctx.store;
   app.post(
     '/api/node-api/environment',
     { config: node, schema: { body: NodeInventoryBody, response: { 200: Done } } },
@@ -213,4 +216,4 @@ export const environmentsFeature: Feature = (app, ctx) => {
       return ok(null);
     },
   );
-};
+}
