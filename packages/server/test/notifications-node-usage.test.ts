@@ -27,8 +27,9 @@ class Fleet {
   private readonly nodes = new Map<string, { node: SimNode; metrics: Partial<NodeMetrics> }>();
   private readonly beat = setInterval(() => this.nodes.forEach((n) => n.node.heartbeat(n.metrics)), 100);
 
-  async join(name: string, metrics: Partial<NodeMetrics>, nodeId?: string): Promise<SimNode> {
-    const node = new SimNode({ master: m.url, key: KEY, name, nodeId });
+  /** A node joins, or comes back as the `earlier` one (same id, with the key it was given). */
+  async join(name: string, metrics: Partial<NodeMetrics>, earlier?: SimNode): Promise<SimNode> {
+    const node = new SimNode({ master: m.url, key: KEY, name, nodeId: earlier?.nodeId, ownKey: earlier?.ownKey });
     await node.connect();
     this.nodes.set(name, { node, metrics });
     return node;
@@ -141,7 +142,7 @@ describe('node resource rules', () => {
       await m.restart();
       const again = new Fleet();
       try {
-        await again.join('hot', { cpu: 95, mem: 95, disk: 50 }, hot.nodeId);
+        await again.join('hot', { cpu: 95, mem: 95, disk: 50 }, hot);
         await checksRunAfter(1500);
         expect(await alerts(cpu)).toHaveLength(1);
 

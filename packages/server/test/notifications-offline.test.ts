@@ -30,8 +30,16 @@ describe('node offline', () => {
     const nodes: SimNode[] = [];
     const beat = setInterval(() => nodes.forEach((n) => n.heartbeat()), 200);
     try {
-      const join = async (name: string, nodeId?: string) => {
-        const n = new SimNode({ master: peer.url, key: KEY, name, nodeId, onAssign: (s, t) => s.started(t.taskId) });
+      /** A node joins, or comes back as the `earlier` one (same id, with the key it was given). */
+      const join = async (name: string, earlier?: SimNode) => {
+        const n = new SimNode({
+          master: peer.url,
+          key: KEY,
+          name,
+          nodeId: earlier?.nodeId,
+          ownKey: earlier?.ownKey,
+          onAssign: (s, t) => s.started(t.taskId),
+        });
         await n.connect();
         nodes.push(n);
         return n;
@@ -61,7 +69,7 @@ describe('node offline', () => {
       // A drops its connection and is back at once; B stays away.
       a.close();
       nodes.splice(nodes.indexOf(a), 1);
-      await join('comes-back', a.nodeId);
+      await join('comes-back', a);
       b.close();
       nodes.splice(nodes.indexOf(b), 1);
       const alerts = async (rule: string) =>

@@ -25,6 +25,8 @@ export interface SimNodeOptions {
   maxRunners?: number;
   /** What to do with an assigned task; default: keep it (the test finishes it). */
   onAssign?: (node: SimNode, task: TaskAssignment) => void;
+  /** The key the master gave this node when it joined before: a node that comes back presents it. */
+  ownKey?: string;
 }
 
 export class SimNode {
@@ -37,6 +39,7 @@ export class SimNode {
 
   constructor(private readonly opts: SimNodeOptions) {
     this.nodeId = opts.nodeId ?? randomBytes(12).toString('hex');
+    this.ownKey = opts.ownKey;
   }
 
   /** The key the node presents: its own once it has one, else the shared key (which only joins). */
