@@ -1,13 +1,13 @@
 /**
  * Node resource rules: a node's CPU, memory or disk usage above a rule's threshold for the rule's duration fires
  * the rule once for that node; the episode ends when a reading is back at the threshold or below, and only a new
- * episode fires again. The readings are the heartbeats this master receives (each node beats to one master); the
+ * episode fires again. The readings are the latest heartbeats of the nodes connected to this master, as their
+ * sessions keep them (each node beats to one master); the
  * episodes (since when above, fired or not) are in the store, so a restarted master, or the master a node moves
  * to, carries on the same episode, and a conditional update lets exactly one master fire it.
  */
 import { NODE_RESOURCE_EVENTS, type NodeMetrics, type NodeResourceEvent } from '@crawldeck/shared';
 import type { AppContext } from '../../context.ts';
-import type { NodeHeartbeatEvent } from '../../events.ts';
 import type { Notifier } from './notifications.service.ts';
 import {
   beginNodeState,
@@ -30,9 +30,6 @@ const METRIC: Record<NodeResourceEvent, 'cpu' | 'mem' | 'disk'> = {
 const FRESH_BEATS = 3;
 
 export class NodeResourceWatch {
-  /** The latest heartbeat of each node beating to this master. */
-  private readonly latest = new Map<string, { metrics: NodeMetrics; ts: number }>();
-
   constructor(
     private readonly ctx: AppContext,
     private readonly notifier: Notifier,
@@ -40,10 +37,6 @@ export class NodeResourceWatch {
 
   private get db() {
     return this.ctx.store.db;
-  }
-
-  heard(ev: NodeHeartbeatEvent): void {
-    this.latest.set(ev.nodeId, { metrics: ev.metrics, ts: ev.ts });
   }
 
   /** Checks the rules every heartbeat interval as the `node-resource-alerts` job. */
@@ -55,14 +48,16 @@ export class NodeResourceWatch {
     });
   }
 
-  /** One look at the latest readings of the nodes beating to this master. */
+  /** One look at the latest readings of the nodes connected to this master. */
   async check(now: number): Promise<void> {
     const staleBefore = now - FRESH_BEATS * this.ctx.config.nodeHeartbeatMs;
-    for (const [nodeId, l] of this.latest) if (l.ts < staleBefore) this.latest.delete(nodeId);
-    if (!this.latest.size) return;
+    const latest = new Map<string, NodeMetrics>();
+    for (const s of this.ctx.execution.sessions.values())
+      if (s.metrics && s.lastSeenTs >= staleBefore) latest.set(s.nodeId, s.metrics);
+    if (!latest.size) return;
     const rules = await listEnabledRules(this.db, [...NODE_RESOURCE_EVENTS]);
     if (!rules.length) return;
-    const nodeIds = [...this.latest.keys()];
+    const nodeIds = [...latest.keys()];
     const stored = await nodeStates(
       this.db,
       rules.map((r) => r.id),
@@ -71,8 +66,7 @@ export class NodeResourceWatch {
     const states = new Map(stored.map((s) => [`${s.rule_id} ${s.node_id}`, s]));
     for (const rule of rules)
       for (const nodeId of nodeIds) {
-        const reading = this.latest.get(nodeId);
-        if (reading) await this.step(rule, nodeId, reading.metrics, states.get(`${rule.id} ${nodeId}`), now);
+        await this.step(rule, nodeId, latest.get(nodeId)!, states.get(`${rule.id} ${nodeId}`), now);
       }
   }
 

@@ -132,9 +132,7 @@ export const notificationsFeature: Feature = (app, ctx) => {
   ctx.events.on('schedule.skipped', (ev) => void rules.scheduleSkipped(ev).catch(failed));
   ctx.events.on('datasource.failed', (ev) => void rules.dataSourceFailed(ev).catch(failed));
   ctx.events.on('datasource.written', (ev) => void rules.dataSourceWritten(ev).catch(failed));
-  const resources = new NodeResourceWatch(ctx, notifier);
-  ctx.events.on('node.heartbeat', (ev) => resources.heard(ev));
-  resources.start();
+  new NodeResourceWatch(ctx, notifier).start();
 
   channelRoutes(app, ctx, notifier);
   ruleRoutes(app, ctx);
