@@ -2,25 +2,21 @@
  * The node's own key for the master, kept in its data dir: given by the master when the node joined with the
  * shared key (or when an administrator rotated it), used for every call from then on, also after restarts.
  */
-import { closeSync, constants, fsyncSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { renameSync, rmSync } from 'node:fs';
 import path from 'node:path';
+import { readNoFollow, writeNewNoFollow } from './no-follow.ts';
 
 const FILE = 'node-credential';
 
 /** The kept key, or undefined when the node has none yet (a link in its place is not followed). */
 export function readOwnKey(dataDir: string): string | undefined {
-  let fd: number;
+  let key: string;
   try {
-    fd = openSync(path.join(dataDir, FILE), constants.O_RDONLY | constants.O_NOFOLLOW);
+    key = readNoFollow(path.join(dataDir, FILE)).trim();
   } catch {
     return undefined;
   }
-  try {
-    const key = readFileSync(fd, 'utf8').trim();
-    return key || undefined;
-  } finally {
-    closeSync(fd);
-  }
+  return key || undefined;
 }
 
 /**
@@ -30,13 +26,7 @@ export function readOwnKey(dataDir: string): string | undefined {
 export function saveOwnKey(dataDir: string, key: string): void {
   const tmp = path.join(dataDir, `${FILE}.${process.pid}.tmp`);
   rmSync(tmp, { force: true });
-  const fd = openSync(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
-  try {
-    writeSync(fd, key + '\n');
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
+  writeNewNoFollow(tmp, key + '\n', 0o600, { sync: true });
   renameSync(tmp, path.join(dataDir, FILE));
 }
 

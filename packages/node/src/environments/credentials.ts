@@ -5,10 +5,11 @@
  * (`npm_config_userconfig`) holding the registry and its credentials. The URLs on the command line carry no password,
  * and the passwords are returned so every line the tool prints can be redacted.
  */
-import { closeSync, constants, fchownSync, openSync, rmSync, writeSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { urlPasswords, withoutCredentials, type EnvSettings } from '@crawldeck/shared';
 import type { TaskIdentity } from '../sandbox.ts';
+import { writeNewNoFollow } from '../no-follow.ts';
 
 export interface ToolCredentials {
   /** Variables naming the files to the tools. */
@@ -23,13 +24,7 @@ export interface ToolCredentials {
  * Writes a new file in a folder the node owns without following a link, readable by the build's user only (0400).
  */
 function writePrivate(file: string, text: string, owner: TaskIdentity | undefined): void {
-  const fd = openSync(file, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o400);
-  try {
-    writeSync(fd, text);
-    if (owner) fchownSync(fd, owner.uid, owner.gid);
-  } finally {
-    closeSync(fd);
-  }
+  writeNewNoFollow(file, text, 0o400, { owner });
 }
 
 /** A netrc entry for each index URL that carries a user name or password. */

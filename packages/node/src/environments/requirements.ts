@@ -5,8 +5,8 @@
  * `--extra-index-url`, `--trusted-host`, `--find-links`, `--no-index`, …), editable or direct URLs (`-e git+…`,
  * `name @ https://…`, `file:` links) are refused, with the line that asked for them.
  */
-import { closeSync, constants, fstatSync, openSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { readNoFollow } from '../no-follow.ts';
 
 /** Options pip takes after a requirement on its own line. */
 const PER_REQUIREMENT = /^--hash[=\s]/;
@@ -17,17 +17,6 @@ const URL_LIKE = /(?:^|[\s@])(?:[a-z][a-z0-9+.-]*:\/\/|file:|(?:git|hg|svn|bzr)\
 const MAX_DEPTH = 5;
 
 export class RequirementsRefused extends Error {}
-
-/** Reads a file of the spider's workspace without following a link; only regular files. */
-export function readOwnFile(file: string): string {
-  const fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW);
-  try {
-    if (!fstatSync(fd).isFile()) throw new Error('not a regular file');
-    return readFileSync(fd, 'utf8');
-  } finally {
-    closeSync(fd);
-  }
-}
 
 /** Logical lines: comments dropped, `\` continuations joined, each with its first line number. */
 function logicalLines(text: string): { no: number; text: string }[] {
@@ -61,7 +50,7 @@ export function checkRequirements(workspace: string, file = 'requirements.txt', 
     );
   let text: string;
   try {
-    text = readOwnFile(path.join(workspace, file));
+    text = readNoFollow(path.join(workspace, file));
   } catch (err) {
     throw new RequirementsRefused(`${file} cannot be read: ${(err as NodeJS.ErrnoException).code ?? 'error'}`);
   }

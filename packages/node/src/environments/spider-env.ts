@@ -9,19 +9,7 @@
  */
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import {
-  closeSync,
-  constants,
-  existsSync,
-  lstatSync,
-  mkdirSync,
-  openSync,
-  readdirSync,
-  readFileSync,
-  rmdirSync,
-  rmSync,
-  writeSync,
-} from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import type { EnvSettings } from '@crawldeck/shared';
@@ -30,7 +18,8 @@ import { buildSandbox, type BuildConfinement, type BuildSandbox } from './build-
 import { PIP_OPTIONS, pipIndexArgs } from './commands.ts';
 import { writeToolCredentials } from './credentials.ts';
 import { nodeTaskEnvironment, spiderEnvsDir, venvPython, type EnvPlaces } from './places.ts';
-import { checkRequirements, readOwnFile } from './requirements.ts';
+import { checkRequirements } from './requirements.ts';
+import { readNoFollow, writeNewNoFollow } from '../no-follow.ts';
 import { runTool, toolError } from './tool.ts';
 
 /** What a task process gets of its environments: the interpreter, PATH and NODE_PATH entries to put first. */
@@ -120,27 +109,12 @@ async function removeEnvironment(dir: string): Promise<void> {
 
 /** Copies a regular file of the workspace into a folder of ours, following a link on neither side. */
 function copyNoFollow(src: string, dst: string): void {
-  const data = readOwnFile(src);
-  const fd = openSync(dst, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o644);
-  try {
-    writeSync(fd, data);
-  } finally {
-    closeSync(fd);
-  }
+  writeNewNoFollow(dst, readNoFollow(src), 0o644);
 }
 
 /** Writes the ready marker into the node's own folder, never through a link. */
 function markReady(dir: string): void {
-  const fd = openSync(
-    path.join(dir, READY),
-    constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW,
-    0o644,
-  );
-  try {
-    writeSync(fd, new Date().toISOString() + '\n');
-  } finally {
-    closeSync(fd);
-  }
+  writeNewNoFollow(path.join(dir, READY), new Date().toISOString() + '\n', 0o644);
 }
 
 /** One environment to build: its kind in words, the files copied into it, the folders it reads, its commands. */
